@@ -1,0 +1,10 @@
+//! `flagfall event` (in progress).
+
+use std::process::ExitCode;
+
+#[derive(clap::Args)]
+pub struct Args {}
+
+pub fn run(_args: Args) -> anyhow::Result<ExitCode> {
+    anyhow::bail!("`flagfall event` is not available yet")
+}

@@ -1,0 +1,10 @@
+//! `flagfall pair` (in progress).
+
+use std::process::ExitCode;
+
+#[derive(clap::Args)]
+pub struct Args {}
+
+pub fn run(_args: Args) -> anyhow::Result<ExitCode> {
+    anyhow::bail!("`flagfall pair` is not available yet")
+}

@@ -1,0 +1,53 @@
+//! `flagfall`: a thin command-line program over the library crates.
+//!
+//! Exit codes: 0 success; 1 the input was bad or the command failed (the message says
+//! what and where); 2 the command line itself was wrong (clap's usage errors).
+
+use std::process::ExitCode;
+
+use clap::{Parser, Subcommand};
+
+mod cmd_analyze;
+mod cmd_event;
+mod cmd_pair;
+mod cmd_replay;
+mod cmd_rules;
+
+#[derive(Parser)]
+#[command(name = "flagfall", version, about = "Tournament blitz chess: rules, clocks, arbiter, events")]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Replay a game script and print the arbiter's verdict as JSON (or PGN).
+    Replay(cmd_replay::Args),
+    /// List, show and explain the rulesets.
+    Rules(cmd_rules::Args),
+    /// Can a side still checkmate? FIDE's "any possible series of legal moves".
+    Analyze(cmd_analyze::Args),
+    /// Pair the next round of a tournament given as FIDE TRF.
+    Pair(cmd_pair::Args),
+    /// Run an event: new, add-player, pair, result, standings, export.
+    Event(cmd_event::Args),
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    let outcome = match cli.command {
+        Command::Replay(args) => cmd_replay::run(args),
+        Command::Rules(args) => cmd_rules::run(args),
+        Command::Analyze(args) => cmd_analyze::run(args),
+        Command::Pair(args) => cmd_pair::run(args),
+        Command::Event(args) => cmd_event::run(args),
+    };
+    match outcome {
+        Ok(code) => code,
+        Err(err) => {
+            eprintln!("flagfall: {err:#}");
+            ExitCode::from(1)
+        }
+    }
+}

@@ -1,0 +1,1 @@
+//! ruleset (in progress)

@@ -1,0 +1,1 @@
+//! timecontrol (in progress)

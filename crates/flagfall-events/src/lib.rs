@@ -1,0 +1,1 @@
+//! flagfall-events: blitz events as data.

@@ -1,0 +1,1 @@
+//! flagfall-game: the game script, the arbiter state machine, replay and PGN.

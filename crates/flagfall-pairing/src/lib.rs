@@ -1,0 +1,1 @@
+//! flagfall-pairing: FIDE TRF and pairing engines.
