@@ -1,0 +1,1 @@
+//! tiebreak (in progress)

@@ -1,0 +1,1 @@
+//! berger (in progress)

@@ -1,0 +1,1 @@
+//! dutch (in progress)

@@ -1,0 +1,1 @@
+//! trf (in progress)

@@ -1,0 +1,1 @@
+//! us_swiss (in progress)
