@@ -1,1 +1,0 @@
-//! tiebreak (in progress)
