@@ -1,1 +1,594 @@
-//! ruleset (in progress)
+//! Rulesets as data.
+//!
+//! A ruleset is a TOML file (see `crates/flagfall-core/rulesets/`): every behaviour the
+//! arbiter applies is a setting, and every setting carries the citation of the rule it
+//! comes from, in the form `<ruleset> <rule>` (`uscf-2020 7d`) or `laws <name>` for the
+//! ordinary laws of chess that every ruleset inherits. The five built-in rulesets are
+//! compiled in; a user may load a sixth from a file (an event's posted variations), and
+//! a ruleset may carry named variations that override some of its settings.
+
+use std::collections::BTreeMap;
+use std::fmt;
+
+use serde::{Deserialize, Serialize};
+
+use crate::timecontrol::TimeControl;
+
+/// The built-in rulesets, as shipped: `(id, TOML text)`.
+pub const BUILTIN: [(&str, &str); 5] = [
+    ("uscf-2020", include_str!("../rulesets/uscf-2020.toml")),
+    (
+        "uscf-classic",
+        include_str!("../rulesets/uscf-classic.toml"),
+    ),
+    ("club-ilc", include_str!("../rulesets/club-ilc.toml")),
+    ("fide-b3", include_str!("../rulesets/fide-b3.toml")),
+    ("blitz-2006", include_str!("../rulesets/blitz-2006.toml")),
+];
+
+/// Why a ruleset could not be loaded.
+#[derive(Debug, thiserror::Error)]
+pub enum RulesetError {
+    #[error(
+        "unknown ruleset `{0}` (built in: uscf-2020, uscf-classic, club-ilc, fide-b3, blitz-2006)"
+    )]
+    Unknown(String),
+    #[error("ruleset file is not valid: {0}")]
+    Toml(String),
+    #[error("ruleset `{ruleset}` has no variation `{variation}` (it has: {known})")]
+    UnknownVariation {
+        ruleset: String,
+        variation: String,
+        known: String,
+    },
+}
+
+/// How a ruleset judges a time control (RULES.md §1).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum TimePolicy {
+    /// US Chess: one sudden-death control of 1 to 10 minutes total.
+    Us,
+    /// FIDE B.1: base + 60 × increment ≤ 10 minutes.
+    Fide,
+    /// blitz-2006 1: five minutes, no delay of any kind.
+    FiveMinutes,
+}
+
+/// What a wrongly set-up king or rook allows (RULES.md §6).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum SetupCastling {
+    /// King and queen swapped: mirror castling (uscf-2020 3a, blitz-2006 19).
+    Mirror,
+    /// King or rook set up wrong: no castling (uscf-classic 3).
+    None,
+    /// Wrong king square: no castling; wrong rook square: not with that rook (fide-b3 A.5.1.2).
+    Fide,
+}
+
+/// When the claim window on an opponent's completed illegal move closes (RULES.md §2).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum IllegalWindow {
+    /// As soon as the claimant makes a move on the board (uscf-2020 7d, fide-b3 A.5.2).
+    OwnMoveMade,
+    /// When the claimant completes (presses the clock after) their next move
+    /// (uscf-classic 2, club-ilc 3, blitz-2006 14).
+    OwnMoveCompleted,
+}
+
+/// What a correct illegal-move claim gets.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum IllegalPenalty {
+    /// The claimant wins (or draws without mating material).
+    Loss,
+    /// One minute to the claimant, the position before the illegal move reinstated, and
+    /// the offender must move the same piece if it can (fide-b3 A.3; uscf-classic variation).
+    MinuteAndReinstate,
+}
+
+/// How mating material is defined (RULES.md §3).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum MaterialDefinition {
+    /// US Chess piece count: two minor pieces, a pawn, a rook or a queen; two knights
+    /// against a lone king are not enough (interpretation, RULES.md §3).
+    UsCount,
+    /// FIDE: can checkmate by any possible series of legal moves (helpmate search).
+    FideAnySeries,
+}
+
+/// One step of a penalty ladder.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum PenaltyStep {
+    Warning,
+    /// A warning, but one minute to the opponent if the offender's flag is down (blitz-2006 9).
+    WarningOrMinuteIfFlagDown,
+    OpponentPlusMinute,
+    OffenderMinusMinute,
+    Forfeit,
+    /// The act is not an offence under this ruleset (blitz-2006 15: no touch move).
+    NotAnOffence,
+}
+
+/// The kinds of infraction a director records (game-script.md `offence`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum OffenceKind {
+    TwoHands,
+    DisplacedPieces,
+    KnockedClock,
+    TouchMove,
+    Other,
+}
+
+impl OffenceKind {
+    pub const ALL: [OffenceKind; 5] = [
+        OffenceKind::TwoHands,
+        OffenceKind::DisplacedPieces,
+        OffenceKind::KnockedClock,
+        OffenceKind::TouchMove,
+        OffenceKind::Other,
+    ];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            OffenceKind::TwoHands => "two_hands",
+            OffenceKind::DisplacedPieces => "displaced_pieces",
+            OffenceKind::KnockedClock => "knocked_clock",
+            OffenceKind::TouchMove => "touch_move",
+            OffenceKind::Other => "other",
+        }
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct TimeRules {
+    pub policy: TimePolicy,
+    pub policy_rule: String,
+    pub rating_rule: String,
+    /// Moves each side must complete before the clock setting stands.
+    pub setup_moves: u32,
+    pub setup_rule: String,
+    /// After that, the director may still take away time beyond the control.
+    pub reduce_excess_after_setup: bool,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct FlagRules {
+    pub auto_flag_default: bool,
+    pub flag_rule: String,
+    pub no_material_rule: String,
+    pub both_flags_rule: String,
+    pub void_rule: String,
+    pub auto_flag_rule: String,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct MoveRules {
+    pub retract_legal: bool,
+    pub retract_rule: String,
+    pub touch_move: bool,
+    pub touch_move_rule: String,
+    pub completed_rule: String,
+    pub setup_castling: SetupCastling,
+    pub setup_castling_rule: String,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct IllegalRules {
+    pub window: IllegalWindow,
+    pub window_rule: String,
+    pub first: IllegalPenalty,
+    pub later: IllegalPenalty,
+    pub rule: String,
+    pub no_material_rule: String,
+    pub claim_by_king_capture: bool,
+    pub king_may_capture_king: bool,
+    pub king_adjacent_trap: bool,
+    pub king_adjacent_trap_rule: String,
+    pub arbiter_may_call: bool,
+    pub simultaneous_rule: String,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ResultRules {
+    pub checkmate_rule: String,
+    pub resignation_rule: String,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct MaterialRules {
+    pub definition: MaterialDefinition,
+    pub rule: String,
+}
+
+fn minute() -> u64 {
+    60_000
+}
+
+fn laws_dead() -> String {
+    "laws dead_position".to_string()
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct DrawRules {
+    pub agreement_rule: String,
+    pub stalemate_rule: String,
+    pub threefold_rule: String,
+    pub fifty_rule: String,
+    pub wrong_claim_penalty_ms: u64,
+    pub wrong_claim_rule: String,
+    pub ilc: bool,
+    pub ilc_rule: String,
+    /// ILC only when the claimant has less than this left.
+    #[serde(default = "minute")]
+    pub ilc_max_remaining_ms: u64,
+    /// A denied ILC claim takes this from the claimant's clock.
+    #[serde(default = "minute")]
+    pub ilc_denied_claimant_ms: u64,
+    pub draw_positions: bool,
+    pub draw_positions_rule: String,
+    #[serde(default)]
+    pub draw_position_denied_rule: Option<String>,
+    pub dead_position: bool,
+    #[serde(default = "laws_dead")]
+    pub dead_position_rule: String,
+    pub illegal_position_after_next_move: bool,
+    #[serde(default)]
+    pub illegal_position_rule: Option<String>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct DirectorRules {
+    pub rule: String,
+    pub result_rule: String,
+    pub cancel_rule: String,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Ladder {
+    pub ladder: Vec<PenaltyStep>,
+    pub rule: String,
+}
+
+impl Ladder {
+    /// The step for the `n`th offence (1-based); the last step repeats.
+    pub fn step(&self, n: u32) -> PenaltyStep {
+        let idx = (n.max(1) as usize - 1).min(self.ladder.len().saturating_sub(1));
+        self.ladder
+            .get(idx)
+            .copied()
+            .unwrap_or(PenaltyStep::OpponentPlusMinute)
+    }
+}
+
+/// A ruleset: every behaviour the arbiter applies, with its citation.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Ruleset {
+    pub id: String,
+    pub name: String,
+    /// The rule text the citations refer to.
+    pub source: String,
+    pub time: TimeRules,
+    pub flags: FlagRules,
+    pub moves: MoveRules,
+    pub illegal: IllegalRules,
+    pub results: ResultRules,
+    pub material: MaterialRules,
+    pub draws: DrawRules,
+    pub director: DirectorRules,
+    pub penalties: BTreeMap<OffenceKind, Ladder>,
+    /// Named variations: partial tables that override the settings above.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub variations: BTreeMap<String, toml::Table>,
+    /// The variations applied to this copy.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub applied_variations: Vec<String>,
+}
+
+impl Ruleset {
+    /// A built-in ruleset by id.
+    pub fn builtin(id: &str) -> Result<Ruleset, RulesetError> {
+        let text = BUILTIN
+            .iter()
+            .find(|(bid, _)| *bid == id)
+            .map(|(_, text)| *text)
+            .ok_or_else(|| RulesetError::Unknown(id.to_string()))?;
+        Ruleset::from_toml(text)
+    }
+
+    /// All five built-in rulesets, in the order of RULES.md.
+    pub fn all_builtin() -> Vec<Ruleset> {
+        BUILTIN
+            .iter()
+            .filter_map(|(_, text)| Ruleset::from_toml(text).ok())
+            .collect()
+    }
+
+    /// Parse a ruleset from TOML text (a user's sixth ruleset uses the same schema).
+    pub fn from_toml(text: &str) -> Result<Ruleset, RulesetError> {
+        toml::from_str(text).map_err(|e| RulesetError::Toml(e.to_string()))
+    }
+
+    /// This ruleset with a named variation applied on top.
+    pub fn with_variation(&self, name: &str) -> Result<Ruleset, RulesetError> {
+        let overrides =
+            self.variations
+                .get(name)
+                .ok_or_else(|| RulesetError::UnknownVariation {
+                    ruleset: self.id.clone(),
+                    variation: name.to_string(),
+                    known: if self.variations.is_empty() {
+                        "none".to_string()
+                    } else {
+                        self.variations
+                            .keys()
+                            .cloned()
+                            .collect::<Vec<_>>()
+                            .join(", ")
+                    },
+                })?;
+        let mut base =
+            toml::Table::try_from(self).map_err(|e| RulesetError::Toml(e.to_string()))?;
+        merge(&mut base, overrides);
+        base.remove("description");
+        let mut out: Ruleset = base
+            .try_into()
+            .map_err(|e: toml::de::Error| RulesetError::Toml(e.to_string()))?;
+        out.applied_variations.push(name.to_string());
+        Ok(out)
+    }
+
+    /// The penalty ladder for an offence kind.
+    pub fn ladder(&self, kind: OffenceKind) -> Ladder {
+        self.penalties.get(&kind).cloned().unwrap_or(Ladder {
+            ladder: vec![PenaltyStep::OpponentPlusMinute],
+            rule: self.director.rule.clone(),
+        })
+    }
+
+    /// Judge a time control under this ruleset (RULES.md §1).
+    pub fn judge_time_control(&self, tc: &TimeControl) -> TimeControlJudgement {
+        let rule = self.time.policy_rule.clone();
+        match self.time.policy {
+            TimePolicy::Us => {
+                if !tc.us_is_blitz() {
+                    return TimeControlJudgement::Rejected {
+                        rule,
+                        why: format!(
+                            "{tc} is not blitz under US Chess: one sudden-death control of 1 to 10 minutes, \
+                             total (base minutes + delay or increment seconds) at most 10"
+                        ),
+                    };
+                }
+                TimeControlJudgement::Accepted {
+                    ratable: tc.us_blitz_ratable(),
+                    rule: self.time.rating_rule.clone(),
+                }
+            }
+            TimePolicy::Fide => {
+                if tc.fide_is_blitz() {
+                    TimeControlJudgement::Accepted {
+                        ratable: true,
+                        rule,
+                    }
+                } else {
+                    TimeControlJudgement::Rejected {
+                        rule,
+                        why: format!(
+                            "{tc} is not blitz under FIDE: base + 60 × increment must be at most 10 minutes"
+                        ),
+                    }
+                }
+            }
+            TimePolicy::FiveMinutes => {
+                if tc.base_ms != 300_000 {
+                    TimeControlJudgement::Rejected {
+                        rule,
+                        why: format!("{tc}: these rules play five minutes a player"),
+                    }
+                } else if tc.has_delay_or_increment() {
+                    TimeControlJudgement::Rejected {
+                        rule,
+                        why: format!("{tc}: time delay may not be used under these rules"),
+                    }
+                } else {
+                    TimeControlJudgement::Accepted {
+                        ratable: true,
+                        rule,
+                    }
+                }
+            }
+        }
+    }
+
+    /// Every setting with its citation, one `(path, value, rule)` per line, for
+    /// `flagfall rules show`.
+    pub fn settings(&self) -> Vec<(String, String, String)> {
+        let mut out = Vec::new();
+        let table = match toml::Table::try_from(self) {
+            Ok(t) => t,
+            Err(_) => return out,
+        };
+        for (section, value) in &table {
+            let toml::Value::Table(t) = value else {
+                continue;
+            };
+            if section == "variations" {
+                continue;
+            }
+            if section == "penalties" {
+                for (kind, ladder) in t {
+                    let rule = ladder
+                        .get("rule")
+                        .and_then(|r| r.as_str())
+                        .unwrap_or("")
+                        .to_string();
+                    let steps = ladder
+                        .get("ladder")
+                        .map(|l| l.to_string())
+                        .unwrap_or_default();
+                    out.push((format!("penalties.{kind}"), steps, rule));
+                }
+                continue;
+            }
+            for (key, v) in t {
+                if key.ends_with("rule") {
+                    continue;
+                }
+                let rule = t
+                    .get(&format!("{key}_rule"))
+                    .or_else(|| rule_for(section, key, t))
+                    .and_then(|r| r.as_str())
+                    .unwrap_or("")
+                    .to_string();
+                out.push((format!("{section}.{key}"), v.to_string(), rule));
+            }
+        }
+        out
+    }
+}
+
+/// The section-wide rule that covers a key with no `<key>_rule` of its own.
+fn rule_for<'a>(section: &str, key: &str, t: &'a toml::Table) -> Option<&'a toml::Value> {
+    let candidates: &[&str] = match (section, key) {
+        ("time", _) => &["setup_rule", "policy_rule"],
+        ("flags", _) => &["flag_rule"],
+        ("moves", "retract_legal") => &["retract_rule"],
+        ("moves", _) => &["completed_rule"],
+        ("illegal", "window") => &["window_rule"],
+        ("illegal", "king_adjacent_trap") => &["king_adjacent_trap_rule"],
+        ("illegal", _) => &["rule"],
+        ("material", _) => &["rule"],
+        ("draws", "wrong_claim_penalty_ms") => &["wrong_claim_rule"],
+        ("draws", "ilc_max_remaining_ms" | "ilc_denied_claimant_ms") => &["ilc_rule"],
+        ("draws", "illegal_position_after_next_move") => &["illegal_position_rule"],
+        ("director", _) => &["rule"],
+        _ => &[],
+    };
+    candidates.iter().find_map(|c| t.get(*c))
+}
+
+fn merge(base: &mut toml::Table, overrides: &toml::Table) {
+    for (k, v) in overrides {
+        match (base.get_mut(k), v) {
+            (Some(toml::Value::Table(b)), toml::Value::Table(o)) => merge(b, o),
+            _ => {
+                base.insert(k.clone(), v.clone());
+            }
+        }
+    }
+}
+
+/// The verdict on a time control under a ruleset.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(tag = "verdict", rename_all = "snake_case")]
+pub enum TimeControlJudgement {
+    /// Allowed; `ratable` says whether it counts for the blitz rating (shown, not enforced).
+    Accepted { ratable: bool, rule: String },
+    /// Forbidden by the ruleset.
+    Rejected { rule: String, why: String },
+}
+
+impl fmt::Display for Ruleset {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{} ({})", self.id, self.name)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn all_builtins_parse() {
+        for (id, text) in BUILTIN {
+            let rs = Ruleset::from_toml(text).unwrap_or_else(|e| panic!("{id}: {e}"));
+            assert_eq!(rs.id, id);
+            for kind in OffenceKind::ALL {
+                assert!(
+                    rs.penalties.contains_key(&kind),
+                    "{id} lacks a ladder for {kind:?}"
+                );
+            }
+        }
+        assert_eq!(Ruleset::all_builtin().len(), 5);
+    }
+
+    #[test]
+    fn variation_overrides_illegal_move_penalty() {
+        let classic = Ruleset::builtin("uscf-classic").expect("builtin");
+        assert_eq!(classic.illegal.first, IllegalPenalty::Loss);
+        let v = classic
+            .with_variation("illegal_move_one_minute")
+            .expect("variation");
+        assert_eq!(v.illegal.first, IllegalPenalty::MinuteAndReinstate);
+        assert_eq!(v.illegal.rule, "uscf-classic 2 variation");
+        assert_eq!(
+            v.applied_variations,
+            vec!["illegal_move_one_minute".to_string()]
+        );
+        // Everything else is untouched.
+        assert_eq!(v.illegal.window, classic.illegal.window);
+        assert!(matches!(
+            classic.with_variation("nope"),
+            Err(RulesetError::UnknownVariation { .. })
+        ));
+    }
+
+    #[test]
+    fn unknown_ruleset_and_bad_toml_are_errors() {
+        assert!(matches!(
+            Ruleset::builtin("fide"),
+            Err(RulesetError::Unknown(_))
+        ));
+        assert!(matches!(
+            Ruleset::from_toml("id = 3"),
+            Err(RulesetError::Toml(_))
+        ));
+        let mut text = BUILTIN[0].1.to_string();
+        text.push_str("\n[extra]\nx = 1\n");
+        assert!(
+            Ruleset::from_toml(&text).is_err(),
+            "unknown sections are rejected"
+        );
+    }
+
+    #[test]
+    fn every_setting_has_a_citation() {
+        for rs in Ruleset::all_builtin() {
+            for (path, _, rule) in rs.settings() {
+                assert!(!rule.is_empty(), "{}: {path} has no citation", rs.id);
+                assert!(
+                    rule.starts_with(&rs.id) || rule.starts_with("laws "),
+                    "{}: {path} cites `{rule}`",
+                    rs.id
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn ladders_repeat_their_last_step() {
+        let rs = Ruleset::builtin("blitz-2006").expect("builtin");
+        let l = rs.ladder(OffenceKind::TwoHands);
+        assert_eq!(l.step(1), PenaltyStep::Warning);
+        assert_eq!(l.step(2), PenaltyStep::OpponentPlusMinute);
+        assert_eq!(l.step(3), PenaltyStep::Forfeit);
+        assert_eq!(l.step(9), PenaltyStep::Forfeit);
+    }
+}
