@@ -1,1 +1,0 @@
-//! board (in progress)

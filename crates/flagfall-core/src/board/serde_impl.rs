@@ -1,0 +1,61 @@
+//! serde helpers for shakmaty types (shakmaty is built without its `serde` feature).
+
+/// `Color` as `"white"` / `"black"`.
+pub mod color {
+    use serde::{Deserialize, Deserializer, Serializer};
+    use shakmaty::Color;
+
+    pub fn serialize<S: Serializer>(c: &Color, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(c.fold_wb("white", "black"))
+    }
+
+    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Color, D::Error> {
+        let text = String::deserialize(d)?;
+        match text.as_str() {
+            "white" => Ok(Color::White),
+            "black" => Ok(Color::Black),
+            other => Err(serde::de::Error::custom(format!(
+                "expected \"white\" or \"black\", found {other:?}"
+            ))),
+        }
+    }
+}
+
+/// `Square` as `"e4"`.
+pub mod square {
+    use serde::{Deserialize, Deserializer, Serializer};
+    use shakmaty::Square;
+
+    pub fn serialize<S: Serializer>(sq: &Square, s: S) -> Result<S::Ok, S::Error> {
+        s.collect_str(sq)
+    }
+
+    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Square, D::Error> {
+        let text = String::deserialize(d)?;
+        Square::from_ascii(text.as_bytes())
+            .map_err(|_| serde::de::Error::custom(format!("{text:?} is not a square")))
+    }
+}
+
+/// `Option<Piece>` as a FEN letter (`"Q"`, `"p"`) or null.
+pub mod opt_piece {
+    use serde::{Deserialize, Deserializer, Serializer};
+    use shakmaty::Piece;
+
+    pub fn serialize<S: Serializer>(p: &Option<Piece>, s: S) -> Result<S::Ok, S::Error> {
+        match p {
+            Some(p) => s.serialize_char(p.char()),
+            None => s.serialize_none(),
+        }
+    }
+
+    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Option<Piece>, D::Error> {
+        let c = Option::<char>::deserialize(d)?;
+        match c {
+            None => Ok(None),
+            Some(c) => Piece::from_char(c)
+                .map(Some)
+                .ok_or_else(|| serde::de::Error::custom(format!("{c:?} is not a piece letter"))),
+        }
+    }
+}
