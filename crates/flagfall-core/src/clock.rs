@@ -177,7 +177,7 @@ impl Clock {
             side.fell = Some(
                 self.since
                     .saturating_add(self.delay_left)
-                    .saturating_add(before as u64),
+                    .saturating_add(before.unsigned_abs()),
             );
         }
         side.remaining = after;
@@ -297,17 +297,20 @@ impl Clock {
     }
 
     /// The instant of the current run at which the running side's flag falls (or
-    /// fell): `None` unless it was up when the run began.
+    /// fell): `None` unless it was up when the run began (or the instant would be
+    /// past `u64::MAX`).
     fn run_fall(&self) -> Option<u64> {
         if !self.running {
             return None;
         }
         let r = self.sides[idx(self.turn)].remaining;
-        (r > 0).then(|| {
-            self.since
-                .saturating_add(self.delay_left)
-                .saturating_add(r as u64)
-        })
+        if r <= 0 {
+            return None;
+        }
+        // A fall past the last representable instant never happens.
+        self.since
+            .checked_add(self.delay_left)?
+            .checked_add(r.unsigned_abs())
     }
 
     /// If `side`'s flag is down at `at`, the instant it fell (≤ `at`); `None` if it is

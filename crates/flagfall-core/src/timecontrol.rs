@@ -30,7 +30,11 @@
 //!   from integer overflow and are far beyond any blitz control.
 //!
 //! [`Display`](fmt::Display) writes the canonical US form (`G/5;d0`, `G/5;d3`, `G/5;b3`,
-//! `G/3;inc2`), and what it writes parses back to the same value.
+//! `G/3;inc2`). For every value within the bounds above (base 1 ms to [`MAX_BASE_MS`],
+//! amount up to [`MAX_DELAY_MS`]) what it writes parses back to the same value; a
+//! zero-amount delay built by hand (`Delay::Us { ms: 0 }`) comes back as
+//! [`Delay::None`]. The base is written in minutes when that is exact to three
+//! decimals (`G/2.5`), otherwise in seconds (`G/30.5s`).
 
 use std::fmt;
 use std::str::FromStr;
