@@ -1,7 +1,13 @@
 //! flagfall-events: blitz events as data (no I/O).
 //!
+//! - [`event`]: the event model (players, rounds, pairings, results, byes, late entries,
+//!   withdrawals, manual overrides) and its operations; pairing by the Berger tables,
+//!   FIDE Dutch, FIDE Double Swiss or US Chess Swiss.
+//! - [`export`]: TRF-2026, PGN, standings CSV and a printable crosstable.
 //! - [`tiebreak`]: FIDE C.07 and US Chess tiebreaks over a crosstable.
 //! - [`rating`]: Glicko-2, the US Chess blitz estimate, performance ratings.
 
+pub mod event;
+pub mod export;
 pub mod rating;
 pub mod tiebreak;

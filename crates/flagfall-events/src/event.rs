@@ -1,0 +1,1429 @@
+//! An event as data: players, rounds, pairings and results, with the operations a
+//! director (or, later, a server) applies to it. Nothing here does I/O: the caller loads
+//! and stores the [`Event`] (it is `serde`-serialisable) and feeds results in as they come.
+//!
+//! Everything derived (scores, colours, standings, tiebreaks, exports) is recomputed from
+//! the stored pairings and results every time, so a corrected result changes everything
+//! downstream of it. Pairings already made for later rounds stay as they were: a round
+//! that has been played cannot be re-paired (**interpretation**, the usual practice:
+//! FIDE C.04.2 and US Chess both let a director correct a result but not replay rounds).
+//! The latest round can be withdrawn with [`Event::unpair_last`] while it has no results.
+//!
+//! Formats (see [`Format`]): round robin and double round robin by the Berger tables,
+//! Swiss by the FIDE Dutch system, FIDE Double Swiss (two-game matches), US Chess Swiss.
+
+use std::collections::{BTreeMap, HashSet};
+use std::fmt;
+use std::str::FromStr;
+
+use flagfall_core::timecontrol::TimeControl;
+use flagfall_pairing::berger::{self, RoundRobinOptions};
+use flagfall_pairing::double_swiss;
+use flagfall_pairing::dutch::{self, DutchInput, DutchPlayer, RoundRecord};
+use flagfall_pairing::trf::Colour as PColour;
+use flagfall_pairing::us_swiss::{self, SwissPlayer, SwissRound};
+use serde::{Deserialize, Serialize};
+use thiserror::Error;
+
+use crate::tiebreak::{
+    self, ByeKind as TbBye, Colour, Crosstable, Format as TbFormat, Game, GameOutcome, HalfPoints,
+    PlayerInfo, RoundEntry, Standings, Tiebreak,
+};
+
+/// Version of the stored event layout.
+pub const EVENT_FILE_VERSION: u32 = 1;
+
+/// Most rounds an event may plan.
+pub const MAX_ROUNDS: u32 = 200;
+
+/// Most players an event may hold.
+pub const MAX_PLAYERS: usize = 2000;
+
+/// The pairing system.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Format {
+    /// Single round robin, FIDE Berger tables (C.05 Annex 1).
+    RoundRobin,
+    /// Double round robin: the Berger table twice, second cycle colours reversed.
+    DoubleRoundRobin,
+    /// Swiss by the FIDE Dutch system (C.04.3).
+    Swiss,
+    /// FIDE Double Swiss (C.04.5): every pairing is a two-game match.
+    DoubleSwiss,
+    /// US Chess Swiss (US Chess rules 27–29).
+    UsSwiss,
+}
+
+impl Format {
+    /// Games per pairing: 2 for the Double Swiss, else 1.
+    pub fn games_per_round(self) -> u32 {
+        match self {
+            Format::DoubleSwiss => 2,
+            _ => 1,
+        }
+    }
+
+    /// True for the two round-robin formats.
+    pub fn is_round_robin(self) -> bool {
+        matches!(self, Format::RoundRobin | Format::DoubleRoundRobin)
+    }
+
+    /// The name used on the command line and in files.
+    pub fn name(self) -> &'static str {
+        match self {
+            Format::RoundRobin => "round-robin",
+            Format::DoubleRoundRobin => "double-round-robin",
+            Format::Swiss => "swiss",
+            Format::DoubleSwiss => "double-swiss",
+            Format::UsSwiss => "us-swiss",
+        }
+    }
+
+    /// Default tiebreak order: FIDE C.07 art. 5's suggestions for individual events
+    /// (round robin: DE, SB, WIN, KS; Swiss: BH-C1, BH, SB, DE) and US Chess 34E's
+    /// order (modified median, Solkoff, cumulative, opposition's cumulative).
+    pub fn default_tiebreaks(self) -> &'static str {
+        match self {
+            Format::RoundRobin | Format::DoubleRoundRobin => "DE,SB,WIN,KS",
+            Format::Swiss | Format::DoubleSwiss => "BH-C1,BH,SB,DE",
+            Format::UsSwiss => "US-MM,US-SOLKOFF,US-CUM,US-OPPCUM",
+        }
+    }
+}
+
+impl fmt::Display for Format {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+impl FromStr for Format {
+    type Err = EventError;
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        Ok(match s.trim().to_ascii_lowercase().as_str() {
+            "rr" | "round-robin" => Format::RoundRobin,
+            "drr" | "double-round-robin" => Format::DoubleRoundRobin,
+            "swiss" | "dutch" => Format::Swiss,
+            "double-swiss" | "ds" => Format::DoubleSwiss,
+            "us-swiss" | "uscf" => Format::UsSwiss,
+            _ => {
+                return Err(EventError::BadValue {
+                    what: "format",
+                    value: s.to_string(),
+                    expected: "round-robin (rr), double-round-robin (drr), swiss, double-swiss, us-swiss",
+                });
+            }
+        })
+    }
+}
+
+/// A bye a player asked for in advance (FIDE C.04.1 / C.07 16.1; US Chess 28M).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum RequestedBye {
+    /// Worth a win (only if the event's rules allow it; the director grants it).
+    Full,
+    /// Worth a draw.
+    Half,
+    /// Worth nothing.
+    Zero,
+}
+
+impl FromStr for RequestedBye {
+    type Err = EventError;
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        Ok(match s.trim().to_ascii_lowercase().as_str() {
+            "full" | "1" => RequestedBye::Full,
+            "half" | "0.5" | "1/2" => RequestedBye::Half,
+            "zero" | "0" => RequestedBye::Zero,
+            _ => {
+                return Err(EventError::BadValue {
+                    what: "bye kind",
+                    value: s.to_string(),
+                    expected: "full, half or zero",
+                });
+            }
+        })
+    }
+}
+
+/// A player of the event. `id` is the pairing number (starting rank).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Player {
+    /// Pairing number, 1-based, in the order players were ranked at entry.
+    pub id: u32,
+    /// Name as printed.
+    pub name: String,
+    /// Rating, if rated.
+    #[serde(default)]
+    pub rating: Option<u32>,
+    /// Federation (three letters), if known.
+    #[serde(default)]
+    pub federation: Option<String>,
+    /// FIDE id, if known.
+    #[serde(default)]
+    pub fide_id: Option<u64>,
+    /// First round the player can be paired in (late entries: > 1).
+    pub joined_round: u32,
+    /// First round the player is no longer paired in (withdrawn), if any.
+    #[serde(default)]
+    pub withdrawn_from: Option<u32>,
+    /// Byes requested in advance, by round.
+    #[serde(default)]
+    pub byes: BTreeMap<u32, RequestedBye>,
+}
+
+/// The result of one game, from the scoresheet's point of view (White first).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum GameResult {
+    /// Not in yet.
+    Pending,
+    /// 1-0.
+    WhiteWins,
+    /// ½-½.
+    Draw,
+    /// 0-1.
+    BlackWins,
+    /// +/- : Black did not play.
+    WhiteWinsByForfeit,
+    /// -/+ : White did not play.
+    BlackWinsByForfeit,
+    /// -/- : neither played.
+    DoubleForfeit,
+}
+
+impl GameResult {
+    /// The PGN result string.
+    pub fn pgn(self) -> &'static str {
+        match self {
+            GameResult::Pending => "*",
+            GameResult::WhiteWins | GameResult::WhiteWinsByForfeit => "1-0",
+            GameResult::Draw => "1/2-1/2",
+            GameResult::BlackWins | GameResult::BlackWinsByForfeit => "0-1",
+            GameResult::DoubleForfeit => "0-0",
+        }
+    }
+
+    /// The short form accepted by [`FromStr`] and printed in listings.
+    pub fn short(self) -> &'static str {
+        match self {
+            GameResult::Pending => "*",
+            GameResult::WhiteWins => "1-0",
+            GameResult::Draw => "1/2",
+            GameResult::BlackWins => "0-1",
+            GameResult::WhiteWinsByForfeit => "+-",
+            GameResult::BlackWinsByForfeit => "-+",
+            GameResult::DoubleForfeit => "--",
+        }
+    }
+
+    /// White's outcome in crosstable terms (`None` while pending).
+    pub fn white_outcome(self) -> Option<GameOutcome> {
+        Some(match self {
+            GameResult::Pending => return None,
+            GameResult::WhiteWins => GameOutcome::Win,
+            GameResult::Draw => GameOutcome::Draw,
+            GameResult::BlackWins => GameOutcome::Loss,
+            GameResult::WhiteWinsByForfeit => GameOutcome::ForfeitWin,
+            GameResult::BlackWinsByForfeit => GameOutcome::ForfeitLoss,
+            GameResult::DoubleForfeit => GameOutcome::DoubleForfeit,
+        })
+    }
+
+    /// True when the game was played over the board.
+    pub fn is_played(self) -> bool {
+        matches!(
+            self,
+            GameResult::WhiteWins | GameResult::Draw | GameResult::BlackWins
+        )
+    }
+}
+
+impl FromStr for GameResult {
+    type Err = EventError;
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        Ok(match s.trim() {
+            "1-0" | "1:0" => GameResult::WhiteWins,
+            "0-1" | "0:1" => GameResult::BlackWins,
+            "1/2" | "=" | "1/2-1/2" | "½-½" | "0.5-0.5" => GameResult::Draw,
+            "+-" | "+/-" | "1-0f" => GameResult::WhiteWinsByForfeit,
+            "-+" | "-/+" | "0-1f" => GameResult::BlackWinsByForfeit,
+            "--" | "-/-" | "0-0f" => GameResult::DoubleForfeit,
+            "*" => GameResult::Pending,
+            _ => {
+                return Err(EventError::BadValue {
+                    what: "result",
+                    value: s.to_string(),
+                    expected: "1-0, 0-1, 1/2, +- (White wins by forfeit), -+ (Black wins by forfeit), -- (double forfeit) or * (not in yet)",
+                });
+            }
+        })
+    }
+}
+
+/// One game of a pairing.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct GameRecord {
+    /// The result.
+    pub result: GameResult,
+    /// PGN movetext, when the game was played online; `None` in paper mode.
+    #[serde(default)]
+    pub moves: Option<String>,
+}
+
+/// One pairing (board) of a round. In a Double Swiss the board is a match: `white` has
+/// White in game 1 and Black in game 2.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Board {
+    /// Board number, 1-based.
+    pub number: u32,
+    /// White (in game 1).
+    pub white: u32,
+    /// Black (in game 1).
+    pub black: u32,
+    /// The games, one per game of the round, in order. Each result is written with that
+    /// game's own colours (game 2 of a match has `black` as White).
+    pub games: Vec<GameRecord>,
+}
+
+impl Board {
+    /// White and Black of game `g` (0-based).
+    pub fn players_of_game(&self, g: usize) -> (u32, u32) {
+        if g % 2 == 0 {
+            (self.white, self.black)
+        } else {
+            (self.black, self.white)
+        }
+    }
+
+    /// True when every game has a result.
+    pub fn complete(&self) -> bool {
+        self.games.iter().all(|g| g.result != GameResult::Pending)
+    }
+}
+
+/// Why a player has no opponent in a round.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum ByeKind {
+    /// Pairing-allocated bye (odd field), worth a win.
+    Pab,
+    /// Requested full-point bye.
+    Full,
+    /// Requested half-point bye.
+    Half,
+    /// Requested zero-point bye.
+    Zero,
+    /// Not paired: not yet entered, withdrawn, or the round-robin phantom.
+    Absent,
+}
+
+/// A player without an opponent in a round.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct RoundBye {
+    /// The player.
+    pub player: u32,
+    /// Why.
+    pub kind: ByeKind,
+}
+
+/// A paired round.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Round {
+    /// Round number, 1-based.
+    pub number: u32,
+    /// Boards in order.
+    pub boards: Vec<Board>,
+    /// Players without an opponent.
+    pub byes: Vec<RoundBye>,
+    /// True when the director changed the computed pairing by hand.
+    #[serde(default)]
+    pub manual: bool,
+}
+
+impl Round {
+    /// True when every board has all its results.
+    pub fn complete(&self) -> bool {
+        self.boards.iter().all(Board::complete)
+    }
+}
+
+/// The whole event.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Event {
+    /// Layout version ([`EVENT_FILE_VERSION`]).
+    pub version: u32,
+    /// Event name.
+    pub name: String,
+    /// Site, for PGN and TRF.
+    #[serde(default)]
+    pub site: Option<String>,
+    /// Start date (`YYYY.MM.DD` or `YYYY-MM-DD`), for PGN and TRF.
+    #[serde(default)]
+    pub date: Option<String>,
+    /// Pairing system.
+    pub format: Format,
+    /// Rounds planned. For round robins it is fixed by the number of players when the
+    /// first round is paired.
+    pub rounds: u32,
+    /// Time control in the notation of `flagfall_core::timecontrol` (e.g. `G/5;d0`).
+    #[serde(default)]
+    pub time_control: Option<String>,
+    /// Ruleset id (`uscf-2020`, `fide-b3`, ...), informational.
+    #[serde(default)]
+    pub ruleset: Option<String>,
+    /// Games are played on physical boards and the director types results in.
+    #[serde(default)]
+    pub paper_mode: bool,
+    /// Colour drawn by lot for the top player in round 1.
+    pub initial_colour: Colour,
+    /// Tiebreak order chosen by the director (C.07 acronyms or `US-...` names).
+    pub tiebreaks: String,
+    /// Players, by pairing number.
+    pub players: Vec<Player>,
+    /// Rounds paired so far.
+    pub round_list: Vec<Round>,
+}
+
+/// What went wrong. Every message names the player, round, board or value at fault.
+#[derive(Debug, Clone, PartialEq, Eq, Error)]
+pub enum EventError {
+    /// A value that cannot be read.
+    #[error("{what} {value:?} is not valid; expected {expected}")]
+    BadValue {
+        /// What the value is.
+        what: &'static str,
+        /// The value given.
+        value: String,
+        /// What would have been accepted.
+        expected: &'static str,
+    },
+    /// A name that is empty or too long.
+    #[error("{0}")]
+    BadName(String),
+    /// Player number unknown.
+    #[error("there is no player {0} in this event")]
+    UnknownPlayer(u32),
+    /// Round number unknown.
+    #[error("round {round} has not been paired (rounds paired: {paired})")]
+    UnknownRound {
+        /// The round asked for.
+        round: u32,
+        /// Rounds paired so far.
+        paired: u32,
+    },
+    /// Board number unknown.
+    #[error("round {round} has no board {board} (it has {boards} boards)")]
+    UnknownBoard {
+        /// Round.
+        round: u32,
+        /// Board asked for.
+        board: u32,
+        /// Boards in the round.
+        boards: u32,
+    },
+    /// Wrong number of game results for the board.
+    #[error(
+        "round {round} board {board}: {expected} result(s) needed ({format} plays {expected} game(s) per pairing), {given} given"
+    )]
+    ResultCount {
+        /// Round.
+        round: u32,
+        /// Board.
+        board: u32,
+        /// Results needed.
+        expected: u32,
+        /// Results given.
+        given: u32,
+        /// The event format.
+        format: Format,
+    },
+    /// The event has played all its rounds.
+    #[error("all {0} rounds have been paired")]
+    EventOver(u32),
+    /// The previous round still has results missing.
+    #[error(
+        "round {round} still has results missing on board(s) {boards}; enter them before pairing round {next}"
+    )]
+    RoundIncomplete {
+        /// The incomplete round.
+        round: u32,
+        /// Its incomplete boards.
+        boards: String,
+        /// The round that was to be paired.
+        next: u32,
+    },
+    /// Something not allowed at this stage or in this format.
+    #[error("{0}")]
+    NotAllowed(String),
+    /// A pairing engine refused.
+    #[error("pairing round {round} failed: {message}")]
+    Pairing {
+        /// Round.
+        round: u32,
+        /// The engine's message.
+        message: String,
+    },
+    /// A manual pairing that does not describe a legal round.
+    #[error("manual pairing for round {round}: {message}")]
+    BadManualPairing {
+        /// Round.
+        round: u32,
+        /// What is wrong.
+        message: String,
+    },
+    /// The stored event is inconsistent (hand-edited file?).
+    #[error("the event data is inconsistent: {0}")]
+    Inconsistent(String),
+    /// The tiebreak list cannot be read or computed.
+    #[error("tiebreaks: {0}")]
+    Tiebreak(String),
+}
+
+/// A new player's details.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct NewPlayer {
+    /// Name.
+    pub name: String,
+    /// Rating.
+    pub rating: Option<u32>,
+    /// Federation.
+    pub federation: Option<String>,
+    /// FIDE id.
+    pub fide_id: Option<u64>,
+}
+
+/// A pairing as the director writes it by hand: boards (White, Black) and byes.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct ManualPairing {
+    /// Boards, White first.
+    pub boards: Vec<(u32, u32)>,
+    /// Players without an opponent, with the kind of bye.
+    pub byes: Vec<(u32, ByeKind)>,
+}
+
+/// What the ratable-time-control check found (RULES.md §1).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TimeControlCheck {
+    /// The time control as normalised by the parser.
+    pub normalised: String,
+    /// FIDE blitz (B.1: base + 60 × increment ≤ 10 minutes).
+    pub fide_blitz: bool,
+    /// US Chess blitz (one sudden-death control of 1 to 10 minutes).
+    pub us_blitz: bool,
+    /// US Chess blitz-ratable (total 5–10 minutes, base ≥ 3 minutes).
+    pub us_blitz_ratable: bool,
+}
+
+/// Check a time control (RULES.md §1: accepted even when not ratable, with that fact
+/// shown). Returns an error naming the problem when the notation cannot be read.
+pub fn check_time_control(text: &str) -> Result<TimeControlCheck, EventError> {
+    let tc: TimeControl =
+        text.parse()
+            .map_err(|e: flagfall_core::timecontrol::TimeControlError| {
+                EventError::NotAllowed(e.to_string())
+            })?;
+    Ok(TimeControlCheck {
+        normalised: tc.to_string(),
+        fide_blitz: tc.fide_is_blitz(),
+        us_blitz: tc.us_is_blitz(),
+        us_blitz_ratable: tc.us_blitz_ratable(),
+    })
+}
+
+fn check_name(name: &str, what: &str) -> Result<String, EventError> {
+    let t = name.trim();
+    if t.is_empty() {
+        return Err(EventError::BadName(format!("the {what} is empty")));
+    }
+    if t.chars().count() > 200 {
+        return Err(EventError::BadName(format!(
+            "the {what} is longer than 200 characters"
+        )));
+    }
+    if t.chars().any(char::is_control) {
+        return Err(EventError::BadName(format!(
+            "the {what} {t:?} contains a control character"
+        )));
+    }
+    Ok(t.to_string())
+}
+
+fn to_pcolour(c: Colour) -> PColour {
+    match c {
+        Colour::White => PColour::White,
+        Colour::Black => PColour::Black,
+    }
+}
+
+/// One player's record in one round, derived from the stored round.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Cell<'a> {
+    /// Paired on `board`.
+    Paired {
+        /// The board.
+        board: &'a Board,
+        /// This player's colour in game 1.
+        colour: Colour,
+        /// The opponent.
+        opponent: u32,
+    },
+    /// A bye or absence.
+    Bye(ByeKind),
+}
+
+impl Event {
+    /// A new event with no players.
+    pub fn new(name: &str, format: Format, rounds: Option<u32>) -> Result<Event, EventError> {
+        let name = check_name(name, "event name")?;
+        let rounds = match (format.is_round_robin(), rounds) {
+            (true, _) => 0,
+            (false, None) => {
+                return Err(EventError::NotAllowed(format!(
+                    "a {format} event needs its number of rounds"
+                )));
+            }
+            (false, Some(r)) if r == 0 || r > MAX_ROUNDS => {
+                return Err(EventError::BadValue {
+                    what: "number of rounds",
+                    value: r.to_string(),
+                    expected: "1 to 200",
+                });
+            }
+            (false, Some(r)) => r,
+        };
+        Ok(Event {
+            version: EVENT_FILE_VERSION,
+            name,
+            site: None,
+            date: None,
+            format,
+            rounds,
+            time_control: None,
+            ruleset: None,
+            paper_mode: false,
+            initial_colour: Colour::White,
+            tiebreaks: format.default_tiebreaks().to_string(),
+            players: Vec::new(),
+            round_list: Vec::new(),
+        })
+    }
+
+    /// Set the time control after checking its notation.
+    pub fn set_time_control(&mut self, text: &str) -> Result<TimeControlCheck, EventError> {
+        let check = check_time_control(text)?;
+        self.time_control = Some(check.normalised.clone());
+        Ok(check)
+    }
+
+    /// Set the tiebreak order after checking every id.
+    pub fn set_tiebreaks(&mut self, list: &str) -> Result<Vec<Tiebreak>, EventError> {
+        let parsed = tiebreak::parse_list(list).map_err(|e| EventError::Tiebreak(e.to_string()))?;
+        self.tiebreaks = parsed
+            .iter()
+            .map(ToString::to_string)
+            .collect::<Vec<_>>()
+            .join(",");
+        Ok(parsed)
+    }
+
+    /// Rounds paired so far.
+    pub fn rounds_paired(&self) -> u32 {
+        self.round_list.len() as u32
+    }
+
+    /// The player with pairing number `id`.
+    pub fn player(&self, id: u32) -> Result<&Player, EventError> {
+        self.players
+            .iter()
+            .find(|p| p.id == id)
+            .ok_or(EventError::UnknownPlayer(id))
+    }
+
+    fn player_mut(&mut self, id: u32) -> Result<&mut Player, EventError> {
+        self.players
+            .iter_mut()
+            .find(|p| p.id == id)
+            .ok_or(EventError::UnknownPlayer(id))
+    }
+
+    /// Add a player. Before round 1 is paired, pairing numbers follow rating order
+    /// (highest first, unrated last, then the order of entry; FIDE C.04.2 initial order,
+    /// US Chess 28: ranking by rating); after that a late entry gets the next number and
+    /// joins from the next round (the rounds missed are absences, scoring nothing).
+    pub fn add_player(&mut self, new: NewPlayer) -> Result<u32, EventError> {
+        let name = check_name(&new.name, "player name")?;
+        if self.players.len() >= MAX_PLAYERS {
+            return Err(EventError::NotAllowed(format!(
+                "an event holds at most {MAX_PLAYERS} players"
+            )));
+        }
+        if let Some(r) = new.rating
+            && r > 4000
+        {
+            return Err(EventError::BadValue {
+                what: "rating",
+                value: r.to_string(),
+                expected: "a number from 0 to 4000",
+            });
+        }
+        if let Some(f) = &new.federation
+            && (f.len() != 3 || !f.chars().all(|c| c.is_ascii_alphabetic()))
+        {
+            return Err(EventError::BadValue {
+                what: "federation",
+                value: f.clone(),
+                expected: "three letters, e.g. USA",
+            });
+        }
+        let started = !self.round_list.is_empty();
+        if started && self.format.is_round_robin() {
+            return Err(EventError::NotAllowed(
+                "a round robin cannot take late entries: its schedule is fixed when round 1 is paired"
+                    .into(),
+            ));
+        }
+        let next_round = self.rounds_paired() + 1;
+        if started && next_round > self.rounds {
+            return Err(EventError::EventOver(self.rounds));
+        }
+        let player = Player {
+            id: self.players.len() as u32 + 1,
+            name,
+            rating: new.rating,
+            federation: new.federation.map(|f| f.to_ascii_uppercase()),
+            fide_id: new.fide_id,
+            joined_round: if started { next_round } else { 1 },
+            withdrawn_from: None,
+            byes: BTreeMap::new(),
+        };
+        let id = player.id;
+        self.players.push(player);
+        if !started {
+            // Before round 1: rating order (descending, unrated last, then entry order).
+            self.players.sort_by(|a, b| {
+                b.rating
+                    .unwrap_or(0)
+                    .cmp(&a.rating.unwrap_or(0))
+                    .then(a.id.cmp(&b.id))
+            });
+            let pos = self.players.iter().position(|p| p.id == id).unwrap_or(0);
+            for (i, p) in self.players.iter_mut().enumerate() {
+                p.id = i as u32 + 1;
+            }
+            return Ok(pos as u32 + 1);
+        }
+        Ok(id)
+    }
+
+    /// Withdraw a player from round `from` on (default: the next round to be paired).
+    pub fn withdraw(&mut self, id: u32, from: Option<u32>) -> Result<u32, EventError> {
+        let next = self.rounds_paired() + 1;
+        let from = from.unwrap_or(next);
+        if from < next {
+            return Err(EventError::NotAllowed(format!(
+                "round {from} is already paired; a withdrawal can start at round {next} at the earliest (enter forfeits for games not played)"
+            )));
+        }
+        let p = self.player_mut(id)?;
+        p.withdrawn_from = Some(from);
+        Ok(from)
+    }
+
+    /// Record a bye requested in advance for a round not yet paired (Swiss formats).
+    pub fn request_bye(
+        &mut self,
+        id: u32,
+        round: u32,
+        kind: RequestedBye,
+    ) -> Result<(), EventError> {
+        if self.format.is_round_robin() {
+            return Err(EventError::NotAllowed(
+                "byes cannot be requested in a round robin (games not played are forfeits)".into(),
+            ));
+        }
+        let next = self.rounds_paired() + 1;
+        if round < next || round > self.rounds {
+            return Err(EventError::NotAllowed(format!(
+                "a bye can be requested for rounds {next} to {} only, not round {round}",
+                self.rounds
+            )));
+        }
+        let p = self.player_mut(id)?;
+        p.byes.insert(round, kind);
+        Ok(())
+    }
+
+    fn present(&self, p: &Player, round: u32) -> bool {
+        p.joined_round <= round && p.withdrawn_from.is_none_or(|w| round < w)
+    }
+
+    /// A player's record in round `round` (1-based; must be paired).
+    pub fn cell(&self, id: u32, round: u32) -> Cell<'_> {
+        let Some(r) = self.round_list.get(round as usize - 1) else {
+            return Cell::Bye(ByeKind::Absent);
+        };
+        for b in &r.boards {
+            if b.white == id {
+                return Cell::Paired {
+                    board: b,
+                    colour: Colour::White,
+                    opponent: b.black,
+                };
+            }
+            if b.black == id {
+                return Cell::Paired {
+                    board: b,
+                    colour: Colour::Black,
+                    opponent: b.white,
+                };
+            }
+        }
+        r.byes
+            .iter()
+            .find(|b| b.player == id)
+            .map_or(Cell::Bye(ByeKind::Absent), |b| Cell::Bye(b.kind))
+    }
+
+    /// Points of a bye in half points (per game: a win 2, a draw 1).
+    fn bye_points(&self, kind: ByeKind) -> u32 {
+        let g = self.format.games_per_round();
+        match kind {
+            ByeKind::Pab | ByeKind::Full => 2 * g,
+            ByeKind::Half => g,
+            ByeKind::Zero | ByeKind::Absent => 0,
+        }
+    }
+
+    /// Points a player scored in round `round`, in half points (pending games count 0).
+    pub fn round_points(&self, id: u32, round: u32) -> u32 {
+        match self.cell(id, round) {
+            Cell::Bye(kind) => self.bye_points(kind),
+            Cell::Paired { board, .. } => board
+                .games
+                .iter()
+                .enumerate()
+                .map(|(g, game)| {
+                    let (w, _) = board.players_of_game(g);
+                    let out = game.result.white_outcome();
+                    match out {
+                        None => 0,
+                        Some(o) => {
+                            let o = if w == id { o } else { o.mirrored() };
+                            o.points().0
+                        }
+                    }
+                })
+                .sum(),
+        }
+    }
+
+    /// Total after `rounds` rounds, in half points.
+    pub fn score_after(&self, id: u32, rounds: u32) -> u32 {
+        (1..=rounds.min(self.rounds_paired()))
+            .map(|r| self.round_points(id, r))
+            .sum()
+    }
+
+    /// True when the two met over the board in a way that forbids another pairing: a
+    /// game played (Swiss rules: forfeits do not count, C.04.1 / US 27A1), or for a
+    /// Double Swiss, a match not forfeited in full (C.04.5 0).
+    fn met_in(&self, board: &Board) -> bool {
+        board
+            .games
+            .iter()
+            .any(|g| g.result.is_played() || g.result == GameResult::Pending)
+    }
+
+    /// The round's history as the Swiss engines see it.
+    fn swiss_player(&self, p: &Player, round: u32) -> SwissPlayer {
+        let mut colours = Vec::new();
+        let mut opponents = Vec::new();
+        let mut bye_eligible = true;
+        for r in 1..round {
+            match self.cell(p.id, r) {
+                Cell::Paired {
+                    board,
+                    colour,
+                    opponent,
+                } => {
+                    if self.met_in(board) {
+                        colours.push(to_pcolour(colour));
+                        opponents.push(opponent);
+                    }
+                    // A win without play (forfeit) rules out the PAB (C.04.1 d; US 28L).
+                    for (g, game) in board.games.iter().enumerate() {
+                        let (w, _) = board.players_of_game(g);
+                        let won_unplayed = match game.result {
+                            GameResult::WhiteWinsByForfeit => w == p.id,
+                            GameResult::BlackWinsByForfeit => w != p.id,
+                            _ => false,
+                        };
+                        if won_unplayed && !self.met_in(board) {
+                            bye_eligible = false;
+                        }
+                    }
+                }
+                Cell::Bye(ByeKind::Pab | ByeKind::Full) => bye_eligible = false,
+                Cell::Bye(_) => {}
+            }
+        }
+        SwissPlayer {
+            id: p.id,
+            rating: p.rating.unwrap_or(0),
+            score: self.score_after(p.id, round - 1),
+            colours,
+            opponents,
+            bye_eligible,
+        }
+    }
+
+    fn dutch_input(&self, round: u32) -> DutchInput {
+        let players = self
+            .players
+            .iter()
+            .map(|p| {
+                let history = (1..round)
+                    .map(|r| match self.cell(p.id, r) {
+                        Cell::Bye(ByeKind::Pab) => RoundRecord::PairingBye,
+                        Cell::Bye(ByeKind::Full) => RoundRecord::FullBye,
+                        Cell::Bye(ByeKind::Half) => RoundRecord::HalfBye,
+                        Cell::Bye(_) => RoundRecord::ZeroBye,
+                        Cell::Paired {
+                            board,
+                            colour,
+                            opponent,
+                        } => {
+                            let pts = self.round_points(p.id, r);
+                            if board.games[0].result.is_played() {
+                                RoundRecord::Played {
+                                    opponent,
+                                    colour: to_pcolour(colour),
+                                    half_points: pts,
+                                }
+                            } else {
+                                RoundRecord::Forfeit {
+                                    opponent,
+                                    won: pts > 0,
+                                }
+                            }
+                        }
+                    })
+                    .collect();
+                DutchPlayer {
+                    number: p.id,
+                    history,
+                    absent: !self.present(p, round) || p.byes.contains_key(&round),
+                }
+            })
+            .collect();
+        DutchInput {
+            players,
+            total_rounds: self.rounds,
+            initial_colour: to_pcolour(self.initial_colour),
+        }
+    }
+
+    /// Pair the next round and return its number.
+    pub fn pair_next(&mut self) -> Result<u32, EventError> {
+        let round = self.rounds_paired() + 1;
+        if let Some(last) = self.round_list.last()
+            && !last.complete()
+        {
+            let boards: Vec<String> = last
+                .boards
+                .iter()
+                .filter(|b| !b.complete())
+                .map(|b| b.number.to_string())
+                .collect();
+            return Err(EventError::RoundIncomplete {
+                round: last.number,
+                boards: boards.join(", "),
+                next: round,
+            });
+        }
+        if self.format.is_round_robin() {
+            return self.pair_round_robin(round);
+        }
+        if round > self.rounds {
+            return Err(EventError::EventOver(self.rounds));
+        }
+        let mut byes: Vec<RoundBye> = Vec::new();
+        let mut field: Vec<SwissPlayer> = Vec::new();
+        for p in &self.players {
+            if !self.present(p, round) {
+                byes.push(RoundBye {
+                    player: p.id,
+                    kind: ByeKind::Absent,
+                });
+            } else if let Some(kind) = p.byes.get(&round) {
+                byes.push(RoundBye {
+                    player: p.id,
+                    kind: match kind {
+                        RequestedBye::Full => ByeKind::Full,
+                        RequestedBye::Half => ByeKind::Half,
+                        RequestedBye::Zero => ByeKind::Zero,
+                    },
+                });
+            } else {
+                field.push(self.swiss_player(p, round));
+            }
+        }
+        if field.len() < 2 {
+            return Err(EventError::Pairing {
+                round,
+                message: format!("{} player(s) to pair; at least 2 are needed", field.len()),
+            });
+        }
+        let input = SwissRound {
+            round,
+            total_rounds: self.rounds,
+            players: field,
+            initial_colour: to_pcolour(self.initial_colour),
+        };
+        let err = |e: &dyn fmt::Display| EventError::Pairing {
+            round,
+            message: e.to_string(),
+        };
+        let pairing = match self.format {
+            Format::UsSwiss => us_swiss::pair(&input).map_err(|e| err(&e))?,
+            Format::DoubleSwiss => double_swiss::pair(&input).map_err(|e| err(&e))?,
+            Format::Swiss => dutch::pair(&self.dutch_input(round)).map_err(|e| err(&e))?,
+            Format::RoundRobin | Format::DoubleRoundRobin => unreachable!("handled above"),
+        };
+        if let Some(p) = pairing.bye {
+            byes.push(RoundBye {
+                player: p,
+                kind: ByeKind::Pab,
+            });
+        }
+        byes.sort_by_key(|b| b.player);
+        let boards = self.boards_from(&pairing.boards);
+        self.round_list.push(Round {
+            number: round,
+            boards,
+            byes,
+            manual: false,
+        });
+        Ok(round)
+    }
+
+    fn boards_from(&self, pairs: &[(u32, u32)]) -> Vec<Board> {
+        let g = self.format.games_per_round() as usize;
+        pairs
+            .iter()
+            .enumerate()
+            .map(|(i, &(w, b))| Board {
+                number: i as u32 + 1,
+                white: w,
+                black: b,
+                games: vec![
+                    GameRecord {
+                        result: GameResult::Pending,
+                        moves: None,
+                    };
+                    g
+                ],
+            })
+            .collect()
+    }
+
+    fn pair_round_robin(&mut self, round: u32) -> Result<u32, EventError> {
+        let n = self.players.len() as u32;
+        let options = if self.format == Format::DoubleRoundRobin {
+            RoundRobinOptions::double()
+        } else {
+            RoundRobinOptions::single()
+        };
+        if round == 1 {
+            self.rounds = berger::total_rounds(n, options);
+        }
+        if round > self.rounds {
+            return Err(EventError::EventOver(self.rounds));
+        }
+        let r = berger::round(n, round, options).map_err(|e| EventError::Pairing {
+            round,
+            message: e.to_string(),
+        })?;
+        let pairs: Vec<(u32, u32)> = r.games.iter().map(|g| (g.white, g.black)).collect();
+        let mut boards = self.boards_from(&pairs);
+        // A withdrawn player's remaining games are forfeited to the opponent
+        // (**interpretation**: the usual round-robin practice; the director may correct).
+        for b in &mut boards {
+            let gone = |id: u32| {
+                self.players
+                    .iter()
+                    .find(|p| p.id == id)
+                    .is_some_and(|p| !self.present(p, round))
+            };
+            let result = match (gone(b.white), gone(b.black)) {
+                (true, true) => Some(GameResult::DoubleForfeit),
+                (true, false) => Some(GameResult::BlackWinsByForfeit),
+                (false, true) => Some(GameResult::WhiteWinsByForfeit),
+                (false, false) => None,
+            };
+            if let Some(res) = result {
+                for g in &mut b.games {
+                    g.result = res;
+                }
+            }
+        }
+        let byes = r
+            .bye
+            .map(|p| {
+                vec![RoundBye {
+                    player: p,
+                    kind: ByeKind::Absent,
+                }]
+            })
+            .unwrap_or_default();
+        self.round_list.push(Round {
+            number: round,
+            boards,
+            byes,
+            manual: false,
+        });
+        Ok(round)
+    }
+
+    /// Remove the latest round while none of its results is in.
+    pub fn unpair_last(&mut self) -> Result<u32, EventError> {
+        let Some(last) = self.round_list.last() else {
+            return Err(EventError::NotAllowed("no round has been paired".into()));
+        };
+        let entered = last
+            .boards
+            .iter()
+            .flat_map(|b| b.games.iter())
+            .any(|g| g.result != GameResult::Pending);
+        if entered && !self.format.is_round_robin() {
+            return Err(EventError::NotAllowed(format!(
+                "round {} already has results; set them back to * first",
+                last.number
+            )));
+        }
+        let n = last.number;
+        self.round_list.pop();
+        Ok(n)
+    }
+
+    /// Replace the pairing of the latest round by a director's pairing (the manual
+    /// override). Every player present must be on exactly one board or have one bye;
+    /// nobody else may appear. Results already entered for that round are discarded.
+    /// **Interpretation:** rematches are allowed here (the director's call, e.g. for a
+    /// play-off) but reported back so the caller can warn.
+    pub fn override_pairing(
+        &mut self,
+        round: u32,
+        manual: &ManualPairing,
+    ) -> Result<Vec<(u32, u32)>, EventError> {
+        let paired = self.rounds_paired();
+        if round == 0 || round != paired {
+            return Err(EventError::BadManualPairing {
+                round,
+                message: format!("only the latest paired round ({paired}) can be changed"),
+            });
+        }
+        let bad = |m: String| EventError::BadManualPairing { round, message: m };
+        let mut seen = HashSet::new();
+        for &(w, b) in &manual.boards {
+            for id in [w, b] {
+                self.player(id)?;
+                if !seen.insert(id) {
+                    return Err(bad(format!("player {id} appears twice")));
+                }
+            }
+        }
+        for &(p, kind) in &manual.byes {
+            self.player(p)?;
+            if !seen.insert(p) {
+                return Err(bad(format!("player {p} appears twice")));
+            }
+            if kind == ByeKind::Pab
+                && manual.byes.iter().filter(|b| b.1 == ByeKind::Pab).count() > 1
+            {
+                return Err(bad("more than one pairing-allocated bye".into()));
+            }
+        }
+        for p in &self.players {
+            if !seen.contains(&p.id) {
+                return Err(bad(format!(
+                    "player {} ({}) has neither a board nor a bye",
+                    p.id, p.name
+                )));
+            }
+        }
+        let mut rematches = Vec::new();
+        for &(w, b) in &manual.boards {
+            for r in 1..round {
+                if let Cell::Paired {
+                    board, opponent, ..
+                } = self.cell(w, r)
+                    && opponent == b
+                    && self.met_in(board)
+                {
+                    rematches.push((w, b));
+                }
+            }
+        }
+        let boards = self.boards_from(&manual.boards);
+        let mut byes: Vec<RoundBye> = manual
+            .byes
+            .iter()
+            .map(|&(player, kind)| RoundBye { player, kind })
+            .collect();
+        byes.sort_by_key(|b| b.player);
+        let slot = &mut self.round_list[round as usize - 1];
+        slot.boards = boards;
+        slot.byes = byes;
+        slot.manual = true;
+        Ok(rematches)
+    }
+
+    /// Enter (or correct) the results of one board: one per game of the pairing, each
+    /// written with that game's colours.
+    pub fn set_result(
+        &mut self,
+        round: u32,
+        board: u32,
+        results: &[GameResult],
+    ) -> Result<(), EventError> {
+        let paired = self.rounds_paired();
+        let format = self.format;
+        let r = self
+            .round_list
+            .get_mut((round as usize).wrapping_sub(1))
+            .ok_or(EventError::UnknownRound { round, paired })?;
+        let boards = r.boards.len() as u32;
+        let b =
+            r.boards
+                .iter_mut()
+                .find(|b| b.number == board)
+                .ok_or(EventError::UnknownBoard {
+                    round,
+                    board,
+                    boards,
+                })?;
+        if results.len() != b.games.len() {
+            return Err(EventError::ResultCount {
+                round,
+                board,
+                expected: b.games.len() as u32,
+                given: results.len() as u32,
+                format,
+            });
+        }
+        for (g, res) in b.games.iter_mut().zip(results) {
+            g.result = *res;
+        }
+        Ok(())
+    }
+
+    /// Attach PGN movetext to a game (online play).
+    pub fn set_moves(
+        &mut self,
+        round: u32,
+        board: u32,
+        game: usize,
+        moves: String,
+    ) -> Result<(), EventError> {
+        let paired = self.rounds_paired();
+        let r = self
+            .round_list
+            .get_mut((round as usize).wrapping_sub(1))
+            .ok_or(EventError::UnknownRound { round, paired })?;
+        let boards = r.boards.len() as u32;
+        let b =
+            r.boards
+                .iter_mut()
+                .find(|b| b.number == board)
+                .ok_or(EventError::UnknownBoard {
+                    round,
+                    board,
+                    boards,
+                })?;
+        let g = b.games.get_mut(game).ok_or_else(|| {
+            EventError::NotAllowed(format!(
+                "round {round} board {board} has no game {}",
+                game + 1
+            ))
+        })?;
+        g.moves = Some(moves);
+        Ok(())
+    }
+
+    /// Rounds whose results are all in, counted from round 1 without a gap.
+    pub fn rounds_complete(&self) -> u32 {
+        self.round_list.iter().take_while(|r| r.complete()).count() as u32
+    }
+
+    /// The event as a crosstable (the standings helper's input), over the first
+    /// `rounds` rounds (which must be complete).
+    pub fn crosstable(&self, rounds: u32) -> Result<Crosstable, EventError> {
+        let complete = self.rounds_complete();
+        if rounds > complete {
+            return Err(EventError::NotAllowed(format!(
+                "standings after round {rounds} need all its results; rounds complete: {complete}"
+            )));
+        }
+        let format = if self.format.is_round_robin() {
+            TbFormat::RoundRobin
+        } else {
+            TbFormat::Swiss
+        };
+        let infos = self
+            .players
+            .iter()
+            .map(|p| PlayerInfo {
+                id: p.id,
+                name: p.name.clone(),
+                rating: p.rating,
+            })
+            .collect();
+        let mut ct = Crosstable::new(format, rounds, infos);
+        ct.games_per_round = self.format.games_per_round();
+        let index = |id: u32| -> Result<usize, EventError> {
+            self.players.iter().position(|p| p.id == id).ok_or_else(|| {
+                EventError::Inconsistent(format!("unknown player {id} in a pairing"))
+            })
+        };
+        for r in 1..=rounds {
+            for (row, p) in self.players.iter().enumerate() {
+                let entry = match self.cell(p.id, r) {
+                    Cell::Bye(kind) => RoundEntry::Bye(match kind {
+                        ByeKind::Pab => TbBye::Pab,
+                        ByeKind::Full => TbBye::Full,
+                        ByeKind::Half => TbBye::Half,
+                        ByeKind::Zero => TbBye::Zero,
+                        ByeKind::Absent => TbBye::Absent,
+                    }),
+                    Cell::Paired {
+                        board, opponent, ..
+                    } => {
+                        let games = board
+                            .games
+                            .iter()
+                            .enumerate()
+                            .map(|(g, game)| {
+                                let (w, _) = board.players_of_game(g);
+                                let out = game.result.white_outcome().ok_or_else(|| {
+                                    EventError::Inconsistent(format!(
+                                        "round {r} board {} is pending",
+                                        board.number
+                                    ))
+                                })?;
+                                Ok(if w == p.id {
+                                    Game {
+                                        colour: Colour::White,
+                                        outcome: out,
+                                    }
+                                } else {
+                                    Game {
+                                        colour: Colour::Black,
+                                        outcome: out.mirrored(),
+                                    }
+                                })
+                            })
+                            .collect::<Result<Vec<_>, EventError>>()?;
+                        RoundEntry::Paired {
+                            opponent: index(opponent)?,
+                            games,
+                        }
+                    }
+                };
+                ct.results[row][r as usize - 1] = entry;
+            }
+        }
+        Ok(ct)
+    }
+
+    /// Standings after `rounds` complete rounds (default: all complete rounds), with
+    /// the event's tiebreak order or `tiebreaks` if given.
+    pub fn standings(
+        &self,
+        rounds: Option<u32>,
+        tiebreaks: Option<&str>,
+    ) -> Result<Standings, EventError> {
+        let rounds = rounds.unwrap_or_else(|| self.rounds_complete());
+        let ct = self.crosstable(rounds)?;
+        let list = tiebreak::parse_list(tiebreaks.unwrap_or(&self.tiebreaks))
+            .map_err(|e| EventError::Tiebreak(e.to_string()))?;
+        let opts = tiebreak::Options::default();
+        tiebreak::standings(&ct, &list, &opts).map_err(|e| EventError::Tiebreak(e.to_string()))
+    }
+
+    /// Check the stored data (for files that may have been edited by hand).
+    pub fn validate(&self) -> Result<(), EventError> {
+        if self.version != EVENT_FILE_VERSION {
+            return Err(EventError::Inconsistent(format!(
+                "file version {} is not supported (this program writes version {EVENT_FILE_VERSION})",
+                self.version
+            )));
+        }
+        for (i, p) in self.players.iter().enumerate() {
+            if p.id != i as u32 + 1 {
+                return Err(EventError::Inconsistent(format!(
+                    "player #{} has pairing number {}, expected {}",
+                    i + 1,
+                    p.id,
+                    i + 1
+                )));
+            }
+        }
+        let g = self.format.games_per_round() as usize;
+        for (i, r) in self.round_list.iter().enumerate() {
+            if r.number != i as u32 + 1 {
+                return Err(EventError::Inconsistent(format!(
+                    "round #{} is numbered {}",
+                    i + 1,
+                    r.number
+                )));
+            }
+            let mut seen = HashSet::new();
+            for b in &r.boards {
+                if b.games.len() != g {
+                    return Err(EventError::Inconsistent(format!(
+                        "round {} board {} has {} games, expected {g}",
+                        r.number,
+                        b.number,
+                        b.games.len()
+                    )));
+                }
+                for id in [b.white, b.black] {
+                    self.player(id).map_err(|_| {
+                        EventError::Inconsistent(format!(
+                            "round {} board {}: no player {id}",
+                            r.number, b.number
+                        ))
+                    })?;
+                    if !seen.insert(id) {
+                        return Err(EventError::Inconsistent(format!(
+                            "round {}: player {id} is paired twice",
+                            r.number
+                        )));
+                    }
+                }
+            }
+            for bye in &r.byes {
+                if !seen.insert(bye.player) {
+                    return Err(EventError::Inconsistent(format!(
+                        "round {}: player {} has a bye and another entry",
+                        r.number, bye.player
+                    )));
+                }
+            }
+        }
+        tiebreak::parse_list(&self.tiebreaks).map_err(|e| EventError::Tiebreak(e.to_string()))?;
+        if let Some(tc) = &self.time_control {
+            check_time_control(tc)?;
+        }
+        Ok(())
+    }
+
+    /// Total score as a display string (`3.5`).
+    pub fn score_text(half_points: u32) -> String {
+        HalfPoints(half_points).to_string()
+    }
+}
