@@ -68,6 +68,8 @@ pub struct Position {
     /// The same position as shakmaty `Chess` (standard castling rights only) when it is a
     /// legal position: the fast path.
     chess: Option<Chess>,
+    /// Never use the fast path (for testing the generic path against shakmaty).
+    generic_only: bool,
 }
 
 impl PartialEq for Position {
@@ -159,6 +161,7 @@ impl Position {
             halfmoves: 0,
             fullmoves: 1,
             chess: None,
+            generic_only: false,
         };
         pos.chess = Some(Chess::new());
         pos
@@ -189,6 +192,7 @@ impl Position {
             halfmoves: p.halfmoves,
             fullmoves: p.fullmoves,
             chess: None,
+            generic_only: false,
         };
         pos.rebuild_chess();
         Ok(pos)
@@ -243,7 +247,11 @@ impl Position {
     /// Positions that are well formed but unreachable (too much material, impossible
     /// checks) are accepted: the laws of movement still apply to them.
     pub fn to_chess(&self) -> Option<Chess> {
-        self.chess.clone()
+        match &self.chess {
+            Some(c) => Some(c.clone()),
+            None if self.generic_only => self.build_chess(),
+            None => None,
+        }
     }
 
     fn effective_rights(&self) -> Bitboard {
@@ -266,21 +274,39 @@ impl Position {
         r
     }
 
+    /// A copy that never takes the shakmaty fast path: every classification, move
+    /// generation, SAN and status goes through the generic code. Meant for tests that
+    /// check the generic path against shakmaty; slower, same results.
+    #[doc(hidden)]
+    pub fn generic_only(&self) -> Self {
+        let mut p = self.clone();
+        p.generic_only = true;
+        p.chess = None;
+        p
+    }
+
     fn rebuild_chess(&mut self) {
-        self.chess = None;
+        self.chess = if self.generic_only {
+            None
+        } else {
+            self.build_chess()
+        };
+    }
+
+    fn build_chess(&self) -> Option<Chess> {
         if !self.illegal_position_reasons().is_empty() {
-            return;
+            return None;
         }
         let mut setup = self.setup();
         setup.castling_rights = self.standard_rights();
-        self.chess = match Chess::from_setup(setup, CastlingMode::Standard) {
+        match Chess::from_setup(setup, CastlingMode::Standard) {
             Ok(c) => Some(c),
             Err(e) => e
                 .ignore_invalid_ep_square()
                 .or_else(PositionError::ignore_impossible_check)
                 .or_else(PositionError::ignore_too_much_material)
                 .ok(),
-        };
+        }
     }
 
     /// Bitboard of the pieces of `!king_of` that attack a king of `king_of` (empty when
@@ -328,36 +354,23 @@ impl Position {
         out
     }
 
-    /// Checkmate / stalemate / ongoing for the side to move, or the reasons the position
-    /// is illegal. Castling counts as in standard chess here (it matters only for a
-    /// stalemate where castling is the only move); see [`Position::status_with`].
+    /// Checkmate / stalemate / ongoing for the side to move (laws checkmate, stalemate),
+    /// or the reasons the position is illegal. Castling never decides between stalemate and
+    /// play: a castling king crosses an empty, unattacked square next to it, so if castling
+    /// is legal, so is the king's step onto that square (also for mirror castling).
     pub fn status(&self) -> Status {
         let reasons = self.illegal_position_reasons();
         if !reasons.is_empty() {
             return Status::IllegalPosition(reasons);
         }
-        match &self.chess {
-            Some(chess) => {
-                if chess.is_checkmate() {
-                    Status::Checkmate
-                } else if chess.is_stalemate() {
-                    Status::Stalemate
-                } else {
-                    Status::Ongoing
-                }
-            }
-            None => self.status_with(&BoardRules::default()),
-        }
-    }
-
-    /// Like [`Position::status`], with castling judged by `rules` (mirror castling counts).
-    pub fn status_with(&self, rules: &BoardRules) -> Status {
-        let reasons = self.illegal_position_reasons();
-        if !reasons.is_empty() {
-            return Status::IllegalPosition(reasons);
-        }
-        let has_move = !self.legal_moves(rules).is_empty();
-        match (has_move, self.is_check(self.turn)) {
+        let (has_move, in_check) = match &self.chess {
+            Some(chess) => (!chess.legal_moves().is_empty(), chess.is_check()),
+            None => (
+                !self.legal_moves(&BoardRules::default()).is_empty(),
+                self.is_check(self.turn),
+            ),
+        };
+        match (has_move, in_check) {
             (true, _) => Status::Ongoing,
             (false, true) => Status::Checkmate,
             (false, false) => Status::Stalemate,
@@ -417,7 +430,10 @@ impl Position {
             to: mv.to,
             promotion: mv.promotion,
         };
-        uci.to_move(chess).ok().filter(|m| !m.is_castle())
+        // shakmaty ignores a promotion letter on en passant; the board does not.
+        uci.to_move(chess)
+            .ok()
+            .filter(|m| !m.is_castle() && m.promotion() == mv.promotion)
     }
 
     /// Classifies a move without playing it. `Err` only for moves that cannot physically be
@@ -895,8 +911,11 @@ impl Position {
                         reasons.push(IllegalReason::WrongMovement);
                     } else if occupied.contains(mid) {
                         reasons.push(IllegalReason::PathBlocked);
+                    } else {
+                        // En passant becomes possible after a double step over an empty
+                        // square, legal or not (the board tracks what happened).
+                        double_step = Some(mid);
                     }
-                    double_step = Some(mid);
                 } else if df == 1 && dr == 1 {
                     if target.is_none() {
                         let behind = Square::from_coords(mv.to.file(), mv.from.rank());
