@@ -1,1 +1,113 @@
 //! flagfall-game: the game script, the arbiter state machine, replay and PGN.
+//!
+//! - [`script`]: the game-script format (`spec/game-script.md`), parsed strictly.
+//! - [`arbiter`]: [`Game`], the deterministic state machine that applies events and
+//!   records every ruling with its rule (`docs/arbiter.md`).
+//! - [`replay`]: run a whole script and produce the [`Replay`] report.
+//! - [`pgn`]: the game as PGN, and back.
+
+pub mod arbiter;
+pub mod outcome;
+pub mod pgn;
+pub mod script;
+
+use serde::Serialize;
+
+pub use arbiter::Game;
+pub use outcome::{GameResult, Outcome, Reason, Ruling, RulingKind};
+pub use script::{Action, ClaimKind, Event, Party, Script, ScriptError};
+
+/// Clock readings in a report.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub struct ClockReport {
+    pub white_ms: i64,
+    pub black_ms: i64,
+}
+
+/// What `flagfall replay` prints (game-script.md, "What a replay prints").
+#[derive(Debug, Clone, Serialize)]
+pub struct Replay {
+    pub result: GameResult,
+    pub reason: Option<Reason>,
+    pub rule: Option<String>,
+    pub clock: ClockReport,
+    pub fen: String,
+    pub rulings: Vec<Ruling>,
+    /// The final state, for PGN export and inspection.
+    #[serde(skip)]
+    pub game: Game,
+}
+
+impl Replay {
+    /// The report of a game in its current state.
+    pub fn of(game: Game) -> Replay {
+        let (result, reason, rule) = game.verdict();
+        Replay {
+            result,
+            reason,
+            rule,
+            clock: ClockReport {
+                white_ms: game.remaining(shakmaty::Color::White),
+                black_ms: game.remaining(shakmaty::Color::Black),
+            },
+            fen: game.board_position().fen(),
+            rulings: game.rulings().to_vec(),
+            game,
+        }
+    }
+
+    /// The report as one line of JSON.
+    pub fn to_json(&self) -> String {
+        serde_json::to_string(self).unwrap_or_else(|e| format!("{{\"error\":\"{e}\"}}"))
+    }
+}
+
+/// Replay a whole script through the arbiter. Deterministic: the same script always
+/// gives the same report.
+pub fn replay(script: &Script) -> Replay {
+    let mut game = Game::new(script.setup.clone());
+    let events = &script.events;
+    let mut consumed = vec![false; events.len()];
+    for i in 0..events.len() {
+        if consumed[i] {
+            continue;
+        }
+        if let Some(j) = simultaneous_partner(&game, events, i) {
+            consumed[j] = true;
+            game.apply_simultaneous_claims(&events[i], i + 1, &events[j], j + 1);
+            continue;
+        }
+        game.apply(&events[i], i + 1);
+    }
+    Replay::of(game)
+}
+
+/// A flag claim and an illegal-move claim by the two players no further apart than the
+/// simultaneity window (uscf-2020 7e, uscf-classic 2a, blitz-2006 7a5).
+fn simultaneous_partner(game: &Game, events: &[Event], i: usize) -> Option<usize> {
+    let first = &events[i];
+    let kind_of = |e: &Event| match (&e.action, e.by.and_then(Party::color)) {
+        (
+            Action::Claim {
+                claim: c @ (ClaimKind::Flag | ClaimKind::Illegal),
+                ..
+            },
+            Some(p),
+        ) => Some((*c, p)),
+        _ => None,
+    };
+    let (k1, p1) = kind_of(first)?;
+    let window = game.setup().simultaneous_ms;
+    for (j, e) in events.iter().enumerate().skip(i + 1) {
+        if e.at > first.at.saturating_add(window) {
+            break;
+        }
+        if let Some((k2, p2)) = kind_of(e)
+            && p2 == !p1
+            && k2 != k1
+        {
+            return Some(j);
+        }
+    }
+    None
+}

@@ -1,0 +1,1 @@
+//! The game as PGN (in progress).

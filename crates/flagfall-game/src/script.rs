@@ -1,0 +1,827 @@
+//! The game script (`spec/game-script.md`): a setup line and one JSON event per line.
+//!
+//! Parsing is strict: an unknown field, a wrong type or an impossible value is a
+//! [`ScriptError`] naming the 1-based line and the field. Whether an event is *allowed*
+//! at that point of the game is the arbiter's question, not the parser's.
+
+use std::fmt;
+
+use flagfall_core::board::{PhysicalMove, Position};
+use flagfall_core::ruleset::{OffenceKind, Ruleset, TimeControlJudgement};
+use flagfall_core::timecontrol::TimeControl;
+use serde::Serialize;
+use serde_json::{Map, Value};
+use shakmaty::Color;
+
+use crate::outcome::{GameResult, Reason};
+
+/// A script that could not be read: the line (1-based), the field and what is wrong.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("line {line}: field `{field}`: {message}")]
+pub struct ScriptError {
+    pub line: usize,
+    pub field: String,
+    pub message: String,
+}
+
+impl ScriptError {
+    fn new(line: usize, field: &str, message: impl Into<String>) -> Self {
+        ScriptError {
+            line,
+            field: field.to_string(),
+            message: message.into(),
+        }
+    }
+}
+
+/// The setup line, validated against its ruleset.
+#[derive(Debug, Clone)]
+pub struct Setup {
+    pub ruleset: Ruleset,
+    pub time_control: TimeControl,
+    /// Whether the ruleset counts this control for its blitz rating (shown, not enforced).
+    pub ratable: bool,
+    pub start: Position,
+    pub fen: Option<String>,
+    pub auto_flag: bool,
+    pub arbiter_calls_illegal: bool,
+    pub white: Option<String>,
+    pub black: Option<String>,
+    pub simultaneous_ms: u64,
+    pub variations: Vec<String>,
+    /// False when no director is present (claims needing one follow the recommendation).
+    pub director: bool,
+}
+
+/// Who sent an event.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Party {
+    White,
+    Black,
+    Director,
+}
+
+impl Party {
+    pub fn color(self) -> Option<Color> {
+        match self {
+            Party::White => Some(Color::White),
+            Party::Black => Some(Color::Black),
+            Party::Director => None,
+        }
+    }
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Party::White => "white",
+            Party::Black => "black",
+            Party::Director => "director",
+        }
+    }
+}
+
+/// The claims of game-script.md.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ClaimKind {
+    Flag,
+    Illegal,
+    BothFlags,
+    Threefold,
+    Fifty,
+    Ilc,
+    DrawPosition,
+}
+
+impl ClaimKind {
+    fn parse(s: &str) -> Option<ClaimKind> {
+        Some(match s {
+            "flag" => ClaimKind::Flag,
+            "illegal" => ClaimKind::Illegal,
+            "both_flags" => ClaimKind::BothFlags,
+            "threefold" => ClaimKind::Threefold,
+            "fifty" => ClaimKind::Fifty,
+            "ilc" => ClaimKind::Ilc,
+            "draw_position" => ClaimKind::DrawPosition,
+            _ => return None,
+        })
+    }
+
+    pub fn name(self) -> &'static str {
+        match self {
+            ClaimKind::Flag => "flag",
+            ClaimKind::Illegal => "illegal",
+            ClaimKind::BothFlags => "both_flags",
+            ClaimKind::Threefold => "threefold",
+            ClaimKind::Fifty => "fifty",
+            ClaimKind::Ilc => "ilc",
+            ClaimKind::DrawPosition => "draw_position",
+        }
+    }
+}
+
+/// What a director declares with `result`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Declared {
+    Result(GameResult, Reason),
+    Cancel,
+}
+
+/// One action of an event.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Action {
+    Move {
+        mv: PhysicalMove,
+        press: bool,
+    },
+    Press,
+    Retract,
+    Claim {
+        claim: ClaimKind,
+        intended: Option<PhysicalMove>,
+    },
+    Offer,
+    Accept,
+    Decline,
+    Resign,
+    StopClock,
+    StartClock,
+    AddTime {
+        color: Color,
+        ms: i64,
+    },
+    Offence {
+        player: Color,
+        kind: OffenceKind,
+    },
+    Ruling {
+        grant: bool,
+    },
+    Result(Declared),
+    End,
+}
+
+impl Action {
+    /// The director-only actions.
+    pub fn is_director_action(&self) -> bool {
+        matches!(
+            self,
+            Action::StopClock
+                | Action::StartClock
+                | Action::AddTime { .. }
+                | Action::Offence { .. }
+                | Action::Ruling { .. }
+                | Action::Result(_)
+        )
+    }
+}
+
+/// One event line.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Event {
+    /// The 1-based line of the script it came from.
+    pub line: usize,
+    /// Milliseconds since the game's clock was started.
+    pub at: u64,
+    /// Who sent it (`None` only for `end`).
+    pub by: Option<Party>,
+    pub action: Action,
+}
+
+/// A parsed game script.
+#[derive(Debug, Clone)]
+pub struct Script {
+    pub setup: Setup,
+    pub events: Vec<Event>,
+}
+
+impl fmt::Display for Party {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// Parse a script whose ruleset is one of the five built in.
+pub fn parse(text: &str) -> Result<Script, ScriptError> {
+    parse_with(text, &[])
+}
+
+/// Parse a script; `extra` are user rulesets (loaded from files) the setup may name.
+pub fn parse_with(text: &str, extra: &[Ruleset]) -> Result<Script, ScriptError> {
+    let mut lines = text
+        .lines()
+        .enumerate()
+        .map(|(i, l)| (i + 1, l.trim()))
+        .filter(|(_, l)| !l.is_empty());
+    let (setup_line, setup_text) = lines.next().ok_or_else(|| {
+        ScriptError::new(
+            1,
+            "rules",
+            "the script is empty: the first line must be the setup object",
+        )
+    })?;
+    let setup = parse_setup(setup_line, setup_text, extra)?;
+    let mut events = Vec::new();
+    let mut last_at = 0u64;
+    for (line, text) in lines {
+        let event = parse_event(line, text)?;
+        if event.at < last_at {
+            return Err(ScriptError::new(
+                line,
+                "at",
+                format!(
+                    "{} is earlier than the previous event's {last_at}: times never go backwards",
+                    event.at
+                ),
+            ));
+        }
+        last_at = event.at;
+        events.push(event);
+    }
+    Ok(Script { setup, events })
+}
+
+fn object(line: usize, text: &str) -> Result<Map<String, Value>, ScriptError> {
+    let value: Value = serde_json::from_str(text)
+        .map_err(|e| ScriptError::new(line, "(json)", format!("not valid JSON: {e}")))?;
+    match value {
+        Value::Object(map) => Ok(map),
+        other => Err(ScriptError::new(
+            line,
+            "(json)",
+            format!("expected a JSON object, found {}", kind_of(&other)),
+        )),
+    }
+}
+
+fn kind_of(v: &Value) -> &'static str {
+    match v {
+        Value::Null => "null",
+        Value::Bool(_) => "a boolean",
+        Value::Number(_) => "a number",
+        Value::String(_) => "a string",
+        Value::Array(_) => "an array",
+        Value::Object(_) => "an object",
+    }
+}
+
+fn get_str<'a>(
+    map: &'a Map<String, Value>,
+    line: usize,
+    field: &str,
+) -> Result<Option<&'a str>, ScriptError> {
+    match map.get(field) {
+        None => Ok(None),
+        Some(Value::String(s)) => Ok(Some(s)),
+        Some(other) => Err(ScriptError::new(
+            line,
+            field,
+            format!("expected a string, found {}", kind_of(other)),
+        )),
+    }
+}
+
+fn get_bool(
+    map: &Map<String, Value>,
+    line: usize,
+    field: &str,
+) -> Result<Option<bool>, ScriptError> {
+    match map.get(field) {
+        None => Ok(None),
+        Some(Value::Bool(b)) => Ok(Some(*b)),
+        Some(other) => Err(ScriptError::new(
+            line,
+            field,
+            format!("expected true or false, found {}", kind_of(other)),
+        )),
+    }
+}
+
+fn get_u64(map: &Map<String, Value>, line: usize, field: &str) -> Result<Option<u64>, ScriptError> {
+    match map.get(field) {
+        None => Ok(None),
+        Some(Value::Number(n)) => n.as_u64().map(Some).ok_or_else(|| {
+            ScriptError::new(
+                line,
+                field,
+                format!("expected a whole number of milliseconds >= 0, found {n}"),
+            )
+        }),
+        Some(other) => Err(ScriptError::new(
+            line,
+            field,
+            format!("expected a number, found {}", kind_of(other)),
+        )),
+    }
+}
+
+fn check_fields(
+    map: &Map<String, Value>,
+    line: usize,
+    allowed: &[&str],
+) -> Result<(), ScriptError> {
+    for key in map.keys() {
+        if !allowed.contains(&key.as_str()) {
+            return Err(ScriptError::new(
+                line,
+                key,
+                format!("unknown field (allowed here: {})", allowed.join(", ")),
+            ));
+        }
+    }
+    Ok(())
+}
+
+const SETUP_FIELDS: [&str; 10] = [
+    "rules",
+    "time_control",
+    "fen",
+    "auto_flag",
+    "arbiter_calls_illegal",
+    "white",
+    "black",
+    "simultaneous_ms",
+    "variation",
+    "director",
+];
+
+fn parse_setup(line: usize, text: &str, extra: &[Ruleset]) -> Result<Setup, ScriptError> {
+    let map = object(line, text)?;
+    check_fields(&map, line, &SETUP_FIELDS)?;
+    let rules = get_str(&map, line, "rules")?.ok_or_else(|| {
+        ScriptError::new(
+            line,
+            "rules",
+            "missing: name the ruleset, e.g. \"uscf-2020\"",
+        )
+    })?;
+    let mut ruleset = match extra.iter().find(|r| r.id == rules) {
+        Some(r) => r.clone(),
+        None => {
+            Ruleset::builtin(rules).map_err(|e| ScriptError::new(line, "rules", e.to_string()))?
+        }
+    };
+    let variations: Vec<String> = match map.get("variation") {
+        None => Vec::new(),
+        Some(Value::String(s)) => vec![s.clone()],
+        Some(Value::Array(items)) => items
+            .iter()
+            .map(|v| match v {
+                Value::String(s) => Ok(s.clone()),
+                other => Err(ScriptError::new(
+                    line,
+                    "variation",
+                    format!("expected variation names, found {}", kind_of(other)),
+                )),
+            })
+            .collect::<Result<_, _>>()?,
+        Some(other) => {
+            return Err(ScriptError::new(
+                line,
+                "variation",
+                format!(
+                    "expected a string or a list of strings, found {}",
+                    kind_of(other)
+                ),
+            ));
+        }
+    };
+    for v in &variations {
+        ruleset = ruleset
+            .with_variation(v)
+            .map_err(|e| ScriptError::new(line, "variation", e.to_string()))?;
+    }
+    let tc_text = get_str(&map, line, "time_control")?
+        .ok_or_else(|| ScriptError::new(line, "time_control", "missing: e.g. \"G/5;d0\""))?;
+    let time_control: TimeControl =
+        tc_text
+            .parse()
+            .map_err(|e: flagfall_core::timecontrol::TimeControlError| {
+                ScriptError::new(line, "time_control", e.to_string())
+            })?;
+    let ratable = match ruleset.judge_time_control(&time_control) {
+        TimeControlJudgement::Accepted { ratable, .. } => ratable,
+        TimeControlJudgement::Rejected { rule, why } => {
+            return Err(ScriptError::new(
+                line,
+                "time_control",
+                format!("{why} ({rule})"),
+            ));
+        }
+    };
+    let fen = get_str(&map, line, "fen")?.map(str::to_string);
+    let start = match &fen {
+        Some(f) => {
+            Position::from_fen(f).map_err(|e| ScriptError::new(line, "fen", e.to_string()))?
+        }
+        None => Position::new(),
+    };
+    let auto_flag = get_bool(&map, line, "auto_flag")?.unwrap_or(ruleset.flags.auto_flag_default);
+    let arbiter_calls_illegal = get_bool(&map, line, "arbiter_calls_illegal")?.unwrap_or(false);
+    if arbiter_calls_illegal && !ruleset.illegal.arbiter_may_call {
+        return Err(ScriptError::new(
+            line,
+            "arbiter_calls_illegal",
+            format!(
+                "{} leaves illegal moves to the players ({}); only rulesets like fide-b3 (A.5.2) let the arbiter intervene",
+                ruleset.id, ruleset.illegal.window_rule
+            ),
+        ));
+    }
+    let simultaneous_ms = get_u64(&map, line, "simultaneous_ms")?.unwrap_or(0);
+    Ok(Setup {
+        time_control,
+        ratable,
+        start,
+        fen,
+        auto_flag,
+        arbiter_calls_illegal,
+        white: get_str(&map, line, "white")?.map(str::to_string),
+        black: get_str(&map, line, "black")?.map(str::to_string),
+        simultaneous_ms,
+        variations,
+        director: get_bool(&map, line, "director")?.unwrap_or(true),
+        ruleset,
+    })
+}
+
+fn parse_move(line: usize, field: &str, v: &Value) -> Result<PhysicalMove, ScriptError> {
+    match v {
+        Value::String(s) => s
+            .parse::<PhysicalMove>()
+            .map_err(|e| ScriptError::new(line, field, e.to_string())),
+        other => Err(ScriptError::new(
+            line,
+            field,
+            format!(
+                "expected a move in UCI squares like \"e2e4\", found {}",
+                kind_of(other)
+            ),
+        )),
+    }
+}
+
+fn parse_color(line: usize, field: &str, v: Option<&Value>) -> Result<Color, ScriptError> {
+    match v {
+        Some(Value::String(s)) if s == "white" => Ok(Color::White),
+        Some(Value::String(s)) if s == "black" => Ok(Color::Black),
+        Some(Value::String(s)) => Err(ScriptError::new(
+            line,
+            field,
+            format!("expected \"white\" or \"black\", found {s:?}"),
+        )),
+        Some(other) => Err(ScriptError::new(
+            line,
+            field,
+            format!("expected \"white\" or \"black\", found {}", kind_of(other)),
+        )),
+        None => Err(ScriptError::new(
+            line,
+            field,
+            "missing: \"white\" or \"black\"",
+        )),
+    }
+}
+
+fn require_true(map: &Map<String, Value>, line: usize, field: &str) -> Result<(), ScriptError> {
+    match get_bool(map, line, field)? {
+        Some(true) => Ok(()),
+        _ => Err(ScriptError::new(
+            line,
+            field,
+            "must be true (leave the field out otherwise)",
+        )),
+    }
+}
+
+fn require_str(
+    map: &Map<String, Value>,
+    line: usize,
+    field: &str,
+    expected: &str,
+) -> Result<(), ScriptError> {
+    match get_str(map, line, field)? {
+        Some(s) if s == expected => Ok(()),
+        Some(s) => Err(ScriptError::new(
+            line,
+            field,
+            format!("expected \"{expected}\", found {s:?}"),
+        )),
+        None => Err(ScriptError::new(
+            line,
+            field,
+            format!("expected \"{expected}\""),
+        )),
+    }
+}
+
+/// The action keys; exactly one per event (`press` may join `move`).
+const ACTIONS: [&str; 15] = [
+    "move",
+    "press",
+    "retract",
+    "claim",
+    "offer",
+    "accept",
+    "decline",
+    "resign",
+    "stop_clock",
+    "start_clock",
+    "add_time",
+    "offence",
+    "ruling",
+    "result",
+    "end",
+];
+
+fn parse_event(line: usize, text: &str) -> Result<Event, ScriptError> {
+    let map = object(line, text)?;
+    for key in map.keys() {
+        if key != "at" && key != "by" && !ACTIONS.contains(&key.as_str()) {
+            return Err(ScriptError::new(
+                line,
+                key,
+                "unknown field (an event has `at`, `by` and one action: move, press, retract, claim, offer, \
+                 accept, decline, resign, stop_clock, start_clock, add_time, offence, ruling, result, end)",
+            ));
+        }
+    }
+    let at = get_u64(&map, line, "at")?.ok_or_else(|| {
+        ScriptError::new(
+            line,
+            "at",
+            "missing: milliseconds since the clock was started",
+        )
+    })?;
+    let present: Vec<&str> = ACTIONS
+        .iter()
+        .copied()
+        .filter(|k| map.contains_key(*k))
+        .collect();
+    let action_key = match present.as_slice() {
+        [one] => *one,
+        ["move", "press"] => "move",
+        ["move", "claim"] => "claim",
+        [] => {
+            return Err(ScriptError::new(
+                line,
+                "(action)",
+                "no action: add one of move, press, claim, offer, ...",
+            ));
+        }
+        many => {
+            return Err(ScriptError::new(
+                line,
+                many[1],
+                format!("one action per event, found {}", many.join(" and ")),
+            ));
+        }
+    };
+    let by = match map.get("by") {
+        None if action_key == "end" => None,
+        None => {
+            return Err(ScriptError::new(
+                line,
+                "by",
+                "missing: \"white\", \"black\" or \"director\"",
+            ));
+        }
+        Some(Value::String(s)) => Some(match s.as_str() {
+            "white" => Party::White,
+            "black" => Party::Black,
+            "director" => Party::Director,
+            other => {
+                return Err(ScriptError::new(
+                    line,
+                    "by",
+                    format!(
+                        "{other:?} cannot act on a game: only \"white\", \"black\" or \"director\" (spectators cannot, uscf-2020 13)"
+                    ),
+                ));
+            }
+        }),
+        Some(other) => {
+            return Err(ScriptError::new(
+                line,
+                "by",
+                format!("expected a string, found {}", kind_of(other)),
+            ));
+        }
+    };
+    let action = match action_key {
+        "move" => {
+            let mv = parse_move(line, "move", &map["move"])?;
+            let press = get_bool(&map, line, "press")?.unwrap_or(false);
+            Action::Move { mv, press }
+        }
+        "press" => {
+            require_true(&map, line, "press")?;
+            Action::Press
+        }
+        "retract" => {
+            require_true(&map, line, "retract")?;
+            Action::Retract
+        }
+        "claim" => {
+            let name = get_str(&map, line, "claim")?.unwrap_or_default();
+            let claim = ClaimKind::parse(name).ok_or_else(|| {
+                ScriptError::new(
+                    line,
+                    "claim",
+                    format!("unknown claim {name:?} (flag, illegal, both_flags, threefold, fifty, ilc, draw_position)"),
+                )
+            })?;
+            let intended = match map.get("move") {
+                None => None,
+                Some(v) if matches!(claim, ClaimKind::Threefold | ClaimKind::Fifty) => {
+                    Some(parse_move(line, "move", v)?)
+                }
+                Some(_) => {
+                    return Err(ScriptError::new(
+                        line,
+                        "move",
+                        "only a threefold or fifty claim may name an intended move",
+                    ));
+                }
+            };
+            Action::Claim { claim, intended }
+        }
+        "offer" => {
+            require_str(&map, line, "offer", "draw")?;
+            Action::Offer
+        }
+        "accept" => {
+            require_str(&map, line, "accept", "draw")?;
+            Action::Accept
+        }
+        "decline" => {
+            require_str(&map, line, "decline", "draw")?;
+            Action::Decline
+        }
+        "resign" => {
+            require_true(&map, line, "resign")?;
+            Action::Resign
+        }
+        "stop_clock" => {
+            require_true(&map, line, "stop_clock")?;
+            Action::StopClock
+        }
+        "start_clock" => {
+            require_true(&map, line, "start_clock")?;
+            Action::StartClock
+        }
+        "add_time" => {
+            let Some(Value::Object(t)) = map.get("add_time") else {
+                return Err(ScriptError::new(
+                    line,
+                    "add_time",
+                    "expected {\"color\": \"white\", \"ms\": 60000}",
+                ));
+            };
+            check_fields(t, line, &["color", "ms"]).map_err(|e| ScriptError {
+                field: format!("add_time.{}", e.field),
+                ..e
+            })?;
+            let color = parse_color(line, "add_time.color", t.get("color"))?;
+            let ms = match t.get("ms") {
+                Some(Value::Number(n)) => n
+                    .as_i64()
+                    .filter(|v| v.unsigned_abs() <= 86_400_000)
+                    .ok_or_else(|| {
+                        ScriptError::new(
+                            line,
+                            "add_time.ms",
+                            format!("expected whole milliseconds within a day, found {n}"),
+                        )
+                    })?,
+                Some(other) => {
+                    return Err(ScriptError::new(
+                        line,
+                        "add_time.ms",
+                        format!("expected a number, found {}", kind_of(other)),
+                    ));
+                }
+                None => return Err(ScriptError::new(line, "add_time.ms", "missing")),
+            };
+            Action::AddTime { color, ms }
+        }
+        "offence" => {
+            let Some(Value::Object(t)) = map.get("offence") else {
+                return Err(ScriptError::new(
+                    line,
+                    "offence",
+                    "expected {\"player\": \"white\", \"kind\": \"knocked_clock\"}",
+                ));
+            };
+            check_fields(t, line, &["player", "kind"]).map_err(|e| ScriptError {
+                field: format!("offence.{}", e.field),
+                ..e
+            })?;
+            let player = parse_color(line, "offence.player", t.get("player"))?;
+            let kind = match t.get("kind") {
+                Some(Value::String(s)) => OffenceKind::ALL.into_iter().find(|k| k.name() == s).ok_or_else(|| {
+                    ScriptError::new(
+                        line,
+                        "offence.kind",
+                        format!("unknown offence {s:?} (two_hands, displaced_pieces, knocked_clock, touch_move, other)"),
+                    )
+                })?,
+                _ => return Err(ScriptError::new(line, "offence.kind", "missing: the kind of infraction")),
+            };
+            Action::Offence { player, kind }
+        }
+        "ruling" => {
+            let Some(Value::Object(t)) = map.get("ruling") else {
+                return Err(ScriptError::new(
+                    line,
+                    "ruling",
+                    "expected {\"grant\": true|false}",
+                ));
+            };
+            check_fields(t, line, &["grant"]).map_err(|e| ScriptError {
+                field: format!("ruling.{}", e.field),
+                ..e
+            })?;
+            let grant = match t.get("grant") {
+                Some(Value::Bool(b)) => *b,
+                _ => {
+                    return Err(ScriptError::new(
+                        line,
+                        "ruling.grant",
+                        "expected true or false",
+                    ));
+                }
+            };
+            Action::Ruling { grant }
+        }
+        "result" => Action::Result(parse_declared(line, &map["result"])?),
+        "end" => {
+            require_true(&map, line, "end")?;
+            Action::End
+        }
+        other => return Err(ScriptError::new(line, other, "unsupported action")),
+    };
+    if map.contains_key("press") && !matches!(action, Action::Move { .. } | Action::Press) {
+        return Err(ScriptError::new(
+            line,
+            "press",
+            "press goes with a move or alone",
+        ));
+    }
+    Ok(Event {
+        line,
+        at,
+        by,
+        action,
+    })
+}
+
+fn parse_declared(line: usize, v: &Value) -> Result<Declared, ScriptError> {
+    match v {
+        Value::String(s) if s == "cancel" => Ok(Declared::Cancel),
+        Value::Object(t) => {
+            check_fields(t, line, &["result", "reason"]).map_err(|e| ScriptError {
+                field: format!("result.{}", e.field),
+                ..e
+            })?;
+            let result = match t.get("result") {
+                Some(Value::String(s)) if s == "cancel" => return Ok(Declared::Cancel),
+                Some(Value::String(s)) => GameResult::parse(s).ok_or_else(|| {
+                    ScriptError::new(
+                        line,
+                        "result.result",
+                        format!(
+                            "expected \"1-0\", \"0-1\", \"1/2-1/2\" or \"cancel\", found {s:?}"
+                        ),
+                    )
+                })?,
+                _ => {
+                    return Err(ScriptError::new(
+                        line,
+                        "result.result",
+                        "missing: \"1-0\", \"0-1\", \"1/2-1/2\" or \"cancel\"",
+                    ));
+                }
+            };
+            let reason = match t.get("reason") {
+                None => Reason::Director,
+                Some(Value::String(s)) => Reason::parse(s).ok_or_else(|| {
+                    ScriptError::new(line, "result.reason", format!("unknown reason {s:?}"))
+                })?,
+                Some(other) => {
+                    return Err(ScriptError::new(
+                        line,
+                        "result.reason",
+                        format!("expected a string, found {}", kind_of(other)),
+                    ));
+                }
+            };
+            Ok(Declared::Result(result, reason))
+        }
+        _ => Err(ScriptError::new(
+            line,
+            "result",
+            "expected {\"result\": \"1/2-1/2\", \"reason\": \"director\"} or \"cancel\"",
+        )),
+    }
+}
