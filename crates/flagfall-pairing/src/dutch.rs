@@ -1,14 +1,50 @@
 //! The FIDE Dutch system (C.04.3, the 2025 rules in force from 2026), pairing one round
 //! the way bbpPairings does.
 //!
-//! Work in progress: the API below is fixed; [`pair`] does not pair yet.
+//! # How a round is paired
+//!
+//! The FIDE Dutch rules (C.04.3) define the pairing as the one that satisfies a list of
+//! criteria in priority order: absolute criteria C1-C3 (no rematch, PAB eligibility,
+//! absolute colour preferences), completion C4, then the quality criteria C5-C21 (most
+//! pairs and highest scores paired in each bracket, fewest and lowest downfloaters, PAB
+//! assignee with the most played games, colour preferences, repeated floats, ...), and
+//! finally the order of transpositions and exchanges (C.04.3 B.3 / B.4 / B.5).
+//!
+//! Like bbpPairings, this engine expresses every criterion as a group of bits of one
+//! edge weight, highest priority in the highest bits, and lets a maximum-weight matching
+//! choose among all pairings at once ([`matching`]). It goes through the brackets from
+//! the top: for each bracket it fixes which moved-down players are paired and with whom,
+//! then which residents are exchanged between S1 and S2, then the S1 opponents, each time
+//! by raising one edge weight and asking the matcher whether the optimum still uses it.
+//! This reproduces bbpPairings' tie-breaking exactly (the choice it makes where the rules
+//! leave several equivalent pairings), which is what the conformance cases check.
+//!
+//! Interpretations copied from bbpPairings (see `tests/data/dutch/README.md`):
+//!
+//! * the PAB may go only to a player who has never received a point without playing
+//!   (PAB, full-point bye, forfeit win) (C.04.3 C2, 2025 wording);
+//! * a forfeited game does not count as played: it gives no colour and does not forbid a
+//!   rematch (C.04.3 A.6 / C1);
+//! * half-point byes, full-point byes, the PAB and forfeit wins count as downfloats
+//!   (a point scored without playing); zero-point byes are no float (C.04.3 A.4);
+//! * in the final round two players with the same absolute colour preference may meet
+//!   if either scores more than half the maximum (C.04.3 C3);
+//! * the effective pairing number (colour allocation parity, ties) skips players who are
+//!   absent and have never been paired (C.04.3 E.5).
 
+// The engine indexes parallel arrays (players, matcher vertices, weight rows).
+#![allow(clippy::needless_range_loop)]
+
+use std::collections::{HashMap, HashSet};
 use std::fmt;
 
 use thiserror::Error;
 
 pub use crate::trf::Colour;
 use crate::trf::{ResultCode, Trf};
+
+use matching::Matcher;
+use wide::Wide;
 
 /// What happened to a player in one completed round.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -121,23 +157,605 @@ pub enum PairingError {
     /// No pairing satisfies the absolute criteria (C1-C3).
     #[error("no pairing satisfies the absolute criteria for round {0}")]
     NoValidPairing(u32),
-    /// Not implemented yet.
-    #[error("the Dutch engine is not finished yet")]
-    Unfinished,
+    /// The tournament is too large for the engine's weight width.
+    #[error("the tournament is too large to pair ({0} bits of edge weight needed)")]
+    TooLarge(u32),
 }
 
+mod matching;
+mod wide;
+
 impl DutchInput {
-    /// Build the input from a TRF: completed rounds are the columns up to the last one in
-    /// which anybody has a game or a `U`; players with an entry in the next column are
-    /// absent for the round being paired.
+    /// Build the input from a TRF, the way bbpPairings reads it: the completed rounds are
+    /// the columns up to the last one in which anybody has a game or a `U`; a player with
+    /// an entry in the next column is absent from the round being paired; blank columns
+    /// before that are rounds the player was not paired (zero points).
+    ///
+    /// Without `152`/`XXC` the initial colour is inferred from the first round in which
+    /// colours were given (the top player present then had the initial colour).
     ///
     /// # Errors
-    /// [`PairingError`] when the file is inconsistent or lacks the round count.
+    /// [`PairingError`] when the file lacks the round count, names an unknown opponent,
+    /// has two players disagree about a game, or a player's points do not add up.
     pub fn from_trf(trf: &Trf) -> Result<Self, PairingError> {
         let total_rounds = trf.total_rounds.ok_or(PairingError::MissingTotalRounds)?;
-        let _ = (total_rounds, ResultCode::Win);
-        Err(PairingError::Unfinished)
+        let bad = |m: String| PairingError::InvalidInput(m);
+        // K: the last column with a game, a forfeit or a PAB; also at least (last column
+        // with any entry) - 1 (an entry in column K+1 is an absence for round K+1).
+        let mut completed = 0u32;
+        for p in &trf.players {
+            let len = p.rounds.len() as u32;
+            completed = completed.max(len.saturating_sub(1));
+            for (i, e) in p.rounds.iter().enumerate() {
+                if let Some(e) = e
+                    && (e.opponent.is_some()
+                        || matches!(e.result, ResultCode::PairingBye | ResultCode::ForfeitWin))
+                {
+                    completed = completed.max(i as u32 + 1);
+                }
+            }
+        }
+        let numbers: HashSet<u32> = trf.players.iter().map(|p| p.number).collect();
+        let mut players = Vec::with_capacity(trf.players.len());
+        for p in &trf.players {
+            let mut history = Vec::with_capacity(completed as usize);
+            for r in 0..completed as usize {
+                let rec = match p.rounds.get(r).copied().flatten() {
+                    None => RoundRecord::ZeroBye,
+                    Some(e) => record_from_entry(p.number, r as u32 + 1, e, &numbers)?,
+                };
+                history.push(rec);
+            }
+            let absent = p.rounds.len() > completed as usize;
+            let sum: u32 = history.iter().map(RoundRecord::half_points).sum();
+            if sum * 5 != p.points_tenths {
+                return Err(bad(format!(
+                    "player {}: the points column says {}.{} but the results add up to {}",
+                    p.number,
+                    p.points_tenths / 10,
+                    p.points_tenths % 10,
+                    f64::from(sum) / 2.0
+                )));
+            }
+            players.push(DutchPlayer {
+                number: p.number,
+                history,
+                absent,
+            });
+        }
+        let mut input = DutchInput {
+            players,
+            total_rounds,
+            initial_colour: Colour::White,
+        };
+        input.validate()?;
+        input.initial_colour = match trf.initial_colour {
+            Some(c) => c,
+            None => infer_initial_colour(trf).unwrap_or(Colour::White),
+        };
+        Ok(input)
     }
+
+    /// Check that the histories agree with each other.
+    fn validate(&self) -> Result<(), PairingError> {
+        let bad = |m: String| PairingError::InvalidInput(m);
+        let k = self.players.first().map_or(0, |p| p.history.len());
+        let mut by_number: HashMap<u32, &DutchPlayer> = HashMap::new();
+        for p in &self.players {
+            if p.number == 0 {
+                return Err(bad("pairing number 0".into()));
+            }
+            if by_number.insert(p.number, p).is_some() {
+                return Err(bad(format!("pairing number {} appears twice", p.number)));
+            }
+            if p.history.len() != k {
+                return Err(bad(format!(
+                    "player {} has {} rounds of history, player {} has {k}",
+                    p.number,
+                    p.history.len(),
+                    self.players[0].number
+                )));
+            }
+        }
+        for p in &self.players {
+            for (r, rec) in p.history.iter().enumerate() {
+                if let RoundRecord::Played {
+                    opponent,
+                    colour,
+                    half_points,
+                } = *rec
+                {
+                    let ok = by_number.get(&opponent).is_some_and(|o| {
+                        matches!(o.history[r], RoundRecord::Played { opponent: back, colour: c2, half_points: h2 }
+                            if back == p.number && c2 != colour && h2 + half_points == 2)
+                    });
+                    if !ok || half_points > 2 {
+                        return Err(bad(format!(
+                            "round {}: the game of player {} against {opponent} contradicts the opponent's entry",
+                            r + 1,
+                            p.number
+                        )));
+                    }
+                }
+                if let RoundRecord::Forfeit { opponent, .. } = *rec
+                    && (!by_number.contains_key(&opponent) || opponent == p.number)
+                {
+                    return Err(bad(format!(
+                        "round {}: player {} forfeited against unknown player {opponent}",
+                        r + 1,
+                        p.number
+                    )));
+                }
+            }
+        }
+        Ok(())
+    }
+}
+
+fn record_from_entry(
+    number: u32,
+    round: u32,
+    e: crate::trf::RoundEntry,
+    numbers: &HashSet<u32>,
+) -> Result<RoundRecord, PairingError> {
+    let bad = |m: String| PairingError::InvalidInput(m);
+    Ok(match (e.opponent, e.result) {
+        (Some(o), r) => {
+            if !numbers.contains(&o) || o == number {
+                return Err(bad(format!(
+                    "player {number}, round {round}: opponent {o} is not a player of this file"
+                )));
+            }
+            match r {
+                ResultCode::ForfeitWin => RoundRecord::Forfeit {
+                    opponent: o,
+                    won: true,
+                },
+                ResultCode::ForfeitLoss => RoundRecord::Forfeit {
+                    opponent: o,
+                    won: false,
+                },
+                r if r.is_played_game() => RoundRecord::Played {
+                    opponent: o,
+                    colour: e.colour.ok_or_else(|| {
+                        bad(format!(
+                            "player {number}, round {round}: a played game needs a colour"
+                        ))
+                    })?,
+                    half_points: r.half_points(),
+                },
+                r => {
+                    return Err(bad(format!(
+                        "player {number}, round {round}: result {} cannot have an opponent",
+                        r.to_char()
+                    )));
+                }
+            }
+        }
+        (None, ResultCode::PairingBye | ResultCode::ForfeitWin) => RoundRecord::PairingBye,
+        (None, ResultCode::FullBye) => RoundRecord::FullBye,
+        (None, ResultCode::HalfBye) => RoundRecord::HalfBye,
+        (None, ResultCode::ZeroBye | ResultCode::ForfeitLoss) => RoundRecord::ZeroBye,
+        (None, r) => {
+            return Err(bad(format!(
+                "player {number}, round {round}: result {} needs an opponent",
+                r.to_char()
+            )));
+        }
+    })
+}
+
+/// bbpPairings' inference of the initial colour (TRF-2026 tag 152: by default the colour
+/// of the highest-ranked player paired in the first round): in the first round in which
+/// anybody has a colour, take the first player (by pairing number) among those paired by
+/// then who has a colour; their colour is the initial colour if they are first, second,
+/// ... with an even 0-based index among the paired players, else the opposite.
+fn infer_initial_colour(trf: &Trf) -> Option<Colour> {
+    let first = trf
+        .players
+        .iter()
+        .flat_map(|p| {
+            p.rounds
+                .iter()
+                .enumerate()
+                .filter(|(_, e)| e.is_some_and(|e| e.colour.is_some()))
+                .map(|(i, _)| i)
+        })
+        .min()?;
+    let mut sorted: Vec<_> = trf.players.iter().collect();
+    sorted.sort_by_key(|p| p.number);
+    // Effective pairing numbers counted among the players paired by then.
+    let mut index = 0u32;
+    for p in sorted {
+        let participated = p.rounds.iter().take(first + 1).any(|e| {
+            e.is_some_and(|e| {
+                e.opponent.is_some()
+                    || matches!(e.result, ResultCode::PairingBye | ResultCode::ForfeitWin)
+            })
+        });
+        if participated {
+            let colour = p
+                .rounds
+                .get(first)
+                .copied()
+                .flatten()
+                .and_then(|e| e.colour);
+            if let Some(c) = colour {
+                return Some(if index & 1 == 1 { c.opposite() } else { c });
+            }
+            index += 1;
+        }
+    }
+    None
+}
+
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+enum Float {
+    Down,
+    Up,
+    None,
+}
+
+/// What the engine needs to know about one player to be paired.
+#[derive(Debug, Clone)]
+struct Entrant {
+    number: u32,
+    /// Effective pairing number, 0-based.
+    rank: u32,
+    /// Score in half points.
+    score: u32,
+    pref: Option<Colour>,
+    imbalance: u32,
+    repeated: Option<Colour>,
+    strong: bool,
+    eligible_bye: bool,
+    played_games: u32,
+    float1: Float,
+    float2: Float,
+    /// Opponents of games actually played.
+    met: HashSet<u32>,
+    /// Colours of played games, oldest first.
+    colours: Vec<Colour>,
+}
+
+impl Entrant {
+    fn absolute_imbalance(&self) -> bool {
+        self.imbalance > 1
+    }
+
+    fn absolute(&self) -> bool {
+        self.absolute_imbalance() || self.repeated.is_some()
+    }
+}
+
+struct Context {
+    /// Players to pair, by score (descending) then effective pairing number.
+    players: Vec<Entrant>,
+    played_rounds: u32,
+    total_rounds: u32,
+    initial_colour: Colour,
+    score_shift: HashMap<u32, u32>,
+    groups_shift: u32,
+    group_size_bits: u32,
+}
+
+fn bits_to_represent(x: u64) -> u32 {
+    64 - x.leading_zeros()
+}
+
+fn prepare(input: &DutchInput) -> Result<Context, PairingError> {
+    input.validate()?;
+    let k = input.players.first().map_or(0, |p| p.history.len()) as u32;
+    if input.total_rounds == 0 || k >= input.total_rounds {
+        return Err(PairingError::TournamentOver {
+            round: k + 1,
+            total: input.total_rounds,
+        });
+    }
+    let mut by_number: Vec<&DutchPlayer> = input.players.iter().collect();
+    by_number.sort_by_key(|p| p.number);
+    let index_of: HashMap<u32, usize> = by_number
+        .iter()
+        .enumerate()
+        .map(|(i, p)| (p.number, i))
+        .collect();
+    // Score before round r (0-based) = prefix[r].
+    let prefix: Vec<Vec<u32>> = by_number
+        .iter()
+        .map(|p| {
+            let mut acc = 0;
+            let mut v = vec![0];
+            for r in &p.history {
+                acc += r.half_points();
+                v.push(acc);
+            }
+            v
+        })
+        .collect();
+    let mut players = Vec::new();
+    let mut rank = 0u32;
+    for (i, p) in by_number.iter().enumerate() {
+        let participated = p.history.iter().any(|r| {
+            matches!(
+                r,
+                RoundRecord::Played { .. } | RoundRecord::Forfeit { .. } | RoundRecord::PairingBye
+            )
+        });
+        if p.absent && !participated {
+            continue; // not valid: no effective pairing number
+        }
+        let my_rank = rank;
+        rank += 1;
+        if p.absent {
+            continue;
+        }
+        let mut colours = Vec::new();
+        let mut met = HashSet::new();
+        for r in &p.history {
+            if let RoundRecord::Played {
+                opponent, colour, ..
+            } = *r
+            {
+                colours.push(colour);
+                met.insert(opponent);
+            }
+        }
+        let whites = colours.iter().filter(|&&c| c == Colour::White).count() as u32;
+        let blacks = colours.len() as u32 - whites;
+        let mut consecutive = 0;
+        let mut last: Option<Colour> = None;
+        for &c in &colours {
+            if last == Some(c) {
+                consecutive += 1;
+            } else {
+                consecutive = 1;
+            }
+            last = Some(c);
+        }
+        let lower = if whites > blacks {
+            Colour::Black
+        } else {
+            Colour::White
+        };
+        let imbalance = whites.abs_diff(blacks);
+        // C.04.3 A.6: absolute (imbalance > 1 or the same colour twice in a row), strong
+        // (imbalance 1), mild (alternate from the last game).
+        let pref = if imbalance > 1 {
+            Some(lower)
+        } else if consecutive > 1 {
+            last.map(Colour::opposite)
+        } else if imbalance > 0 {
+            Some(lower)
+        } else {
+            last.map(Colour::opposite)
+        };
+        let repeated = if consecutive > 1 { last } else { None };
+        let strong = !(imbalance > 1 || repeated.is_some()) && imbalance > 0;
+        let eligible_bye = !p.history.iter().any(|r| {
+            matches!(
+                r,
+                RoundRecord::PairingBye
+                    | RoundRecord::FullBye
+                    | RoundRecord::Forfeit { won: true, .. }
+            )
+        });
+        let float = |back: u32| -> Float {
+            if back > k {
+                return Float::None;
+            }
+            let r = (k - back) as usize;
+            match p.history[r] {
+                RoundRecord::Played { opponent, .. } => {
+                    let mine = prefix[i][r];
+                    let theirs = prefix[index_of[&opponent]][r];
+                    match mine.cmp(&theirs) {
+                        std::cmp::Ordering::Greater => Float::Down,
+                        std::cmp::Ordering::Less => Float::Up,
+                        std::cmp::Ordering::Equal => Float::None,
+                    }
+                }
+                other => {
+                    if other.half_points() > 0 {
+                        Float::Down
+                    } else {
+                        Float::None
+                    }
+                }
+            }
+        };
+        players.push(Entrant {
+            number: p.number,
+            rank: my_rank,
+            score: prefix[i][k as usize],
+            pref,
+            imbalance,
+            repeated,
+            strong,
+            eligible_bye,
+            played_games: colours.len() as u32,
+            float1: float(1),
+            float2: float(2),
+            met,
+            colours,
+        });
+    }
+    players.sort_by(|a, b| b.score.cmp(&a.score).then(a.rank.cmp(&b.rank)));
+    // Bits for each score group, the lowest group in the lowest bits.
+    let mut score_shift = HashMap::new();
+    let mut groups_shift = 0u32;
+    let mut max_group = 0u64;
+    let mut i = players.len();
+    while i > 0 {
+        let score = players[i - 1].score;
+        let mut j = i;
+        while j > 0 && players[j - 1].score == score {
+            j -= 1;
+        }
+        let count = (i - j) as u64;
+        score_shift.insert(score, groups_shift);
+        groups_shift += bits_to_represent(count);
+        max_group = max_group.max(count);
+        i = j;
+    }
+    Ok(Context {
+        players,
+        played_rounds: k,
+        total_rounds: input.total_rounds,
+        initial_colour: input.initial_colour,
+        score_shift,
+        groups_shift,
+        group_size_bits: bits_to_represent(max_group),
+    })
+}
+
+impl Context {
+    /// C1 and C3: may these two meet at all?
+    fn compatible(&self, a: &Entrant, b: &Entrant) -> bool {
+        if a.met.contains(&b.number) {
+            return false;
+        }
+        let threshold = self.played_rounds; // half of the maximum, in half points
+        !a.absolute()
+            || !b.absolute()
+            || a.pref != b.pref
+            || (self.played_rounds + 1 >= self.total_rounds
+                && (a.score > threshold || b.score > threshold))
+    }
+
+    /// Width of the edge weights, in bits (bbpPairings' maximum edge weight).
+    fn weight_bits(&self) -> u32 {
+        let (sb, gs) = (self.group_size_bits, self.groups_shift);
+        let mut s = sb + gs + sb + gs + 2 * sb + 4 * sb + 3 * sb + 1;
+        if self.played_rounds >= 1 {
+            s += 2 * sb + 2 * gs;
+        }
+        if self.played_rounds > 1 {
+            s += 2 * sb + 2 * gs;
+        }
+        s + 2
+    }
+}
+
+/// Parameters of the weight computation that change as the brackets are paired.
+struct WeightParams<'a> {
+    bye_score: u32,
+    single_downfloater_is_bye: bool,
+    unplayed_ranks: &'a HashMap<u32, u64>,
+}
+
+fn edge_weight<const N: usize>(
+    ctx: &Context,
+    hi: &Entrant,
+    lo: &Entrant,
+    lower_in_current: bool,
+    lower_in_next: bool,
+    wp: &WeightParams<'_>,
+) -> Wide<N> {
+    if !ctx.compatible(hi, lo) {
+        return Wide::ZERO;
+    }
+    let sb = ctx.group_size_bits;
+    let gs = ctx.groups_shift;
+    let shift = |s: u32| ctx.score_shift[&s];
+    let candidate = |p: &Entrant| p.eligible_bye && p.score <= wp.bye_score;
+    // C4 completion and C2 PAB eligibility.
+    let mut r = Wide::<N>::from_u64(1 + u64::from(!candidate(hi)) + u64::from(!candidate(lo)));
+    // C6: maximise the pairs in the current bracket, then (C7) the scores paired.
+    r.shl_assign(sb);
+    if lower_in_current {
+        r.add_small(1);
+    }
+    r.shl_assign(gs);
+    if lower_in_current {
+        r.add_bit(shift(hi.score));
+    }
+    // The same for the next bracket (C.04.3 C8: look ahead).
+    r.shl_assign(sb);
+    if lower_in_next {
+        r.add_small(1);
+    }
+    r.shl_assign(gs);
+    if lower_in_next {
+        r.add_bit(shift(hi.score));
+    }
+    // C9: the PAB assignee should have played as many games as possible.
+    r.shl_assign(sb);
+    r.shl_assign(sb);
+    if wp.single_downfloater_is_bye {
+        if hi.score == wp.bye_score {
+            r.add_small(wp.unplayed_ranks[&hi.played_games]);
+        }
+        if lo.score == wp.bye_score {
+            r.add_small(wp.unplayed_ranks[&lo.played_games]);
+        }
+    }
+    // C10-C13: colour preferences (player = lower, opponent = higher).
+    let (p, o) = (lo, hi);
+    let mask = lower_in_current;
+    let c10 = !p.absolute_imbalance() || !o.absolute_imbalance() || p.pref != o.pref;
+    let c11 = !p.absolute()
+        || !o.absolute()
+        || p.pref != o.pref
+        || if p.imbalance == o.imbalance {
+            p.repeated.is_none() || p.repeated != o.repeated
+        } else {
+            let smaller = if p.imbalance > o.imbalance { o } else { p };
+            smaller.repeated != p.pref.map(Colour::opposite)
+        };
+    let c12 = p.pref.is_none() || o.pref.is_none() || p.pref != o.pref;
+    let c13 = (!p.strong && !p.absolute())
+        || (!o.strong && !o.absolute())
+        || (p.absolute() && o.absolute())
+        || p.pref != o.pref;
+    for c in [c10, c11, c12, c13] {
+        r.shl_assign(sb);
+        if mask && c {
+            r.add_small(1);
+        }
+    }
+    let floats = |back: u32, e: &Entrant| if back == 1 { e.float1 } else { e.float2 };
+    // C14-C17: repeated floats one and two rounds back.
+    for back in [1u32, 2] {
+        if (back == 1 && ctx.played_rounds >= 1) || (back == 2 && ctx.played_rounds > 1) {
+            r.shl_assign(sb);
+            if lower_in_current {
+                if floats(back, lo) == Float::Down {
+                    r.add_small(1);
+                }
+                if hi.score <= lo.score && floats(back, hi) == Float::Down {
+                    r.add_small(1);
+                }
+            }
+            r.shl_assign(sb);
+            if lower_in_current && !(hi.score > lo.score && floats(back, lo) == Float::Up) {
+                r.add_small(1);
+            }
+        }
+    }
+    // C18-C21: scores of repeated floaters.
+    for back in [1u32, 2] {
+        if (back == 1 && ctx.played_rounds >= 1) || (back == 2 && ctx.played_rounds > 1) {
+            r.shl_assign(gs);
+            if lower_in_current {
+                if floats(back, lo) == Float::Down {
+                    r.add_bit(shift(lo.score));
+                }
+                if floats(back, hi) == Float::Down {
+                    r.add_bit(shift(hi.score));
+                }
+            }
+            r.shl_assign(gs);
+            if lower_in_current && !(floats(back, lo) == Float::Up && hi.score > lo.score) {
+                r.add_bit(shift(hi.score));
+            }
+        }
+    }
+    // Room for the transposition and exchange order (B.3-B.5).
+    r.shl_assign(sb);
+    r.shl_assign(sb);
+    r.shl_assign(sb);
+    r.shl_assign(1);
+    r
 }
 
 /// Pair the next round by the Dutch system.
@@ -145,6 +763,557 @@ impl DutchInput {
 /// # Errors
 /// [`PairingError`] if the input is inconsistent or no legal pairing exists.
 pub fn pair(input: &DutchInput) -> Result<Pairing, PairingError> {
-    let _ = input;
-    Err(PairingError::Unfinished)
+    let ctx = prepare(input)?;
+    if ctx.players.is_empty() {
+        return Ok(Pairing::default());
+    }
+    let bits = ctx.weight_bits() + 8;
+    let words = bits.div_ceil(64);
+    let (pairs, bye) = match words {
+        0..=2 => run::<2>(&ctx)?,
+        3..=4 => run::<4>(&ctx)?,
+        5..=8 => run::<8>(&ctx)?,
+        9..=16 => run::<16>(&ctx)?,
+        17..=32 => run::<32>(&ctx)?,
+        _ => return Err(PairingError::TooLarge(bits)),
+    };
+    Ok(build_pairing(&ctx, &pairs, bye))
+}
+
+/// Vertex pairs (indices into `ctx.players`) and the bye.
+type RawPairing = (Vec<(usize, usize)>, Option<usize>);
+
+#[allow(clippy::too_many_lines)]
+fn run<const N: usize>(ctx: &Context) -> Result<RawPairing, PairingError> {
+    let pl = &ctx.players;
+    let n = pl.len();
+    let sb = ctx.group_size_bits;
+    let odd = n % 2 == 1;
+    let top_score = pl[0].score;
+    let no_ranks = HashMap::new();
+    let mut m = Matcher::<N>::new(n);
+    let round = ctx.played_rounds + 1;
+
+    // Completion weights for the whole field.
+    {
+        let wp = WeightParams {
+            bye_score: 0,
+            single_downfloater_is_bye: false,
+            unplayed_ranks: &no_ranks,
+        };
+        for i in 0..n {
+            for j in 0..i {
+                let w = if odd {
+                    let mut w = Wide::<N>::ZERO;
+                    if ctx.compatible(&pl[i], &pl[j]) {
+                        w = Wide::from_u64(
+                            1 + u64::from(!pl[i].eligible_bye) + u64::from(!pl[j].eligible_bye),
+                        );
+                        w.shl_assign(ctx.groups_shift);
+                        w.add_small(u64::from(
+                            ctx.score_shift[&pl[i].score] + ctx.score_shift[&pl[j].score],
+                        ));
+                        w.shl_assign(sb);
+                        if pl[i].score >= top_score {
+                            w.add_small(1);
+                        }
+                    }
+                    w
+                } else {
+                    edge_weight::<N>(ctx, &pl[j], &pl[i], false, false, &wp)
+                };
+                m.set_weight(i, j, w);
+            }
+        }
+    }
+    m.solve();
+    let mut stable = m.matching();
+    // C1-C4: everybody but at most one PAB-eligible player must be paired.
+    {
+        let mut unmatched = 0;
+        for (v, &u) in stable.iter().enumerate() {
+            if u == v {
+                unmatched += 1;
+                if unmatched > 1 || !pl[v].eligible_bye {
+                    return Err(PairingError::NoValidPairing(round));
+                }
+            }
+        }
+    }
+    let mut bye_score = 0u32;
+    let mut single = false;
+    let mut unplayed_ranks: HashMap<u32, u64> = HashMap::new();
+    if odd {
+        if let Some(v) = (0..n).find(|&v| stable[v] == v) {
+            bye_score = pl[v].score;
+        }
+        if bye_score >= top_score {
+            single = true;
+            for v in 0..n {
+                if pl[v].score < top_score {
+                    break;
+                }
+                if pl[stable[v]].score < top_score {
+                    single = false;
+                    break;
+                }
+            }
+        }
+        let mut counts: Vec<u32> = pl
+            .iter()
+            .filter(|p| p.score == bye_score)
+            .map(|p| p.played_games)
+            .collect();
+        counts.sort_unstable_by(|a, b| b.cmp(a));
+        for (r, c) in counts.into_iter().enumerate() {
+            unplayed_ranks.insert(c, r as u64);
+        }
+        let wp = WeightParams {
+            bye_score,
+            single_downfloater_is_bye: single,
+            unplayed_ranks: &unplayed_ranks,
+        };
+        for i in 0..n {
+            for j in 0..i {
+                m.set_weight(
+                    i,
+                    j,
+                    edge_weight::<N>(ctx, &pl[j], &pl[i], false, false, &wp),
+                );
+            }
+        }
+    }
+
+    let mut partner: Vec<Option<usize>> = vec![None; n];
+    // Players of the current bracket followed by the next score group; `vi` maps them to
+    // matcher vertices (= indices into `pl`).
+    let mut in_bracket: Vec<usize> = Vec::new();
+    let mut next = 0usize;
+    while next < n && pl[next].score >= top_score {
+        in_bracket.push(next);
+        next += 1;
+    }
+    let mut matched = vec![false; n];
+    let mut moved_down = 0usize; // number of moved-down players at the front
+    let mut group_begin_vertex = 0usize;
+
+    while in_bracket.len() > 1 || next < n {
+        let next_begin = in_bracket.len();
+        let next_begin_vertex = group_begin_vertex + (next_begin - moved_down);
+        let group_start = next;
+        while next < n && pl[next].score >= pl[group_start].score {
+            in_bracket.push(next);
+            next += 1;
+        }
+        let len = in_bracket.len();
+        let wp = WeightParams {
+            bye_score,
+            single_downfloater_is_bye: single,
+            unplayed_ranks: &unplayed_ranks,
+        };
+        // base[larger][smaller]
+        let mut base: Vec<Vec<Wide<N>>> = vec![Vec::new(); len];
+        for larger in moved_down..len {
+            let row: Vec<Wide<N>> = (0..larger)
+                .map(|smaller| {
+                    edge_weight::<N>(
+                        ctx,
+                        &pl[in_bracket[smaller]],
+                        &pl[in_bracket[larger]],
+                        larger < next_begin,
+                        larger >= next_begin,
+                        &wp,
+                    )
+                })
+                .collect();
+            base[larger] = row;
+        }
+        for larger in 0..len {
+            for smaller in 0..base[larger].len() {
+                m.set_weight(
+                    in_bracket[larger],
+                    in_bracket[smaller],
+                    base[larger][smaller],
+                );
+            }
+        }
+        let in_current = |v: usize| v >= group_begin_vertex && v < next_begin_vertex;
+        let exchange_weight = |base: &Vec<Vec<Wide<N>>>,
+                               smaller: usize,
+                               larger: usize,
+                               smaller_rem: usize,
+                               rem_pairs: usize|
+         -> Wide<N> {
+            let mut r = base[larger][smaller];
+            if !r.is_zero() {
+                // Fewest exchanges, then the smallest difference of exchanged numbers.
+                let mut addend = Wide::<N>::from_u64(u64::from(smaller_rem < rem_pairs));
+                addend.shl_assign(sb);
+                addend.shl_assign(sb);
+                addend.sub_small(smaller_rem as u64);
+                addend.shl_assign(1);
+                r.add_assign(&addend);
+            }
+            r
+        };
+        m.solve();
+        stable = m.matching();
+
+        // Which moved-down players are paired in this bracket (C6, C7, B.5 order).
+        let mut md_score = 0u32;
+        let mut md_remaining = 0usize;
+        let mut md_remaining_matched = 0usize;
+        for pi in 0..moved_down {
+            let score = pl[in_bracket[pi]].score;
+            if pi == 0 || score < md_score {
+                md_score = score;
+                md_remaining = 0;
+                md_remaining_matched = 0;
+                let mut q = pi;
+                while q < len && pl[in_bracket[q]].score >= md_score {
+                    md_remaining += 1;
+                    if in_current(stable[in_bracket[q]]) {
+                        md_remaining_matched += 1;
+                    }
+                    q += 1;
+                }
+            }
+            if md_remaining_matched == 0 {
+                continue;
+            }
+            let pv = in_bracket[pi];
+            if md_remaining <= md_remaining_matched {
+                matched[pv] = true;
+                continue;
+            }
+            md_remaining -= 1;
+            if !in_current(stable[pv]) {
+                for oi in moved_down..next_begin {
+                    let mut w = base[oi][pi];
+                    if !w.is_zero() {
+                        w.0[0] |= 1;
+                        m.set_weight(pv, in_bracket[oi], w);
+                    }
+                }
+                m.solve();
+                stable = m.matching();
+            }
+            if in_current(stable[pv]) {
+                matched[pv] = true;
+                md_remaining_matched -= 1;
+                for oi in moved_down..next_begin {
+                    let mut w = base[oi][pi];
+                    if !w.is_zero() {
+                        w.0[0] |= (next_begin - moved_down) as u64;
+                        w.add_small(1);
+                        m.set_weight(pv, in_bracket[oi], w);
+                    }
+                }
+            }
+        }
+        // Their opponents: the highest possible resident first.
+        for pi in 0..moved_down {
+            let pv = in_bracket[pi];
+            if !matched[pv] {
+                continue;
+            }
+            let mut addend = len as u64;
+            for oi in (moved_down..next_begin).rev() {
+                let ov = in_bracket[oi];
+                if matched[ov] {
+                    continue;
+                }
+                let mut w = base[oi][pi];
+                if !w.is_zero() {
+                    w.add_small(addend);
+                    m.set_weight(pv, ov, w);
+                    addend += 1;
+                }
+            }
+            m.solve();
+            stable = m.matching();
+            let mv = stable[pv];
+            matched[mv] = true;
+            m.finalize_pair(pv, mv);
+        }
+
+        // The remainder: residents not paired with moved-down players.
+        let mut remainder: Vec<usize> = Vec::new();
+        let mut rem_pairs = 0usize;
+        for pi in moved_down..next_begin {
+            let pv = in_bracket[pi];
+            if stable[pv] < group_begin_vertex {
+                continue;
+            }
+            remainder.push(pi);
+            if stable[pv] < pv {
+                rem_pairs += 1;
+            }
+        }
+        for (oa, &oi) in remainder.iter().enumerate() {
+            let ov = in_bracket[oi];
+            for (pr, &pi) in remainder.iter().enumerate().take(oa) {
+                let _ = pr;
+                m.set_weight(
+                    in_bracket[pi],
+                    ov,
+                    exchange_weight(&base, pi, oi, pr, rem_pairs),
+                );
+            }
+        }
+        m.solve();
+        stable = m.matching();
+        let forward =
+            |stable: &Vec<usize>, v: usize| stable[v] > v && stable[v] < next_begin_vertex;
+        let mut exchange_count = 0usize;
+        for &pi in remainder.iter().take(rem_pairs) {
+            let pv = in_bracket[pi];
+            if !forward(&stable, pv) {
+                exchange_count += 1;
+            }
+        }
+        // Exchanges: the lowest S1 players leave S1 first ...
+        let mut remaining = exchange_count;
+        let mut pos = rem_pairs;
+        while pos > 0 && remaining > 0 {
+            pos -= 1;
+            let pi = remainder[pos];
+            let pv = in_bracket[pi];
+            if forward(&stable, pv) {
+                for &oi in &remainder[pos + 1..] {
+                    let mut w = exchange_weight(&base, pi, oi, pos, rem_pairs);
+                    if !w.is_zero() {
+                        w.sub_small(1);
+                        m.set_weight(pv, in_bracket[oi], w);
+                    }
+                }
+                m.solve();
+                stable = m.matching();
+            }
+            let exchange = !forward(&stable, pv);
+            if exchange {
+                remaining -= 1;
+            }
+            for &oi in &remainder[pos + 1..] {
+                if exchange {
+                    base[oi][pi] = Wide::ZERO;
+                }
+                m.set_weight(
+                    pv,
+                    in_bracket[oi],
+                    exchange_weight(&base, pi, oi, pos, rem_pairs),
+                );
+            }
+        }
+        // ... and the highest S2 players enter it.
+        let mut remaining = exchange_count;
+        let mut ri = rem_pairs;
+        let mut pos = rem_pairs;
+        while pos < remainder.len() && remaining > 1 {
+            let pi = remainder[pos];
+            let pv = in_bracket[pi];
+            let already = forward(&stable, pv);
+            if !already {
+                for &oi in &remainder[pos + 1..] {
+                    let mut w = exchange_weight(&base, pi, oi, ri, rem_pairs);
+                    if !w.is_zero() {
+                        w.add_small(1);
+                        m.set_weight(pv, in_bracket[oi], w);
+                    }
+                }
+                m.solve();
+                stable = m.matching();
+            }
+            if forward(&stable, pv) {
+                remaining -= 1;
+                for &oi in &remainder[..pos] {
+                    base[pi][oi] = Wide::ZERO;
+                    m.set_weight(pv, in_bracket[oi], Wide::ZERO);
+                }
+                for oi in next_begin..len {
+                    base[oi][pi] = Wide::ZERO;
+                    m.set_weight(pv, in_bracket[oi], Wide::ZERO);
+                }
+            }
+            if !already {
+                for &oi in &remainder[pos + 1..] {
+                    m.set_weight(
+                        pv,
+                        in_bracket[oi],
+                        exchange_weight(&base, pi, oi, ri, rem_pairs),
+                    );
+                }
+            }
+            ri += 1;
+            pos += 1;
+        }
+        // Fix S1 and S2: only S1 -> S2 edges remain.
+        for (a, &pi) in remainder.iter().enumerate() {
+            let pv = in_bracket[pi];
+            for &oi in &remainder[a + 1..] {
+                let ov = in_bracket[oi];
+                if !forward(&stable, pv) || forward(&stable, ov) {
+                    base[oi][pi] = Wide::ZERO;
+                }
+                m.set_weight(pv, ov, base[oi][pi]);
+            }
+        }
+        // S1 players in order take the highest S2 opponent that keeps the optimum.
+        for &pi in &remainder {
+            let pv = in_bracket[pi];
+            if forward(&stable, pv) {
+                let mut addend = 0u64;
+                for &oi in remainder.iter().rev() {
+                    let ov = in_bracket[oi];
+                    if oi <= pi || matched[ov] {
+                        continue;
+                    }
+                    let mut w = base[oi][pi];
+                    if !w.is_zero() {
+                        w.add_small(addend);
+                        m.set_weight(pv, ov, w);
+                    }
+                    addend += 1;
+                }
+                m.solve();
+                stable = m.matching();
+                let mv = stable[pv];
+                matched[pv] = true;
+                matched[mv] = true;
+                m.finalize_pair(pv, mv);
+            }
+        }
+        // Carry the unpaired players down to the next bracket.
+        let mut carried = Vec::new();
+        let mut new_moved_down = 0usize;
+        single = odd && group_start < n && bye_score >= pl[group_start].score;
+        for (pi, &pv) in in_bracket.iter().enumerate() {
+            if pi < next_begin && matched[pv] {
+                partner[pv] = Some(stable[pv]);
+                partner[stable[pv]] = Some(pv);
+            } else {
+                carried.push(pv);
+                if pi < next_begin {
+                    new_moved_down += 1;
+                }
+                if single && pl[stable[pv]].score < pl[group_start].score {
+                    single = false;
+                }
+            }
+        }
+        in_bracket = carried;
+        moved_down = new_moved_down;
+        group_begin_vertex = next_begin_vertex;
+    }
+    let mut pairs = Vec::new();
+    let mut bye = None;
+    for v in 0..n {
+        match partner[v] {
+            Some(u) if v < u => pairs.push((v, u)),
+            Some(_) => {}
+            None => {
+                if bye.is_some() {
+                    return Err(PairingError::NoValidPairing(round));
+                }
+                bye = Some(v);
+            }
+        }
+    }
+    Ok((pairs, bye))
+}
+
+/// C.04.3 E: colours. Returns the colour of `p` against `o`.
+fn choose_colour(ctx: &Context, p: &Entrant, o: &Entrant) -> Colour {
+    if let Some(c) = neutral_colour(p, o) {
+        return c;
+    }
+    // E.5: the higher-ranked player (score, then effective pairing number) decides.
+    let p_lower = (p.score, std::cmp::Reverse(p.rank)) < (o.score, std::cmp::Reverse(o.rank));
+    let init = ctx.initial_colour;
+    match p.pref {
+        None => {
+            if p_lower {
+                if o.rank & 1 == 1 {
+                    init
+                } else {
+                    init.opposite()
+                }
+            } else if p.rank & 1 == 1 {
+                init.opposite()
+            } else {
+                init
+            }
+        }
+        Some(pref) => {
+            if p_lower {
+                o.pref.map_or(pref, Colour::opposite)
+            } else {
+                pref
+            }
+        }
+    }
+}
+
+/// E.1-E.4: the colour of `p` that follows from the preferences and histories alone.
+fn neutral_colour(p: &Entrant, o: &Entrant) -> Option<Colour> {
+    let compatible = p.pref.is_none() || o.pref.is_none() || p.pref != o.pref;
+    if compatible {
+        return p.pref.or(o.pref.map(Colour::opposite));
+    }
+    if p.absolute() && (p.imbalance > o.imbalance || !o.absolute()) {
+        return p.pref;
+    }
+    if o.absolute() && (o.imbalance > p.imbalance || !p.absolute()) {
+        return o.pref.map(Colour::opposite);
+    }
+    if p.strong && !o.strong {
+        return p.pref;
+    }
+    if o.strong && !p.strong {
+        return o.pref.map(Colour::opposite);
+    }
+    // E.4: alternate from the latest round in which their colours differed.
+    let mut a = p.colours.iter().rev();
+    let mut b = o.colours.iter().rev();
+    loop {
+        match (a.next(), b.next()) {
+            (Some(x), Some(y)) if x == y => {}
+            (Some(_), Some(&y)) => return Some(y),
+            _ => return None,
+        }
+    }
+}
+
+/// Colours and board order as bbpPairings prints them.
+fn build_pairing(ctx: &Context, pairs: &[(usize, usize)], bye: Option<usize>) -> Pairing {
+    let pl = &ctx.players;
+    let mut boards: Vec<(u32, u32, (u32, u32, u32))> = pairs
+        .iter()
+        .map(|&(a, b)| {
+            // Colour is chosen for the player with the lower pairing number.
+            let (p, o) = if pl[a].number < pl[b].number {
+                (a, b)
+            } else {
+                (b, a)
+            };
+            let c = choose_colour(ctx, &pl[p], &pl[o]);
+            let (w, bl) = if c == Colour::White { (p, o) } else { (o, p) };
+            let higher_first = |x: usize, y: usize| {
+                (pl[x].score, std::cmp::Reverse(pl[x].rank))
+                    >= (pl[y].score, std::cmp::Reverse(pl[y].rank))
+            };
+            let (h, l) = if higher_first(w, bl) {
+                (w, bl)
+            } else {
+                (bl, w)
+            };
+            let key = (u32::MAX - pl[h].score, u32::MAX - pl[l].score, pl[h].rank);
+            (pl[w].number, pl[bl].number, key)
+        })
+        .collect();
+    boards.sort_by_key(|b| b.2);
+    Pairing {
+        boards: boards.into_iter().map(|(w, b, _)| (w, b)).collect(),
+        bye: bye.map(|v| pl[v].number),
+    }
 }

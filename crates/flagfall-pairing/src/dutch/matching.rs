@@ -1,0 +1,1029 @@
+//! Maximum-weight matching on a dense graph, by Edmonds' primal-dual blossom algorithm
+//! (the O(n³) formulation of Galil, "Efficient algorithms for finding maximum matching in
+//! graphs", 1986), extended so that edge weights can change between solves.
+//!
+//! The Dutch engine asks for a maximum-weight matching, changes the weights of the edges
+//! around a few vertices, and asks again, hundreds of times per round. Solving from
+//! scratch each time would cost O(n³) per call; instead the previous optimum is repaired:
+//!
+//! * every vertex touched by a change is made a trivial blossom (the blossoms around it are
+//!   dissolved, their duals pushed down onto their vertices) and unmatched, together with
+//!   any vertex whose matched edge stops being tight because of that;
+//! * all those exposed vertices get one common dual `U`, large enough for every edge around
+//!   them to be feasible (slack ≥ 0), so that the usual invariants hold again;
+//! * stages are run as usual, except that an exposed vertex whose dual has reached 0 is
+//!   simply left exposed (it is optimal for it to be), and when a non-root vertex's dual
+//!   reaches 0 first, the alternating path from its root to it is flipped (Galil's rule),
+//!   which leaves it exposed with dual 0.
+//!
+//! Optimality at the end: every edge has slack ≥ 0, matched edges and blossom edges have
+//! slack 0, blossoms with a positive dual are full, and exposed vertices have dual 0.
+//!
+//! Dual variables are stored doubled (`slack = u_i + u_j - 2 w_ij`), as in the classic
+//! implementation by J. van Rantwijk, so that all values stay integers.
+//! Edges of weight 0 are absent.
+
+// Index loops mirror the textbook algorithm over parallel arrays.
+#![allow(clippy::needless_range_loop)]
+
+use super::wide::Wide;
+
+const NONE: u32 = u32::MAX;
+
+/// A directed view of an edge: it leaves `from` and ends at `to`.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+struct Ep {
+    from: u32,
+    to: u32,
+}
+
+impl Ep {
+    const NONE: Ep = Ep {
+        from: NONE,
+        to: NONE,
+    };
+
+    fn flip(self) -> Ep {
+        Ep {
+            from: self.to,
+            to: self.from,
+        }
+    }
+
+    fn is_none(self) -> bool {
+        self.from == NONE
+    }
+}
+
+/// An incremental maximum-weight matcher on `n` vertices.
+pub struct Matcher<const N: usize> {
+    n: usize,
+    weights: Vec<Wide<N>>,
+    alive: Vec<bool>,
+    alive_list: Vec<u32>,
+    mate: Vec<u32>,
+    label: Vec<u8>,
+    labelend: Vec<Ep>,
+    inblossom: Vec<u32>,
+    parent: Vec<u32>,
+    childs: Vec<Vec<u32>>,
+    base: Vec<u32>,
+    endps: Vec<Vec<Ep>>,
+    bestedge: Vec<Ep>,
+    bestedges: Vec<Option<Vec<Ep>>>,
+    unused: Vec<u32>,
+    dual: Vec<Wide<N>>,
+    queue: Vec<u32>,
+    /// Vertices whose edges changed since the last solve.
+    touched: Vec<u32>,
+    is_touched: Vec<bool>,
+    /// Vertices to remove (finalised pairs) at the next solve.
+    killed: Vec<u32>,
+    /// Partners of removed vertices.
+    fixed: Vec<u32>,
+}
+
+fn tri(i: usize, j: usize) -> usize {
+    let (a, b) = if i > j { (i, j) } else { (j, i) };
+    a * (a - 1) / 2 + b
+}
+
+impl<const N: usize> Matcher<N> {
+    /// A graph of `n` vertices and no edges.
+    #[must_use]
+    pub fn new(n: usize) -> Self {
+        let two_n = 2 * n;
+        Matcher {
+            n,
+            weights: vec![Wide::ZERO; if n > 1 { n * (n - 1) / 2 } else { 0 }],
+            alive: vec![true; n],
+            alive_list: (0..n as u32).collect(),
+            mate: vec![NONE; n],
+            label: vec![0; two_n],
+            labelend: vec![Ep::NONE; two_n],
+            inblossom: (0..n as u32).collect(),
+            parent: vec![NONE; two_n],
+            childs: vec![Vec::new(); two_n],
+            base: (0..n as u32).chain(std::iter::repeat_n(NONE, n)).collect(),
+            endps: vec![Vec::new(); two_n],
+            bestedge: vec![Ep::NONE; two_n],
+            bestedges: vec![None; two_n],
+            unused: (n as u32..two_n as u32).rev().collect(),
+            dual: vec![Wide::ZERO; two_n],
+            queue: Vec::new(),
+            touched: Vec::new(),
+            is_touched: vec![false; n],
+            killed: Vec::new(),
+            fixed: vec![NONE; n],
+        }
+    }
+
+    /// Set the weight of edge `i`-`j`; takes effect at the next [`Matcher::solve`].
+    pub fn set_weight(&mut self, i: usize, j: usize, w: Wide<N>) {
+        if i == j || !self.alive[i] || !self.alive[j] {
+            return;
+        }
+        let k = tri(i, j);
+        if self.weights[k] == w {
+            return;
+        }
+        self.weights[k] = w;
+        if !self.is_touched[i] && !self.is_touched[j] {
+            self.is_touched[i] = true;
+            self.touched.push(i as u32);
+        }
+    }
+
+    /// Take the matched pair `a`-`b` out of the graph for good (it stays matched).
+    pub fn finalize_pair(&mut self, a: usize, b: usize) {
+        if a == b || !self.alive[a] || !self.alive[b] {
+            return;
+        }
+        self.killed.push(a as u32);
+        self.killed.push(b as u32);
+        self.fixed[a] = b as u32;
+        self.fixed[b] = a as u32;
+    }
+
+    /// The current matching: `m[v]` is `v`'s mate, or `v` itself when exposed.
+    #[must_use]
+    pub fn matching(&self) -> Vec<usize> {
+        (0..self.n)
+            .map(|v| {
+                if self.mate[v] == NONE {
+                    v
+                } else {
+                    self.mate[v] as usize
+                }
+            })
+            .collect()
+    }
+
+    fn w2(&self, i: u32, j: u32) -> Wide<N> {
+        self.weights[tri(i as usize, j as usize)].double()
+    }
+
+    fn slack(&self, e: Ep) -> Wide<N> {
+        let s = self.dual[e.from as usize].add(&self.dual[e.to as usize]);
+        let w2 = self.w2(e.from, e.to);
+        debug_assert!(s >= w2, "negative slack");
+        s.sub(&w2)
+    }
+
+    fn leaves(&self, b: u32, out: &mut Vec<u32>) {
+        let mut stack = vec![b];
+        while let Some(x) = stack.pop() {
+            if (x as usize) < self.n {
+                out.push(x);
+            } else {
+                stack.extend(self.childs[x as usize].iter().rev().copied());
+            }
+        }
+    }
+
+    fn leaves_of(&self, b: u32) -> Vec<u32> {
+        let mut v = Vec::new();
+        self.leaves(b, &mut v);
+        v
+    }
+
+    /// Dissolve blossom `b` and everything inside it, pushing each blossom's dual down
+    /// onto its vertices (which keeps every edge inside feasible).
+    fn dissolve(&mut self, b: u32, acc: Wide<N>) {
+        let bi = b as usize;
+        if bi < self.n {
+            self.dual[bi].add_assign(&acc);
+            self.inblossom[bi] = b;
+            self.parent[bi] = NONE;
+            return;
+        }
+        let z = acc.add(&self.dual[bi]);
+        let childs = std::mem::take(&mut self.childs[bi]);
+        for c in childs {
+            self.dissolve(c, z);
+        }
+        self.endps[bi].clear();
+        self.base[bi] = NONE;
+        self.parent[bi] = NONE;
+        self.bestedges[bi] = None;
+        self.bestedge[bi] = Ep::NONE;
+        self.label[bi] = 0;
+        self.labelend[bi] = Ep::NONE;
+        self.dual[bi] = Wide::ZERO;
+        self.unused.push(b);
+    }
+
+    fn is_tight(&self, i: u32, j: u32) -> bool {
+        let s = self.dual[i as usize].add(&self.dual[j as usize]);
+        s == self.w2(i, j)
+    }
+
+    /// Make `x` a trivial top-level blossom; matched pairs whose edge is no longer tight
+    /// are unmatched and queued in `work`.
+    fn flatten_top(&mut self, x: u32, work: &mut Vec<u32>) {
+        let b = self.inblossom[x as usize];
+        if (b as usize) < self.n {
+            return;
+        }
+        let leaves = self.leaves_of(b);
+        self.dissolve(b, Wide::ZERO);
+        for l in leaves {
+            let m = self.mate[l as usize];
+            if m == NONE {
+                // An exposed base that received blossom duals must join the roots.
+                if !self.dual[l as usize].is_zero() {
+                    work.push(l);
+                }
+            } else if !self.is_tight(l, m) {
+                self.mate[l as usize] = NONE;
+                self.mate[m as usize] = NONE;
+                work.push(l);
+                work.push(m);
+            }
+        }
+    }
+
+    /// Repair the optimum after weight changes and removals.
+    pub fn solve(&mut self) {
+        let mut work: Vec<u32> = Vec::new();
+        let killed = std::mem::take(&mut self.killed);
+        work.extend(killed.iter().copied());
+        let touched = std::mem::take(&mut self.touched);
+        for &v in &touched {
+            self.is_touched[v as usize] = false;
+        }
+        work.extend(touched.iter().copied());
+        let mut dead = vec![false; self.n];
+        for &k in &killed {
+            dead[k as usize] = true;
+        }
+        let mut in_e = vec![false; self.n];
+        let mut exposed: Vec<u32> = Vec::new();
+        while let Some(x) = work.pop() {
+            let xi = x as usize;
+            if in_e[xi] || !self.alive[xi] {
+                continue;
+            }
+            self.flatten_top(x, &mut work);
+            let m = self.mate[xi];
+            if m != NONE {
+                self.mate[xi] = NONE;
+                self.mate[m as usize] = NONE;
+                work.push(m);
+            }
+            if dead[xi] {
+                self.alive[xi] = false;
+            } else {
+                in_e[xi] = true;
+                exposed.push(x);
+            }
+        }
+        for &k in &killed {
+            self.mate[k as usize] = self.fixed[k as usize];
+        }
+        if !killed.is_empty() {
+            let alive = &self.alive;
+            self.alive_list.retain(|&v| alive[v as usize]);
+        }
+        if exposed.is_empty() {
+            return;
+        }
+        // A common dual for all newly exposed vertices, high enough for feasibility.
+        let mut u = Wide::<N>::ZERO;
+        for &x in &exposed {
+            for &y in &self.alive_list {
+                if y == x {
+                    continue;
+                }
+                let w = self.weights[tri(x as usize, y as usize)];
+                if w.is_zero() {
+                    continue;
+                }
+                if in_e[y as usize] {
+                    if w > u {
+                        u = w;
+                    }
+                } else {
+                    let w2 = w.double();
+                    let dy = self.dual[y as usize];
+                    if w2 > dy {
+                        let need = w2.sub(&dy);
+                        if need > u {
+                            u = need;
+                        }
+                    }
+                }
+            }
+        }
+        for &x in &exposed {
+            self.dual[x as usize] = u;
+        }
+
+        self.run_stages();
+    }
+
+    /// Verify the optimality conditions (tests only).
+    #[cfg(test)]
+    pub fn check(&self) -> Result<(), String> {
+        let n = self.n;
+        let mut chain: Vec<Vec<u32>> = vec![Vec::new(); n];
+        for v in 0..n {
+            let mut b = self.parent[v];
+            while b != NONE {
+                chain[v].push(b);
+                b = self.parent[b as usize];
+            }
+        }
+        for &i in &self.alive_list {
+            for &j in &self.alive_list {
+                if j <= i {
+                    continue;
+                }
+                let w = self.weights[tri(i as usize, j as usize)];
+                if w.is_zero() {
+                    if self.mate[i as usize] == j {
+                        return Err(format!("zero edge matched {i}-{j}"));
+                    }
+                    continue;
+                }
+                let mut s = self.dual[i as usize].add(&self.dual[j as usize]);
+                for b in &chain[i as usize] {
+                    if chain[j as usize].contains(b) {
+                        s = s.add(&self.dual[*b as usize].double());
+                    }
+                }
+                let w2 = w.double();
+                if s < w2 {
+                    return Err(format!("negative slack {i}-{j}"));
+                }
+                if self.mate[i as usize] == j && s != w2 {
+                    return Err(format!("matched edge {i}-{j} not tight"));
+                }
+            }
+            if self.mate[i as usize] == NONE && !self.dual[i as usize].is_zero() {
+                return Err(format!("exposed {i} with dual"));
+            }
+        }
+        Ok(())
+    }
+
+    fn assign_label(&mut self, w: u32, t: u8, p: Ep) {
+        let b = self.inblossom[w as usize];
+        let (wi, bi) = (w as usize, b as usize);
+        self.label[wi] = t;
+        self.label[bi] = t;
+        self.labelend[wi] = p;
+        self.labelend[bi] = p;
+        self.bestedge[wi] = Ep::NONE;
+        self.bestedge[bi] = Ep::NONE;
+        if t == 1 {
+            let mut leaves = Vec::new();
+            self.leaves(b, &mut leaves);
+            self.queue.extend(leaves);
+        } else {
+            let base = self.base[bi];
+            let m = self.mate[base as usize];
+            debug_assert!(m != NONE);
+            self.assign_label(m, 1, Ep { from: m, to: base });
+        }
+    }
+
+    fn scan_blossom(&mut self, v: u32, w: u32) -> u32 {
+        let mut path = Vec::new();
+        let mut base = NONE;
+        let (mut v, mut w) = (v, w);
+        while v != NONE || w != NONE {
+            let b = self.inblossom[v as usize] as usize;
+            if self.label[b] & 4 != 0 {
+                base = self.base[b];
+                break;
+            }
+            path.push(b);
+            self.label[b] = 5;
+            if self.labelend[b].is_none() {
+                v = NONE;
+            } else {
+                let t = self.labelend[b].to;
+                let bt = self.inblossom[t as usize] as usize;
+                v = self.labelend[bt].to;
+            }
+            if w != NONE {
+                std::mem::swap(&mut v, &mut w);
+            }
+        }
+        for b in path {
+            self.label[b] = 1;
+        }
+        base
+    }
+
+    fn add_blossom(&mut self, base: u32, v: u32, w: u32) {
+        let bb = self.inblossom[base as usize];
+        let mut bv = self.inblossom[v as usize];
+        let mut bw = self.inblossom[w as usize];
+        let b = self.unused.pop().expect("a free blossom slot");
+        let bi = b as usize;
+        self.base[bi] = base;
+        self.parent[bi] = NONE;
+        self.parent[bb as usize] = b;
+        let mut path = Vec::new();
+        let mut endps = Vec::new();
+        while bv != bb {
+            self.parent[bv as usize] = b;
+            path.push(bv);
+            let le = self.labelend[bv as usize];
+            endps.push(le);
+            bv = self.inblossom[le.to as usize];
+        }
+        path.push(bb);
+        path.reverse();
+        endps.reverse();
+        endps.push(Ep { from: w, to: v });
+        while bw != bb {
+            self.parent[bw as usize] = b;
+            path.push(bw);
+            let le = self.labelend[bw as usize];
+            endps.push(le.flip());
+            bw = self.inblossom[le.to as usize];
+        }
+        self.label[bi] = 1;
+        self.labelend[bi] = self.labelend[bb as usize];
+        self.dual[bi] = Wide::ZERO;
+        let leaves = self.leaves_of_path(&path);
+        for &l in &leaves {
+            if self.label[self.inblossom[l as usize] as usize] == 2 {
+                self.queue.push(l);
+            }
+            self.inblossom[l as usize] = b;
+        }
+        self.childs[bi] = path.clone();
+        self.endps[bi] = endps;
+        // Best edges from the new blossom to every other S-blossom.
+        let mut bestedgeto: Vec<Ep> = vec![Ep::NONE; 2 * self.n];
+        let mut touched_to: Vec<u32> = Vec::new();
+        for &c in &path {
+            let ci = c as usize;
+            let list: Vec<Ep> = match self.bestedges[ci].take() {
+                Some(l) => l,
+                None => {
+                    let mut l = Vec::new();
+                    for x in self.leaves_of(c) {
+                        for &y in &self.alive_list {
+                            if y != x && !self.weights[tri(x as usize, y as usize)].is_zero() {
+                                l.push(Ep { from: x, to: y });
+                            }
+                        }
+                    }
+                    l
+                }
+            };
+            for k in list {
+                let (mut i, mut j) = (k.from, k.to);
+                if self.inblossom[j as usize] == b {
+                    std::mem::swap(&mut i, &mut j);
+                }
+                let bj = self.inblossom[j as usize];
+                let bji = bj as usize;
+                if bj != b && self.label[bji] == 1 {
+                    let e = Ep { from: i, to: j };
+                    if bestedgeto[bji].is_none() {
+                        touched_to.push(bj);
+                        bestedgeto[bji] = e;
+                    } else if self.slack(e) < self.slack(bestedgeto[bji]) {
+                        bestedgeto[bji] = e;
+                    }
+                }
+            }
+            self.bestedges[ci] = None;
+            self.bestedge[ci] = Ep::NONE;
+        }
+        touched_to.sort_unstable();
+        let list: Vec<Ep> = touched_to.iter().map(|&t| bestedgeto[t as usize]).collect();
+        let mut best = Ep::NONE;
+        for &k in &list {
+            if best.is_none() || self.slack(k) < self.slack(best) {
+                best = k;
+            }
+        }
+        self.bestedges[bi] = Some(list);
+        self.bestedge[bi] = best;
+    }
+
+    fn leaves_of_path(&self, path: &[u32]) -> Vec<u32> {
+        let mut out = Vec::new();
+        for &c in path {
+            self.leaves(c, &mut out);
+        }
+        out
+    }
+
+    fn expand_blossom(&mut self, b: u32, endstage: bool) {
+        let bi = b as usize;
+        let childs = std::mem::take(&mut self.childs[bi]);
+        let endps = std::mem::take(&mut self.endps[bi]);
+        for &s in &childs {
+            let si = s as usize;
+            self.parent[si] = NONE;
+            if si < self.n {
+                self.inblossom[si] = s;
+            } else if endstage && self.dual[si].is_zero() {
+                self.expand_blossom(s, endstage);
+            } else {
+                for l in self.leaves_of(s) {
+                    self.inblossom[l as usize] = s;
+                }
+            }
+        }
+        if !endstage && self.label[bi] == 2 {
+            let len = childs.len() as isize;
+            let idx = |j: isize| -> usize {
+                if j < 0 {
+                    (j + len) as usize
+                } else {
+                    j as usize
+                }
+            };
+            let entrychild = self.inblossom[self.labelend[bi].from as usize];
+            let mut j = childs
+                .iter()
+                .position(|&c| c == entrychild)
+                .expect("entry child") as isize;
+            let (jstep, endptrick): (isize, isize) = if j & 1 != 0 {
+                j -= len;
+                (1, 0)
+            } else {
+                (-1, 1)
+            };
+            let trick = |e: Ep| if endptrick == 1 { e.flip() } else { e };
+            let mut p = self.labelend[bi];
+            while j != 0 {
+                self.label[p.from as usize] = 0;
+                let e = endps[idx(j - endptrick)];
+                // endpoint[e ^ endptrick ^ 1]
+                let e2 = if endptrick == 1 { e } else { e.flip() };
+                self.label[e2.to as usize] = 0;
+                self.assign_label(p.from, 2, p);
+                j += jstep;
+                p = trick(endps[idx(j - endptrick)]);
+                j += jstep;
+            }
+            let bv = childs[idx(j)];
+            self.label[p.from as usize] = 2;
+            self.label[bv as usize] = 2;
+            self.labelend[p.from as usize] = p;
+            self.labelend[bv as usize] = p;
+            self.bestedge[bv as usize] = Ep::NONE;
+            j += jstep;
+            while childs[idx(j)] != entrychild {
+                let bv = childs[idx(j)];
+                if self.label[bv as usize] == 1 {
+                    j += jstep;
+                    continue;
+                }
+                let found = self
+                    .leaves_of(bv)
+                    .into_iter()
+                    .find(|&v| self.label[v as usize] != 0);
+                if let Some(v) = found {
+                    self.label[v as usize] = 0;
+                    let m = self.mate[self.base[bv as usize] as usize];
+                    self.label[m as usize] = 0;
+                    let le = self.labelend[v as usize];
+                    self.assign_label(v, 2, le);
+                }
+                j += jstep;
+            }
+        }
+        self.label[bi] = 0;
+        self.labelend[bi] = Ep::NONE;
+        self.base[bi] = NONE;
+        self.bestedges[bi] = None;
+        self.bestedge[bi] = Ep::NONE;
+        self.dual[bi] = Wide::ZERO;
+        self.unused.push(b);
+    }
+
+    fn augment_blossom(&mut self, b: u32, v: u32) {
+        let bi = b as usize;
+        let mut t = v;
+        while self.parent[t as usize] != b {
+            t = self.parent[t as usize];
+        }
+        if t as usize >= self.n {
+            self.augment_blossom(t, v);
+        }
+        let len = self.childs[bi].len() as isize;
+        let idx = |j: isize| -> usize {
+            if j < 0 {
+                (j + len) as usize
+            } else {
+                j as usize
+            }
+        };
+        let i = self.childs[bi].iter().position(|&c| c == t).expect("child") as isize;
+        let mut j = i;
+        let (jstep, endptrick): (isize, isize) = if i & 1 != 0 {
+            j -= len;
+            (1, 0)
+        } else {
+            (-1, 1)
+        };
+        while j != 0 {
+            j += jstep;
+            let t1 = self.childs[bi][idx(j)];
+            let e = self.endps[bi][idx(j - endptrick)];
+            let p = if endptrick == 1 { e.flip() } else { e };
+            if t1 as usize >= self.n {
+                self.augment_blossom(t1, p.to);
+            }
+            j += jstep;
+            let t2 = self.childs[bi][idx(j)];
+            if t2 as usize >= self.n {
+                self.augment_blossom(t2, p.from);
+            }
+            self.mate[p.to as usize] = p.from;
+            self.mate[p.from as usize] = p.to;
+        }
+        let iu = i as usize;
+        self.childs[bi].rotate_left(iu);
+        self.endps[bi].rotate_left(iu);
+        self.base[bi] = self.base[self.childs[bi][0] as usize];
+        debug_assert_eq!(self.base[bi], v);
+    }
+
+    /// Walk from S-vertex `s` up to its root, flipping the alternating path; `s` gets
+    /// `m` as its mate (`NONE` to leave it exposed).
+    fn augment_side(&mut self, s: u32, m: u32) {
+        let (mut s, mut m) = (s, m);
+        loop {
+            let bs = self.inblossom[s as usize];
+            if bs as usize >= self.n {
+                self.augment_blossom(bs, s);
+            }
+            self.mate[s as usize] = m;
+            let le = self.labelend[bs as usize];
+            if le.is_none() {
+                break;
+            }
+            let t = le.to;
+            let bt = self.inblossom[t as usize];
+            let lt = self.labelend[bt as usize];
+            let next_s = lt.to;
+            let j = lt.from;
+            if bt as usize >= self.n {
+                self.augment_blossom(bt, j);
+            }
+            self.mate[j as usize] = lt.to;
+            s = next_s;
+            m = j;
+        }
+    }
+
+    fn run_stages(&mut self) {
+        let n = self.n;
+        loop {
+            for x in self.label.iter_mut() {
+                *x = 0;
+            }
+            for x in self.bestedge.iter_mut() {
+                *x = Ep::NONE;
+            }
+            for x in self.bestedges[n..].iter_mut() {
+                *x = None;
+            }
+            self.queue.clear();
+            let mut any_root = false;
+            for k in 0..self.alive_list.len() {
+                let v = self.alive_list[k];
+                let vi = v as usize;
+                if self.mate[vi] == NONE
+                    && self.label[self.inblossom[vi] as usize] == 0
+                    && !self.dual[vi].is_zero()
+                {
+                    self.assign_label(v, 1, Ep::NONE);
+                    any_root = true;
+                }
+            }
+            if !any_root {
+                break;
+            }
+            loop {
+                if self.scan_queue() {
+                    break;
+                }
+                if self.dual_step() {
+                    break;
+                }
+            }
+            for b in n..2 * n {
+                if self.parent[b] == NONE
+                    && self.base[b] != NONE
+                    && self.label[b] == 1
+                    && self.dual[b].is_zero()
+                {
+                    self.expand_blossom(b as u32, true);
+                }
+            }
+        }
+    }
+
+    /// Grow the forest from the queued S-vertices; true if the matching changed.
+    fn scan_queue(&mut self) -> bool {
+        while let Some(v) = self.queue.pop() {
+            for k in 0..self.alive_list.len() {
+                let w = self.alive_list[k];
+                if w == v {
+                    continue;
+                }
+                let wt = self.weights[tri(v as usize, w as usize)];
+                if wt.is_zero() {
+                    continue;
+                }
+                let bv = self.inblossom[v as usize];
+                let bw = self.inblossom[w as usize];
+                if bv == bw {
+                    continue;
+                }
+                let e = Ep { from: v, to: w };
+                let kslack = self.slack(e);
+                let (bvi, bwi, wi) = (bv as usize, bw as usize, w as usize);
+                if kslack.is_zero() {
+                    if self.label[bwi] == 0 {
+                        if self.mate[self.base[bwi] as usize] == NONE {
+                            // An exposed vertex with dual 0: augment into it.
+                            self.augment_side(v, w);
+                            if bwi >= self.n {
+                                self.augment_blossom(bw, w);
+                            }
+                            self.mate[wi] = v;
+                            return true;
+                        }
+                        self.assign_label(w, 2, e.flip());
+                    } else if self.label[bwi] == 1 {
+                        let base = self.scan_blossom(v, w);
+                        if base != NONE {
+                            self.add_blossom(base, v, w);
+                        } else {
+                            self.augment_side(v, w);
+                            self.augment_side(w, v);
+                            return true;
+                        }
+                    } else if self.label[wi] == 0 {
+                        self.label[wi] = 2;
+                        self.labelend[wi] = e.flip();
+                    }
+                } else if self.label[bwi] == 1 {
+                    if self.bestedge[bvi].is_none() || kslack < self.slack(self.bestedge[bvi]) {
+                        self.bestedge[bvi] = e;
+                    }
+                } else if self.label[wi] == 0
+                    && (self.bestedge[wi].is_none() || kslack < self.slack(self.bestedge[wi]))
+                {
+                    self.bestedge[wi] = e;
+                }
+            }
+        }
+        false
+    }
+
+    /// Change the duals by the largest safe amount; true if the stage is over.
+    fn dual_step(&mut self) -> bool {
+        let n = self.n;
+        let mut delta_type = 0u8;
+        let mut delta = Wide::<N>::ZERO;
+        let mut delta_vertex = NONE;
+        let mut delta_edge = Ep::NONE;
+        let mut delta_blossom = NONE;
+        for &v in &self.alive_list {
+            let vi = v as usize;
+            if self.label[self.inblossom[vi] as usize] == 1
+                && (delta_type == 0 || self.dual[vi] < delta)
+            {
+                delta = self.dual[vi];
+                delta_type = 1;
+                delta_vertex = v;
+            }
+        }
+        for &v in &self.alive_list {
+            let vi = v as usize;
+            if self.label[self.inblossom[vi] as usize] == 0 && !self.bestedge[vi].is_none() {
+                let d = self.slack(self.bestedge[vi]);
+                if delta_type == 0 || d < delta {
+                    delta = d;
+                    delta_type = 2;
+                    delta_edge = self.bestedge[vi];
+                }
+            }
+        }
+        for b in 0..2 * n {
+            let top = if b < n {
+                self.alive[b] && self.parent[b] == NONE
+            } else {
+                self.base[b] != NONE && self.parent[b] == NONE
+            };
+            if top && self.label[b] == 1 && !self.bestedge[b].is_none() {
+                let s = self.slack(self.bestedge[b]);
+                // Both ends are labelled, so their duals have equal parity.
+                debug_assert!(s.0[0] & 1 == 0, "odd slack between S-blossoms");
+                let d = s.half();
+                if delta_type == 0 || d < delta {
+                    delta = d;
+                    delta_type = 3;
+                    delta_edge = self.bestedge[b];
+                }
+            }
+        }
+        for b in n..2 * n {
+            if self.base[b] != NONE
+                && self.parent[b] == NONE
+                && self.label[b] == 2
+                && (delta_type == 0 || self.dual[b] < delta)
+            {
+                delta = self.dual[b];
+                delta_type = 4;
+                delta_blossom = b as u32;
+            }
+        }
+        for &v in &self.alive_list {
+            let vi = v as usize;
+            match self.label[self.inblossom[vi] as usize] {
+                1 => self.dual[vi].sub_assign(&delta),
+                2 => self.dual[vi].add_assign(&delta),
+                _ => {}
+            }
+        }
+        for b in n..2 * n {
+            if self.base[b] != NONE && self.parent[b] == NONE {
+                match self.label[b] {
+                    1 => self.dual[b].add_assign(&delta),
+                    2 => self.dual[b].sub_assign(&delta),
+                    _ => {}
+                }
+            }
+        }
+        match delta_type {
+            1 => {
+                // An S-vertex's dual reached 0: leave it exposed.
+                self.augment_side(delta_vertex, NONE);
+                true
+            }
+            2 => {
+                let (mut i, j) = (delta_edge.from, delta_edge.to);
+                if self.label[self.inblossom[i as usize] as usize] == 0 {
+                    i = j;
+                }
+                self.queue.push(i);
+                false
+            }
+            3 => {
+                self.queue.push(delta_edge.from);
+                false
+            }
+            4 => {
+                self.expand_blossom(delta_blossom, false);
+                false
+            }
+            _ => true,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{Matcher, Wide};
+
+    /// Exhaustive maximum matching weight on a small graph.
+    fn brute(n: usize, w: &[Vec<u64>]) -> u64 {
+        fn go(v: usize, used: &mut Vec<bool>, n: usize, w: &[Vec<u64>]) -> u64 {
+            if v == n {
+                return 0;
+            }
+            if used[v] {
+                return go(v + 1, used, n, w);
+            }
+            used[v] = true;
+            let mut best = go(v + 1, used, n, w);
+            for u in v + 1..n {
+                if !used[u] && w[v][u] > 0 {
+                    used[u] = true;
+                    best = best.max(w[v][u] + go(v + 1, used, n, w));
+                    used[u] = false;
+                }
+            }
+            used[v] = false;
+            best
+        }
+        go(0, &mut vec![false; n], n, w)
+    }
+
+    fn weight_of(m: &Matcher<1>, w: &[Vec<u64>]) -> u64 {
+        let mate = m.matching();
+        let mut total = 0;
+        for (v, &u) in mate.iter().enumerate() {
+            if u > v {
+                assert_eq!(mate[u], v, "matching is symmetric");
+                assert!(w[v][u] > 0, "only real edges are matched");
+                total += w[v][u];
+            }
+        }
+        total
+    }
+
+    struct Lcg(u64);
+    impl Lcg {
+        fn next(&mut self) -> u64 {
+            self.0 = self
+                .0
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            self.0 >> 33
+        }
+    }
+
+    #[test]
+    fn incremental_solves_match_brute_force() {
+        let mut rng = Lcg(7);
+        for round in 0..300 {
+            let n = 2 + (rng.next() % 9) as usize;
+            let mut w = vec![vec![0u64; n]; n];
+            let mut m = Matcher::<1>::new(n);
+            for i in 0..n {
+                for j in 0..i {
+                    let x = if rng.next().is_multiple_of(4) {
+                        0
+                    } else {
+                        rng.next() % 20
+                    };
+                    w[i][j] = x;
+                    w[j][i] = x;
+                    m.set_weight(i, j, Wide::from_u64(x));
+                }
+            }
+            m.solve();
+            m.check().unwrap_or_else(|e| panic!("initial {round}: {e}"));
+            assert_eq!(
+                weight_of(&m, &w),
+                brute(n, &w),
+                "initial solve, case {round}"
+            );
+            for step in 0..6 {
+                let v = (rng.next() as usize) % n;
+                for u in 0..n {
+                    if u != v && rng.next().is_multiple_of(2) {
+                        let x = if rng.next().is_multiple_of(3) {
+                            0
+                        } else {
+                            rng.next() % 40
+                        };
+                        w[v][u] = x;
+                        w[u][v] = x;
+                        m.set_weight(v, u, Wide::from_u64(x));
+                    }
+                }
+                m.solve();
+                m.check()
+                    .unwrap_or_else(|e| panic!("case {round} step {step}: {e}"));
+                assert_eq!(weight_of(&m, &w), brute(n, &w), "case {round} step {step}");
+            }
+        }
+    }
+
+    #[test]
+    fn finalised_pairs_leave_the_graph() {
+        let mut rng = Lcg(11);
+        for round in 0..200 {
+            let n = 4 + (rng.next() % 7) as usize;
+            let mut w = vec![vec![0u64; n]; n];
+            let mut m = Matcher::<1>::new(n);
+            for i in 0..n {
+                for j in 0..i {
+                    let x = rng.next() % 30;
+                    w[i][j] = x;
+                    w[j][i] = x;
+                    m.set_weight(i, j, Wide::from_u64(x));
+                }
+            }
+            m.solve();
+            let mate = m.matching();
+            if let Some(v) = (0..n).find(|&v| mate[v] != v) {
+                let u = mate[v];
+                m.finalize_pair(v, u);
+                for x in 0..n {
+                    w[v][x] = 0;
+                    w[x][v] = 0;
+                    w[u][x] = 0;
+                    w[x][u] = 0;
+                }
+                m.solve();
+                m.check().unwrap_or_else(|e| panic!("case {round}: {e}"));
+                let mate2 = m.matching();
+                assert_eq!(mate2[v], u);
+                let rest: u64 = (0..n)
+                    .filter(|&a| a != v && a != u && mate2[a] > a && mate2[a] != v && mate2[a] != u)
+                    .map(|a| w[a][mate2[a]])
+                    .sum();
+                assert_eq!(rest, brute(n, &w), "case {round}");
+            }
+        }
+    }
+}

@@ -1,0 +1,184 @@
+//! Fixed-width unsigned integers of `64 * N` bits for edge weights and dual variables.
+//!
+//! The Dutch edge weights pack every pairing criterion into one integer, highest priority
+//! in the highest bits, so they need hundreds of bits for large tournaments. Arithmetic
+//! wraps modulo `2^(64 N)`; the engine chooses `N` so that real values never wrap.
+
+use std::cmp::Ordering;
+
+/// An unsigned integer of `64 * N` bits, little-endian words.
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
+pub struct Wide<const N: usize>(pub [u64; N]);
+
+impl<const N: usize> Default for Wide<N> {
+    fn default() -> Self {
+        Wide([0; N])
+    }
+}
+
+impl<const N: usize> PartialOrd for Wide<N> {
+    fn partial_cmp(&self, other: &Self) -> Option<Ordering> {
+        Some(self.cmp(other))
+    }
+}
+
+impl<const N: usize> Ord for Wide<N> {
+    fn cmp(&self, other: &Self) -> Ordering {
+        for i in (0..N).rev() {
+            match self.0[i].cmp(&other.0[i]) {
+                Ordering::Equal => {}
+                o => return o,
+            }
+        }
+        Ordering::Equal
+    }
+}
+
+impl<const N: usize> Wide<N> {
+    /// Zero.
+    pub const ZERO: Self = Wide([0; N]);
+
+    /// A small value.
+    #[must_use]
+    pub fn from_u64(v: u64) -> Self {
+        let mut w = [0; N];
+        w[0] = v;
+        Wide(w)
+    }
+
+    /// True if zero.
+    #[must_use]
+    pub fn is_zero(&self) -> bool {
+        self.0.iter().all(|&w| w == 0)
+    }
+
+    /// `self += other` (wrapping).
+    pub fn add_assign(&mut self, other: &Self) {
+        let mut carry = false;
+        for i in 0..N {
+            let (s1, c1) = self.0[i].overflowing_add(other.0[i]);
+            let (s2, c2) = s1.overflowing_add(u64::from(carry));
+            self.0[i] = s2;
+            carry = c1 || c2;
+        }
+    }
+
+    /// `self -= other` (wrapping).
+    pub fn sub_assign(&mut self, other: &Self) {
+        let mut borrow = false;
+        for i in 0..N {
+            let (d1, b1) = self.0[i].overflowing_sub(other.0[i]);
+            let (d2, b2) = d1.overflowing_sub(u64::from(borrow));
+            self.0[i] = d2;
+            borrow = b1 || b2;
+        }
+    }
+
+    /// `self + other`.
+    #[must_use]
+    pub fn add(mut self, other: &Self) -> Self {
+        self.add_assign(other);
+        self
+    }
+
+    /// `self - other`.
+    #[must_use]
+    pub fn sub(mut self, other: &Self) -> Self {
+        self.sub_assign(other);
+        self
+    }
+
+    /// `self += v` for a small `v` (wrapping).
+    pub fn add_small(&mut self, v: u64) {
+        self.add_assign(&Self::from_u64(v));
+    }
+
+    /// `self -= v` for a small `v` (wrapping).
+    pub fn sub_small(&mut self, v: u64) {
+        self.sub_assign(&Self::from_u64(v));
+    }
+
+    /// `self += 1 << bit`.
+    pub fn add_bit(&mut self, bit: u32) {
+        let mut b = Self::ZERO;
+        b.set_bit(bit);
+        self.add_assign(&b);
+    }
+
+    /// `self |= 1 << bit`.
+    pub fn set_bit(&mut self, bit: u32) {
+        let word = (bit / 64) as usize;
+        if word < N {
+            self.0[word] |= 1u64 << (bit % 64);
+        }
+    }
+
+    /// `self <<= bits` (bits shifted out are lost).
+    pub fn shl_assign(&mut self, bits: u32) {
+        if bits == 0 {
+            return;
+        }
+        let words = (bits / 64) as usize;
+        let rest = bits % 64;
+        if words >= N {
+            *self = Self::ZERO;
+            return;
+        }
+        for i in (0..N).rev() {
+            let src = i as isize - words as isize;
+            let mut v = 0u64;
+            if src >= 0 {
+                let s = src as usize;
+                v = self.0[s] << rest;
+                if rest > 0 && s > 0 {
+                    v |= self.0[s - 1] >> (64 - rest);
+                }
+            }
+            self.0[i] = v;
+        }
+    }
+
+    /// `self >> 1`.
+    #[must_use]
+    pub fn half(mut self) -> Self {
+        for i in 0..N {
+            let hi = if i + 1 < N { self.0[i + 1] << 63 } else { 0 };
+            self.0[i] = (self.0[i] >> 1) | hi;
+        }
+        self
+    }
+
+    /// Twice the value.
+    #[must_use]
+    pub fn double(self) -> Self {
+        self.add(&self)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Wide;
+
+    #[test]
+    fn shifts_carry_across_words() {
+        let mut a = Wide::<3>::from_u64(0b1011);
+        a.shl_assign(62);
+        assert_eq!(a.0, [0b11 << 62, 0b10, 0]);
+        a.shl_assign(64);
+        assert_eq!(a.0, [0, 0b11 << 62, 0b10]);
+        assert_eq!(a.half().0, [0, 0b11 << 61, 0b1]);
+    }
+
+    #[test]
+    fn add_and_sub_borrow_across_words() {
+        let mut a = Wide::<2>([u64::MAX, 0]);
+        a.add_small(1);
+        assert_eq!(a.0, [0, 1]);
+        a.sub_small(2);
+        assert_eq!(a.0, [u64::MAX - 1, 0]);
+        let mut b = Wide::<2>::ZERO;
+        b.add_bit(64);
+        assert!(b > a);
+        assert_eq!(b.sub(&Wide::from_u64(1)), Wide([u64::MAX, 0]));
+    }
+}
