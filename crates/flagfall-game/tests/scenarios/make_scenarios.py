@@ -1048,3 +1048,137 @@ E(I, "bad-time-control-notation", [{"rules": "club-ilc", "time_control": "G/five
 E(F, "unknown-offence-kind", [{"rules": "fide-b3", "time_control": "G/5"}, M1,
                               {"at": 2000, "by": "director", "offence": {"player": "white", "kind": "rudeness"}}], 3, "offence.kind",
   ["game-script.md: offence kinds are two_hands, displaced_pieces, knocked_clock, touch_move, other"])
+
+# ============================================================ edge cases (second batch)
+
+# Repetition and en passant: a right counts only when the capture is possible.
+S(U, "threefold-en-passant-right-differs", {},
+  seq("e2e4 g8f6 e4e5 d7d5 g1f3 b8c6 f3g1 c6b8 g1f3 b8c6 f3g1 c6b8") +
+  [claim(13000, "white", "threefold", _id="c", _adj={"black": MIN}), mv(14000, "white", "g1f3")],
+  "*", None, None, rulings=[("c", "claim_rejected", cite(U, "draws.wrong_claim_rule"))],
+  clock=(292000, 354000), fen="auto",
+  covers=["RULES §4: repetition compares en passant rights: after 2...d5 exd6 e.p. was possible, so that position differs from the two later ones with the same placement",
+          "two occurrences only: wrong claim, one minute to Black (uscf-2020 17)"])
+S(B, "threefold-nominal-en-passant-ignored", {},
+  seq("e2e4 g8f6 g1f3 f6g8 f3g1 g8f6 g1f3 f6g8 f3g1") + [claim(10000, "black", "threefold", _id="c")],
+  "1/2-1/2", "repetition", cite(B, "draws.threefold_rule"),
+  rulings=[("c", "result", cite(B, "draws.threefold_rule"))], clock=(295000, 295000),
+  covers=["docs/arbiter.md: en passant compared only when a capture is possible: after 1.e4 no black pawn can take e.p.",
+          "the position after 1.e4 (Black to move) occurs after 1.e4, 3.Ng1 and 5.Ng1: a correct claim (blitz-2006 8d)"])
+S(C, "fifty-wrong-claim-capture-resets", {"fen": "8/8/4k3/8/8/3K4/8/R6n w - - 99 80"},
+  [claim(1000, "white", "fifty", move="a1h1", _id="c", _adj={"black": MIN}, _apply=True), press(2000, "white")],
+  "*", None, None, rulings=[("c", "claim_rejected", cite(C, "draws.wrong_claim_rule"))],
+  clock=(298000, 360000), fen="8/8/4k3/8/8/3K4/8/7R b",
+  covers=["RULES §4 fifty moves: the intended Rxh1 is a capture, so the count restarts: wrong claim, one minute to Black (uscf-classic 5)",
+          "the intended move is then made on the board and pressed"])
+
+# fide-b3: each player's illegal moves are counted separately; only caught ones count
+# (docs/arbiter.md: "the second illegal move the same player completes and is caught for").
+evs = seq("e2e4 e7e5") + [
+    mv(3000, "white", "f1e3", _illegal=True),
+    claim(4000, "black", "illegal", _id="c1", _adj={"black": MIN}, _turn="white", _reinstate=True),
+    mv(5000, "white", "f1c4"), mv(6000, "black", "f8e6", _illegal=True),
+    claim(7000, "white", "illegal", _id="c2", _adj={"white": MIN}, _turn="black", _reinstate=True),
+    mv(8000, "black", "f8c5")]
+S(F, "illegal-first-each-player", {}, evs, "*", None, None,
+  rulings=[("c1", "claim_upheld", cite(F, "illegal.rule")), ("c2", "claim_upheld", cite(F, "illegal.rule"))],
+  fen="auto",
+  covers=["fide-b3 A.3: 'second illegal move by the same player': White's and Black's first illegal moves each cost one minute"])
+evs = seq("e2e4 e7e5") + [
+    mv(3000, "white", "f1e3", _illegal=True), mv(4000, "black", "g8f6"),
+    mv(5000, "white", "d1d3", _illegal=True),
+    claim(6000, "black", "illegal", _id="c", _adj={"black": MIN}, _turn="white", _reinstate=True),
+    mv(7000, "white", "d1e2")]
+S(F, "illegal-unclaimed-does-not-count", {}, evs, "*", None, None,
+  rulings=[("c", "claim_upheld", cite(F, "illegal.rule"))], fen="auto",
+  covers=["docs/arbiter.md interpretation: only illegal moves caught (claimed or called) count towards A.3's second",
+          "Bf1-e3 stood unclaimed (A.5.2); the caught Qd1-d3 is the first: one minute and reinstatement, not a loss"])
+evs = seq("e2e4 e7e5") + [
+    mv(3000, "white", "f1e3", _illegal=True, _id="i1", _adj={"black": MIN}, _turn="white", _reinstate=True),
+    mv(4000, "white", "f1c4"), mv(5000, "black", "g8f6"),
+    mv(6000, "white", "d1d3", _illegal=True, _id="i2")]
+S(F, "arbiter-calls-second-illegal-loss", {"arbiter_calls_illegal": True}, evs, "0-1", "illegal_move",
+  cite(F, "illegal.rule"),
+  rulings=[("i1", "claim_upheld", cite(F, "illegal.rule")), ("i2", "result", cite(F, "illegal.rule"))],
+  clock=(296000, 358000),
+  covers=["fide-b3 A.5.2 + A.3: the arbiter intervenes at both presses; the second illegal move loses"])
+
+# Flag-claim edges.
+S(U, "flag-claim-at-exactly-zero", {}, [mv(1000, "white", "e2e4"), claim(301000, "white", "flag")],
+  "1-0", "time_forfeit", cite(U, "flags.flag_rule"), rulings=[(2, "result", cite(U, "flags.flag_rule"))],
+  clock=(299000, 0), covers=["docs/arbiter.md: a flag is down when the remaining time is <= 0 (exactly 0 here)"])
+S(C, "flag-claim-one-ms-early", {},
+  [mv(1000, "white", "e2e4"), claim(300999, "white", "flag", _id="c"), mv(301500, "black", "e7e5")],
+  "*", None, None, rulings=[("c", "claim_rejected", cite(C, "flags.flag_rule"))], clock=(299000, -500),
+  covers=["docs/arbiter.md: 1 ms left is a flag up: rejected; Black then presses with -500 and nobody claims"])
+S(F, "flag-auto-us-delay-not-yet", {"time_control": "G/5;d3"}, [mv(1000, "white", "e2e4"), end(303999)],
+  "*", None, None, rulings=[], clock=(300000, 1),
+  covers=["RULES §1 US delay: Black's clock waits 3 s before counting, so the flag falls at 1000+3000+300000 = 304000",
+          "at 303999 Black has 1 ms: the game goes on (fide-b3 auto flag)"])
+S(F, "flag-auto-us-delay-fallen", {"time_control": "G/5;d3"}, [mv(1000, "white", "e2e4"), end(304500)],
+  "1-0", "time_forfeit", cite(F, "flags.auto_flag_rule"), rulings=[(2, "result", cite(F, "flags.auto_flag_rule"))],
+  clock=(300000, 0, "nocheck"),
+  covers=["RULES §1 US delay + fide-b3 A.5.5: the flag fell at 304000, the game ends then (Black shows 0)"])
+S(U, "flag-auto-opponent-no-material", {"fen": "8/8/8/4k3/8/8/3q4/7K b - - 0 1", "auto_flag": True}, [end(301000)],
+  "1/2-1/2", "insufficient_material", cite(U, "flags.no_material_rule"),
+  rulings=[(1, "result", cite(U, "flags.no_material_rule"))], clock=(300000, 0, "nocheck"),
+  covers=["automatic flagging in a US ruleset: the opponent of the fallen flag has a lone king: draw (uscf-2020 8d)"])
+S(U, "mate-with-own-flag-down", {},
+  seq("e2e4 e7e5 d1h5 b8c6 f1c4 g8f6") + [mv(310000, "white", "h5f7")],
+  "1-0", "checkmate", cite(U, "results.checkmate_rule"), rulings=[(7, "result", cite(U, "results.checkmate_rule"))],
+  clock=(-7000, 297000), fen="auto",
+  covers=["uscf-2020 7c: a flag claim wins only 'before the game is otherwise ended': White mates with his flag down and nobody claimed",
+          "W's clock ran 6000-310000 with 297000: -7000"])
+# Mating material, more cases.
+S(B, "flag-knn-v-kp-win", {"fen": "8/8/8/4k3/8/1p6/8/1N1NK3 b - - 0 1"}, [claim(301000, "white", "flag")],
+  "1-0", "time_forfeit", cite(B, "flags.flag_rule"), rulings=[(1, "result", cite(B, "flags.flag_rule"))],
+  clock=(300000, -1000),
+  covers=["blitz-2006 7b: two minor pieces are mating material except K+N+N v a lone king; here the defender has a pawn"])
+S(U, "flag-kp-v-kq-win", {"fen": "8/8/8/4k3/8/8/3q3P/7K b - - 0 1"}, [claim(301000, "white", "flag")],
+  "1-0", "time_forfeit", cite(U, "flags.flag_rule"), rulings=[(1, "result", cite(U, "flags.flag_rule"))],
+  clock=(300000, -1000), covers=["uscf-2020 7c: a pawn is mating material, whatever the opponent has"])
+S(U, "illegal-claimant-knn-draw", {"fen": "8/8/8/4k3/8/8/8/1n1n3K w - - 0 1"},
+  [mv(1000, "white", "h1h3", _illegal=True), claim(2000, "black", "illegal", _id="c")],
+  "1/2-1/2", "insufficient_material", cite(U, "illegal.no_material_rule"),
+  rulings=[("c", "result", cite(U, "illegal.no_material_rule"))], fen="auto",
+  covers=["uscf-2020 7d/8d: the illegal-move claimant has K+N+N against a lone king: not mating material (interpretation RULES §3): draw"])
+S(U, "illegal-stalemate-is-not-stalemate", {"fen": STALE},
+  [mv(1000, "white", "b5c7", _illegal=True), claim(2000, "black", "illegal", _id="c")],
+  "1/2-1/2", "insufficient_material", cite(U, "illegal.no_material_rule"),
+  rulings=[("c", "result", cite(U, "illegal.no_material_rule"))], fen="auto",
+  covers=["docs/arbiter.md: a position reached by an illegal move is never stalemate (Qb5-c7 jumps like a knight)",
+          "Black's claim is correct but Black has a bare king: drawn for insufficient material (uscf-2020 8d), not stalemate"])
+NOAUTO_F = {"auto_flag": False}
+for name, fen, res, why in [
+    ("flag-kn-v-kn-win", "8/8/8/4k3/8/8/3n4/1N2K3 b - - 0 1", "1-0",
+     "K+N v K+N: a helpmate exists (Black Ka8 with his knight on b8, White Kb6 and Nc7)"),
+    ("flag-kb-v-kb-opposite-win", "8/5b2/8/4k3/8/8/8/2B1K3 b - - 0 1", "1-0",
+     "K+B v K+B on opposite colours (c1 dark, f7 light): a helpmate exists (Black Ka1 with his light bishop on b1, White Kb3 and the dark bishop giving check from e5)"),
+    ("flag-kb-v-kb-same-colour-draw", "5b2/8/8/4k3/8/8/8/2B1K3 b - - 0 1", "1/2-1/2",
+     "K+B v K+B on the same colour (c1 and f8 dark): no checkmate is possible for either side"),
+]:
+    S(F, name, dict(NOAUTO_F, fen=fen), [claim(301000, "white", "flag")], res,
+      "time_forfeit" if res == "1-0" else "insufficient_material",
+      cite(F, "flags.flag_rule") if res == "1-0" else cite(F, "flags.no_material_rule"),
+      rulings=[(1, "result", cite(F, "flags.flag_rule") if res == "1-0" else cite(F, "flags.no_material_rule"))],
+      clock=(300000, -1000), covers=["fide-b3 A.5.3: any possible series of legal moves: " + why])
+
+# Offers, retract, ladders per player and kind.
+S(U, "draw-offer-before-own-move-stands", {},
+  [offer(500, "white"), mv(1000, "white", "e2e4"), accept(2000, "black", _id="a")],
+  "1/2-1/2", "agreement", cite(U, "draws.agreement_rule"), rulings=[("a", "result", cite(U, "draws.agreement_rule"))],
+  clock=(299000, 299000),
+  covers=["docs/arbiter.md: an offer stands until the opponent accepts, declines or makes a move; the offerer's own move does not end it"])
+S(U, "retract-after-press-refused", {},
+  [mv(1000, "white", "e2e4"), retract(1500, "white", _refused=True, _id="r"), mv(2000, "black", "e7e5")],
+  "*", None, None, rulings=[("r", "refused")], clock=(299000, 299000), fen="auto",
+  covers=["uscf-2020 14/15: a pressed move is completed; nothing is on the board to retract"])
+S(B, "ladders-count-per-player-and-kind", {},
+  [mv(1000, "white", "e2e4"), offence(1500, "white", "two_hands", _id="o1"), mv(2000, "black", "e7e5"),
+   offence(2500, "black", "two_hands", _id="o2"), mv(3000, "white", "g1f3"),
+   offence(3500, "white", "displaced_pieces", _id="o3")],
+  "*", None, None,
+  rulings=[("o1", "penalty", cite(B, "penalties.two_hands")), ("o2", "penalty", cite(B, "penalties.two_hands")),
+           ("o3", "penalty", cite(B, "penalties.displaced_pieces"))],
+  clock=(298000, 298500),
+  covers=["docs/arbiter.md: ladders are counted per player and kind: each of these is a first offence (a warning)"])
