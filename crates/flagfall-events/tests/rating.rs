@@ -2,8 +2,8 @@
 
 use flagfall_events::rating::{
     Glicko2Game, Glicko2Rating, RatingError, UsFormula, UsGame, UsPrior, UsRatingOptions,
-    fide_average_rating, fide_dp, fide_pd, fide_ptp, fide_tpr, glicko2_update,
-    us_effective_games, us_event_rating, us_performance,
+    fide_average_rating, fide_dp, fide_pd, fide_ptp, fide_tpr, glicko2_update, us_effective_games,
+    us_event_rating, us_performance,
 };
 
 fn close(a: f64, b: f64, tol: f64) -> bool {
@@ -40,7 +40,11 @@ fn glicko2_paper_example() {
     let out = glicko2_update(player, &games, 0.5).expect("valid input");
     assert!(close(out.rating, 1464.06, 0.01), "rating {}", out.rating);
     assert!(close(out.deviation, 151.52, 0.01), "rd {}", out.deviation);
-    assert!(close(out.volatility, 0.05999, 0.000_01), "vol {}", out.volatility);
+    assert!(
+        close(out.volatility, 0.05999, 0.000_01),
+        "vol {}",
+        out.volatility
+    );
 }
 
 /// No games in a period: rating and volatility stay, the deviation grows to
