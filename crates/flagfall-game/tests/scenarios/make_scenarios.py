@@ -1182,3 +1182,76 @@ S(B, "ladders-count-per-player-and-kind", {},
            ("o3", "penalty", cite(B, "penalties.displaced_pieces"))],
   clock=(298000, 298500),
   covers=["docs/arbiter.md: ladders are counted per player and kind: each of these is a first offence (a warning)"])
+
+# ============================================================ edge cases (third batch)
+
+S(U, "claim-restart-keeps-us-delay", {"time_control": "G/5;d3"},
+  [mv(1000, "white", "e2e4"), claim(2000, "white", "flag", _id="c", _stop=True, _resume=True),
+   mv(6000, "black", "e7e5")],
+  "*", None, None, rulings=[("c", "claim_rejected", cite(U, "flags.flag_rule"))], clock=(300000, 298000),
+  covers=["docs/arbiter.md: a claim stops the clock and restarts it at the same at; the turn goes on with the delay left",
+          "B's turn from 1000: 1000 of its 3000 delay gone at the claim; (6000-1000)-3000 = 2000 counted: 298000"])
+S(B, "both-flags-rejected-then-flag-claim", {},
+  [mv(1000, "white", "e2e4"), claim(302000, "white", "both_flags", _id="b"), claim(303000, "white", "flag", _id="f")],
+  "1-0", "time_forfeit", cite(B, "flags.flag_rule"),
+  rulings=[("b", "claim_rejected", cite(B, "flags.both_flags_rule")), ("f", "result", cite(B, "flags.flag_rule"))],
+  clock=(299000, -2000),
+  covers=["docs/arbiter.md: both_flags with only Black's flag down is rejected (no penalty); the flag claim then wins (blitz-2006 7a3)"])
+S(I, "ilc-exactly-one-minute-refused", {"fen": KRKR},
+  [mv(240000, "white", "e1f1"), mv(242000, "black", "e8f8"), claim(242000, "white", "ilc", _refused=True, _id="c")],
+  "*", None, None, rulings=[("c", "refused", cite(I, "draws.ilc_rule"))], clock=(60000, 298000),
+  covers=["club-ilc 4.3: 'less than one minute': with exactly 60000 left the claim is refused"])
+S(B, "draw-position-granted-outside-patterns", {"fen": "4k3/8/8/8/8/8/r2P4/4K2R b - - 0 1"},
+  [claim(1000, "black", "draw_position", _stop=True), ruling(5000, True)],
+  "1/2-1/2", "draw_position", cite(B, "draws.draw_positions_rule"),
+  rulings=[(1, "claim_pending", cite(B, "draws.draw_positions_rule")), (1, "recommendation"),
+           (2, "result", cite(B, "draws.draw_positions_rule"))],
+  clock=(300000, 299000),
+  covers=["blitz-2006 13a: the director rules a clearly drawn position that matches none of 8e/8g/8h/8i (K+R+P v K+R, centre pawn)",
+          "docs/arbiter.md: the rule is then draws.draw_positions_rule"])
+S(U, "ruling-without-pending-claim-refused", {},
+  [mv(1000, "white", "e2e4"), ruling(2000, True, _refused=True, _id="r"), mv(3000, "black", "e7e5")],
+  "*", None, None, rulings=[("r", "refused")], clock=(299000, 298000),
+  covers=["docs/arbiter.md: a director ruling decides the pending claim; with none pending it is refused"])
+S(U, "en-passant-capture-physical", {}, seq("e2e4 g8f6 e4e5 d7d5 e5d6"), "*", None, None, rulings=[],
+  fen="auto", clock=(297000, 298000),
+  covers=["RULES §2 physical board: an en passant capture removes the pawn that passed (1.e4 Nf6 2.e5 d5 3.exd6)"])
+S(F, "not-dead-kb-v-kp", {"fen": "7k/7p/8/3n4/2B5/8/8/6K1 w - - 0 1"},
+  [mv(1000, "white", "c4d5"), mv(2000, "black", "h7h6")], "*", None, None, rulings=[], clock=(299000, 299000),
+  fen="auto",
+  covers=["fide-b3 / laws 5.2.2: K+B v K+P is not a dead position (a mate exists with Black's help): play goes on"])
+S(F, "mate-after-own-flag-fell-auto", {},
+  seq("e2e4 e7e5 d1h5 b8c6 f1c4 g8f6") + [mv(310000, "white", "h5f7", _refused=True)],
+  "0-1", "time_forfeit", cite(F, "flags.auto_flag_rule"),
+  rulings=[(7, "result", cite(F, "flags.auto_flag_rule")), (7, "refused")], clock=(0, 297000, "nocheck"),
+  fen="auto",
+  covers=["fide-b3 A.5.5 with automatic flagging: White's flag fell at 6000+297000 = 303000, before the 'mating' press at 310000",
+          "the game ended at the fall (Black has mating material); the later move is refused"])
+S(F, "illegal-position-resolved-by-next-move", {"fen": "4r3/8/8/7k/8/8/4N3/4K3 w - - 0 1"},
+  [mv(1000, "white", "e2g3", _illegal=True), mv(2000, "black", "h5h6")],
+  "*", None, None, rulings=[], clock=(299000, 299000), fen="auto",
+  covers=["fide-b3 A.5.4: both kings in check after Ng3; Black's Kh6 leaves only White's king in check with White to move: no illegal position, play goes on"])
+S(C, "player-names-in-setup", {"white": "Ann", "black": "Bob"}, seq("e2e4 e7e5"), "*", None, None, rulings=[],
+  clock=(299000, 299000), fen="auto", covers=["game-script.md: optional white/black names are accepted"])
+E(U, "two-actions-in-one-event", [G, {"at": 1000, "by": "white", "resign": True, "offer": "draw"}], 2, None,
+  ["docs/arbiter.md: exactly one action per event (besides move+press and a claim's intended move)"])
+evs = seq("e2e4 e7e5") + [
+    mv(3000, "white", "f1e3", _illegal=True),
+    claim(4000, "black", "illegal", _id="c1", _adj={"black": MIN}, _turn="white", _reinstate=True),
+    mv(5000, "white", "d2d4", _refused=True, _id="other"), mv(6000, "white", "f1d3")]
+S(C, "variation-touch-move-after-reinstatement", {"variation": "illegal_move_one_minute"}, evs, "*", None, None,
+  rulings=[("c1", "claim_upheld", cite(C, "illegal.rule", "illegal_move_one_minute")),
+           ("other", "refused", cite(C, "moves.touch_move_rule"))], fen="auto",
+  covers=["docs/arbiter.md minute_and_reinstate: the offender must then move the same piece if it has a legal move",
+          "uscf-classic intro: touch move applies; the pawn move is refused, the bishop moves"])
+S(U, "add-time-raises-fallen-flag", {},
+  [mv(301000, "white", "e2e4"), add_time(302000, "white", MIN, _id="t"), claim(303000, "black", "flag", _id="c")],
+  "*", None, None,
+  rulings=[("t", "time_change", cite(U, "time.setup_rule")), ("c", "claim_rejected", cite(U, "flags.flag_rule"))],
+  clock=(59000, 298000),
+  covers=["RULES §1: within the set-up window (Black has not completed a move) the director corrects White's clock",
+          "White pressed with -1000; +60000 raises the flag (59000), so Black's flag claim is rejected"])
+S(U, "director-result-with-reason", {}, [mv(1000, "white", "e2e4"), dresult(2000, "0-1", reason="time_forfeit")],
+  "0-1", "time_forfeit", cite(U, "director.result_rule"),
+  rulings=[(2, "result", cite(U, "director.result_rule"))], clock=(299000, 299000),
+  covers=["docs/arbiter.md: the director's result keeps the reason as given; the rule is director.result_rule (uscf-2020 18)"])
