@@ -702,7 +702,7 @@ S(I, "ilc-denied-minute-then-flag", {"fen": KRKQ},
   rulings=[(3, "claim_pending", cite(I, "draws.ilc_rule")), (3, "recommendation"),
            (4, "claim_rejected", cite(I, "draws.ilc_rule")), (5, "result", cite(I, "flags.flag_rule"))],
   clock=(-12000, 298000),
-  covers=["club-ilc 4.3: a denied claim takes one minute from the claimant, 'leading to a forfeit'",
+  covers=["club-ilc 4.3: a denied claim costs the claimant a minute of his own time, here enough to drop his flag",
           "49000-60000 = -11000 at the ruling; the clock restarts at 260000; Black claims the flag at 261000 (-12000)"])
 S(I, "ilc-with-delay-refused", {"fen": KRKR, "time_control": "G/5;d3"},
   [mv(253000, "white", "e1f1"), mv(255000, "black", "e8f8"), claim(256000, "white", "ilc", _refused=True)],
@@ -1083,7 +1083,7 @@ evs = seq("e2e4 e7e5") + [
 S(F, "illegal-first-each-player", {}, evs, "*", None, None,
   rulings=[("c1", "claim_upheld", cite(F, "illegal.rule")), ("c2", "claim_upheld", cite(F, "illegal.rule"))],
   fen="auto",
-  covers=["fide-b3 A.3: 'second illegal move by the same player': White's and Black's first illegal moves each cost one minute"])
+  covers=["fide-b3 A.3: the loss is for a player's own second illegal move: White's and Black's first illegal moves each cost one minute"])
 evs = seq("e2e4 e7e5") + [
     mv(3000, "white", "f1e3", _illegal=True), mv(4000, "black", "g8f6"),
     mv(5000, "white", "d1d3", _illegal=True),
@@ -1127,7 +1127,7 @@ S(U, "mate-with-own-flag-down", {},
   seq("e2e4 e7e5 d1h5 b8c6 f1c4 g8f6") + [mv(310000, "white", "h5f7")],
   "1-0", "checkmate", cite(U, "results.checkmate_rule"), rulings=[(7, "result", cite(U, "results.checkmate_rule"))],
   clock=(-7000, 297000), fen="auto",
-  covers=["uscf-2020 7c: a flag claim wins only 'before the game is otherwise ended': White mates with his flag down and nobody claimed",
+  covers=["uscf-2020 7c: a flag claim can win only while the game is still on: White mates with his flag down and nobody had claimed",
           "W's clock ran 6000-310000 with 297000: -7000"])
 # Mating material, more cases.
 S(B, "flag-knn-v-kp-win", {"fen": "8/8/8/4k3/8/1p6/8/1N1NK3 b - - 0 1"}, [claim(301000, "white", "flag")],
@@ -1200,7 +1200,7 @@ S(B, "both-flags-rejected-then-flag-claim", {},
 S(I, "ilc-exactly-one-minute-refused", {"fen": KRKR},
   [mv(240000, "white", "e1f1"), mv(242000, "black", "e8f8"), claim(242000, "white", "ilc", _refused=True, _id="c")],
   "*", None, None, rulings=[("c", "refused", cite(I, "draws.ilc_rule"))], clock=(60000, 298000),
-  covers=["club-ilc 4.3: 'less than one minute': with exactly 60000 left the claim is refused"])
+  covers=["club-ilc 4.3: the claimant must be under a minute; with exactly 60000 left the claim is refused"])
 S(B, "draw-position-granted-outside-patterns", {"fen": "4k3/8/8/8/8/8/r2P4/4K2R b - - 0 1"},
   [claim(1000, "black", "draw_position", _stop=True), ruling(5000, True)],
   "1/2-1/2", "draw_position", cite(B, "draws.draw_positions_rule"),
@@ -1255,3 +1255,45 @@ S(U, "director-result-with-reason", {}, [mv(1000, "white", "e2e4"), dresult(2000
   "0-1", "time_forfeit", cite(U, "director.result_rule"),
   rulings=[(2, "result", cite(U, "director.result_rule"))], clock=(299000, 299000),
   covers=["docs/arbiter.md: the director's result keeps the reason as given; the rule is director.result_rule (uscf-2020 18)"])
+
+# ============================================================ filling the matrix (fourth batch)
+
+for rs in [C, I]:
+    S(rs, "flag-auto-enabled", {"auto_flag": True},
+      [mv(1000, "white", "e2e4"), end(400000)],
+      "1-0", "time_forfeit", cite(rs, "flags.auto_flag_rule"),
+      rulings=[(2, "result", cite(rs, "flags.auto_flag_rule"))], clock=(299000, 0, "nocheck"),
+      covers=[f"RULES §1/§3: automatic flagging set up in {rs} (an online convenience)", cite(rs, "flags.auto_flag_rule"),
+              "Black's flag fell at 301000; the game ends then"])
+    S(rs, "flag-kp-v-kq-win", {"fen": "8/8/8/4k3/8/8/3q3P/7K b - - 0 1"}, [claim(301000, "white", "flag")],
+      "1-0", "time_forfeit", cite(rs, "flags.flag_rule"), rulings=[(1, "result", cite(rs, "flags.flag_rule"))],
+      clock=(300000, -1000), covers=[f"{rs}: US count: a pawn is mating material", cite(rs, "flags.flag_rule")])
+    S(rs, "dead-position-not-automatic", {"fen": DEAD}, [mv(1000, "white", "c4d5"), mv(2000, "black", "h8g7")],
+      "*", None, None, rulings=[], clock=(299000, 299000), fen="auto",
+      covers=[f"RULES §4: no automatic dead-position draw under {rs} (draws.dead_position false)"])
+for rs in [C, I, B]:
+    S(rs, "flag-claimant-bare-king-draw", {"fen": "8/8/8/4k3/8/8/3q4/7K b - - 0 1"}, [claim(301000, "white", "flag")],
+      "1/2-1/2", "insufficient_material", cite(rs, "flags.no_material_rule"),
+      rulings=[(1, "result", cite(rs, "flags.no_material_rule"))], clock=(300000, -1000),
+      covers=["RULES §3: the claimant (lone king) cannot mate: the flag claim draws", cite(rs, "flags.no_material_rule")])
+S(I, "flag-knn-v-k-draw", {"fen": KNNK}, [claim(301000, "white", "flag")], "1/2-1/2", "insufficient_material",
+  cite(I, "flags.no_material_rule"), rulings=[(1, "result", cite(I, "flags.no_material_rule"))], clock=(300000, -1000),
+  covers=["RULES §3 interpretation: K+N+N v K is not mating material in the US-based rulesets", cite(I, "flags.no_material_rule")])
+evs = [mv(1000, "white", "f2f3"), mv(302000, "black", "e7e5"), mv(602000, "white", "g2g4"),
+       mv(603000, "black", "d8h4", _id="mate"), claim(604000, "white", "both_flags", _refused=True, _id="late")]
+S(C, "mate-after-both-flags", {}, evs, "0-1", "checkmate", cite(C, "results.checkmate_rule"),
+  rulings=[("mate", "result", cite(C, "results.checkmate_rule")), ("late", "refused")],
+  end_at="mate", clock=(-1000, -2000), fen="rnb1kbnr/pppp1ppp/8/4p3/6Pq/5P2/PPPPP2P/RNBQKBNR w",
+  covers=["RULES §3: both flags down, then a mate on the board before anyone points it out: the mate stands",
+          "uscf-classic 4 draws by the regular rules' ways; the later both-flags claim is refused"])
+for rs in [U, I, F]:
+    S(rs, "stop-start-no-delay", {},
+      [mv(1000, "white", "e2e4"), stop(5000), start(65000), mv(70000, "black", "e7e5")],
+      "*", None, None,
+      rulings=[(2, "clock", cite(rs, "director.rule")), (3, "clock", cite(rs, "director.rule"))],
+      clock=(299000, 291000),
+      covers=["RULES §5 director stop/start", cite(rs, "director.rule"), "B ran 1-5 s and 65-70 s: 9000 used"])
+for rs in [C, B]:
+    S(rs, "en-passant-capture-physical", {}, seq("e2e4 g8f6 e4e5 d7d5 e5d6"), "*", None, None, rulings=[],
+      fen="auto", clock=(297000, 298000),
+      covers=["RULES §2 physical board: an en passant capture removes the pawn that passed (1.e4 Nf6 2.e5 d5 3.exd6)"])
