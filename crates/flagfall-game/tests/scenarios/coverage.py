@@ -84,7 +84,7 @@ ROWS = [
      [r"flag-claimant-bare-king", r"flag-locked-pawns", r"flag-auto-opponent-no-material"],
 {}),
     ("§3", "Mating material, other cases (US: a pawn always; K+N+N v K+P; fide: K+N v K+N, K+B v K+B by bishop colour)",
-     [r"flag-kp-v-kq", r"flag-knn-v-kp", r"flag-kn-v-kn", r"flag-kb-v-kb-"],
+     [r"flag-kp-v-kq", r"flag-knn-v-kp", r"flag-kn-v-", r"flag-kb-v-kb-"],
 {}),
     ("§3", "Own flag down: claim void; both flags down: draw", [r"own-flag-down-void", r"both-flags-claim-rejected", r"both-flags-rejected"], {}),
     ("§3", "Checkmate after both flags fell, before the claim; mate nullifies later time claims",

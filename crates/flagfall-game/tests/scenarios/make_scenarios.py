@@ -1297,3 +1297,27 @@ for rs in [C, B]:
     S(rs, "en-passant-capture-physical", {}, seq("e2e4 g8f6 e4e5 d7d5 e5d6"), "*", None, None, rulings=[],
       fen="auto", clock=(297000, 298000),
       covers=["RULES §2 physical board: an en passant capture removes the pawn that passed (1.e4 Nf6 2.e5 d5 3.exd6)"])
+
+# ============================================================ fifth batch: more material verdicts
+
+KNKP = "8/8/8/4k3/8/1p6/8/1N2K3 b - - 0 1"
+S(F, "flag-kn-v-kp-win", dict(NOAUTO_F, fen=KNKP), [claim(301000, "white", "flag")], "1-0", "time_forfeit",
+  cite(F, "flags.flag_rule"), rulings=[(1, "result", cite(F, "flags.flag_rule"))], clock=(300000, -1000),
+  covers=["fide-b3 A.5.3: K+N v K+P is a win on time: a helpmate exists (Black Kh1 with his pawn on h2, White Kf1, Ng3 mate)"])
+S(U, "flag-kn-v-kp-draw", {"fen": KNKP}, [claim(301000, "white", "flag")], "1/2-1/2", "insufficient_material",
+  cite(U, "flags.no_material_rule"), rulings=[(1, "result", cite(U, "flags.no_material_rule"))], clock=(300000, -1000),
+  covers=["uscf-2020 7c: a lone knight is not mating material: the flag claim draws (uscf-2020 8d)"])
+S(F, "flag-kn-v-k-draw", dict(NOAUTO_F, fen="8/8/8/4k3/8/8/8/1N2K3 b - - 0 1"), [claim(301000, "white", "flag")],
+  "1/2-1/2", "insufficient_material", cite(F, "flags.no_material_rule"),
+  rulings=[(1, "result", cite(F, "flags.no_material_rule"))], clock=(300000, -1000),
+  covers=["fide-b3 A.5.3: K+N against a lone king can never mate: draw"])
+S(F, "dead-position-same-colour-bishops", {"fen": "5b2/8/8/7k/3n4/4B3/8/2B3K1 w - - 0 1"},
+  [mv(1000, "white", "e3d4")], "1/2-1/2", "dead_position", cite(F, "draws.dead_position_rule"),
+  rulings=[(1, "result", cite(F, "draws.dead_position_rule"))], clock=(299000, 300000), fen="auto",
+  covers=["laws dead position (fide-b3): after Bxd4 only kings and bishops remain, all bishops on dark squares: no mate is possible for either side"])
+S(U, "take-king-claimant-no-material", {"fen": "7k/8/8/8/1b6/8/8/3QK3 w - - 0 1"},
+  [mv(1000, "white", "d1h5", _illegal=True), mv(2000, "black", "b4e1", press=False, _noboard=True, _id="take")],
+  "1/2-1/2", "insufficient_material", cite(U, "illegal.no_material_rule"),
+  rulings=[("take", "result", cite(U, "illegal.no_material_rule"))],
+  covers=["docs/arbiter.md: taking the king is the illegal-move claim; the claimant (K+B) has no mating material: draw (uscf-2020 8d)",
+          "White, in check from Bb4, played Qh5 leaving the check"])
