@@ -13,9 +13,9 @@ U, C, I, F, B = IDS
 # (RULES.md row, name patterns (regex on the file stem), {ruleset: "n/a: why"})
 ROWS = [
     ("§1", "Notation accepted (G/5, G/5;d0, G/5;d3, G/5;b3, G/3;inc2, 3+2, 5|0)",
-     [r"tc-accepted", r"^us-delay-d3$", r"^bronstein-b3$", r"^increment-"], {}),
+     [r"tc-accepted", r"tc-edge-accepted", r"^us-delay-d3$", r"^bronstein-b3$", r"^increment-"], {}),
     ("§1", "Forbidden time control rejected (script error, line 1, time_control)",
-     [r"tc-rejected", r"bad-time-control-notation"], {}),
+     [r"tc-rejected", r"tc-edge-rejected", r"bad-time-control-notation"], {}),
     ("§1", "US delay / Bronstein / increment arithmetic",
      [r"^us-delay", r"^bronstein", r"^increment", r"tc-accepted-G5-d3", r"tc-accepted-3plus2", r"tc-accepted-G3-inc2", r"claim-restart"],
      {B: "n/a: blitz-2006 1 forbids any delay (see tc-rejected-G5-d3, -G5-b2, -3plus2)"}),

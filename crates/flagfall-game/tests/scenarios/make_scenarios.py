@@ -1321,3 +1321,26 @@ S(U, "take-king-claimant-no-material", {"fen": "7k/8/8/8/1b6/8/8/3QK3 w - - 0 1"
   rulings=[("take", "result", cite(U, "illegal.no_material_rule"))],
   covers=["docs/arbiter.md: taking the king is the illegal-move claim; the claimant (K+B) has no mating material: draw (uscf-2020 8d)",
           "White, in check from Bb4, played Qh5 leaving the check"])
+
+# ============================================================ sixth batch: classification edges
+
+EVS3 = [mv(2000, "white", "e2e4"), mv(10000, "black", "e7e5"), mv(11000, "white", "g1f3"), end(20000)]
+for rs, tc, why in [
+    (U, "G/7;d3", "total 7 + 3 = 10 minutes: the most a US blitz control may total (uscf-2020 1b TD tip)"),
+    (F, "5+5", "5 + 60 x 5 s = 10 minutes: still blitz under fide-b3 B.1"),
+    (C, "G/3;inc2", "uscf-classic intro: total 3 + 2 = 5 minutes, within its 5 to 10 (G/3+2 is named there)"),
+]:
+    S(rs, "tc-edge-accepted-" + tc.replace("/", "").replace(";", "-").replace("+", "plus"), {"time_control": tc},
+      list(EVS3), "*", None, None, rulings=[], fen="auto",
+      covers=[f"RULES §1: {tc} accepted by {rs}: {why}"])
+for rs, tc, why in [
+    (U, "G/8;d3", "total 8 + 3 = 11 minutes is more than 10 (uscf-2020 1b TD tip)"),
+    (F, "5+6", "5 + 6 = 11 minutes (fide-b3 B.1)"),
+    (C, "G/3", "uscf-classic intro defines blitz as 5 to 10 minutes of total playing time; G/3 totals 3"),
+]:
+    if rs == F:
+        continue  # already covered by tc-rejected-5plus6
+    E(rs, "tc-edge-rejected-" + tc.replace("/", "").replace(";", "-"),
+      [{"rules": rs, "time_control": tc}, {"at": 1000, "by": "white", "move": "e2e4", "press": True}],
+      1, "time_control", [f"RULES §1: {tc} is not blitz under {rs}: {why}",
+                          "a time control the ruleset forbids is a script error on line 1, field time_control"])
