@@ -25,7 +25,7 @@ ROWS = [
      [r"flag-auto", r"increment-3plus2-flag-auto", r"mate-after-own-flag-fell"],
 {}),
     ("§1", "Director corrects the clock inside the set-up window (US 1 move, fide 10 moves)",
-     [r"add-time-in-setup-window", r"add-time-after-9-moves", r"reduce-excess", r"add-time-raises"], {}),
+     [r"add-time-in-setup-window", r"add-time-after-9-moves", r"reduce-excess", r"add-time-raises", r"add-time-white-10"], {}),
     ("§1", "After the window the time stays as set (add_time refused)",
      [r"add-time-after-setup-refused", r"add-time-after-10-moves-refused", r"reduce-excess-refused",
       r"add-time-positive-after-setup-refused"], {}),
@@ -123,7 +123,7 @@ ROWS = [
      [r"shredder", r"castling-king-onto-rook", r"kq-swapped", r"rook-misplaced-no-castling"], {}),
     ("refusals", "Move after the game ended; claim after the window / after the end; out of turn; impossible placements",
      [r"resign", r"claim-after", r"move-out-of-turn", r"second-move-before-press", r"press-without-move",
-      r"move-from-empty", r"move-opponent-piece", r"capture-own-piece", r"claim-illegal-after-legal", r"ruling-without"], {}),
+      r"move-from-empty", r"move-opponent-piece", r"capture-own-piece", r"claim-illegal-after-legal", r"ruling-without", r"refused-action", r"claim-after-retracted"], {}),
     ("errors", "Script errors (bad JSON, unknown field, bad square, backwards at, unknown ruleset, missing by, unknown claim, ...)",
      [r"\.error$"], {}),
 ]

@@ -1344,3 +1344,34 @@ for rs, tc, why in [
       [{"rules": rs, "time_control": tc}, {"at": 1000, "by": "white", "move": "e2e4", "press": True}],
       1, "time_control", [f"RULES §1: {tc} is not blitz under {rs}: {why}",
                           "a time control the ruleset forbids is a script error on line 1, field time_control"])
+
+# ============================================================ seventh batch
+
+S(I, "threefold-side-to-move-differs", {"fen": "4k3/8/8/8/8/8/8/R3K3 w - - 0 1"},
+  seq("a1a2 e8d8 a2a1 d8e8 a1a2 e8d8 a2a3 d8e8 a3a1") +
+  [claim(10000, "black", "threefold", _id="c", _adj={"white": MIN}), mv(11000, "black", "e8d8")],
+  "*", None, None, rulings=[("c", "claim_rejected", cite(I, "draws.wrong_claim_rule"))],
+  clock=(355000, 294000), fen="auto",
+  covers=["RULES §4: repetition compares the side to move: the start placement occurs twice with White to move and now once with Black to move",
+          "Black's claim is wrong: one minute to White (club-ilc 5)", "W used 5000, +60000; B used 4000 + 2000"])
+S(C, "claim-after-retracted-illegal-rejected", {},
+  seq("e2e4 e7e5") + [mv(3000, "white", "f1e3", press=False, _illegal=True), retract(3500, "white"),
+                      mv(4000, "white", "f1c4"), claim(5000, "black", "illegal", _id="c")],
+  "*", None, None, rulings=[("c", "claim_rejected", cite(C, "illegal.rule"))], clock=(297000, 298000), fen="auto",
+  covers=["uscf-classic 2: an illegal move retracted before the press was never completed; the completed Bc4 is legal: claim rejected"])
+S(U, "refused-action-keeps-window-open", {},
+  seq("e2e4 e7e5") + [mv(3000, "white", "f1e3", _illegal=True), mv(3500, "black", "d2d3", press=False, _refused=True, _id="r"),
+                      claim(4000, "black", "illegal", _id="c")],
+  "0-1", "illegal_move", cite(U, "illegal.rule"),
+  rulings=[("r", "refused"), ("c", "result", cite(U, "illegal.rule"))], fen="auto",
+  covers=["docs/arbiter.md: a refused event changes nothing: Black touching White's pawn is no move of his own, so the window (uscf-2020 3b) stays open",
+          "the claim then wins (uscf-2020 7d)"])
+S(F, "add-time-white-10-black-9", {},
+  seq(" ".join(ruy[:19])) + [add_time(19500, "white", -30000, _id="t")],
+  "*", None, None, rulings=[("t", "time_change", cite(F, "time.setup_rule"))], clock=(260000, 290500), fen="auto",
+  covers=["fide-b3 A.5.1.1: the setting may change until both players have completed 10 moves; White has 10, Black 9",
+          "W used 10000 then -30000; B used 9000, running 19000-19500"])
+S(U, "bronstein-flag-no-delay-before-counting", {"time_control": "G/5;b3"}, [mv(1000, "white", "e2e4"), end(302000)],
+  "*", None, None, rulings=[], clock=(300000, -1000),
+  covers=["RULES §1 Bronstein: the clock counts at once (the give-back comes only at the press), so Black's flag falls at 301000",
+          "no automatic flagging in uscf-2020: the game goes on with Black at -1000"])
