@@ -164,6 +164,18 @@ def main():
         lines.append("")
     unused = {rs: [s for s in all_stems[rs] if s not in used[rs]] for rs in IDS}
     total = sum(len(v) for v in all_stems.values())
+    lines += [
+        "## Interpretations the expectations rely on (confirm with the lead)", "",
+        "- uscf-classic intro: blitz is 5 to 10 minutes of *total* time, so `G/3` is rejected there "
+        "(`uscf-classic/067-tc-edge-rejected-G3`); the ruleset file's `policy = \"us\"` accepts 1 to 10 minutes.",
+        "- Pawn left unpromoted is an illegal move that loses when claimed in uscf-2020, uscf-classic and club-ilc "
+        "(RULES §2 list; uscf-2020 17 TD tip), although uscf-2020 16 describes a clock remedy; blitz-2006 (17) is left out.",
+        "- No king-adjacent trap in club-ilc and blitz-2006 (ruleset data): the claimant of the adjacent-king check wins.",
+        "- An ILC claim accepted by the opponent as a draw offer ends by `agreement` (club-ilc 4), not `ilc`.",
+        "- With automatic flagging, a flag found before an event ends the game on that event's ruling, and the event itself is refused.",
+        "- fide-b3 A.3: only illegal moves that were claimed or called count towards the losing second one.",
+        "",
+    ]
     lines.append(f"Total: {total} scenarios (" + ", ".join(f"{rs} {len(all_stems[rs])}" for rs in IDS) + ").")
     with open(os.path.join(HERE, "COVERAGE.md"), "w") as f:
         f.write("\n".join(lines) + "\n")
