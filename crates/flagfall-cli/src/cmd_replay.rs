@@ -1,10 +1,69 @@
-//! `flagfall replay` (in progress).
+//! `flagfall replay FILE|-`: replay a game script through the arbiter.
 
+use std::io::Read;
+use std::path::PathBuf;
 use std::process::ExitCode;
 
-#[derive(clap::Args)]
-pub struct Args {}
+use anyhow::{Context, bail};
+use flagfall_core::ruleset::Ruleset;
+use flagfall_game::{pgn, script};
 
-pub fn run(_args: Args) -> anyhow::Result<ExitCode> {
-    anyhow::bail!("`flagfall replay` is not available yet")
+#[derive(clap::Args)]
+pub struct Args {
+    /// The game script (JSON Lines), or `-` for standard input.
+    pub file: Option<String>,
+    /// Print the game as PGN instead of the JSON report.
+    #[arg(long)]
+    pub pgn: bool,
+    /// Read the game from a PGN written by `flagfall replay --pgn` (or any PGN: its moves
+    /// are replayed under `--rules`).
+    #[arg(long, value_name = "FILE", conflicts_with = "file")]
+    pub from_pgn: Option<String>,
+    /// The ruleset for a PGN that names none (`--from-pgn`).
+    #[arg(long, default_value = "uscf-2020")]
+    pub rules: String,
+    /// Load a user ruleset (TOML, the schema of the built-in ones); the script may name its id.
+    #[arg(long = "ruleset", value_name = "FILE")]
+    pub rulesets: Vec<PathBuf>,
+}
+
+fn read_input(path: &str) -> anyhow::Result<String> {
+    if path == "-" {
+        let mut s = String::new();
+        std::io::stdin()
+            .read_to_string(&mut s)
+            .context("reading standard input")?;
+        Ok(s)
+    } else {
+        std::fs::read_to_string(path).with_context(|| format!("reading {path}"))
+    }
+}
+
+pub fn run(args: Args) -> anyhow::Result<ExitCode> {
+    let mut extra = Vec::new();
+    for path in &args.rulesets {
+        let text = std::fs::read_to_string(path)
+            .with_context(|| format!("reading ruleset {}", path.display()))?;
+        extra.push(
+            Ruleset::from_toml(&text).with_context(|| format!("ruleset {}", path.display()))?,
+        );
+    }
+    let (text, origin) = match (&args.from_pgn, &args.file) {
+        (Some(p), _) => {
+            let pgn_text = read_input(p)?;
+            (
+                pgn::from_pgn(&pgn_text, &args.rules).with_context(|| format!("{p}"))?,
+                p.clone(),
+            )
+        }
+        (None, Some(f)) => (read_input(f)?, f.clone()),
+        (None, None) => bail!("name a game script (or `-` for standard input), or --from-pgn FILE"),
+    };
+    let script = script::parse_with(&text, &extra).with_context(|| format!("{origin}"))?;
+    if args.pgn {
+        print!("{}", pgn::to_pgn(&script));
+    } else {
+        println!("{}", flagfall_game::replay(&script).to_json());
+    }
+    Ok(ExitCode::SUCCESS)
 }

@@ -49,6 +49,9 @@ pub enum RulesetError {
 pub enum TimePolicy {
     /// US Chess: one sudden-death control of 1 to 10 minutes total.
     Us,
+    /// The earlier US Chess chapter: one sudden-death control of 5 to 10 minutes of
+    /// total playing time (uscf-classic intro).
+    UsClassic,
     /// FIDE B.1: base + 60 × increment ≤ 10 minutes.
     Fide,
     /// blitz-2006 1: five minutes, no delay of any kind.
@@ -372,6 +375,21 @@ impl Ruleset {
                         why: format!(
                             "{tc} is not blitz under US Chess: one sudden-death control of 1 to 10 minutes, \
                              total (base minutes + delay or increment seconds) at most 10"
+                        ),
+                    };
+                }
+                TimeControlJudgement::Accepted {
+                    ratable: tc.us_blitz_ratable(),
+                    rule: self.time.rating_rule.clone(),
+                }
+            }
+            TimePolicy::UsClassic => {
+                if !tc.us_is_blitz() || tc.total_ms() < 300_000 {
+                    return TimeControlJudgement::Rejected {
+                        rule,
+                        why: format!(
+                            "{tc} is not blitz under these rules: one sudden-death control of 5 to 10 minutes \
+                             of total playing time (base minutes + delay or increment seconds)"
                         ),
                     };
                 }

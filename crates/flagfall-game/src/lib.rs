@@ -65,6 +65,12 @@ impl Replay {
 /// Replay a whole script through the arbiter. Deterministic: the same script always
 /// gives the same report.
 pub fn replay(script: &Script) -> Replay {
+    replay_observed(script, |_, _| {})
+}
+
+/// [`replay`], calling `observe(game, n)` after the events up to number `n` (1-based)
+/// have been applied (simultaneous claims are applied together and observed once).
+pub fn replay_observed(script: &Script, mut observe: impl FnMut(&Game, usize)) -> Replay {
     let mut game = Game::new(script.setup.clone());
     let events = &script.events;
     let mut consumed = vec![false; events.len()];
@@ -75,9 +81,11 @@ pub fn replay(script: &Script) -> Replay {
         if let Some(j) = simultaneous_partner(&game, events, i) {
             consumed[j] = true;
             game.apply_simultaneous_claims(&events[i], i + 1, &events[j], j + 1);
+            observe(&game, j + 1);
             continue;
         }
         game.apply(&events[i], i + 1);
+        observe(&game, i + 1);
     }
     Replay::of(game)
 }

@@ -1,1 +1,490 @@
-//! The game as PGN (in progress).
+//! The game as PGN, and back.
+//!
+//! Ordinary PGN cannot hold an illegal move, so flagfall writes a game in two layers:
+//!
+//! - the movetext holds the moves in SAN for as long as the game is legal chess from its
+//!   start position (a completed illegal move that stood ends the SAN; one that was
+//!   claimed and taken back does not). Any PGN reader (python-chess, lichess import)
+//!   reads this part as an ordinary game;
+//! - every game-script event, whatever it is, is kept in order in comments as a
+//!   `[%ff key=value ...]` annotation (like lichess' `[%clk]`), followed by the rulings it
+//!   led to in words with their rules. Readers show these as comments; `flagfall replay
+//!   --from-pgn` reads them back into the exact game script.
+//!
+//! The setup travels in tags: `Rules`, `FlagfallTimeControl`, `FlagfallSetup`, plus the
+//! standard `White`, `Black`, `FEN`/`SetUp`, `TimeControl`, `Result`, `Termination`.
+//! A PGN without `%ff` annotations (from anywhere else) is read as a plain game: its SAN
+//! moves become move-and-press events at `at = 0` under the rules given by `--rules`.
+
+use std::collections::BTreeMap;
+use std::ops::ControlFlow;
+
+use pgn_reader::{RawComment, RawTag, Reader, SanPlus, Skip, Visitor};
+use serde_json::{Map, Value};
+use shakmaty::fen::Fen;
+use shakmaty::uci::UciMove;
+use shakmaty::{CastlingMode, Chess, Color, Position as _};
+
+use flagfall_core::board::MoveRecord;
+
+use crate::outcome::Reason;
+use crate::script::Script;
+use crate::{Replay, replay_observed};
+
+/// Why a PGN could not be turned into a game script.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum PgnError {
+    #[error("PGN: no game found")]
+    Empty,
+    #[error("PGN: {0}")]
+    Read(String),
+    #[error("PGN tag {tag}: {message}")]
+    Tag { tag: String, message: String },
+    #[error("PGN annotation #{index} `[%ff {text}]`: {message}")]
+    Annotation {
+        index: usize,
+        text: String,
+        message: String,
+    },
+    #[error("PGN move {san}: {message}")]
+    Move { san: String, message: String },
+}
+
+fn pgn_time_control(script: &Script) -> String {
+    let tc = script.setup.time_control;
+    let base = tc.base_ms / 1000;
+    match tc.delay {
+        flagfall_core::timecontrol::Delay::Increment { ms } => format!("{base}+{}", ms / 1000),
+        _ => base.to_string(),
+    }
+}
+
+fn termination(reason: Option<Reason>) -> &'static str {
+    match reason {
+        None => "unterminated",
+        Some(Reason::TimeForfeit) => "time forfeit",
+        Some(Reason::IllegalMove | Reason::PenaltyForfeit) => "rules infraction",
+        Some(Reason::Director) => "adjudication",
+        Some(_) => "normal",
+    }
+}
+
+fn escape_tag(s: &str) -> String {
+    s.replace('\\', "\\\\").replace('"', "\\\"")
+}
+
+fn clean_comment(s: &str) -> String {
+    s.replace('{', "(").replace('}', ")")
+}
+
+/// Flatten an event's JSON object into `key=value` tokens (nested objects as `a.b=v`).
+fn tokens(value: &Value) -> String {
+    fn walk(prefix: &str, v: &Value, out: &mut Vec<String>) {
+        match v {
+            Value::Object(m) => {
+                for (k, v) in m {
+                    let key = if prefix.is_empty() {
+                        k.clone()
+                    } else {
+                        format!("{prefix}.{k}")
+                    };
+                    walk(&key, v, out);
+                }
+            }
+            Value::Bool(true) => out.push(prefix.to_string()),
+            Value::String(s) => out.push(format!("{prefix}={s}")),
+            other => out.push(format!("{prefix}={other}")),
+        }
+    }
+    let mut out = Vec::new();
+    walk("", value, &mut out);
+    out.join(" ")
+}
+
+/// The inverse of [`tokens`].
+fn untokens(text: &str) -> Result<Value, String> {
+    let mut root = Map::new();
+    for tok in text.split_whitespace() {
+        let (key, value) = match tok.split_once('=') {
+            None => (tok, Value::Bool(true)),
+            Some((k, v)) => {
+                let value = if v == "true" {
+                    Value::Bool(true)
+                } else if v == "false" {
+                    Value::Bool(false)
+                } else if let Ok(n) = v.parse::<i64>() {
+                    Value::from(n)
+                } else {
+                    Value::from(v)
+                };
+                (k, value)
+            }
+        };
+        if key.is_empty() {
+            return Err(format!("empty key in `{tok}`"));
+        }
+        match key.split_once('.') {
+            None => {
+                root.insert(key.to_string(), value);
+            }
+            Some((outer, inner)) => {
+                let entry = root
+                    .entry(outer.to_string())
+                    .or_insert_with(|| Value::Object(Map::new()));
+                match entry {
+                    Value::Object(m) => {
+                        m.insert(inner.to_string(), value);
+                    }
+                    _ => return Err(format!("`{outer}` is both a value and an object")),
+                }
+            }
+        }
+    }
+    Ok(Value::Object(root))
+}
+
+fn start_chess(script: &Script) -> Option<Chess> {
+    match &script.setup.fen {
+        None => Some(Chess::default()),
+        Some(f) => f
+            .parse::<Fen>()
+            .ok()?
+            .into_position::<Chess>(CastlingMode::Standard)
+            .ok(),
+    }
+}
+
+/// Write a replayed game as PGN (see the module documentation).
+pub fn to_pgn(script: &Script) -> String {
+    // Replay, noting after each event how many moves stand completed and the moves it
+    // completed (a later reinstatement may take a move out of the final record).
+    let mut hist_after: Vec<usize> = vec![0; script.events.len() + 1];
+    let mut completed_by: Vec<Vec<MoveRecord>> = vec![Vec::new(); script.events.len() + 1];
+    let mut last_seen = 0usize;
+    let mut last_len = 0usize;
+    let replay: Replay = replay_observed(script, |game, n| {
+        let history = game.history();
+        let len = history.len();
+        for slot in hist_after.iter_mut().take(n + 1).skip(last_seen + 1) {
+            *slot = len;
+        }
+        if len > last_len {
+            completed_by[n] = history[last_len.min(len)..]
+                .iter()
+                .map(|c| c.record.clone())
+                .collect();
+        }
+        last_seen = n;
+        last_len = len;
+    });
+
+    let mut out = String::new();
+    let setup = &script.setup;
+    let mut tag = |name: &str, value: &str| {
+        out.push_str(&format!("[{name} \"{}\"]\n", escape_tag(value)));
+    };
+    tag("Event", "flagfall game");
+    tag("Site", "?");
+    tag("Date", "????.??.??");
+    tag("Round", "-");
+    tag("White", setup.white.as_deref().unwrap_or("?"));
+    tag("Black", setup.black.as_deref().unwrap_or("?"));
+    tag("Result", replay.result.as_str());
+    if let Some(fen) = &setup.fen {
+        tag("SetUp", "1");
+        tag("FEN", fen);
+    }
+    tag("TimeControl", &pgn_time_control(script));
+    tag("Termination", termination(replay.reason));
+    tag("Rules", &setup.ruleset.id);
+    tag("FlagfallTimeControl", &setup.time_control.to_string());
+    let mut opts = format!(
+        "auto_flag={} arbiter_calls_illegal={} simultaneous_ms={} director={}",
+        setup.auto_flag, setup.arbiter_calls_illegal, setup.simultaneous_ms, setup.director
+    );
+    if !setup.variations.is_empty() {
+        opts.push_str(&format!(" variation={}", setup.variations.join(",")));
+    }
+    tag("FlagfallSetup", &opts);
+    if let Some(reason) = replay.reason {
+        tag("FlagfallReason", reason.as_str());
+    }
+    if let Some(rule) = &replay.rule {
+        tag("FlagfallRule", rule);
+    }
+    out.push('\n');
+
+    // Movetext: SAN while the record is legal chess, every event in a comment.
+    let mut chess_at: Vec<Option<Chess>> = vec![start_chess(script)];
+    let mut words: Vec<String> = Vec::new();
+    let mut need_number = true;
+    let mut prev_len = 0usize;
+    for (i, event) in script.events.iter().enumerate() {
+        let n = i + 1;
+        let len = hist_after[n];
+        if len < prev_len {
+            chess_at.truncate(len + 1);
+            need_number = true;
+        }
+        let mut sans = Vec::new();
+        for record in &completed_by[n] {
+            let next = chess_at.last().cloned().flatten().and_then(|pos| {
+                let uci = UciMove::from_ascii(record.mv.to_string().as_bytes()).ok()?;
+                let m = uci.to_move(&pos).ok()?;
+                let number = pos.fullmoves().get();
+                let turn = pos.turn();
+                let mut after = pos.clone();
+                let san = SanPlus::from_move_and_play_unchecked(&mut after, m).to_string();
+                Some((after, number, turn, san))
+            });
+            match next {
+                Some((after, number, turn, san)) if record.legality.is_legal() => {
+                    let label = match (turn, need_number) {
+                        (Color::White, _) => format!("{number}. {san}"),
+                        (Color::Black, true) => format!("{number}... {san}"),
+                        (Color::Black, false) => san,
+                    };
+                    sans.push(label);
+                    need_number = false;
+                    chess_at.push(Some(after));
+                }
+                _ => chess_at.push(None),
+            }
+        }
+        prev_len = len;
+        words.extend(sans);
+        let mut comment = format!("[%ff {}]", tokens(&event.to_json()));
+        for r in replay.rulings.iter().filter(|r| r.event == n) {
+            comment.push_str(&format!(
+                " {} ({}).",
+                clean_comment(&r.ruling),
+                clean_comment(&r.rule)
+            ));
+        }
+        words.push(format!("{{{comment}}}"));
+        need_number = true;
+    }
+    words.push(replay.result.as_str().to_string());
+    // Wrap at about 80 columns, never inside a token.
+    let mut line = String::new();
+    for w in words {
+        if !line.is_empty() && line.len() + 1 + w.len() > 79 {
+            out.push_str(&line);
+            out.push('\n');
+            line.clear();
+        }
+        if !line.is_empty() {
+            line.push(' ');
+        }
+        line.push_str(&w);
+    }
+    out.push_str(&line);
+    out.push_str("\n\n");
+    out
+}
+
+#[derive(Default)]
+struct Collected {
+    tags: BTreeMap<String, String>,
+    annotations: Vec<String>,
+    sans: Vec<String>,
+}
+
+struct Collector;
+
+impl Visitor for Collector {
+    type Tags = BTreeMap<String, String>;
+    type Movetext = Collected;
+    type Output = Collected;
+
+    fn begin_tags(&mut self) -> ControlFlow<Self::Output, Self::Tags> {
+        ControlFlow::Continue(BTreeMap::new())
+    }
+
+    fn tag(
+        &mut self,
+        tags: &mut Self::Tags,
+        name: &[u8],
+        value: RawTag<'_>,
+    ) -> ControlFlow<Self::Output> {
+        tags.insert(
+            String::from_utf8_lossy(name).into_owned(),
+            value.decode_utf8_lossy().into_owned(),
+        );
+        ControlFlow::Continue(())
+    }
+
+    fn begin_movetext(&mut self, tags: Self::Tags) -> ControlFlow<Self::Output, Self::Movetext> {
+        ControlFlow::Continue(Collected {
+            tags,
+            ..Collected::default()
+        })
+    }
+
+    fn san(
+        &mut self,
+        movetext: &mut Self::Movetext,
+        san_plus: SanPlus,
+    ) -> ControlFlow<Self::Output> {
+        movetext.sans.push(san_plus.to_string());
+        ControlFlow::Continue(())
+    }
+
+    fn comment(
+        &mut self,
+        movetext: &mut Self::Movetext,
+        comment: RawComment<'_>,
+    ) -> ControlFlow<Self::Output> {
+        let text = String::from_utf8_lossy(comment.as_bytes());
+        let mut rest: &str = &text;
+        while let Some(start) = rest.find("[%ff") {
+            let after = &rest[start + 4..];
+            let Some(end) = after.find(']') else { break };
+            movetext.annotations.push(after[..end].trim().to_string());
+            rest = &after[end + 1..];
+        }
+        ControlFlow::Continue(())
+    }
+
+    fn begin_variation(
+        &mut self,
+        _movetext: &mut Self::Movetext,
+    ) -> ControlFlow<Self::Output, Skip> {
+        ControlFlow::Continue(Skip(true))
+    }
+
+    fn end_game(&mut self, movetext: Self::Movetext) -> Self::Output {
+        movetext
+    }
+}
+
+/// Read the first game of a PGN back into game-script text. `default_rules` is used
+/// when the PGN has no `Rules` tag (a PGN from elsewhere).
+pub fn from_pgn(text: &str, default_rules: &str) -> Result<String, PgnError> {
+    let mut reader = Reader::new(text.as_bytes());
+    let collected = reader
+        .read_game(&mut Collector)
+        .map_err(|e| PgnError::Read(e.to_string()))?
+        .ok_or(PgnError::Empty)?;
+    let tags = &collected.tags;
+    let mut setup = Map::new();
+    let rules = tags
+        .get("Rules")
+        .cloned()
+        .unwrap_or_else(|| default_rules.to_string());
+    setup.insert("rules".into(), Value::from(rules));
+    let tc = match tags.get("FlagfallTimeControl") {
+        Some(tc) => tc.clone(),
+        None => match tags.get("TimeControl") {
+            Some(t) if t.contains('+') => {
+                let (b, i) = t.split_once('+').unwrap_or((t, "0"));
+                let secs: u64 = b.parse().map_err(|_| PgnError::Tag {
+                    tag: "TimeControl".into(),
+                    message: format!("{t:?} is not seconds+increment"),
+                })?;
+                format!("G/{};inc{i}", secs as f64 / 60.0)
+            }
+            Some(t) => {
+                let secs: u64 = t.parse().map_err(|_| PgnError::Tag {
+                    tag: "TimeControl".into(),
+                    message: format!("{t:?} is not a number of seconds"),
+                })?;
+                format!("G/{}", secs as f64 / 60.0)
+            }
+            None => "G/5;d0".to_string(),
+        },
+    };
+    setup.insert("time_control".into(), Value::from(tc));
+    if let Some(fen) = tags.get("FEN") {
+        setup.insert("fen".into(), Value::from(fen.clone()));
+    }
+    for (tag, key) in [("White", "white"), ("Black", "black")] {
+        if let Some(name) = tags.get(tag).filter(|n| n.as_str() != "?") {
+            setup.insert(key.into(), Value::from(name.clone()));
+        }
+    }
+    if let Some(opts) = tags.get("FlagfallSetup") {
+        for tok in opts.split_whitespace() {
+            let (k, v) = tok.split_once('=').ok_or_else(|| PgnError::Tag {
+                tag: "FlagfallSetup".into(),
+                message: format!("`{tok}` is not key=value"),
+            })?;
+            let value = match (k, v) {
+                ("variation", v) => Value::Array(v.split(',').map(Value::from).collect()),
+                (_, "true") => Value::Bool(true),
+                (_, "false") => Value::Bool(false),
+                (_, v) => Value::from(v.parse::<u64>().map_err(|_| PgnError::Tag {
+                    tag: "FlagfallSetup".into(),
+                    message: format!("`{tok}`: expected true, false or a number"),
+                })?),
+            };
+            setup.insert(k.to_string(), value);
+        }
+    }
+    let mut lines = vec![Value::Object(setup).to_string()];
+    if collected.annotations.is_empty() {
+        // A plain PGN: its SAN moves, each moved and pressed at 0.
+        let mut pos: Chess = match tags.get("FEN") {
+            None => Chess::default(),
+            Some(f) => f
+                .parse::<Fen>()
+                .map_err(|e| PgnError::Tag {
+                    tag: "FEN".into(),
+                    message: e.to_string(),
+                })?
+                .into_position(CastlingMode::Standard)
+                .map_err(|e| PgnError::Tag {
+                    tag: "FEN".into(),
+                    message: e.to_string(),
+                })?,
+        };
+        for san in &collected.sans {
+            let parsed: SanPlus =
+                san.parse()
+                    .map_err(|e: shakmaty::san::ParseSanError| PgnError::Move {
+                        san: san.clone(),
+                        message: e.to_string(),
+                    })?;
+            let m = parsed.san.to_move(&pos).map_err(|e| PgnError::Move {
+                san: san.clone(),
+                message: e.to_string(),
+            })?;
+            let by = pos.turn().fold_wb("white", "black");
+            let uci = m.to_uci(CastlingMode::Standard).to_string();
+            pos.play_unchecked(m);
+            lines.push(format!(
+                "{{\"at\":0,\"by\":\"{by}\",\"move\":\"{uci}\",\"press\":true}}"
+            ));
+        }
+    } else {
+        for (i, a) in collected.annotations.iter().enumerate() {
+            let v = untokens(a).map_err(|message| PgnError::Annotation {
+                index: i + 1,
+                text: a.clone(),
+                message,
+            })?;
+            lines.push(v.to_string());
+        }
+    }
+    Ok(lines.join("\n") + "\n")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn tokens_round_trip() {
+        for line in [
+            r#"{"at":2000,"by":"white","move":"e2e4","press":true}"#,
+            r#"{"at":5,"by":"director","add_time":{"color":"black","ms":-60000}}"#,
+            r#"{"at":5,"by":"director","result":{"result":"1/2-1/2","reason":"director"}}"#,
+            r#"{"at":5,"by":"director","result":"cancel"}"#,
+            r#"{"at":5,"by":"white","claim":"threefold","move":"g1f3"}"#,
+            r#"{"at":5,"by":"director","ruling":{"grant":false}}"#,
+        ] {
+            let v: Value = serde_json::from_str(line).expect("json");
+            assert_eq!(untokens(&tokens(&v)).expect("tokens"), v, "{line}");
+        }
+    }
+}

@@ -825,3 +825,119 @@ fn parse_declared(line: usize, v: &Value) -> Result<Declared, ScriptError> {
         )),
     }
 }
+
+impl Event {
+    /// The event as its game-script JSON object (the inverse of parsing).
+    pub fn to_json(&self) -> Value {
+        let mut m = Map::new();
+        m.insert("at".into(), Value::from(self.at));
+        if let Some(by) = self.by {
+            m.insert("by".into(), Value::from(by.name()));
+        }
+        let color = |c: Color| Value::from(c.fold_wb("white", "black"));
+        match &self.action {
+            Action::Move { mv, press } => {
+                m.insert("move".into(), Value::from(mv.to_string()));
+                if *press {
+                    m.insert("press".into(), Value::Bool(true));
+                }
+            }
+            Action::Press => {
+                m.insert("press".into(), Value::Bool(true));
+            }
+            Action::Retract => {
+                m.insert("retract".into(), Value::Bool(true));
+            }
+            Action::Claim { claim, intended } => {
+                m.insert("claim".into(), Value::from(claim.name()));
+                if let Some(mv) = intended {
+                    m.insert("move".into(), Value::from(mv.to_string()));
+                }
+            }
+            Action::Offer => {
+                m.insert("offer".into(), Value::from("draw"));
+            }
+            Action::Accept => {
+                m.insert("accept".into(), Value::from("draw"));
+            }
+            Action::Decline => {
+                m.insert("decline".into(), Value::from("draw"));
+            }
+            Action::Resign => {
+                m.insert("resign".into(), Value::Bool(true));
+            }
+            Action::StopClock => {
+                m.insert("stop_clock".into(), Value::Bool(true));
+            }
+            Action::StartClock => {
+                m.insert("start_clock".into(), Value::Bool(true));
+            }
+            Action::AddTime { color: c, ms } => {
+                let mut t = Map::new();
+                t.insert("color".into(), color(*c));
+                t.insert("ms".into(), Value::from(*ms));
+                m.insert("add_time".into(), Value::Object(t));
+            }
+            Action::Offence { player, kind } => {
+                let mut t = Map::new();
+                t.insert("player".into(), color(*player));
+                t.insert("kind".into(), Value::from(kind.name()));
+                m.insert("offence".into(), Value::Object(t));
+            }
+            Action::Ruling { grant } => {
+                let mut t = Map::new();
+                t.insert("grant".into(), Value::Bool(*grant));
+                m.insert("ruling".into(), Value::Object(t));
+            }
+            Action::Result(Declared::Cancel) => {
+                m.insert("result".into(), Value::from("cancel"));
+            }
+            Action::Result(Declared::Result(r, reason)) => {
+                let mut t = Map::new();
+                t.insert("result".into(), Value::from(r.as_str()));
+                t.insert("reason".into(), Value::from(reason.as_str()));
+                m.insert("result".into(), Value::Object(t));
+            }
+            Action::End => {
+                m.insert("end".into(), Value::Bool(true));
+            }
+        }
+        Value::Object(m)
+    }
+}
+
+impl Setup {
+    /// The setup as its game-script JSON object, with every option resolved.
+    pub fn to_json(&self) -> Value {
+        let mut m = Map::new();
+        let base_id = self.ruleset.id.clone();
+        m.insert("rules".into(), Value::from(base_id));
+        m.insert(
+            "time_control".into(),
+            Value::from(self.time_control.to_string()),
+        );
+        if let Some(fen) = &self.fen {
+            m.insert("fen".into(), Value::from(fen.clone()));
+        }
+        m.insert("auto_flag".into(), Value::Bool(self.auto_flag));
+        m.insert(
+            "arbiter_calls_illegal".into(),
+            Value::Bool(self.arbiter_calls_illegal),
+        );
+        if let Some(w) = &self.white {
+            m.insert("white".into(), Value::from(w.clone()));
+        }
+        if let Some(b) = &self.black {
+            m.insert("black".into(), Value::from(b.clone()));
+        }
+        m.insert("simultaneous_ms".into(), Value::from(self.simultaneous_ms));
+        if !self.variations.is_empty() {
+            m.insert(
+                "variation".into(),
+                Value::Array(self.variations.iter().cloned().map(Value::from).collect()),
+            );
+        }
+        m.insert("director".into(), Value::Bool(self.director));
+        Value::Object(m)
+    }
+}

@@ -10,7 +10,9 @@
 //! - `*.error.jsonl`: the script must fail to parse at `error_line` naming `error_field`.
 //!
 //! Runs every scenario and reports every mismatch, then exits non-zero if any failed.
-//! `SCENARIO=substring cargo test -p flagfall-game --test scenarios` runs a subset.
+//! Every scenario is also written as PGN and read back, and must replay the same.
+//! `SCENARIO=substring cargo test -p flagfall-game --test scenarios` runs a subset;
+//! `FLAGFALL_PGN_OUT=dir` also writes each game's PGN there (CI checks them with python-chess).
 
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -85,6 +87,31 @@ fn check(script_path: &Path) -> Result<(), Vec<String>> {
     let mut problems = Vec::new();
     if replay.to_json() != again.to_json() {
         problems.push("replay is not deterministic".to_string());
+    }
+    // PGN round trip: the game written as PGN reads back into the same game.
+    let pgn_text = flagfall_game::pgn::to_pgn(&script);
+    match flagfall_game::pgn::from_pgn(&pgn_text, "uscf-2020") {
+        Err(e) => problems.push(format!("PGN does not read back: {e}\n{pgn_text}")),
+        Ok(back) => match flagfall_game::script::parse(&back) {
+            Err(e) => problems.push(format!("PGN reads back into a bad script: {e}\n{back}")),
+            Ok(s2) => {
+                if flagfall_game::replay(&s2).to_json() != replay.to_json() {
+                    problems.push(format!("PGN round trip changes the game:\n{pgn_text}"));
+                }
+            }
+        },
+    }
+    if let Ok(dir) = std::env::var("FLAGFALL_PGN_OUT") {
+        let name = script_path
+            .file_stem()
+            .map(|s| s.to_string_lossy().into_owned())
+            .unwrap_or_default();
+        let rs = script_path
+            .parent()
+            .and_then(|p| p.file_name())
+            .map(|s| s.to_string_lossy().into_owned())
+            .unwrap_or_default();
+        let _ = std::fs::write(format!("{dir}/{rs}-{name}.pgn"), &pgn_text);
     }
     for key in ["result", "reason", "rule"] {
         match expected.get(key) {
