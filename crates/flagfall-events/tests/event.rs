@@ -1,0 +1,272 @@
+//! Whole events run through the library with random results, late entries, requested byes
+//! and withdrawals. Properties: every round, every player is on exactly one board or has
+//! exactly one bye; Swiss formats never repeat a game played over the board; round robins
+//! meet every pair once per cycle with colours reversed in the second; the crosstable is
+//! consistent and standings compute; the event survives a JSON round trip.
+
+use std::collections::HashMap;
+
+use flagfall_events::event::{
+    ByeKind, Cell, Event, EventError, Format, GameResult, ManualPairing, NewPlayer, RequestedBye,
+};
+use flagfall_events::export;
+use proptest::prelude::*;
+
+fn player(i: u32) -> NewPlayer {
+    NewPlayer {
+        name: format!("Player {i}"),
+        rating: Some(2500 - 17 * i),
+        federation: None,
+        fide_id: None,
+    }
+}
+
+fn result_from(k: u8) -> GameResult {
+    match k % 8 {
+        0 | 1 | 2 => GameResult::WhiteWins,
+        3 | 4 => GameResult::BlackWins,
+        5 | 6 => GameResult::Draw,
+        _ => GameResult::WhiteWinsByForfeit,
+    }
+}
+
+fn play_round(event: &mut Event, round: u32, rng: &mut impl Iterator<Item = u8>) {
+    let boards: Vec<u32> = event.round_list[round as usize - 1]
+        .boards
+        .iter()
+        .map(|b| b.number)
+        .collect();
+    let g = event.format.games_per_round() as usize;
+    for b in boards {
+        let results: Vec<GameResult> = (0..g)
+            .map(|_| result_from(rng.next().unwrap_or(0)))
+            .collect();
+        event.set_result(round, b, &results).unwrap();
+    }
+}
+
+fn check_round(event: &Event, round: u32) {
+    let r = &event.round_list[round as usize - 1];
+    let mut count: HashMap<u32, u32> = HashMap::new();
+    for b in &r.boards {
+        *count.entry(b.white).or_default() += 1;
+        *count.entry(b.black).or_default() += 1;
+    }
+    for bye in &r.byes {
+        *count.entry(bye.player).or_default() += 1;
+    }
+    for p in &event.players {
+        assert_eq!(
+            count.get(&p.id),
+            Some(&1),
+            "round {round}: player {} appears {:?} times",
+            p.id,
+            count.get(&p.id)
+        );
+    }
+    assert!(r.byes.iter().filter(|b| b.kind == ByeKind::Pab).count() <= 1);
+}
+
+fn no_rematches(event: &Event) {
+    let mut met: HashMap<(u32, u32), u32> = HashMap::new();
+    for r in &event.round_list {
+        for b in &r.boards {
+            if b.games.iter().any(|g| g.result.is_played()) {
+                let key = (b.white.min(b.black), b.white.max(b.black));
+                *met.entry(key).or_default() += 1;
+            }
+        }
+    }
+    for (pair, n) in met {
+        assert_eq!(n, 1, "{pair:?} met {n} times");
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(24))]
+
+    #[test]
+    fn swiss_events_pair_everyone_once_and_never_repeat(
+        n in 6u32..24,
+        fmt in 0usize..2,
+        rng in prop::collection::vec(any::<u8>(), 200),
+        late in 0u32..3,
+        bye_player in 1u32..6,
+    ) {
+        let format = [Format::UsSwiss, Format::DoubleSwiss][fmt];
+        let rounds = 5;
+        let mut e = Event::new("Prop", format, Some(rounds)).unwrap();
+        for i in 1..=n {
+            e.add_player(player(i)).unwrap();
+        }
+        e.request_bye(bye_player, 2, RequestedBye::Half).unwrap();
+        let mut rng = rng.into_iter().cycle();
+        for round in 1..=rounds {
+            if round == 2 {
+                for j in 0..late {
+                    e.add_player(player(100 + j)).unwrap();
+                }
+            }
+            if round == 3 {
+                e.withdraw(1, None).unwrap();
+            }
+            prop_assert_eq!(e.pair_next().unwrap(), round);
+            check_round(&e, round);
+            play_round(&mut e, round, &mut rng);
+        }
+        no_rematches(&e);
+        // Late entries are absent before they join; the withdrawn player after leaving.
+        prop_assert_eq!(e.cell(1, 4), Cell::Bye(ByeKind::Absent));
+        let st = e.standings(None, None).unwrap();
+        prop_assert_eq!(st.rows.len(), e.players.len());
+        let back: Event = serde_json::from_str(&serde_json::to_string(&e).unwrap()).unwrap();
+        prop_assert_eq!(&back, &e);
+        back.validate().unwrap();
+        // Scores in the standings agree with the event's own sums.
+        for row in &st.rows {
+            let id = e.players[row.player].id;
+            prop_assert_eq!(row.score.0, e.score_after(id, rounds));
+        }
+        prop_assert!(!export::trf(&e).is_empty());
+    }
+
+    #[test]
+    fn round_robins_meet_every_pair_once_per_cycle(n in 3u32..14, double in any::<bool>(), rng in prop::collection::vec(any::<u8>(), 50)) {
+        let format = if double { Format::DoubleRoundRobin } else { Format::RoundRobin };
+        let mut e = Event::new("RR", format, None).unwrap();
+        for i in 1..=n {
+            e.add_player(player(i)).unwrap();
+        }
+        let mut rng = rng.into_iter().cycle();
+        let mut round = 0;
+        while round < e.rounds || round == 0 {
+            round = e.pair_next().unwrap();
+            check_round(&e, round);
+            play_round(&mut e, round, &mut rng);
+        }
+        let cycles = if double { 2 } else { 1 };
+        let per_cycle = n - 1 + n % 2;
+        prop_assert_eq!(e.rounds, per_cycle * cycles);
+        let mut white_of: HashMap<(u32, u32), Vec<u32>> = HashMap::new();
+        for r in &e.round_list {
+            for b in &r.boards {
+                white_of.entry((b.white.min(b.black), b.white.max(b.black))).or_default().push(b.white);
+            }
+        }
+        prop_assert_eq!(white_of.len() as u32, n * (n - 1) / 2);
+        for whites in white_of.values() {
+            prop_assert_eq!(whites.len() as u32, cycles);
+            if double {
+                prop_assert_ne!(whites[0], whites[1]);
+            }
+        }
+        prop_assert!(matches!(e.pair_next(), Err(EventError::EventOver(_))));
+        e.standings(None, None).unwrap();
+    }
+}
+
+#[test]
+fn corrections_change_standings_and_results_need_the_right_count() {
+    let mut e = Event::new("C", Format::DoubleSwiss, Some(3)).unwrap();
+    for i in 1..=4 {
+        e.add_player(player(i)).unwrap();
+    }
+    e.pair_next().unwrap();
+    // Board 1 is 1 v 3 (top half v bottom half), 1 has White in game 1.
+    let b = &e.round_list[0].boards[0];
+    assert_eq!((b.white, b.black), (1, 3));
+    assert!(matches!(
+        e.set_result(1, 1, &[GameResult::WhiteWins]),
+        Err(EventError::ResultCount {
+            expected: 2,
+            given: 1,
+            ..
+        })
+    ));
+    e.set_result(1, 1, &[GameResult::WhiteWins, GameResult::BlackWins])
+        .unwrap();
+    assert_eq!(e.score_after(1, 1), 4, "2-0 is four half points");
+    assert!(matches!(
+        e.pair_next(),
+        Err(EventError::RoundIncomplete { round: 1, .. })
+    ));
+    e.set_result(1, 2, &[GameResult::Draw, GameResult::Draw])
+        .unwrap();
+    // Correction: game 2 of board 1 was won by 3 (White in game 2).
+    e.set_result(1, 1, &[GameResult::WhiteWins, GameResult::WhiteWins])
+        .unwrap();
+    assert_eq!(e.score_after(1, 1), 2);
+    assert_eq!(e.score_after(3, 1), 2);
+    let st = e.standings(None, Some("BH")).unwrap();
+    assert_eq!(st.rows.iter().map(|r| r.score.0).sum::<u32>(), 8);
+}
+
+#[test]
+fn manual_override_is_checked() {
+    let mut e = Event::new("M", Format::UsSwiss, Some(3)).unwrap();
+    for i in 1..=5 {
+        e.add_player(player(i)).unwrap();
+    }
+    e.pair_next().unwrap();
+    let bad = ManualPairing {
+        boards: vec![(1, 2), (3, 4)],
+        byes: vec![],
+    };
+    let err = e.override_pairing(1, &bad).unwrap_err().to_string();
+    assert!(
+        err.contains("player 5 (Player 5) has neither a board nor a bye"),
+        "{err}"
+    );
+    let twice = ManualPairing {
+        boards: vec![(1, 2), (2, 4)],
+        byes: vec![(5, ByeKind::Pab), (3, ByeKind::Half)],
+    };
+    assert!(
+        e.override_pairing(1, &twice)
+            .unwrap_err()
+            .to_string()
+            .contains("player 2 appears twice")
+    );
+    let good = ManualPairing {
+        boards: vec![(1, 2), (3, 4)],
+        byes: vec![(5, ByeKind::Pab)],
+    };
+    assert!(e.override_pairing(1, &good).unwrap().is_empty());
+    assert!(e.round_list[0].manual);
+    assert!(e.override_pairing(2, &good).is_err());
+}
+
+#[test]
+fn bad_values_are_named() {
+    assert_eq!(
+        "knockout".parse::<Format>().unwrap_err().to_string(),
+        "format \"knockout\" is not valid; expected round-robin (rr), double-round-robin (drr), swiss, double-swiss, us-swiss"
+    );
+    assert!(
+        "2-0"
+            .parse::<GameResult>()
+            .unwrap_err()
+            .to_string()
+            .starts_with("result \"2-0\" is not valid")
+    );
+    assert!(Event::new("  ", Format::Swiss, Some(5)).is_err());
+    assert!(Event::new("X", Format::Swiss, Some(0)).is_err());
+    let mut e = Event::new("X", Format::Swiss, Some(5)).unwrap();
+    assert!(e.set_time_control("G/five").is_err());
+    let check = e.set_time_control("G/3;inc2").unwrap();
+    assert!(
+        check.us_blitz_ratable,
+        "G/3;inc2 is rated blitz (RULES.md §1)"
+    );
+    let check = e.set_time_control("G/15;d0").unwrap();
+    assert!(!check.us_blitz && !check.us_blitz_ratable);
+    assert!(e.set_tiebreaks("BH,XYZ").is_err());
+    assert!(
+        e.add_player(NewPlayer {
+            name: "A".into(),
+            federation: Some("U1A".into()),
+            ..NewPlayer::default()
+        })
+        .is_err()
+    );
+}
