@@ -1,0 +1,243 @@
+//! Reading and writing FIDE TRF (TRF-16 with the XXR/XXC extension, and TRF-2026).
+
+use std::path::PathBuf;
+
+use flagfall_pairing::dutch::{DutchInput, PairingError, RoundRecord};
+use flagfall_pairing::trf::{Colour, ResultCode, RoundEntry, Trf, TrfError};
+
+fn case_text(name: &str) -> String {
+    let path =
+        PathBuf::from(env!("CARGO_MANIFEST_DIR")).join(format!("tests/data/dutch/{name}.trf"));
+    std::fs::read_to_string(path).expect("case file")
+}
+
+fn all_cases() -> Vec<String> {
+    (1..=80).map(|i| format!("case{i:03}")).collect()
+}
+
+const LINE: &str = "001    1      Test0001 Player0001               2314                             3.0    2     6 w 1     4 b 1     3 w 1  0000 - Z";
+
+#[test]
+fn reads_header_and_player_fields() {
+    let trf = Trf::parse(&case_text("case001")).expect("parses");
+    assert_eq!(
+        trf.name.as_deref(),
+        Some("bbpPairings Dutch conformance case 001")
+    );
+    assert_eq!(trf.total_rounds, Some(7));
+    assert_eq!(trf.initial_colour, Some(Colour::White));
+    assert_eq!(trf.players.len(), 10);
+    let p1 = &trf.players[0];
+    assert_eq!(p1.number, 1);
+    assert_eq!(p1.name, "Test0001 Player0001");
+    assert_eq!(p1.rating, Some(2314));
+    assert_eq!(p1.points_tenths, 30);
+    assert_eq!(p1.rank, Some(2));
+    assert_eq!(p1.rounds.len(), 4);
+    assert_eq!(
+        p1.round(1),
+        Some(&RoundEntry {
+            opponent: Some(6),
+            colour: Some(Colour::White),
+            result: ResultCode::Win
+        })
+    );
+    assert_eq!(
+        p1.round(4),
+        Some(&RoundEntry {
+            opponent: None,
+            colour: None,
+            result: ResultCode::ZeroBye
+        })
+    );
+    let p10 = trf.player(10).expect("player 10");
+    assert_eq!(p10.round(4).map(|e| e.result), Some(ResultCode::PairingBye));
+}
+
+#[test]
+fn every_case_round_trips_through_trf_2026() {
+    for name in all_cases() {
+        let text = case_text(&name);
+        let trf = Trf::parse(&text).unwrap_or_else(|e| panic!("{name}: {e}"));
+        let written = trf.to_trf_string();
+        assert!(
+            written.contains("\n142 "),
+            "{name}: writes the round count as 142"
+        );
+        assert!(
+            written.contains("\n152 "),
+            "{name}: writes the initial colour as 152"
+        );
+        assert!(
+            !written.contains("XXR") && !written.contains("XXC"),
+            "{name}"
+        );
+        let again = Trf::parse(&written).unwrap_or_else(|e| panic!("{name} rewritten: {e}"));
+        assert_eq!(again, trf, "{name}: parse(write(t)) == t");
+        // The player records are written in exactly the fixed columns they were read in.
+        let original: Vec<&str> = text
+            .lines()
+            .filter(|l| l.starts_with("001"))
+            .map(str::trim_end)
+            .collect();
+        let rewritten: Vec<&str> = written.lines().filter(|l| l.starts_with("001")).collect();
+        assert_eq!(original, rewritten, "{name}: player lines");
+    }
+}
+
+#[test]
+fn reads_trf_2026_tags_and_comments() {
+    let text = format!("### a comment line\n012 Open\n142 9\n152 B\n162 W 1.0 D 0.5\n{LINE}\n");
+    let trf = Trf::parse(&text).expect("parses");
+    assert_eq!(trf.total_rounds, Some(9));
+    assert_eq!(trf.initial_colour, Some(Colour::Black));
+    assert_eq!(trf.headers.len(), 1, "162 is kept verbatim");
+    assert_eq!(trf.headers[0].tag, "162");
+    assert!(trf.to_trf_string().contains("162 W 1.0 D 0.5\n"));
+}
+
+#[test]
+fn letters_are_case_insensitive_and_blank_result_is_zero_bye() {
+    let line = "001    1      A                                 2000                             0.0    1  0000 - h  0000 -  ";
+    let trf = Trf::parse(line).expect("parses");
+    let p = &trf.players[0];
+    assert_eq!(p.round(1).map(|e| e.result), Some(ResultCode::HalfBye));
+    assert_eq!(p.rounds.len(), 2);
+    assert_eq!(p.round(2).map(|e| e.result), Some(ResultCode::ZeroBye));
+}
+
+fn error_of(text: &str) -> TrfError {
+    Trf::parse(text).expect_err("must be rejected")
+}
+
+fn with_line(replace: &str, by: &str) -> String {
+    format!("012 T\nXXR 7\n{}\n", LINE.replacen(replace, by, 1))
+}
+
+#[test]
+fn errors_name_line_and_column() {
+    let e = error_of(&with_line("6 w 1", "6 w x"));
+    assert_eq!((e.line, e.column), (3, 99));
+    assert!(e.message.contains("unknown result code 'x'"), "{e}");
+
+    let e = error_of(&with_line("6 w 1", "6 g 1"));
+    assert_eq!((e.line, e.column), (3, 97));
+    assert!(e.message.contains("colour must be w, b or -"), "{e}");
+
+    let e = error_of(&with_line("     6 w 1", "    x6 w 1"));
+    assert_eq!((e.line, e.column), (3, 92));
+    assert!(e.message.contains("opponent"), "{e}");
+
+    let e = error_of(&with_line(" 3.0", "3.x0"));
+    assert_eq!((e.line, e.column), (3, 81));
+    assert!(e.message.contains("points"), "{e}");
+
+    let e = error_of(&with_line("2314", "23a4"));
+    assert_eq!((e.line, e.column), (3, 49));
+
+    let e = error_of(&with_line("  0000 - Z", "  0005 - U"));
+    assert_eq!(e.line, 3);
+    assert!(
+        e.message
+            .contains("round 4: a bye (U) cannot have an opponent"),
+        "{e}"
+    );
+
+    let e = error_of(&with_line("     6 w 1", "     6 - 1"));
+    assert_eq!((e.line, e.column), (3, 97));
+    assert!(e.message.contains("needs a colour"), "{e}");
+
+    let e = error_of("XXR many\n");
+    assert_eq!((e.line, e.column), (1, 5));
+    let e = error_of("012 T\n152 X\n");
+    assert_eq!(e.line, 2);
+    let e = error_of("XXC purple\n");
+    assert!(e.message.contains("white1 or black1"), "{e}");
+    let e = error_of(&format!("{LINE}\n{LINE}\n"));
+    assert_eq!((e.line, e.column), (2, 5));
+    assert!(e.message.contains("appears twice"), "{e}");
+    let e = error_of("001 abcd\n");
+    assert_eq!((e.line, e.column), (1, 5));
+    assert_eq!(error_of("0\n").line, 1);
+    // The message is fit for a user: it says where.
+    assert!(
+        error_of("001 abcd\n")
+            .to_string()
+            .starts_with("TRF line 1, column 5:")
+    );
+}
+
+#[test]
+fn dutch_input_reads_byes_forfeits_and_absences() {
+    let text = "\
+012 T
+XXR 5
+001    1      A                                 2000                             2.0    1     2 w 1     3 b +  0000 - H
+001    2      B                                 1900                             1.0    2     1 b 0  0000 - U
+001    3      C                                 1800                             0.5    3  0000 - H     1 w -
+001    4      D                                 1700                             0.0    4  0000 - -  0000 - Z  0000 - -
+";
+    let trf = Trf::parse(text).expect("parses");
+    let input = DutchInput::from_trf(&trf).expect("valid");
+    assert_eq!(input.total_rounds, 5);
+    // Initial colour inferred: player 1 had white in round 1.
+    assert_eq!(input.initial_colour, Colour::White);
+    let p1 = &input.players[0];
+    assert_eq!(
+        p1.history,
+        vec![
+            RoundRecord::Played {
+                opponent: 2,
+                colour: Colour::White,
+                half_points: 2
+            },
+            RoundRecord::Forfeit {
+                opponent: 3,
+                won: true
+            },
+        ]
+    );
+    assert!(p1.absent, "H in column 3 = announced bye for round 3");
+    assert_eq!(input.players[1].history[1], RoundRecord::PairingBye);
+    assert!(!input.players[1].absent);
+    assert_eq!(input.players[2].history[0], RoundRecord::HalfBye);
+    assert_eq!(
+        input.players[3].history,
+        vec![RoundRecord::ZeroBye, RoundRecord::ZeroBye]
+    );
+    assert!(input.players[3].absent);
+}
+
+#[test]
+fn dutch_input_rejects_inconsistent_files() {
+    let base = "012 T\nXXR 5\n";
+    let p = |s: &str| format!("{base}{s}");
+    let bad_points = p(
+        "001    1      A                                 2000                             2.0    1     2 w 1\n001    2      B                                 1900                             0.0    2     1 b 0\n",
+    );
+    let e =
+        DutchInput::from_trf(&Trf::parse(&bad_points).expect("parses")).expect_err("bad points");
+    assert!(
+        e.to_string()
+            .contains("player 1: the points column says 2.0 but the results add up to 1"),
+        "{e}"
+    );
+
+    let unknown = p(
+        "001    1      A                                 2000                             1.0    1     7 w 1\n",
+    );
+    let e =
+        DutchInput::from_trf(&Trf::parse(&unknown).expect("parses")).expect_err("unknown opponent");
+    assert!(e.to_string().contains("opponent 7 is not a player"), "{e}");
+
+    let contradiction = p(
+        "001    1      A                                 2000                             1.0    1     2 w 1\n001    2      B                                 1900                             1.0    2     1 w 1\n",
+    );
+    let e = DutchInput::from_trf(&Trf::parse(&contradiction).expect("parses"))
+        .expect_err("contradiction");
+    assert!(e.to_string().contains("contradicts"), "{e}");
+
+    let no_rounds = "001    1      A                                 2000                             0.0    1\n";
+    let e = DutchInput::from_trf(&Trf::parse(no_rounds).expect("parses")).expect_err("no XXR");
+    assert_eq!(e, PairingError::MissingTotalRounds);
+}
