@@ -543,3 +543,43 @@ fn standings_after_a_round() {
         .collect();
     assert_eq!(top, [(1, 1), (1, 3), (3, 5)]);
 }
+
+/// Fore Buchholz (8.3): round 5 pairings become draws. #2's opponents then have 10: 1 + ½ =
+/// 1.5, 7: 1.5 + ½ = 2, 1: 3.5, 16: 3 + ½ = 3, 3: 3.5 → 13.5.
+/// AOB (8.2) for #2: plain BH of 10 (2 4 + 9 1.5 + 15 2 + 6 3 + 5 2.5 = 13), 7 (15 2 + 2 4 +
+/// 16 3.5 + 5 2.5 + 11 2.5 = 14.5), 1 (12.5), 16 (12.5), 3 (15.5): 68 / 5 = 13.6.
+/// STD (7.7): #11 = ½ + 0 + 0 + 1 (forfeit win) + 1 = 2.5; #9 = 0 + 0 + ½ (half bye = a
+/// draw) + 0 + 1 (PAB beats a draw) = 1.5.
+#[test]
+fn fore_buchholz_aob_and_standard_points() {
+    let ct = exercise();
+    let o = Options::default();
+    assert_eq!(values(&ct, "FB", &o)[1], pts(13.5));
+    assert_eq!(values(&ct, "AOB", &o)[1], Value::new(68, 5));
+    let std = values(&ct, "STD", &o);
+    assert_eq!((std[10], std[8]), (pts(2.5), pts(1.5)));
+}
+
+/// REP in a round robin: the free round of an odd-sized round robin is not an unplayed round
+/// (15.2), a forfeit loss is: A forfeits round 3 → 5 − 1 = 4; D and E keep 5. In the Swiss the half bye and the
+/// forfeit loss of #9 count (5 − 2 = 3, checked above).
+#[test]
+fn rounds_elected_round_robin() {
+    let ct = round_robin(true);
+    let rep = values(&ct, "REP", &Options::default());
+    assert_eq!(
+        (rep[0], rep[3], rep[4]),
+        (Value::int(4), Value::int(5), Value::int(5))
+    );
+}
+
+#[test]
+fn value_and_score_display() {
+    assert_eq!(Value::new(27, 2).to_string(), "13.5");
+    assert_eq!(Value::new(9, 4).to_string(), "2.25");
+    assert_eq!(Value::new(68, 5).to_string(), "68/5");
+    assert_eq!(Value::int(-3).to_string(), "-3");
+    assert_eq!(Value::new(5, 2).round_half_up(), 3);
+    assert_eq!(Value::new(-5, 2).round_half_up(), -2);
+    assert_eq!(flagfall_events::tiebreak::HalfPoints(7).to_string(), "3.5");
+}

@@ -186,9 +186,19 @@ pub(crate) fn black_wins(a: &Analysis<'_>) -> Vec<Value> {
 }
 
 /// Rounds one Elected to Play (7.6, "GE" before August 2024): rounds minus half-point byes,
-/// zero-point byes (including absences, 16.1.1) and forfeit losses.
+/// zero-point byes (including absences, 16.1.1) and forfeit losses. In a round robin the only
+/// unplayed rounds are forfeits (15.2), so the free round of an odd-sized round robin is not
+/// subtracted; forfeit losses are.
 pub(crate) fn rounds_elected(a: &Analysis<'_>) -> Vec<Value> {
-    per_player(a, |info| i64::from(!info.kind.is_vur()))
+    let rr = a.is_rr();
+    per_player(a, |info| {
+        let subtract = if rr {
+            info.kind == Kind::ForfeitLoss
+        } else {
+            info.kind.is_vur()
+        };
+        i64::from(!subtract)
+    })
 }
 
 /// Standard Points (7.7, 2026 edition): 1 per round scoring more than the scheduled opponent
