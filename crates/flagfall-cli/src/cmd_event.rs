@@ -1,10 +1,843 @@
-//! `flagfall event` (in progress).
+//! `flagfall event`: run a blitz event from a local event file (JSON).
+//!
+//! Every command that changes the event reads the file, applies one change through
+//! `flagfall_events::event`, and writes the file back atomically: the new content goes to a
+//! temporary file in the same directory, is flushed to disk (fsync), and is renamed over
+//! the old file, so an interrupted run leaves either the old or the new event, never a
+//! half-written one. See `docs/events.md` for the full syntax.
 
+use std::fs;
+use std::io::{Read, Write};
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
-#[derive(clap::Args)]
-pub struct Args {}
+use anyhow::{Context, anyhow, bail};
+use clap::{Subcommand, ValueEnum};
+use flagfall_events::event::{
+    ByeKind, Event, Format, GameResult, ManualPairing, NewPlayer, RequestedBye,
+};
+use flagfall_events::export;
+use flagfall_events::tiebreak::Colour;
+use flagfall_pairing::trf::Trf;
 
-pub fn run(_args: Args) -> anyhow::Result<ExitCode> {
-    anyhow::bail!("`flagfall event` is not available yet")
+const LONG_ABOUT: &str = "The event lives in one JSON file, rewritten atomically by every command.
+
+Typical evening (paper mode: games on physical boards, results typed in):
+  flagfall event new club.json --name \"Friday Blitz\" --format double-swiss --rounds 6 \\
+      --time-control \"G/5;d0\" --paper
+  flagfall event add-player club.json --csv players.csv
+  flagfall event pair club.json                 # pairs round 1 and prints it
+  flagfall event results club.json 1 < r1.txt   # lines: BOARD RESULT [RESULT]
+  flagfall event standings club.json
+  flagfall event export club.json --as pgn -o club.pgn
+
+Results: 1-0, 0-1, 1/2, +- (White wins by forfeit), -+ (Black wins by forfeit),
+-- (double forfeit), * (not in yet). A Double Swiss board takes two results, each
+written with that game's colours (game 2: the board's Black has White).
+
+Formats: round-robin (rr), double-round-robin (drr), swiss (FIDE Dutch),
+double-swiss (FIDE C.04.5), us-swiss (US Chess rules 27-29).";
+
+/// Arguments of `flagfall event`.
+#[derive(clap::Args)]
+#[command(after_help = LONG_ABOUT)]
+pub struct Args {
+    #[command(subcommand)]
+    command: EventCommand,
+}
+
+#[derive(Clone, Copy, ValueEnum)]
+enum ColourArg {
+    White,
+    Black,
+}
+
+#[derive(Clone, Copy, ValueEnum)]
+enum ExportKind {
+    /// FIDE TRF-2026.
+    Trf,
+    /// Every game as PGN.
+    Pgn,
+    /// Standings as CSV.
+    Csv,
+    /// Printable crosstable (plain text).
+    Crosstable,
+    /// The event file itself, pretty JSON.
+    Json,
+}
+
+#[derive(Clone, Copy, ValueEnum)]
+enum StandingsAs {
+    Text,
+    Csv,
+    Json,
+}
+
+#[derive(Subcommand)]
+enum EventCommand {
+    /// Create a new event file (refuses to overwrite one unless --force).
+    New {
+        /// The event file to create.
+        file: PathBuf,
+        /// Event name.
+        #[arg(long)]
+        name: String,
+        /// round-robin, double-round-robin, swiss, double-swiss or us-swiss.
+        #[arg(long)]
+        format: String,
+        /// Rounds planned (Swiss formats; round robins derive it from the players).
+        #[arg(long)]
+        rounds: Option<u32>,
+        /// Time control, e.g. "G/5;d0", "3+2" (checked; its blitz/ratable status is shown).
+        #[arg(long)]
+        time_control: Option<String>,
+        /// Ruleset id (uscf-2020, fide-b3, ...), recorded in the exports.
+        #[arg(long)]
+        ruleset: Option<String>,
+        /// Paper mode: games on physical boards, results typed in.
+        #[arg(long)]
+        paper: bool,
+        /// Site, for PGN and TRF.
+        #[arg(long)]
+        site: Option<String>,
+        /// Date (YYYY-MM-DD), for PGN and TRF.
+        #[arg(long)]
+        date: Option<String>,
+        /// Colour drawn by lot for the top player in round 1.
+        #[arg(long, value_enum, default_value = "white")]
+        initial_colour: ColourArg,
+        /// Tiebreak order, e.g. "BH-C1,BH,SB" (default depends on the format).
+        #[arg(long)]
+        tiebreaks: Option<String>,
+        /// Overwrite an existing file.
+        #[arg(long)]
+        force: bool,
+    },
+    /// Add players: one with --name, or many from --csv (header: name,rating,federation,fide_id; "-" reads stdin) or --trf.
+    AddPlayer {
+        /// The event file.
+        file: PathBuf,
+        /// Player name (one player).
+        #[arg(long, conflicts_with_all = ["csv", "trf"])]
+        name: Option<String>,
+        /// Rating.
+        #[arg(long, requires = "name")]
+        rating: Option<u32>,
+        /// Federation (three letters).
+        #[arg(long, requires = "name")]
+        federation: Option<String>,
+        /// FIDE id.
+        #[arg(long, requires = "name")]
+        fide_id: Option<u64>,
+        /// CSV file of players ("-" for stdin).
+        #[arg(long, conflicts_with = "trf")]
+        csv: Option<String>,
+        /// TRF file whose player records are entered.
+        #[arg(long)]
+        trf: Option<PathBuf>,
+    },
+    /// Withdraw a player from a round on (default: the next round to pair).
+    Withdraw {
+        /// The event file.
+        file: PathBuf,
+        /// Pairing number.
+        player: u32,
+        /// First round the player is not paired in.
+        #[arg(long)]
+        from_round: Option<u32>,
+    },
+    /// Record a bye requested in advance (Swiss formats).
+    Bye {
+        /// The event file.
+        file: PathBuf,
+        /// Pairing number.
+        player: u32,
+        /// The round.
+        #[arg(long)]
+        round: u32,
+        /// full, half or zero.
+        #[arg(long, default_value = "half")]
+        kind: String,
+    },
+    /// Pair the next round and print it.
+    Pair {
+        /// The event file.
+        file: PathBuf,
+    },
+    /// Remove the latest round while it has no results.
+    Unpair {
+        /// The event file.
+        file: PathBuf,
+    },
+    /// Replace the latest round's pairing by hand (the director's override).
+    Override {
+        /// The event file.
+        file: PathBuf,
+        /// The round (must be the latest paired).
+        #[arg(long)]
+        round: u32,
+        /// A board as WHITE-BLACK pairing numbers, e.g. 3-7; repeat in board order.
+        #[arg(long = "board")]
+        boards: Vec<String>,
+        /// A bye as PLAYER or PLAYER:KIND (pab, full, half, zero, absent; default pab).
+        #[arg(long = "bye")]
+        byes: Vec<String>,
+    },
+    /// Enter or correct the result(s) of one board.
+    Result {
+        /// The event file.
+        file: PathBuf,
+        /// Round.
+        round: u32,
+        /// Board.
+        board: u32,
+        /// One result per game (two for a Double Swiss match).
+        #[arg(required = true, allow_hyphen_values = true)]
+        results: Vec<String>,
+    },
+    /// Enter a round's results from stdin, one board per line: BOARD RESULT [RESULT].
+    Results {
+        /// The event file.
+        file: PathBuf,
+        /// Round.
+        round: u32,
+    },
+    /// Print the pairings of a round (default: the latest).
+    Show {
+        /// The event file.
+        file: PathBuf,
+        /// Round.
+        #[arg(long)]
+        round: Option<u32>,
+    },
+    /// Standings with tiebreaks (after the last complete round by default).
+    Standings {
+        /// The event file.
+        file: PathBuf,
+        /// Standings after this round.
+        #[arg(long)]
+        after_round: Option<u32>,
+        /// Tiebreak order for this listing only.
+        #[arg(long)]
+        tiebreaks: Option<String>,
+        /// Output form.
+        #[arg(long = "as", value_enum, default_value = "text")]
+        output: StandingsAs,
+    },
+    /// Set the event's tiebreak order, e.g. "DE,BH-C1,BH,SB".
+    Tiebreaks {
+        /// The event file.
+        file: PathBuf,
+        /// The list.
+        list: String,
+    },
+    /// Export: TRF-2026, PGN, standings CSV, crosstable or JSON (stdout or -o).
+    Export {
+        /// The event file.
+        file: PathBuf,
+        /// What to export.
+        #[arg(long = "as", value_enum)]
+        kind: ExportKind,
+        /// Output file (written atomically); stdout if absent.
+        #[arg(short, long)]
+        output: Option<PathBuf>,
+    },
+}
+
+/// Run `flagfall event`.
+pub fn run(args: Args) -> anyhow::Result<ExitCode> {
+    match args.command {
+        EventCommand::New {
+            file,
+            name,
+            format,
+            rounds,
+            time_control,
+            ruleset,
+            paper,
+            site,
+            date,
+            initial_colour,
+            tiebreaks,
+            force,
+        } => {
+            if file.exists() && !force {
+                bail!(
+                    "{} already exists; use --force to replace it",
+                    file.display()
+                );
+            }
+            let format: Format = format.parse()?;
+            let mut event = Event::new(&name, format, rounds)?;
+            event.paper_mode = paper;
+            event.site = site;
+            if let Some(d) = date {
+                check_date(&d)?;
+                event.date = Some(d);
+            }
+            event.ruleset = ruleset;
+            event.initial_colour = match initial_colour {
+                ColourArg::White => Colour::White,
+                ColourArg::Black => Colour::Black,
+            };
+            if let Some(list) = tiebreaks {
+                event.set_tiebreaks(&list)?;
+            }
+            if let Some(tc) = time_control {
+                let check = event.set_time_control(&tc)?;
+                println!("{}", describe_time_control(&check));
+            }
+            save(&file, &event)?;
+            println!(
+                "created {}: {} ({}{})",
+                file.display(),
+                event.name,
+                event.format,
+                if event.format.is_round_robin() {
+                    String::new()
+                } else {
+                    format!(", {} rounds", event.rounds)
+                }
+            );
+        }
+        EventCommand::AddPlayer {
+            file,
+            name,
+            rating,
+            federation,
+            fide_id,
+            csv,
+            trf,
+        } => {
+            let mut event = load(&file)?;
+            let new_players = if let Some(name) = name {
+                vec![NewPlayer {
+                    name,
+                    rating,
+                    federation,
+                    fide_id,
+                }]
+            } else if let Some(src) = csv {
+                let (text, label) = read_source(&src)?;
+                parse_players_csv(&text, &label)?
+            } else if let Some(path) = trf {
+                let text = fs::read_to_string(&path)
+                    .with_context(|| format!("cannot read {}", path.display()))?;
+                let t = Trf::parse(&text).map_err(|e| anyhow!("{}: {e}", path.display()))?;
+                t.players
+                    .iter()
+                    .map(|p| NewPlayer {
+                        name: p.name.clone(),
+                        rating: p.rating,
+                        federation: (!p.federation.trim().is_empty())
+                            .then(|| p.federation.trim().to_string()),
+                        fide_id: p.fide_id,
+                    })
+                    .collect()
+            } else {
+                bail!("give --name, --csv or --trf");
+            };
+            if new_players.is_empty() {
+                bail!("no players to add");
+            }
+            let count = new_players.len();
+            for (i, p) in new_players.into_iter().enumerate() {
+                let shown = p.name.clone();
+                event
+                    .add_player(p)
+                    .with_context(|| format!("player #{} ({shown:?})", i + 1))?;
+            }
+            save(&file, &event)?;
+            println!(
+                "{count} player(s) added; {} in the event",
+                event.players.len()
+            );
+            if event.rounds_paired() > 0 {
+                println!(
+                    "late entr{} from round {}",
+                    if count == 1 { "y joins" } else { "ies join" },
+                    event.rounds_paired() + 1
+                );
+            }
+        }
+        EventCommand::Withdraw {
+            file,
+            player,
+            from_round,
+        } => {
+            let mut event = load(&file)?;
+            let from = event.withdraw(player, from_round)?;
+            save(&file, &event)?;
+            println!("player {player} withdrawn from round {from} on");
+        }
+        EventCommand::Bye {
+            file,
+            player,
+            round,
+            kind,
+        } => {
+            let mut event = load(&file)?;
+            let kind: RequestedBye = kind.parse()?;
+            event.request_bye(player, round, kind)?;
+            save(&file, &event)?;
+            println!("player {player}: {kind:?} bye in round {round}");
+        }
+        EventCommand::Pair { file } => {
+            let mut event = load(&file)?;
+            let round = event.pair_next()?;
+            save(&file, &event)?;
+            print!("{}", pairing_text(&event, round)?);
+        }
+        EventCommand::Unpair { file } => {
+            let mut event = load(&file)?;
+            let round = event.unpair_last()?;
+            save(&file, &event)?;
+            println!("round {round} removed");
+        }
+        EventCommand::Override {
+            file,
+            round,
+            boards,
+            byes,
+        } => {
+            let mut event = load(&file)?;
+            let mut manual = ManualPairing::default();
+            for b in &boards {
+                manual.boards.push(parse_board(b)?);
+            }
+            for b in &byes {
+                manual.byes.push(parse_bye(b)?);
+            }
+            let rematches = event.override_pairing(round, &manual)?;
+            save(&file, &event)?;
+            for (w, b) in rematches {
+                eprintln!("warning: players {w} and {b} have met before");
+            }
+            print!("{}", pairing_text(&event, round)?);
+        }
+        EventCommand::Result {
+            file,
+            round,
+            board,
+            results,
+        } => {
+            let mut event = load(&file)?;
+            let parsed = results
+                .iter()
+                .map(|r| r.parse::<GameResult>())
+                .collect::<Result<Vec<_>, _>>()?;
+            event.set_result(round, board, &parsed)?;
+            save(&file, &event)?;
+            println!("round {round} board {board}: {}", results.join(" "));
+        }
+        EventCommand::Results { file, round } => {
+            let mut event = load(&file)?;
+            let mut text = String::new();
+            std::io::stdin()
+                .read_to_string(&mut text)
+                .context("cannot read results from stdin")?;
+            let mut count = 0;
+            for (n, line) in text.lines().enumerate() {
+                let line = line.split('#').next().unwrap_or("").trim();
+                if line.is_empty() {
+                    continue;
+                }
+                let mut fields = line.split_whitespace();
+                let board_text = fields.next().unwrap_or("");
+                let board: u32 = board_text.parse().map_err(|_| {
+                    anyhow!("stdin line {}: board {board_text:?} is not a number", n + 1)
+                })?;
+                let results = fields
+                    .map(|f| f.parse::<GameResult>())
+                    .collect::<Result<Vec<_>, _>>()
+                    .with_context(|| format!("stdin line {}", n + 1))?;
+                event
+                    .set_result(round, board, &results)
+                    .with_context(|| format!("stdin line {}", n + 1))?;
+                count += 1;
+            }
+            save(&file, &event)?;
+            let missing: Vec<String> = event.round_list[round as usize - 1]
+                .boards
+                .iter()
+                .filter(|b| !b.complete())
+                .map(|b| b.number.to_string())
+                .collect();
+            println!("round {round}: {count} board(s) entered");
+            if !missing.is_empty() {
+                println!("still missing: board(s) {}", missing.join(", "));
+            }
+        }
+        EventCommand::Show { file, round } => {
+            let event = load(&file)?;
+            let round = round.unwrap_or(event.rounds_paired());
+            if round == 0 {
+                bail!("no round has been paired yet");
+            }
+            print!("{}", pairing_text(&event, round)?);
+        }
+        EventCommand::Standings {
+            file,
+            after_round,
+            tiebreaks,
+            output,
+        } => {
+            let event = load(&file)?;
+            let after = after_round.unwrap_or_else(|| event.rounds_complete());
+            let st = event.standings(Some(after), tiebreaks.as_deref())?;
+            match output {
+                StandingsAs::Text => print!("{}", export::standings_text(&event, &st, after)),
+                StandingsAs::Csv => print!("{}", export::standings_csv(&event, &st)),
+                StandingsAs::Json => println!("{}", serde_json::to_string_pretty(&st)?),
+            }
+        }
+        EventCommand::Tiebreaks { file, list } => {
+            let mut event = load(&file)?;
+            event.set_tiebreaks(&list)?;
+            save(&file, &event)?;
+            println!("tiebreak order: {}", event.tiebreaks);
+        }
+        EventCommand::Export { file, kind, output } => {
+            let event = load(&file)?;
+            let text = match kind {
+                ExportKind::Trf => export::trf(&event),
+                ExportKind::Pgn => export::pgn(&event),
+                ExportKind::Csv => {
+                    let st = event.standings(None, None)?;
+                    export::standings_csv(&event, &st)
+                }
+                ExportKind::Crosstable => export::crosstable_text(&event)?,
+                ExportKind::Json => serde_json::to_string_pretty(&event)? + "\n",
+            };
+            match output {
+                Some(path) => {
+                    write_atomically(&path, text.as_bytes())?;
+                    println!("wrote {}", path.display());
+                }
+                None => print!("{text}"),
+            }
+        }
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+fn describe_time_control(check: &flagfall_events::event::TimeControlCheck) -> String {
+    let yes = |b: bool| if b { "yes" } else { "no" };
+    format!(
+        "time control {}: FIDE blitz {}, US Chess blitz {}, US Chess blitz-ratable {}",
+        check.normalised,
+        yes(check.fide_blitz),
+        yes(check.us_blitz),
+        yes(check.us_blitz_ratable)
+    )
+}
+
+fn check_date(d: &str) -> anyhow::Result<()> {
+    let ok = d.len() == 10
+        && d.chars().enumerate().all(|(i, c)| {
+            if i == 4 || i == 7 {
+                c == '-' || c == '.'
+            } else {
+                c.is_ascii_digit()
+            }
+        });
+    if !ok {
+        bail!("date {d:?} is not in the form YYYY-MM-DD");
+    }
+    Ok(())
+}
+
+fn parse_board(s: &str) -> anyhow::Result<(u32, u32)> {
+    let (w, b) = s
+        .split_once('-')
+        .ok_or_else(|| anyhow!("board {s:?} is not WHITE-BLACK, e.g. 3-7"))?;
+    let num = |t: &str| {
+        t.trim()
+            .parse::<u32>()
+            .map_err(|_| anyhow!("board {s:?}: {t:?} is not a pairing number"))
+    };
+    Ok((num(w)?, num(b)?))
+}
+
+fn parse_bye(s: &str) -> anyhow::Result<(u32, ByeKind)> {
+    let (p, kind) = match s.split_once(':') {
+        Some((p, k)) => (p, k),
+        None => (s, "pab"),
+    };
+    let player = p
+        .trim()
+        .parse::<u32>()
+        .map_err(|_| anyhow!("bye {s:?}: {p:?} is not a pairing number"))?;
+    let kind = match kind.trim().to_ascii_lowercase().as_str() {
+        "pab" | "u" => ByeKind::Pab,
+        "full" | "f" => ByeKind::Full,
+        "half" | "h" => ByeKind::Half,
+        "zero" | "z" => ByeKind::Zero,
+        "absent" | "-" => ByeKind::Absent,
+        other => bail!("bye {s:?}: kind {other:?} is not pab, full, half, zero or absent"),
+    };
+    Ok((player, kind))
+}
+
+fn pairing_text(event: &Event, round: u32) -> anyhow::Result<String> {
+    let r = event
+        .round_list
+        .get((round as usize).wrapping_sub(1))
+        .ok_or_else(|| anyhow!("round {round} has not been paired"))?;
+    let mut out = format!(
+        "Round {round} of {}{}\n",
+        event.rounds,
+        if r.manual {
+            " (changed by the director)"
+        } else {
+            ""
+        }
+    );
+    let name = |id: u32| {
+        event
+            .player(id)
+            .map(|p| p.name.clone())
+            .unwrap_or_else(|_| "?".into())
+    };
+    let pts = |id: u32| Event::score_text(event.score_after(id, round - 1));
+    for b in &r.boards {
+        let results: Vec<&str> = b.games.iter().map(|g| g.result.short()).collect();
+        out.push_str(&format!(
+            "{:>3}. {:>3} {} ({}) - {:>3} {} ({})   {}\n",
+            b.number,
+            b.white,
+            name(b.white),
+            pts(b.white),
+            b.black,
+            name(b.black),
+            pts(b.black),
+            results.join(" ")
+        ));
+    }
+    for bye in &r.byes {
+        let what = match bye.kind {
+            ByeKind::Pab => "pairing-allocated bye",
+            ByeKind::Full => "full-point bye",
+            ByeKind::Half => "half-point bye",
+            ByeKind::Zero => "zero-point bye",
+            ByeKind::Absent => "not paired",
+        };
+        out.push_str(&format!(
+            "     {:>3} {}: {what}\n",
+            bye.player,
+            name(bye.player)
+        ));
+    }
+    Ok(out)
+}
+
+fn read_source(src: &str) -> anyhow::Result<(String, String)> {
+    if src == "-" {
+        let mut text = String::new();
+        std::io::stdin()
+            .read_to_string(&mut text)
+            .context("cannot read players from stdin")?;
+        Ok((text, "stdin".into()))
+    } else {
+        let text = fs::read_to_string(src).with_context(|| format!("cannot read {src}"))?;
+        Ok((text, src.to_string()))
+    }
+}
+
+/// Split one CSV line (RFC 4180 quoting, no embedded newlines).
+fn csv_fields(line: &str, label: &str, n: usize) -> anyhow::Result<Vec<String>> {
+    let mut out = Vec::new();
+    let mut cur = String::new();
+    let mut chars = line.chars().peekable();
+    let mut quoted = false;
+    let mut was_quoted = false;
+    while let Some(c) = chars.next() {
+        if quoted {
+            if c == '"' {
+                if chars.peek() == Some(&'"') {
+                    cur.push('"');
+                    chars.next();
+                } else {
+                    quoted = false;
+                }
+            } else {
+                cur.push(c);
+            }
+        } else if c == '"' && cur.trim().is_empty() && !was_quoted {
+            cur.clear();
+            quoted = true;
+            was_quoted = true;
+        } else if c == ',' {
+            out.push(std::mem::take(&mut cur).trim().to_string());
+            was_quoted = false;
+        } else {
+            cur.push(c);
+        }
+    }
+    if quoted {
+        bail!("{label} line {n}: a quoted field is not closed");
+    }
+    out.push(cur.trim().to_string());
+    Ok(out)
+}
+
+/// Players from CSV with a header line naming the columns (`name` required; `rating`,
+/// `federation`, `fide_id` optional, any order, case-insensitive).
+fn parse_players_csv(text: &str, label: &str) -> anyhow::Result<Vec<NewPlayer>> {
+    let mut lines = text
+        .lines()
+        .enumerate()
+        .map(|(i, l)| (i + 1, l.trim_start_matches('\u{feff}')))
+        .filter(|(_, l)| !l.trim().is_empty());
+    let Some((hn, header)) = lines.next() else {
+        bail!("{label}: no header line (expected e.g. name,rating,federation,fide_id)");
+    };
+    let cols: Vec<String> = csv_fields(header, label, hn)?
+        .into_iter()
+        .map(|c| c.to_ascii_lowercase())
+        .collect();
+    let find = |n: &str| cols.iter().position(|c| c == n);
+    let name_col = find("name").ok_or_else(|| {
+        anyhow!(
+            "{label} line {hn}: the header has no \"name\" column (columns: {})",
+            cols.join(",")
+        )
+    })?;
+    for c in &cols {
+        if !["name", "rating", "federation", "fide_id"].contains(&c.as_str()) {
+            bail!(
+                "{label} line {hn}: unknown column {c:?} (known: name, rating, federation, fide_id)"
+            );
+        }
+    }
+    let (rating_col, fed_col, id_col) = (find("rating"), find("federation"), find("fide_id"));
+    let mut out = Vec::new();
+    for (n, line) in lines {
+        let f = csv_fields(line, label, n)?;
+        if f.len() != cols.len() {
+            bail!(
+                "{label} line {n}: {} field(s), the header has {}",
+                f.len(),
+                cols.len()
+            );
+        }
+        let get = |c: Option<usize>| c.map(|i| f[i].as_str()).filter(|s| !s.is_empty());
+        let rating = match get(rating_col) {
+            None => None,
+            Some(s) => Some(
+                s.parse::<u32>()
+                    .map_err(|_| anyhow!("{label} line {n}: rating {s:?} is not a whole number"))?,
+            ),
+        };
+        let fide_id = match get(id_col) {
+            None => None,
+            Some(s) => Some(
+                s.parse::<u64>()
+                    .map_err(|_| anyhow!("{label} line {n}: fide_id {s:?} is not a number"))?,
+            ),
+        };
+        let name = f[name_col].clone();
+        if name.is_empty() {
+            bail!("{label} line {n}: the name is empty");
+        }
+        out.push(NewPlayer {
+            name,
+            rating,
+            federation: get(fed_col).map(str::to_string),
+            fide_id,
+        });
+    }
+    Ok(out)
+}
+
+/// Read and check an event file.
+fn load(path: &Path) -> anyhow::Result<Event> {
+    let text = fs::read_to_string(path)
+        .with_context(|| format!("cannot read event file {}", path.display()))?;
+    let event: Event = serde_json::from_str(&text).map_err(|e| {
+        anyhow!(
+            "event file {}: line {} column {}: {e}",
+            path.display(),
+            e.line(),
+            e.column()
+        )
+    })?;
+    event
+        .validate()
+        .with_context(|| format!("event file {}", path.display()))?;
+    Ok(event)
+}
+
+fn save(path: &Path, event: &Event) -> anyhow::Result<()> {
+    let text = serde_json::to_string_pretty(event)? + "\n";
+    write_atomically(path, text.as_bytes())
+}
+
+/// Write `bytes` to `path` so that readers see either the old file or the whole new one:
+/// temporary file in the same directory, fsync, rename over, fsync the directory.
+fn write_atomically(path: &Path, bytes: &[u8]) -> anyhow::Result<()> {
+    let dir = match path.parent() {
+        Some(d) if !d.as_os_str().is_empty() => d.to_path_buf(),
+        _ => PathBuf::from("."),
+    };
+    let file_name = path
+        .file_name()
+        .ok_or_else(|| anyhow!("{} is not a file path", path.display()))?
+        .to_string_lossy()
+        .into_owned();
+    let tmp = dir.join(format!(".{file_name}.tmp-{}", std::process::id()));
+    let result = (|| -> anyhow::Result<()> {
+        let mut f =
+            fs::File::create(&tmp).with_context(|| format!("cannot create {}", tmp.display()))?;
+        f.write_all(bytes)
+            .with_context(|| format!("cannot write {}", tmp.display()))?;
+        f.sync_all()
+            .with_context(|| format!("cannot flush {}", tmp.display()))?;
+        drop(f);
+        fs::rename(&tmp, path).with_context(|| format!("cannot replace {}", path.display()))?;
+        if let Ok(d) = fs::File::open(&dir) {
+            let _ = d.sync_all();
+        }
+        Ok(())
+    })();
+    if result.is_err() {
+        let _ = fs::remove_file(&tmp);
+    }
+    result
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn csv_players_with_quotes_and_errors() {
+        let text = "Name,Rating,federation\n\"Smith, Ann\",1800,USA\nBob,,\n";
+        let p = parse_players_csv(text, "t.csv").unwrap();
+        assert_eq!(p.len(), 2);
+        assert_eq!(p[0].name, "Smith, Ann");
+        assert_eq!(p[0].rating, Some(1800));
+        assert_eq!(p[1].rating, None);
+        let err = parse_players_csv("name,rating\nAnn,abc\n", "t.csv").unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            "t.csv line 2: rating \"abc\" is not a whole number"
+        );
+        let err = parse_players_csv("nom\nAnn\n", "t.csv").unwrap_err();
+        assert!(err.to_string().contains("no \"name\" column"));
+        let err = parse_players_csv("name,rating\nAnn\n", "t.csv").unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            "t.csv line 2: 1 field(s), the header has 2"
+        );
+    }
+
+    #[test]
+    fn board_and_bye_arguments() {
+        assert_eq!(parse_board("3-7").unwrap(), (3, 7));
+        assert!(parse_board("3x7").is_err());
+        assert_eq!(parse_bye("4:half").unwrap(), (4, ByeKind::Half));
+        assert_eq!(parse_bye("5").unwrap(), (5, ByeKind::Pab));
+        assert!(parse_bye("5:lots").is_err());
+    }
 }

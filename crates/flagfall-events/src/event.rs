@@ -291,7 +291,7 @@ pub struct Board {
 impl Board {
     /// White and Black of game `g` (0-based).
     pub fn players_of_game(&self, g: usize) -> (u32, u32) {
-        if g % 2 == 0 {
+        if g.is_multiple_of(2) {
             (self.white, self.black)
         } else {
             (self.black, self.white)

@@ -23,9 +23,9 @@ fn player(i: u32) -> NewPlayer {
 
 fn result_from(k: u8) -> GameResult {
     match k % 8 {
-        0 | 1 | 2 => GameResult::WhiteWins,
-        3 | 4 => GameResult::BlackWins,
-        5 | 6 => GameResult::Draw,
+        0..=2 => GameResult::WhiteWins,
+        3..=4 => GameResult::BlackWins,
+        5..=6 => GameResult::Draw,
         _ => GameResult::WhiteWinsByForfeit,
     }
 }

@@ -1,1 +1,424 @@
-//! Integration tests for `flagfall event`.
+//! Integration tests for `flagfall event`: a whole 12-player Double Swiss of 6 rounds run
+//! through the real binary, with results typed in, a correction, exports and standings
+//! checked against values worked out by hand (below), plus the error paths.
+
+use std::path::{Path, PathBuf};
+
+use serde_json::Value;
+
+use crate::{flagfall, run_with_stdin};
+
+fn temp_dir(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("flagfall-event-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).expect("create temp dir");
+    dir
+}
+
+fn ok(args: &[&str]) -> String {
+    ok_stdin(args, "")
+}
+
+fn ok_stdin(args: &[&str], stdin: &str) -> String {
+    let out = run_with_stdin(args, stdin);
+    assert!(
+        out.status.success(),
+        "flagfall {args:?} failed: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8(out.stdout).expect("utf-8")
+}
+
+/// Runs and expects exit code 1; returns stderr.
+fn fails(args: &[&str]) -> String {
+    let out = flagfall().args(args).output().expect("run flagfall");
+    assert_eq!(out.status.code(), Some(1), "flagfall {args:?} should fail");
+    String::from_utf8(out.stderr).expect("utf-8")
+}
+
+fn boards(file: &Path, round: usize) -> Vec<(u64, u64)> {
+    let json: Value = serde_json::from_str(&ok(&[
+        "event",
+        "export",
+        file.to_str().unwrap(),
+        "--as",
+        "json",
+    ]))
+    .unwrap();
+    json["round_list"][round - 1]["boards"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|b| (b["white"].as_u64().unwrap(), b["black"].as_u64().unwrap()))
+        .collect()
+}
+
+/// Results where the lower pairing number wins both games of every match.
+fn lower_number_wins(boards: &[(u64, u64)]) -> String {
+    boards
+        .iter()
+        .enumerate()
+        .map(|(i, &(w, b))| {
+            // Game 1: w has White; game 2: b has White.
+            if w < b {
+                format!("{} 1-0 0-1\n", i + 1)
+            } else {
+                format!("{} 0-1 1-0\n", i + 1)
+            }
+        })
+        .collect()
+}
+
+/// The 12 players, in a shuffled order: pairing numbers follow rating (2400 down to 1850
+/// in steps of 50), so "P01" (2400) is number 1 and "P12" (1850) number 12.
+const PLAYERS_CSV: &str = "name,rating,federation\n\
+P05,2200,USA\nP01,2400,USA\n\"P12\",1850,\nP03,2300,CAN\nP02,2350,USA\nP04,2250,\n\
+P06,2150,\nP07,2100,\nP08,2050,\nP09,2000,\nP10,1950,\nP11,1900,\n";
+
+/// Hand derivation of the pairings (C.04.5 as implemented; see double_swiss.rs): scores in
+/// match points, "colours" are game-1 colours, HRP = higher score then lower number.
+///
+/// R1: all on 0, top half v bottom half: 1-7 2-8 3-9 4-10 5-11 6-12. Nobody has played,
+///     so the HRP takes the lot's White when his number is odd: (1,7) (8,2) (3,9) (10,4)
+///     (5,11) (12,6). Lower numbers win 2-0: 1..6 on 2, 7..12 on 0.
+/// R2: {1..6}: 1-4 2-5 3-6; {7..12}: 7-10 8-11 9-12. Fewer game-1 whites gets White:
+///     (4,1) (2,5) (6,3) (7,10) (11,8) (9,12). Scores: 1,2,3 on 4; 4..9 on 2; 10,11,12 on 0.
+/// R3: {1,2,3} is odd, so 4 floats up: bracket 1,2,3,4 → 1-3; then {2} takes 4 → 2-4.
+///     {5,6,7,8,9} takes 10 up: 5,6,7,8,9,10 → 5-8; {6,7,9} takes 10: 6-9; {7} takes 10
+///     but met 10, so 11 → 7-11; 10-12. Equal histories: the HRP alternates from his last
+///     colour: (1,3) (4,2) (5,8) (9,6) (11,7) (10,12).
+///     Scores: 1,2: 6; 3,5,6,7: 4; 4,8,9,10: 2; 11,12: 0.
+/// R4: 1-2; {3,5,6,7}: 3-6 met, so 3-7, 5-6; {4,8,9,10}: 4-9 both had White twice
+///     (kept apart), 4-10 met, so 4-8, 9-10; 11-12. Colours: (2,1) fewer whites; (3,7) 3
+///     had Black twice; (6,5); (8,4), (10,9), (12,11) the HRP had White twice.
+///     Scores: 1: 8; 2,3,5: 6; 4,6,7,9: 4; 8,10,11: 2; 12: 0.
+/// R5: {1} is alone and takes 2 up, but met 2; then the lower players in order: 3 met,
+///     5 free → 1-5; 2-3; {4,6,7,9}: 4-7, then 6-9 met, 6-8 leaves 10-12
+///     (met) so 6-10, 9-11, 8-12. Colours: (1,5) (3,2) (7,4) (6,10) (9,11) (12,8).
+///     Scores: 1: 10; 2: 8; 3,4,5,6,9: 6; 7,8: 4; 10,11: 2; 12: 0.
+/// R6 (last round: colour criteria relaxed): 1-6 (2,3,4,5 met), 2-9 (3,4,5 met), 3-5,
+///     4-11 (7,8,10 met), 7-8 would leave 10-12 (met) so 7-12, 8-10.
+///     Colours: (1,6) (2,9) (5,3) (4,11) (7,12) (8,10).
+const EXPECTED: [[(u64, u64); 6]; 6] = [
+    [(1, 7), (8, 2), (3, 9), (10, 4), (5, 11), (12, 6)],
+    [(4, 1), (2, 5), (6, 3), (7, 10), (11, 8), (9, 12)],
+    [(1, 3), (4, 2), (5, 8), (9, 6), (11, 7), (10, 12)],
+    [(2, 1), (3, 7), (6, 5), (8, 4), (10, 9), (12, 11)],
+    [(1, 5), (3, 2), (7, 4), (6, 10), (9, 11), (12, 8)],
+    [(1, 6), (2, 9), (5, 3), (4, 11), (7, 12), (8, 10)],
+];
+
+#[test]
+fn twelve_player_double_swiss_run_to_the_end() {
+    let dir = temp_dir("ds12");
+    let file = dir.join("blitz.json");
+    let f = file.to_str().unwrap();
+    let out = ok(&[
+        "event",
+        "new",
+        f,
+        "--name",
+        "Friday Blitz",
+        "--format",
+        "double-swiss",
+        "--rounds",
+        "6",
+        "--time-control",
+        "G/5;d0",
+        "--paper",
+        "--date",
+        "2026-11-20",
+        "--site",
+        "Club",
+    ]);
+    assert!(out.contains("US Chess blitz-ratable yes"), "{out}");
+    let csv = dir.join("players.csv");
+    std::fs::write(&csv, PLAYERS_CSV).unwrap();
+    let out = ok(&["event", "add-player", f, "--csv", csv.to_str().unwrap()]);
+    assert!(out.contains("12 in the event"), "{out}");
+    ok(&["event", "tiebreaks", f, "BH,BH-C1,SB"]);
+
+    for round in 1..=6usize {
+        let printed = ok(&["event", "pair", f]);
+        assert!(
+            printed.starts_with(&format!("Round {round} of 6")),
+            "{printed}"
+        );
+        let b = boards(&file, round);
+        assert_eq!(b, EXPECTED[round - 1].to_vec(), "round {round}");
+        let results = if round < 6 {
+            lower_number_wins(&b)
+        } else {
+            // Board 4 typed wrongly at first (4 winning both), corrected below.
+            "1 1-0 1-0\n2 1-0 0-1\n3 1/2 1-0  # 3 wins 1.5-0.5\n4 1-0 0-1\n5 1-0 0-1\n6 1/2 1/2\n"
+                .to_string()
+        };
+        let out = ok_stdin(&["event", "results", f, &round.to_string()], &results);
+        assert!(out.contains("6 board(s) entered"), "{out}");
+        assert!(!out.contains("still missing"), "{out}");
+    }
+    // The event is over.
+    let err = fails(&["event", "pair", f]);
+    assert!(err.contains("all 6 rounds have been paired"), "{err}");
+
+    // With the wrong board-4 result, 4 would be on 8 points.
+    let st = ok(&["event", "standings", f, "--as", "csv"]);
+    assert!(st.lines().any(|l| l.starts_with("3,4,P04,2250,8")), "{st}");
+    // Correction: 11 won both games (game 2 had 11 as White).
+    ok(&["event", "result", f, "6", "4", "0-1", "1-0"]);
+
+    // Final scores (match points), from the results above:
+    //  1: 2+2+2+2+2+1 = 11     2: 2+2+2+0+2+2 = 10    3: 2+2+0+2+0+1.5 = 7.5
+    //  4: 2+0+0+2+2+0 = 6      5: 2+0+2+2+0+0.5 = 6.5 6: 2+0+2+0+2+1 = 7
+    //  7: 0+2+2+0+0+2 = 6      8: 0+2+0+0+2+1 = 5     9: 0+2+0+2+2+0 = 6
+    // 10: 0+0+2+0+0+1 = 3     11: 0+0+0+2+0+2 = 4    12: 0
+    // Buchholz = sum of the opponents' scores (one term per match, C.07 4.4):
+    //  1: 7,4,3,2,5,6 → 6+6+7.5+10+6.5+7 = 43, cut-1 (drop 6) 37
+    //  2: 8,5,4,1,3,9 → 5+6.5+6+11+7.5+6 = 42, cut-1 37
+    //  3: 9,6,1,7,2,5 → 6+7+11+6+10+6.5 = 46.5, cut-1 40.5
+    //  4: 10,1,2,8,7,11 → 3+11+10+5+6+4 = 39, cut-1 36
+    //  5: 11,2,8,6,1,3 → 4+10+5+7+11+7.5 = 44.5, cut-1 40.5
+    //  6: 12,3,9,5,10,1 → 0+7.5+6+6.5+3+11 = 34, cut-1 34
+    //  7: 1,10,11,3,4,12 → 11+3+4+7.5+6+0 = 31.5, cut-1 31.5
+    //  8: 2,11,5,4,12,10 → 10+4+6.5+6+0+3 = 29.5, cut-1 29.5
+    //  9: 3,12,6,10,11,2 → 7.5+0+7+3+4+10 = 31.5, cut-1 31.5
+    // 10: 4,7,12,9,6,8 → 6+6+0+6+7+5 = 30, cut-1 30
+    // 11: 5,8,7,12,9,4 → 6.5+5+6+0+6+6 = 29.5, cut-1 29.5
+    // 12: 6,9,10,11,8,7 → 7+6+3+4+5+6 = 31, cut-1 28
+    // (Check: the Buchholz total is 6 × 72 = 432.)
+    // Sonneborn-Berger = sum of opponent's score × match points scored against him:
+    //  7: 3×2 (10) + 4×2 (11) + 0×2 (12) = 14;  9: 3×2 (10) + 4×2 (11) + 0×2 (12) = 14;
+    //  4: 3×2 (10) + 5×2 (8) + 6×2 (7) = 28.
+    // Ranking: 1 (11), 2 (10), 3 (7.5), 6 (7), 5 (6.5); on 6 points 4 (BH 39) ahead of 7
+    // and 9, who are equal on BH, BH-C1 and SB and so share 7th place; 8 (5), 11 (4),
+    // 10 (3), 12 (0).
+    let st = ok(&["event", "standings", f, "--as", "csv"]);
+    let expected = "\
+rank,number,name,rating,points,BH,BH-C1,SB
+1,1,P01,2400,11,43,37,
+2,2,P02,2350,10,42,37,
+3,3,P03,2300,7.5,46.5,40.5,
+4,6,P06,2150,7,34,34,
+5,5,P05,2200,6.5,44.5,40.5,
+6,4,P04,2250,6,39,36,28
+7,7,P07,2100,6,31.5,31.5,14
+7,9,P09,2000,6,31.5,31.5,14
+9,8,P08,2050,5,29.5,29.5,
+10,11,P11,1900,4,29.5,29.5,
+11,10,P10,1950,3,30,30,
+12,12,P12,1850,0,31,28,
+";
+    let got: Vec<String> = st
+        .lines()
+        .map(|l| {
+            // SB is printed for everyone; compare it only where it was worked out above.
+            let mut f: Vec<&str> = l.split(',').collect();
+            if !["4", "7", "9", "number"].contains(&f[1]) {
+                f[7] = "";
+            }
+            f.join(",")
+        })
+        .collect();
+    let want: Vec<&str> = expected.lines().collect();
+    assert_eq!(got, want, "\n{st}");
+
+    // Exports.
+    let pgn = ok(&["event", "export", f, "--as", "pgn"]);
+    assert_eq!(
+        pgn.matches("[Event \"Friday Blitz\"]").count(),
+        72,
+        "36 matches of 2 games"
+    );
+    // Round 6 board 4 game 2: 11 (White) beat 4; paper mode: headers and the result only.
+    let game = "[Round \"6.2\"]\n[White \"P11\"]\n[Black \"P04\"]\n[Result \"1-0\"]\n[Board \"4\"]\n\
+[WhiteElo \"1900\"]\n[BlackElo \"2250\"]\n[TimeControl \"300\"]\n[FlagfallTimeControl \"G/5;d0\"]\n\n1-0\n";
+    assert!(pgn.contains(game), "{pgn}");
+    assert!(pgn.contains("[Date \"2026.11.20\"]"));
+
+    let trf = ok(&["event", "export", f, "--as", "trf"]);
+    let p1 = trf
+        .lines()
+        .find(|l| l.starts_with("001    1"))
+        .expect("player 1 line");
+    // 12 columns (two per match); 11.0 points, rank 1; round 1 game 1: 7, White, won.
+    assert!(p1.contains("11.0    1     7 w 1     7 b 1"), "{p1}");
+    assert!(trf.contains("142 12"), "{trf}");
+
+    let ct = ok(&["event", "export", f, "--as", "crosstable"]);
+    let row = ct
+        .lines()
+        .find(|l| l.trim_start().starts_with("11  P11"))
+        .expect("row of 11");
+    assert!(
+        row.contains("4b11") && row.trim_end().ends_with('4'),
+        "{row}"
+    );
+
+    // Atomic writes leave no temporary files behind.
+    let leftovers: Vec<_> = std::fs::read_dir(&dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .filter(|n| n.contains(".tmp-"))
+        .collect();
+    assert!(leftovers.is_empty(), "{leftovers:?}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn round_robin_late_entries_byes_withdrawals_and_overrides() {
+    let dir = temp_dir("misc");
+    let rr = dir.join("rr.json");
+    let r = rr.to_str().unwrap();
+    ok(&["event", "new", r, "--name", "RR", "--format", "rr"]);
+    for (name, rating) in [
+        ("A", "2000"),
+        ("B", "1900"),
+        ("C", "1800"),
+        ("D", "1700"),
+        ("E", "1600"),
+    ] {
+        ok(&["event", "add-player", r, "--name", name, "--rating", rating]);
+    }
+    // Five players: the Berger table for six, whoever meets 6 sits out (C.05 Annex 1).
+    let out = ok(&["event", "pair", r]);
+    assert!(out.contains("Round 1 of 5"), "{out}");
+    assert!(out.contains("1 A: not paired"), "{out}");
+    let err = fails(&["event", "add-player", r, "--name", "Late"]);
+    assert!(err.contains("cannot take late entries"), "{err}");
+    let err = fails(&["event", "pair", r]);
+    assert!(
+        err.contains("round 1 still has results missing on board(s) 1, 2"),
+        "{err}"
+    );
+
+    let sw = dir.join("us.json");
+    let s = sw.to_str().unwrap();
+    ok(&[
+        "event",
+        "new",
+        s,
+        "--name",
+        "US",
+        "--format",
+        "us-swiss",
+        "--rounds",
+        "3",
+        "--time-control",
+        "G/3;d0",
+    ]);
+    for (name, rating) in [
+        ("A", "2000"),
+        ("B", "1900"),
+        ("C", "1800"),
+        ("D", "1700"),
+        ("E", "1600"),
+    ] {
+        ok(&["event", "add-player", s, "--name", name, "--rating", rating]);
+    }
+    ok(&["event", "bye", s, "2", "--round", "1", "--kind", "half"]);
+    let out = ok(&["event", "pair", s]);
+    // Four to pair (2 has a half-point bye): top half 1, 3 against bottom half 4, 5.
+    assert!(out.contains("2 B: half-point bye"), "{out}");
+    assert!(out.contains("1 A (0) -   4 D (0)"), "{out}");
+    // Director's override: 1-5 and 4-3 instead.
+    let out = ok(&[
+        "event", "override", s, "--round", "1", "--board", "1-5", "--board", "4-3", "--bye",
+        "2:half",
+    ]);
+    assert!(out.contains("(changed by the director)"), "{out}");
+    let err = fails(&[
+        "event", "override", s, "--round", "1", "--board", "1-4", "--bye", "2:half",
+    ]);
+    assert!(
+        err.contains("player 3 (C) has neither a board nor a bye"),
+        "{err}"
+    );
+    // 1 beats 5; 4-3 is a double forfeit (so 3 and 4 may meet again).
+    ok_stdin(&["event", "results", s, "1"], "1 1-0\n2 --\n");
+    // Late entry joins from round 2; 5 withdraws from round 2.
+    let out = ok(&["event", "add-player", s, "--name", "F", "--rating", "1500"]);
+    assert!(out.contains("late entry joins from round 2"), "{out}");
+    ok(&["event", "withdraw", s, "5"]);
+    let out = ok(&["event", "pair", s]);
+    assert!(out.contains("5 E: not paired"), "{out}");
+    // Present: 1, 2, 3, 4 and the late 6: odd. US 28L: the bye goes to the lowest-rated
+    // player of the lowest score group (0 points: 3, 4, 6), i.e. 6 (1500).
+    assert!(out.contains("6 F: pairing-allocated bye"), "{out}");
+    let st = ok(&["event", "standings", s]);
+    assert!(st.contains("after round 1"), "{st}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn bad_input_gets_clear_errors() {
+    let dir = temp_dir("errors");
+    let file = dir.join("e.json");
+    let f = file.to_str().unwrap();
+    let err = fails(&[
+        "event", "new", f, "--name", "X", "--format", "knockout", "--rounds", "3",
+    ]);
+    assert!(err.contains("format \"knockout\" is not valid"), "{err}");
+    let err = fails(&["event", "new", f, "--name", "X", "--format", "swiss"]);
+    assert!(err.contains("needs its number of rounds"), "{err}");
+    let err = fails(&[
+        "event",
+        "new",
+        f,
+        "--name",
+        "X",
+        "--format",
+        "swiss",
+        "--rounds",
+        "5",
+        "--time-control",
+        "G/five",
+    ]);
+    assert!(err.contains("G/five"), "{err}");
+    ok(&[
+        "event",
+        "new",
+        f,
+        "--name",
+        "X",
+        "--format",
+        "double-swiss",
+        "--rounds",
+        "3",
+    ]);
+    let err = fails(&[
+        "event", "new", f, "--name", "X", "--format", "swiss", "--rounds", "3",
+    ]);
+    assert!(err.contains("already exists"), "{err}");
+    let csv = dir.join("p.csv");
+    std::fs::write(&csv, "name,rating\nAnn,1800\nBob,18OO\n").unwrap();
+    let err = fails(&["event", "add-player", f, "--csv", csv.to_str().unwrap()]);
+    assert!(
+        err.contains("line 3: rating \"18OO\" is not a whole number"),
+        "{err}"
+    );
+    // Nothing was added by the failed import.
+    let err = fails(&["event", "pair", f]);
+    assert!(err.contains("0 player(s) to pair"), "{err}");
+    ok(&["event", "add-player", f, "--name", "Ann"]);
+    ok(&["event", "add-player", f, "--name", "Bob"]);
+    ok(&["event", "pair", f]);
+    let err = fails(&["event", "result", f, "1", "1", "1-0"]);
+    assert!(err.contains("2 result(s) needed"), "{err}");
+    let err = fails(&["event", "result", f, "1", "1", "1-0", "2-0"]);
+    assert!(err.contains("result \"2-0\" is not valid"), "{err}");
+    let err = fails(&["event", "result", f, "1", "7", "1-0", "0-1"]);
+    assert!(err.contains("round 1 has no board 7"), "{err}");
+    let out = run_with_stdin(&["event", "results", f, "1"], "1 1-0\nx 1-0 0-1\n");
+    assert_eq!(out.status.code(), Some(1));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("stdin line 1"), "{err}");
+    let err = fails(&["event", "tiebreaks", f, "BH,NOPE"]);
+    assert!(err.contains("NOPE"), "{err}");
+    // A damaged file is reported with its line and column, and left alone.
+    std::fs::write(&file, "{\n  \"version\": 1,\n  \"name\": 5\n}\n").unwrap();
+    let err = fails(&["event", "show", f]);
+    assert!(err.contains("line 3 column"), "{err}");
+    let err = fails(&["event", "show", dir.join("missing.json").to_str().unwrap()]);
+    assert!(err.contains("cannot read event file"), "{err}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
