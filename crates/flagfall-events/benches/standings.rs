@@ -44,10 +44,10 @@ fn event(n: usize, rounds: u32) -> Crosstable {
             let j = rng.below(i as u64 + 1) as usize;
             pool.swap(i, j);
         }
-        if pool.len() % 2 == 1 {
-            if let Some(p) = pool.pop() {
-                ct.results[p][r] = RoundEntry::Bye(ByeKind::Pab);
-            }
+        if pool.len() % 2 == 1
+            && let Some(p) = pool.pop()
+        {
+            ct.results[p][r] = RoundEntry::Bye(ByeKind::Pab);
         }
         for pair in pool.chunks(2) {
             let outcome = match rng.below(50) {

@@ -8,6 +8,7 @@
 //! | Perfect tournament performance, PTP | FIDE C.07 art. 10.3 | [`fide_ptp`] |
 //! | Glicko-2 rating period update | Glickman, "Example of the Glicko-2 system" (2022 rev.) | [`glicko2_update`] |
 //! | US Chess post-event rating (standard and special formulas) | Glickman & Doan, "The US Chess Rating System" (2020) steps 2, 4 | [`us_event_rating`] |
+//! | US Chess rating of a whole event (two passes) | same, steps 4 and 5 | [`us_rate_event`] |
 //! | US Chess performance rating | special formula with no prior games | [`us_performance`] |
 //!
 //! Everything here is pure arithmetic. Glicko-2 and US Chess ratings are real-valued by design
@@ -37,6 +38,12 @@ pub enum RatingError {
         index: usize,
         /// The value given.
         value: f64,
+    },
+    /// A game names a player index that does not exist, or the same player twice.
+    #[error("game {index}: player index out of range or a player against himself")]
+    BadPlayer {
+        /// Index of the game in the input.
+        index: usize,
     },
     /// A rating deviation, volatility or tau is not positive and finite.
     #[error("{what} must be positive and finite, got {value}")]
@@ -462,6 +469,95 @@ pub fn us_event_rating(
         bonus,
         provisional,
     })
+}
+
+/// One game of an event for [`us_rate_event`]: indices into the players slice and the first
+/// player's score (1, ½, 0).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct UsEventGame {
+    /// First player (index into the priors).
+    pub a: usize,
+    /// Second player.
+    pub b: usize,
+    /// Score of `a`; `b` scores 1 − this.
+    pub score_a: f64,
+}
+
+/// Rates a whole event the US Chess way, in two passes (rating system steps 4 and 5): first an
+/// intermediate rating for everyone from the opponents' pre-event ratings, then the final
+/// rating from each player's prior but the opponents' intermediate ratings. Whether a player
+/// met an opponent more than twice (no bonus) is found from the games.
+///
+/// Not covered (written down): step 1 (imputing a prior for unrated players from age or other
+/// ratings: the caller supplies [`UsPrior::rating`]), step 3 (a preliminary estimate for
+/// unrated players before step 4), and rating floors.
+pub fn us_rate_event(
+    priors: &[UsPrior],
+    games: &[UsEventGame],
+    bonus_threshold: f64,
+) -> Result<Vec<UsRatingChange>, RatingError> {
+    let n = priors.len();
+    for (index, g) in games.iter().enumerate() {
+        if g.a >= n || g.b >= n || g.a == g.b {
+            return Err(RatingError::BadPlayer { index });
+        }
+        if !(g.score_a == 0.0 || g.score_a == 0.5 || g.score_a == 1.0) {
+            return Err(RatingError::BadResult {
+                index,
+                value: g.score_a,
+            });
+        }
+    }
+    let repeated: Vec<bool> = (0..n)
+        .map(|p| {
+            let mut met: Vec<usize> = games
+                .iter()
+                .filter_map(|g| {
+                    if g.a == p {
+                        Some(g.b)
+                    } else if g.b == p {
+                        Some(g.a)
+                    } else {
+                        None
+                    }
+                })
+                .collect();
+            met.sort_unstable();
+            met.windows(3).any(|w| w[0] == w[2])
+        })
+        .collect();
+    let pass =
+        |opponent_rating: &dyn Fn(usize) -> f64| -> Result<Vec<UsRatingChange>, RatingError> {
+            (0..n)
+                .map(|p| {
+                    let mine: Vec<UsGame> = games
+                        .iter()
+                        .filter_map(|g| {
+                            if g.a == p {
+                                Some(UsGame {
+                                    opponent_rating: opponent_rating(g.b),
+                                    score: g.score_a,
+                                })
+                            } else if g.b == p {
+                                Some(UsGame {
+                                    opponent_rating: opponent_rating(g.a),
+                                    score: 1.0 - g.score_a,
+                                })
+                            } else {
+                                None
+                            }
+                        })
+                        .collect();
+                    let opts = UsRatingOptions {
+                        bonus_threshold,
+                        repeated_opponent: repeated[p],
+                    };
+                    us_event_rating(priors[p], &mine, opts)
+                })
+                .collect()
+        };
+    let intermediate = pass(&|o| priors[o].rating)?;
+    pass(&|o| intermediate[o].rating)
 }
 
 /// US Chess performance rating of an event on its own: the special formula with no prior

@@ -1,9 +1,9 @@
 //! Rating tests against published examples and hand computations (shown in comments).
 
 use flagfall_events::rating::{
-    Glicko2Game, Glicko2Rating, RatingError, UsFormula, UsGame, UsPrior, UsRatingOptions,
-    fide_average_rating, fide_dp, fide_pd, fide_ptp, fide_tpr, glicko2_update, us_effective_games,
-    us_event_rating, us_performance,
+    Glicko2Game, Glicko2Rating, RatingError, UsEventGame, UsFormula, UsGame, UsPrior,
+    UsRatingOptions, fide_average_rating, fide_dp, fide_pd, fide_ptp, fide_tpr, glicko2_update,
+    us_effective_games, us_event_rating, us_performance, us_rate_event,
 };
 
 fn close(a: f64, b: f64, tol: f64) -> bool {
@@ -145,6 +145,7 @@ fn fide_tpr_examples() {
 /// PTP (C.07 10.3) for 3/4 against 1900, 1800, 2000, 1700, by hand with table 8.1.2:
 /// - R = 2056: differences 156, 256, 56, 356 → .71 + .81 + .58 + .89 = 2.99 < 3;
 /// - R = 2057: 157, 257, 57, 357 → .71 + .82 + .58 + .89 = 3.00 ≥ 3, so PTP = 2057.
+///
 /// A zero score gives the lowest opponent − 800; a perfect score the highest + 736.
 #[test]
 fn fide_ptp_examples() {
@@ -244,4 +245,42 @@ fn us_performance_examples() {
     }];
     assert!(close(us_performance(&perfect).expect("ok"), 1900.0, 0.01));
     assert_eq!(us_performance(&[]), Err(RatingError::NoGames));
+}
+
+/// Two established 1500 players (30 games each, N' = 16.568) play once; A wins.
+/// K = 800 / 17.568 = 45.536.
+/// - Pass 1 (pre-event opponents): A 1500 + 45.536·½ = 1522.77, B 1477.23.
+/// - Pass 2 (intermediate opponents): A expects 1 / (1 + 10^((1477.23 − 1500)/400)) = 0.53272
+///   → 1500 + 45.536·0.46728 = 1521.28; B symmetric → 1478.72. One game: no bonus.
+#[test]
+fn us_two_pass_event() {
+    let prior = UsPrior {
+        rating: 1500.0,
+        games: 30,
+        all_wins: false,
+        all_losses: false,
+    };
+    let out = us_rate_event(
+        &[prior, prior],
+        &[UsEventGame {
+            a: 0,
+            b: 1,
+            score_a: 1.0,
+        }],
+        14.0,
+    )
+    .expect("valid");
+    assert!(close(out[0].rating, 1521.28, 0.01), "A {}", out[0].rating);
+    assert!(close(out[1].rating, 1478.72, 0.01), "B {}", out[1].rating);
+    assert_eq!(out[0].bonus, 0.0);
+    let bad = us_rate_event(
+        &[prior],
+        &[UsEventGame {
+            a: 0,
+            b: 3,
+            score_a: 1.0,
+        }],
+        14.0,
+    );
+    assert_eq!(bad, Err(RatingError::BadPlayer { index: 0 }));
 }

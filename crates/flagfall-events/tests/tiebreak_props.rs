@@ -218,8 +218,8 @@ proptest! {
         let rank_of = |rows: &[flagfall_events::tiebreak::StandingRow], p: usize| {
             rows.iter().find(|r| r.player == p).map(|r| (r.rank, r.values.clone()))
         };
-        for i in 0..n {
-            prop_assert_eq!(rank_of(&sa.rows, i), rank_of(&sb.rows, perm[i]));
+        for (i, &j) in perm.iter().enumerate() {
+            prop_assert_eq!(rank_of(&sa.rows, i), rank_of(&sb.rows, j));
         }
     }
 
