@@ -226,6 +226,12 @@ impl Game {
         });
     }
 
+    /// Refuse a move, press or retraction that the physical game does not allow.
+    fn refuse_completed(&mut self, at: u64, event: usize, p: Color, text: String) {
+        let rule = self.setup.ruleset.moves.completed_rule.clone();
+        self.refuse(at, event, &rule, Some(p), text);
+    }
+
     fn refuse(&mut self, at: u64, event: usize, rule: &str, player: Option<Color>, text: String) {
         self.rule(at, event, RulingKind::Refused, rule, player, None, text);
     }
@@ -543,7 +549,6 @@ impl Game {
         if self.blocked_by_claim_or_pause(at, event, p) {
             return;
         }
-        let completed_rule = self.setup.ruleset.moves.completed_rule.clone();
         // Taking the king as a claim (uscf-2020 7d, blitz-2006 7a4).
         let target = self.pos.board().piece_at(mv.to);
         if let Some(piece) = target
@@ -557,21 +562,14 @@ impl Game {
             return;
         }
         if self.pos.turn() != p {
-            self.refuse(
-                at,
-                event,
-                &completed_rule,
-                Some(p),
-                format!("it is not {}'s turn", name(p)),
-            );
+            self.refuse_completed(at, event, p, format!("it is not {}'s turn", name(p)));
             return;
         }
         if self.pending.is_some() {
-            self.refuse(
+            self.refuse_completed(
                 at,
                 event,
-                &completed_rule,
-                Some(p),
+                p,
                 "a move is already on the board: press the clock or retract it".to_string(),
             );
             return;
@@ -595,7 +593,7 @@ impl Game {
         let record = match after.play(&mv, p, &self.rules) {
             Ok(r) => r,
             Err(e) => {
-                self.refuse(at, event, &completed_rule, Some(p), e.to_string());
+                self.refuse_completed(at, event, p, e.to_string());
                 return;
             }
         };
@@ -660,19 +658,17 @@ impl Game {
         if self.blocked_by_claim_or_pause(at, event, p) {
             return;
         }
-        let completed_rule = self.setup.ruleset.moves.completed_rule.clone();
         if self.pending.as_ref().is_none_or(|pm| pm.mover != p) {
-            self.refuse(
+            self.refuse_completed(
                 at,
                 event,
-                &completed_rule,
-                Some(p),
+                p,
                 "there is no move of yours on the board to complete".to_string(),
             );
             return;
         }
         if let Err(e) = self.clock.press(at, p) {
-            self.refuse(at, event, &completed_rule, Some(p), e.to_string());
+            self.refuse_completed(at, event, p, e.to_string());
             return;
         }
         let Some(pending) = self.pending.take() else {

@@ -7,6 +7,7 @@
 //! - [`pgn`]: the game as PGN, and back.
 
 pub mod arbiter;
+pub mod generate;
 pub mod outcome;
 pub mod pgn;
 pub mod script;
