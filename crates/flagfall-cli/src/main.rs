@@ -14,7 +14,11 @@ mod cmd_replay;
 mod cmd_rules;
 
 #[derive(Parser)]
-#[command(name = "flagfall", version, about = "Tournament blitz chess: rules, clocks, arbiter, events")]
+#[command(
+    name = "flagfall",
+    version,
+    about = "Tournament blitz chess: rules, clocks, arbiter, events"
+)]
 struct Cli {
     #[command(subcommand)]
     command: Command,
