@@ -796,9 +796,9 @@ impl Game {
     }
 
     /// Laws 5.2.2 after a legal move: neither side can mate. The exact search runs only
-    /// when no queen or rook is on the board and no pawn can advance, a cheap necessary
-    /// condition for every dead position flagfall recognises (bare material, locked pawn
-    /// walls); positions with heavy pieces or mobile pawns are never dead in practice.
+    /// when no queen or rook is on the board and no pawn can advance (bare material,
+    /// locked pawn walls), to keep the per-move cost low; a dead position with a heavy
+    /// piece or a mobile pawn is left to a claim or the director (docs/arbiter.md).
     fn is_dead_position(&self) -> bool {
         let b = self.pos.board();
         if (b.queens() | b.rooks()).any() {
