@@ -13,28 +13,54 @@ use super::value::Value;
 ///   (6.1.2); an encounter score is the points of the round (a whole match when a round has
 ///   several games).
 pub(crate) fn scores(a: &Analysis<'_>, group: &[usize]) -> (Vec<Value>, bool) {
-    let mut all_met = true;
-    let mut out = Vec::with_capacity(group.len());
-    for &p in group {
-        let mut total = Value::ZERO;
-        for &q in group {
-            if q == p {
-                continue;
-            }
-            let (sum, count) = a.rounds[p]
-                .iter()
-                .filter(|info| info.opponent == Some(q) && a.counts_as_game(info))
-                .fold((0i64, 0i64), |(s, c), info| {
-                    (s + i64::from(info.points), c + 1)
-                });
-            if count == 0 {
-                all_met = false;
-            } else {
-                total = total + Value::new(sum, 2 * count);
+    let m = matrix(a, group);
+    let all: Vec<usize> = (0..group.len()).collect();
+    scores_in(&m, &all)
+}
+
+/// `m[i][j]`: (sum of half-points, number of encounters) of `group[i]` against `group[j]`.
+type Matrix = Vec<Vec<(i64, i64)>>;
+
+fn matrix(a: &Analysis<'_>, group: &[usize]) -> Matrix {
+    let mut pos = vec![usize::MAX; a.players()];
+    for (i, &p) in group.iter().enumerate() {
+        pos[p] = i;
+    }
+    let mut m = vec![vec![(0i64, 0i64); group.len()]; group.len()];
+    for (i, &p) in group.iter().enumerate() {
+        for info in &a.rounds[p] {
+            let Some(o) = info.opponent else { continue };
+            let j = pos[o];
+            if j != usize::MAX && a.counts_as_game(info) {
+                m[i][j].0 += i64::from(info.points);
+                m[i][j].1 += 1;
             }
         }
-        out.push(total);
     }
+    m
+}
+
+/// Direct-encounter scores of the members `idx` (indices into the matrix) among themselves.
+fn scores_in(m: &Matrix, idx: &[usize]) -> (Vec<Value>, bool) {
+    let mut all_met = true;
+    let out = idx
+        .iter()
+        .map(|&i| {
+            let mut total = Value::ZERO;
+            for &j in idx {
+                if i == j {
+                    continue;
+                }
+                let (sum, count) = m[i][j];
+                if count == 0 {
+                    all_met = false;
+                } else {
+                    total = total + Value::new(sum, 2 * count);
+                }
+            }
+            total
+        })
+        .collect();
     (out, all_met)
 }
 
@@ -54,6 +80,21 @@ pub(crate) fn rank_group(
     group: &[usize],
     require_all_met: bool,
 ) -> Vec<Vec<usize>> {
+    let m = matrix(a, group);
+    let all: Vec<usize> = (0..group.len()).collect();
+    rank_indices(a, &m, &all, require_all_met)
+        .into_iter()
+        .map(|class| class.into_iter().map(|i| group[i]).collect())
+        .collect()
+}
+
+/// [`rank_group`] on indices into the encounter matrix.
+fn rank_indices(
+    a: &Analysis<'_>,
+    m: &Matrix,
+    group: &[usize],
+    require_all_met: bool,
+) -> Vec<Vec<usize>> {
     let mut classes: Vec<Vec<usize>> = Vec::new();
     let mut remaining: Vec<usize> = group.to_vec();
     loop {
@@ -63,7 +104,7 @@ pub(crate) fn rank_group(
             }
             break;
         }
-        let (de, all_met) = scores(a, &remaining);
+        let (de, all_met) = scores_in(m, &remaining);
         if all_met {
             let mut order: Vec<usize> = (0..remaining.len()).collect();
             order.sort_by(|&x, &y| de[y].cmp(&de[x]).then(remaining[x].cmp(&remaining[y])));
@@ -86,7 +127,7 @@ pub(crate) fn rank_group(
                     if sg.len() == 1 {
                         classes.push(sg);
                     } else {
-                        classes.extend(rank_group(a, &sg, require_all_met));
+                        classes.extend(rank_indices(a, m, &sg, require_all_met));
                     }
                 }
             }
@@ -101,20 +142,14 @@ pub(crate) fn rank_group(
         let win_per_encounter = Value::int(i64::from(a.g));
         let best: Vec<Value> = remaining
             .iter()
-            .map(|&p| {
+            .zip(&de)
+            .map(|(&i, &d)| {
                 let missing = remaining
                     .iter()
-                    .filter(|&&q| {
-                        q != p
-                            && !a.rounds[p]
-                                .iter()
-                                .any(|info| info.opponent == Some(q) && a.counts_as_game(info))
-                    })
+                    .filter(|&&j| j != i && m[i][j].1 == 0)
                     .count() as i64;
-                Value::int(missing) * win_per_encounter
+                d + Value::int(missing) * win_per_encounter
             })
-            .zip(&de)
-            .map(|(extra, &d)| d + extra)
             .collect();
         let leader =
             (0..remaining.len()).find(|&i| (0..remaining.len()).all(|j| j == i || de[i] > best[j]));

@@ -8,11 +8,12 @@ use crate::rating;
 
 /// One addend of a "sum of values" tiebreak, with what the cut rules need (C.07 art. 14,
 /// 16.5): the opponent's score (how significant the addend is), the addend itself, and whether
-/// it comes from a voluntarily unplayed round.
+/// it comes from a voluntarily unplayed round. Both numbers are exact integers in quarter
+/// points (a score in half-points times points in half-points is a multiple of ¼).
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct Addend {
-    pub key: Value,
-    pub value: Value,
+    pub key: i64,
+    pub value: i64,
     pub vur: bool,
 }
 
@@ -50,7 +51,7 @@ pub(crate) fn cut_sum(mut addends: Vec<Addend>, modifier: Modifier) -> Value {
         };
         addends.swap_remove(most);
     }
-    addends.iter().map(|a| a.value).sum()
+    Value::new(addends.iter().map(|a| a.value).sum(), 4)
 }
 
 /// Buchholz / Sonneborn-Berger addends of one player (C.07 8.1, 9.1, art. 16).
@@ -75,9 +76,9 @@ fn opponent_addends(a: &Analysis<'_>, p: usize, sb: bool) -> Vec<Addend> {
         } else {
             a.dummy(p, info)
         };
-        let key = Value::half_points(i64::from(opp_score));
+        let key = 2 * i64::from(opp_score);
         let value = if sb {
-            Value::new(i64::from(opp_score) * i64::from(info.points), 4)
+            i64::from(opp_score) * i64::from(info.points)
         } else {
             key
         };
