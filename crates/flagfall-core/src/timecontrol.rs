@@ -124,6 +124,16 @@ pub enum TimeControlError {
         /// The unrecognised part.
         part: String,
     },
+    /// Something follows the one delay or increment allowed.
+    #[error(
+        "time control {input:?}: unexpected {extra:?} after the delay or increment (only one of d<sec>, b<sec>, inc<sec> may follow G/<min>)"
+    )]
+    ExtraText {
+        /// The text as given.
+        input: String,
+        /// What follows.
+        extra: String,
+    },
     /// A number could not be read.
     #[error(
         "time control {input:?}: {field} {text:?} is not a number ({reason}); accepted forms: {ACCEPTED_FORMS}"
@@ -295,8 +305,18 @@ fn parse_modifier(input: &str, m: &str) -> Result<Delay, TimeControlError> {
                 part: m.to_string(),
             });
         };
-    let rest = rest.strip_prefix('/').unwrap_or(rest);
-    let ms = parse_amount(input, field, rest, SECOND_MS)?;
+    let rest = rest.strip_prefix('/').unwrap_or(rest).trim_start();
+    let (number, extra) = match rest.find(|c: char| c == ';' || c.is_whitespace()) {
+        Some(i) => (&rest[..i], rest[i..].trim()),
+        None => (rest, ""),
+    };
+    if !extra.is_empty() {
+        return Err(TimeControlError::ExtraText {
+            input: input.to_string(),
+            extra: extra.to_string(),
+        });
+    }
+    let ms = parse_amount(input, field, number, SECOND_MS)?;
     check_delay(input, field, rest, ms)?;
     Ok(nonzero(kind(ms)))
 }

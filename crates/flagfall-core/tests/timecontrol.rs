@@ -31,6 +31,8 @@ fn every_documented_form_parses_to_the_right_value() {
         ("g/5; D3", 300_000, Delay::Us { ms: 3_000 }),
         ("  G/5  ", 300_000, Delay::None),
         ("G/5 d/3", 300_000, Delay::Us { ms: 3_000 }),
+        ("G/5; d 3", 300_000, Delay::Us { ms: 3_000 }),
+        ("G/5;d3 ", 300_000, Delay::Us { ms: 3_000 }),
         // fractions and seconds
         ("G/2.5", 150_000, Delay::None),
         ("G/0.5", 30_000, Delay::None),
@@ -150,6 +152,12 @@ fn errors_say_what_is_wrong_and_list_the_forms() {
         TimeControlError::TooLarge { .. }
     ));
     assert!(matches!(err("G/3+2"), TimeControlError::BadNumber { .. }));
+    let e = err("G/5;d3;inc2");
+    assert!(
+        matches!(&e, TimeControlError::ExtraText { extra, .. } if extra == ";inc2"),
+        "{e:?}"
+    );
+    assert!(e.to_string().contains("only one"), "{e}");
 }
 
 #[test]
