@@ -39,6 +39,14 @@ pub enum RatingError {
         /// The value given.
         value: f64,
     },
+    /// A rating is not a finite number.
+    #[error("{what} rating {value} is not a finite number")]
+    NotFinite {
+        /// Whose rating.
+        what: &'static str,
+        /// The value given.
+        value: f64,
+    },
     /// A game names a player index that does not exist, or the same player twice.
     #[error("game {index}: player index out of range or a player against himself")]
     BadPlayer {
@@ -217,9 +225,11 @@ pub fn glicko2_update(
         }
     };
     positive("tau", tau)?;
+    finite("player's", player.rating)?;
     positive("deviation", player.deviation)?;
     positive("volatility", player.volatility)?;
     for (index, gm) in games.iter().enumerate() {
+        finite("opponent's", gm.opponent_rating)?;
         positive("opponent deviation", gm.opponent_deviation)?;
         if !(gm.score == 0.0 || gm.score == 0.5 || gm.score == 1.0) {
             return Err(RatingError::BadResult {
@@ -381,8 +391,17 @@ pub fn us_effective_games(rating: f64, games: u32) -> f64 {
     n_star.min(f64::from(games))
 }
 
+fn finite(what: &'static str, value: f64) -> Result<(), RatingError> {
+    if value.is_finite() {
+        Ok(())
+    } else {
+        Err(RatingError::NotFinite { what, value })
+    }
+}
+
 fn check_us_games(games: &[UsGame]) -> Result<(), RatingError> {
     for (index, gm) in games.iter().enumerate() {
+        finite("opponent's", gm.opponent_rating)?;
         if !(gm.score == 0.0 || gm.score == 0.5 || gm.score == 1.0) {
             return Err(RatingError::BadResult {
                 index,
@@ -410,6 +429,7 @@ pub fn us_event_rating(
     games: &[UsGame],
     opts: UsRatingOptions,
 ) -> Result<UsRatingChange, RatingError> {
+    finite("player's", prior.rating)?;
     check_us_games(games)?;
     let n_eff = us_effective_games(prior.rating, prior.games);
     let m = games.len() as f64;

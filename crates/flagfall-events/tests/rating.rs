@@ -79,6 +79,14 @@ fn glicko2_rejects_bad_input() {
         glicko2_update(player, &bad, 0.5),
         Err(RatingError::BadResult { index: 0, .. })
     ));
+    let nan = Glicko2Rating {
+        rating: f64::NAN,
+        ..player
+    };
+    assert!(matches!(
+        glicko2_update(nan, &[], 0.5),
+        Err(RatingError::NotFinite { .. })
+    ));
     assert!(matches!(
         glicko2_update(player, &[], 0.0),
         Err(RatingError::NotPositive { what: "tau", .. })

@@ -486,6 +486,13 @@ fn bad_crosstables_are_reported() {
         "{err}"
     );
     let mut ct = round_robin(false);
+    ct.games_per_round = u32::MAX;
+    let err = standings(&ct, &[], &Options::default()).expect_err("games per round");
+    assert!(
+        err.to_string().contains("games_per_round is 4294967295"),
+        "{err}"
+    );
+    let mut ct = round_robin(false);
     ct.results[4].pop();
     let err = standings(&ct, &[], &Options::default()).expect_err("short row");
     assert!(

@@ -232,12 +232,21 @@ pub struct Crosstable {
     pub results: Vec<Vec<RoundEntry>>,
 }
 
+/// Most games a round may hold (a match of this many games).
+pub const MAX_GAMES_PER_ROUND: u32 = 8;
+
+/// Most rounds a crosstable may hold.
+pub const MAX_ROUNDS: u32 = 1000;
+
 /// A crosstable that does not describe a possible event.
 #[derive(Clone, Debug, PartialEq, Eq, Error)]
 pub enum CrosstableError {
-    /// `games_per_round` is zero.
-    #[error("games_per_round must be at least 1")]
-    NoGamesPerRound,
+    /// `games_per_round` is zero or above [`MAX_GAMES_PER_ROUND`].
+    #[error("games_per_round is {0}, expected 1..={MAX_GAMES_PER_ROUND}")]
+    GamesPerRound(u32),
+    /// `rounds` is above [`MAX_ROUNDS`].
+    #[error("{0} rounds, at most {MAX_ROUNDS} are supported")]
+    TooManyRounds(u32),
     /// `results` and `players` differ in length.
     #[error("{players} players but {rows} result rows")]
     RowCount {
@@ -343,11 +352,15 @@ impl Crosstable {
         out
     }
 
-    /// Checks the crosstable is consistent: row and round counts, opponent indices, and that
+    /// Checks the crosstable is consistent: games per round and rounds within bounds, row and
+    /// round counts, opponent indices, and that
     /// both rows of each pairing mirror each other (opposite colours, complementary outcomes).
     pub fn validate(&self) -> Result<(), CrosstableError> {
-        if self.games_per_round == 0 {
-            return Err(CrosstableError::NoGamesPerRound);
+        if self.games_per_round == 0 || self.games_per_round > MAX_GAMES_PER_ROUND {
+            return Err(CrosstableError::GamesPerRound(self.games_per_round));
+        }
+        if self.rounds > MAX_ROUNDS {
+            return Err(CrosstableError::TooManyRounds(self.rounds));
         }
         if self.results.len() != self.players.len() {
             return Err(CrosstableError::RowCount {

@@ -78,7 +78,7 @@ mod value;
 
 pub use crosstable::{
     ByeKind, Colour, Crosstable, CrosstableError, Format, Game, GameOutcome, HalfPoints,
-    PlayerInfo, RoundEntry,
+    MAX_GAMES_PER_ROUND, MAX_ROUNDS, PlayerInfo, RoundEntry,
 };
 pub use value::Value;
 
