@@ -571,19 +571,76 @@ mod tests {
         assert!(lookup("my-club", "laws stalemate").is_some());
     }
 
+    /// Every choice RULES.md or docs/arbiter.md marks **interpretation**, with the rules
+    /// whose explanation must record it and a phrase that identifies it.
+    const INTERPRETATIONS: [(&str, &[&str], &str); 9] = [
+        // RULES.md 3: two knights are not mating material in US-based rulesets.
+        (
+            "two knights",
+            &["uscf-2020 7c", "uscf-classic 2", "club-ilc 3"],
+            "two knights",
+        ),
+        // RULES.md 4 and docs/arbiter.md: a denied drawn-position appeal's minute.
+        ("denied appeal", &["blitz-2006 13b"], "opponent's clock"),
+        // RULES.md 6: mirrored castling, not Chess960.
+        (
+            "mirror castling",
+            &["uscf-2020 3a", "blitz-2006 19"],
+            "Chess960",
+        ),
+        // docs/arbiter.md: only the player on move completes a move.
+        (
+            "move out of turn",
+            &[
+                "uscf-2020 14",
+                "uscf-classic 2",
+                "club-ilc 3.1",
+                "fide-b3 A.5.2",
+                "blitz-2006 15",
+            ],
+            "Only the player on move",
+        ),
+        // docs/arbiter.md: no press without a move.
+        (
+            "press without a move",
+            &["uscf-2020 9", "uscf-2020 16"],
+            "without a move",
+        ),
+        // docs/arbiter.md: the arbiter enforces touch move after a retraction.
+        (
+            "touch move enforced",
+            &["uscf-2020 14", "club-ilc 3.1", "uscf-classic intro"],
+            "enforces",
+        ),
+        // docs/arbiter.md: a wrong flag claim costs nothing.
+        (
+            "wrong flag claim",
+            &["uscf-2020 7c", "blitz-2006 7a3"],
+            "costs nothing",
+        ),
+        // docs/arbiter.md: an undetermined helpmate search counts as able to mate.
+        ("undetermined", &["fide-b3 A.5.3"], "undetermined"),
+        // docs/arbiter.md: a wrong repetition claim's announced move is played.
+        (
+            "intended move played",
+            &["uscf-2020 8", "laws threefold"],
+            "announced move",
+        ),
+    ];
+
     #[test]
     fn interpretations_from_the_spec_are_recorded() {
-        // RULES.md marks these as interpretations; `rules explain` must show them.
-        let two_knights = lookup("uscf-2020", "7c").and_then(|e| e.interpretation);
-        assert!(
-            two_knights.is_some_and(|i| i.contains("two knights") || i.contains("Two knights"))
-        );
-        let mirror = lookup("blitz-2006", "19").and_then(|e| e.interpretation);
-        assert!(mirror.is_some_and(|i| i.contains("Chess960")));
-        let denied = lookup("blitz-2006", "13b").and_then(|e| e.interpretation);
-        assert!(denied.is_some_and(|i| i.contains("opponent")));
-        let undetermined = lookup("fide-b3", "A.5.3").and_then(|e| e.interpretation);
-        assert!(undetermined.is_some_and(|i| i.contains("undetermined")));
+        for (what, citations, phrase) in INTERPRETATIONS {
+            for citation in citations {
+                let r = RuleRef::parse("", citation);
+                let e = find(&r).unwrap_or_else(|| panic!("{what}: no {citation}"));
+                let i = e.interpretation.unwrap_or_default();
+                assert!(
+                    i.to_lowercase().contains(&phrase.to_lowercase()),
+                    "{what}: {citation} interpretation lacks {phrase:?}: {i}"
+                );
+            }
+        }
     }
 
     #[test]
