@@ -1098,7 +1098,7 @@ impl Event {
             .iter()
             .flat_map(|b| b.games.iter())
             .any(|g| g.result != GameResult::Pending);
-        if entered && !self.format.is_round_robin() {
+        if entered {
             return Err(EventError::NotAllowed(format!(
                 "round {} already has results; set them back to * first",
                 last.number

@@ -88,12 +88,12 @@ proptest! {
     #[test]
     fn swiss_events_pair_everyone_once_and_never_repeat(
         n in 6u32..24,
-        fmt in 0usize..2,
+        fmt in 0usize..3,
         rng in prop::collection::vec(any::<u8>(), 200),
         late in 0u32..3,
         bye_player in 1u32..6,
     ) {
-        let format = [Format::UsSwiss, Format::DoubleSwiss][fmt];
+        let format = [Format::UsSwiss, Format::DoubleSwiss, Format::Swiss][fmt];
         let rounds = 5;
         let mut e = Event::new("Prop", format, Some(rounds)).unwrap();
         for i in 1..=n {
@@ -268,5 +268,31 @@ fn bad_values_are_named() {
             ..NewPlayer::default()
         })
         .is_err()
+    );
+}
+
+/// A Swiss by the FIDE Dutch engine through the event: round 1 is the top half against
+/// the bottom half (C.04.3), the lot's colour for the top seed, alternating down.
+#[test]
+fn dutch_swiss_event_round_one() {
+    let mut e = Event::new("D", Format::Swiss, Some(5)).unwrap();
+    for i in 1..=6 {
+        e.add_player(player(i)).unwrap();
+    }
+    e.request_bye(6, 1, RequestedBye::Zero).unwrap();
+    e.pair_next().unwrap();
+    let r = &e.round_list[0];
+    let pairs: Vec<(u32, u32)> = r.boards.iter().map(|b| (b.white, b.black)).collect();
+    // Five to pair: 5 (the lowest) gets the PAB; 1-3 and 4-2 (colours alternate).
+    assert_eq!(pairs, vec![(1, 3), (4, 2)]);
+    assert!(
+        r.byes
+            .iter()
+            .any(|b| b.player == 5 && b.kind == ByeKind::Pab)
+    );
+    assert!(
+        r.byes
+            .iter()
+            .any(|b| b.player == 6 && b.kind == ByeKind::Zero)
     );
 }
