@@ -40,7 +40,8 @@ pub enum RulesCommand {
         /// A built-in ruleset id, or the id of the ruleset in `--file`.
         id: String,
         /// The rule: `7d`, `A.5.3`, a full citation `uscf-2020 7d`, or `laws checkmate`.
-        #[arg(num_args = 1.., required = true, value_name = "RULE")]
+        /// Without it, list the rules that can be explained.
+        #[arg(num_args = 0.., value_name = "RULE")]
         rule: Vec<String>,
         #[command(flatten)]
         source: Source,
@@ -105,6 +106,12 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     match args.command {
         RulesCommand::List { json } => list(json),
         RulesCommand::Show { id, source, json } => show(&load(&id, &source)?, json),
+        RulesCommand::Explain {
+            id,
+            rule,
+            source,
+            json,
+        } if rule.is_empty() => index(&load(&id, &source)?, json),
         RulesCommand::Explain {
             id,
             rule,
@@ -322,6 +329,70 @@ fn rule_list(source: &str) -> String {
         .map(|e| e.rule)
         .collect::<Vec<_>>()
         .join(", ")
+}
+
+/// `rules explain ID` with no rule: every rule of the ruleset's text with its title and
+/// how many settings of the ruleset cite it, then the laws; for a ruleset with no
+/// explanations, the citations it uses.
+fn index(loaded: &Loaded, json: bool) -> anyhow::Result<ExitCode> {
+    let rs = &loaded.ruleset;
+    let own = explain::rules(&rs.id);
+    let laws = explain::rules(LAWS);
+    let row = |e: &Explanation| {
+        let n = explain::citing_settings(rs, &e.citation()).len();
+        (e.citation(), e.title.clone(), e.modelled, n)
+    };
+    let rows: Vec<(String, String, bool, usize)> = own.iter().chain(laws.iter()).map(row).collect();
+    let unexplained: Vec<(String, usize)> = if own.is_empty() {
+        explain::citations(rs)
+            .into_iter()
+            .filter(|(c, _)| explain::lookup(&rs.id, c).is_none())
+            .map(|(c, paths)| (c, paths.len()))
+            .collect()
+    } else {
+        Vec::new()
+    };
+    if json {
+        let rules: Vec<Value> = rows
+            .iter()
+            .map(|(c, t, m, n)| json!({"citation": c, "title": t, "modelled": m, "settings": n}))
+            .collect();
+        let other: Vec<Value> = unexplained
+            .iter()
+            .map(|(c, n)| json!({"citation": c, "settings": n}))
+            .collect();
+        let out = json!({"ruleset": rs.id, "rules": rules, "unexplained_citations": other});
+        println!("{}", serde_json::to_string_pretty(&out)?);
+        return Ok(ExitCode::SUCCESS);
+    }
+    if own.is_empty() {
+        println!(
+            "Ruleset `{}` ({}) carries no explanations of its own.",
+            rs.id,
+            origin(loaded)
+        );
+    }
+    let w = rows.iter().map(|r| r.0.len()).max().unwrap_or(0);
+    for (citation, title, modelled, n) in &rows {
+        let mark = if *modelled { "" } else { " (not modelled)" };
+        let cited = if *n == 0 {
+            String::new()
+        } else {
+            format!(" [{n} setting{}]", if *n == 1 { "" } else { "s" })
+        };
+        println!("{citation:w$}  {title}{mark}{cited}");
+    }
+    if !unexplained.is_empty() {
+        println!("\nCitations of {} without an explanation:", rs.id);
+        for (citation, n) in &unexplained {
+            println!(
+                "  {citation} [{n} setting{}]",
+                if *n == 1 { "" } else { "s" }
+            );
+        }
+    }
+    println!("\nexplain one: flagfall rules explain {} RULE", rs.id);
+    Ok(ExitCode::SUCCESS)
 }
 
 fn explain_rule(loaded: &Loaded, rule: &str, json: bool) -> anyhow::Result<ExitCode> {

@@ -330,6 +330,46 @@ fn every_citation_shown_by_show_can_be_explained() {
 }
 
 #[test]
+fn explain_without_a_rule_lists_the_explainable_rules() {
+    let text = ok(&["rules", "explain", "fide-b3"]);
+    let lines: Vec<&str> = text.lines().collect();
+    assert!(lines[0].starts_with("fide-b3 B.1 "), "{text}");
+    let a3 = lines
+        .iter()
+        .find(|l| l.starts_with("fide-b3 A.3 "))
+        .expect("A.3 listed");
+    assert!(
+        a3.contains("One-minute penalties") && a3.contains("settings]"),
+        "{a3}"
+    );
+    let a2 = lines
+        .iter()
+        .find(|l| l.starts_with("fide-b3 A.2 "))
+        .expect("A.2 listed");
+    assert!(
+        a2.contains("(not modelled)") && !a2.contains("setting"),
+        "{a2}"
+    );
+    assert!(
+        text.contains("laws dead_position") && text.contains("[2 settings]"),
+        "{text}"
+    );
+
+    let index = json(&["rules", "explain", "blitz-2006", "--json"]);
+    let rules = index["rules"].as_array().expect("rules");
+    let own = rules
+        .iter()
+        .filter(|r| {
+            r["citation"]
+                .as_str()
+                .is_some_and(|c| c.starts_with("blitz-2006 "))
+        })
+        .count();
+    assert_eq!(own, 45, "every numbered rule of blitz-2006");
+    assert_eq!(index["unexplained_citations"], serde_json::json!([]));
+}
+
+#[test]
 fn unknown_ruleset_or_rule_exits_1_listing_what_exists() {
     let err = fails(&["rules", "explain", "fide", "A.5.3"]);
     assert!(err.contains("unknown ruleset `fide`"), "{err}");
@@ -349,10 +389,7 @@ fn unknown_ruleset_or_rule_exits_1_listing_what_exists() {
     assert!(err.contains("`laws` has no rule `castling`"), "{err}");
 
     // Usage errors are clap's: exit 2.
-    assert_eq!(
-        run(&["rules", "explain", "uscf-2020"]).status.code(),
-        Some(2)
-    );
+    assert_eq!(run(&["rules", "explain"]).status.code(), Some(2));
     assert_eq!(run(&["rules"]).status.code(), Some(2));
 }
 
@@ -409,6 +446,19 @@ fn a_user_ruleset_file_is_shown_and_its_citations_listed() {
             file.path()
         ])
         .starts_with("laws checkmate: ")
+    );
+
+    // Without a rule: the laws, and the citations it uses that have no explanation.
+    let index = ok(&["rules", "explain", "my-club", "--file", file.path()]);
+    assert!(
+        flat(&index).contains("carries no explanations of its own"),
+        "{index}"
+    );
+    assert!(index.contains("  my-club 12 [8 settings]"), "{index}");
+    assert!(index.contains("laws checkmate"), "{index}");
+    assert!(
+        !index.contains("  uscf-2020 7c ["),
+        "explained citations are not listed: {index}"
     );
 
     let err = fails(&["rules", "explain", "my-club", "99", "--file", file.path()]);
