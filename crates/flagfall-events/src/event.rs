@@ -202,7 +202,9 @@ impl GameResult {
             GameResult::WhiteWins | GameResult::WhiteWinsByForfeit => "1-0",
             GameResult::Draw => "1/2-1/2",
             GameResult::BlackWins | GameResult::BlackWinsByForfeit => "0-1",
-            GameResult::DoubleForfeit => "0-0",
+            // PGN knows only 1-0, 0-1, 1/2-1/2 and *: a game neither side played has
+            // no result there (the export adds a comment and a Termination tag).
+            GameResult::DoubleForfeit => "*",
         }
     }
 

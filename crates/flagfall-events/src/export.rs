@@ -232,7 +232,8 @@ pub fn pgn(event: &Event) -> String {
                     }
                     let _ = writeln!(out, "[FlagfallTimeControl \"{}\"]", pgn_escape(tc));
                 }
-                if !game.result.is_played() && game.result != GameResult::Pending {
+                let forfeit = !game.result.is_played() && game.result != GameResult::Pending;
+                if forfeit {
                     let _ = writeln!(out, "[Termination \"forfeit\"]");
                 }
                 if let Some(rs) = &event.ruleset {
@@ -242,6 +243,12 @@ pub fn pgn(event: &Event) -> String {
                 match &game.moves {
                     Some(m) if !m.trim().is_empty() => {
                         let _ = writeln!(out, "{} {}", m.trim(), game.result.pgn());
+                    }
+                    _ if game.result == GameResult::DoubleForfeit => {
+                        let _ = writeln!(out, "{{double forfeit: neither player played}} *");
+                    }
+                    _ if forfeit => {
+                        let _ = writeln!(out, "{{won by forfeit}} {}", game.result.pgn());
                     }
                     _ => {
                         let _ = writeln!(out, "{}", game.result.pgn());

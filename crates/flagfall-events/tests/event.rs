@@ -87,7 +87,7 @@ proptest! {
 
     #[test]
     fn swiss_events_pair_everyone_once_and_never_repeat(
-        n in 6u32..24,
+        n in 12u32..26,
         fmt in 0usize..3,
         rng in prop::collection::vec(any::<u8>(), 200),
         late in 0u32..3,
@@ -295,4 +295,46 @@ fn dutch_swiss_event_round_one() {
             .iter()
             .any(|b| b.player == 6 && b.kind == ByeKind::Zero)
     );
+}
+
+#[test]
+fn pgn_marks_forfeits_and_paper_games_have_only_a_result() {
+    let mut e = Event::new("P \"quoted\"", Format::UsSwiss, Some(2)).unwrap();
+    for i in 1..=4 {
+        e.add_player(player(i)).unwrap();
+    }
+    e.pair_next().unwrap();
+    e.set_result(1, 1, &[GameResult::WhiteWinsByForfeit])
+        .unwrap();
+    e.set_result(1, 2, &[GameResult::DoubleForfeit]).unwrap();
+    let pgn = export::pgn(&e);
+    assert!(pgn.contains("[Event \"P \\\"quoted\\\"\"]"), "{pgn}");
+    assert!(
+        pgn.contains("[Termination \"forfeit\"]\n\n{won by forfeit} 1-0\n"),
+        "{pgn}"
+    );
+    assert!(pgn.contains("[Result \"*\"]"), "{pgn}");
+    assert!(
+        pgn.contains("{double forfeit: neither player played} *\n"),
+        "{pgn}"
+    );
+    // A played game with no moves recorded: headers, blank line, result.
+    e.set_result(1, 1, &[GameResult::Draw]).unwrap();
+    let pgn = export::pgn(&e);
+    assert!(pgn.contains("[BlackElo \"2449\"]\n\n1/2-1/2\n"), "{pgn}");
+    // Online games carry their moves.
+    e.set_moves(1, 1, 0, "1. e4 e5 2. Nf3 Nc6".into()).unwrap();
+    assert!(export::pgn(&e).contains("\n1. e4 e5 2. Nf3 Nc6 1/2-1/2\n"));
+    // TRF: forfeit and double-forfeit codes on both rows.
+    let trf = export::trf(&e);
+    assert!(trf.contains("142 2"), "{trf}");
+    let row = |n: u32| {
+        trf.lines()
+            .find(|l| l.starts_with(&format!("001 {n:>4}")))
+            .unwrap()
+            .to_string()
+    };
+    // Board 2 was 2 v 4 (or 4 v 2): a double forfeit is `-` for both.
+    assert!(row(2).ends_with(" -"), "{}", row(2));
+    assert!(row(4).ends_with(" -"), "{}", row(4));
 }
