@@ -590,3 +590,40 @@ fn value_and_score_display() {
     assert_eq!(Value::new(-5, 2).round_half_up(), -2);
     assert_eq!(flagfall_events::tiebreak::HalfPoints(7).to_string(), "3.5");
 }
+
+/// DE in a Swiss where not everybody met (C.07 6.3). A, B, C finish on 2/3: A beat B and C,
+/// B and C never met. DE: A 2, B 0, C 0; best reachable: A 2, B 0 + 1 (missing C) = 1, C 1.
+/// A is first whatever B–C would have been; among B and C nothing is decided, so they share
+/// second place. US Chess 34E5 needs all tied players to have met, so it separates nobody.
+#[test]
+fn swiss_direct_encounter_partial() {
+    let ct = parse_table(
+        Format::Swiss,
+        &[
+            "+W2 +W3 -B4", // A: 2
+            "-B1 +W5 +W6", // B: 2
+            "+W4 -B1 +W5", // C: 2
+            "-B3 -W6 +W1", // D: 1
+            "+W6 -B2 -B3", // E: 1
+            "-B5 +B4 -B2", // F: 1
+        ],
+        &[],
+    );
+    let o = Options::default();
+    let ranks = |tbs: &[Tiebreak]| -> Vec<(u32, u32)> {
+        let st = standings(&ct, tbs, &o).expect("standings");
+        st.rows
+            .iter()
+            .take(3)
+            .map(|r| (ct.players[r.player].id, r.rank))
+            .collect()
+    };
+    assert_eq!(
+        ranks(&[Tiebreak::DirectEncounter]),
+        [(1, 1), (2, 2), (3, 2)]
+    );
+    assert_eq!(
+        ranks(&[Tiebreak::UsResultBetweenTied]),
+        [(1, 1), (2, 1), (3, 1)]
+    );
+}
