@@ -201,7 +201,10 @@ pub enum Format {
     /// Swiss system (including Double Swiss).
     #[default]
     Swiss,
-    /// Round robin (single or multiple), or any pre-determined pairing schedule.
+    /// Round robin (single or multiple), or any pre-determined pairing schedule. With an odd
+    /// number of players, give each player's free round as `Bye(ByeKind::Zero)`: it scores
+    /// nothing and, the only unplayed rounds of a round robin being forfeits (C.07 15.2), it
+    /// is ignored by BH, SB, KS, DE and REP.
     RoundRobin,
 }
 
