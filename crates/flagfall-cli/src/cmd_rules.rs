@@ -224,7 +224,7 @@ fn show(loaded: &Loaded, json: bool) -> anyhow::Result<ExitCode> {
             .collect();
         let rulings: Vec<Value> = ruling_fields(rs)
             .into_iter()
-            .map(|(path, rule)| json!({"path": path, "rule": rule}))
+            .map(|(path, rule)| json!({"path": path, "rule": rule, "cited_for": explain::ruling_use(&path)}))
             .collect();
         let vars: Vec<Value> = variations(rs)
             .into_iter()
@@ -262,9 +262,11 @@ fn show(loaded: &Loaded, json: bool) -> anyhow::Result<ExitCode> {
     if !rulings.is_empty() {
         println!();
         let w = rulings.iter().map(|r| r.0.len()).max().unwrap_or(0).max(6);
-        println!("{:w$}  RULE", "RULING");
+        let rw = rulings.iter().map(|r| r.1.len()).max().unwrap_or(0).max(4);
+        println!("{:w$}  {:rw$}  CITED FOR", "RULING", "RULE");
         for (path, rule) in &rulings {
-            println!("{path:w$}  {rule}");
+            let used = explain::ruling_use(path).unwrap_or_default();
+            println!("{path:w$}  {rule:rw$}  {used}");
         }
     }
     println!();
@@ -468,7 +470,13 @@ fn explain_rule(loaded: &Loaded, rule: &str, json: bool) -> anyhow::Result<ExitC
     if json {
         let rows: Vec<Value> = settings
             .iter()
-            .map(|(path, value)| json!({"path": path, "value": value.as_deref().map(value_json)}))
+            .map(|(path, value)| {
+                json!({
+                    "path": path,
+                    "value": value.as_deref().map(value_json),
+                    "cited_for": explain::ruling_use(path),
+                })
+            })
             .collect();
         let out = json!({
             "ruleset": rs.id,
@@ -524,9 +532,12 @@ fn explain_rule(loaded: &Loaded, rule: &str, json: bool) -> anyhow::Result<ExitC
         out.push_str("  none\n");
     }
     for (path, value) in &settings {
-        match value {
-            Some(v) => out.push_str(&format!("  {path} = {v}\n")),
-            None => out.push_str(&format!("  {path}\n")),
+        match (value, explain::ruling_use(path)) {
+            (Some(v), _) => out.push_str(&format!("  {path} = {v}\n")),
+            (None, Some(used)) => {
+                out.push_str(&wrap(&format!("{path}: cited for {used}"), 2, WIDTH))
+            }
+            (None, None) => out.push_str(&format!("  {path}\n")),
         }
     }
     print!("{out}");

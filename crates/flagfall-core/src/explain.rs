@@ -346,6 +346,85 @@ pub fn rule_fields(rs: &Ruleset) -> Vec<(String, String)> {
     out
 }
 
+/// What the arbiter cites a ruleset's citation field for (docs/arbiter.md, "Claims" and
+/// "Citations of refusals"), by path: `flags.no_material_rule` is the rule of the draw
+/// on a flag claim without mating material. `None` for a path that is not a citation
+/// field (a plain setting such as `illegal.first`).
+pub fn ruling_use(path: &str) -> Option<String> {
+    if let Some(kind) = path.strip_prefix("penalties.") {
+        return Some(format!(
+            "the penalty ladder for a `{kind}` offence, and refusing it where it is no offence"
+        ));
+    }
+    let text = match path {
+        "time.policy_rule" => "accepting or rejecting a time control",
+        "time.rating_rule" => "whether an accepted time control is ratable",
+        "time.setup_rule" => {
+            "correcting the clock setting, and refusing it after the set-up window"
+        }
+        "flags.flag_rule" => {
+            "a win on time, and rejecting a flag claim when the opponent's flag is up"
+        }
+        "flags.no_material_rule" => {
+            "the draw on a flag (claimed or automatic) when the other side has no mating material"
+        }
+        "flags.both_flags_rule" => "the draw when both flags are down",
+        "flags.void_rule" => "voiding a flag claim made with the claimant's own flag down",
+        "flags.auto_flag_rule" => "ending the game at a flag fall under automatic flagging",
+        "moves.retract_rule" => "refusing to take back a legal move",
+        "moves.touch_move_rule" => {
+            "refusing another piece after a retracted or reinstated illegal move"
+        }
+        "moves.completed_rule" => {
+            "completing a move by the press, and refusing a move out of turn, a second move on \
+             the board, a physically impossible move, or a press or retraction with no move"
+        }
+        "moves.setup_castling_rule" => "castling with a wrongly set-up king or rook",
+        "illegal.window_rule" => "refusing an illegal-move claim after its window closed",
+        "illegal.rule" => "the result or penalty of a correct illegal-move claim",
+        "illegal.no_material_rule" => {
+            "the draw on a correct illegal-move claim by a player without mating material"
+        }
+        "illegal.king_adjacent_trap_rule" => {
+            "the king-adjacent trap, and refusing a king taking the king where forbidden"
+        }
+        "illegal.simultaneous_rule" => "simultaneous flag and illegal-move claims",
+        "results.checkmate_rule" => "the win by checkmate",
+        "results.resignation_rule" => "the win by resignation",
+        "material.rule" => "the mating-material test on flag and illegal-move claims",
+        "draws.agreement_rule" => {
+            "the draw by agreement, and refusing an accept or decline with no offer standing"
+        }
+        "draws.stalemate_rule" => "the draw by stalemate",
+        "draws.threefold_rule" => {
+            "the draw by repetition, and refusing a claim by the player not on move"
+        }
+        "draws.fifty_rule" => "the fifty-move draw, and refusing a claim by the player not on move",
+        "draws.wrong_claim_rule" => "the minute for a wrong repetition or fifty-move claim",
+        "draws.ilc_rule" => {
+            "ILC claims: refusing them where not allowed or outside their conditions, granting \
+             them, and the minute a denied claim costs"
+        }
+        "draws.draw_positions_rule" => {
+            "drawn-position appeals: refusing them where not allowed, and granting them when \
+             no pattern rule matches"
+        }
+        "draws.draw_position_denied_rule" => "the minute for a denied drawn-position appeal",
+        "draws.dead_position_rule" => "the automatic draw in a dead position",
+        "draws.illegal_position_rule" => {
+            "the draw when an illegal position is still on the board after the next move"
+        }
+        "director.rule" => {
+            "director actions, and refusing a player's director action or anything while a \
+             claim waits for the director"
+        }
+        "director.result_rule" => "a result declared by the director",
+        "director.cancel_rule" => "cancelling a game for a replay",
+        _ => return None,
+    };
+    Some(text.to_string())
+}
+
 /// The settings of `rs` that cite `citation` (compared ignoring case and extra spaces).
 pub fn citing_settings(rs: &Ruleset, citation: &str) -> Vec<String> {
     let wanted = normalise_citation(citation);
@@ -510,6 +589,20 @@ mod tests {
                 );
             }
         }
+    }
+
+    #[test]
+    fn every_citation_field_says_what_it_is_cited_for() {
+        for rs in builtin_variants() {
+            for (path, _) in rule_fields(&rs) {
+                assert!(ruling_use(&path).is_some(), "{}: {path}", rs.id);
+            }
+            for kind in rs.penalties.keys() {
+                let path = format!("penalties.{}", kind.name());
+                assert!(ruling_use(&path).is_some_and(|u| u.contains(kind.name())));
+            }
+        }
+        assert_eq!(ruling_use("illegal.first"), None);
     }
 
     #[test]

@@ -143,7 +143,10 @@ fn show_lists_every_setting_with_value_and_citation() {
         .lines()
         .find(|l| l.starts_with("flags.both_flags_rule"))
         .expect("both flags ruling");
-    assert!(both.ends_with("uscf-2020 8c"), "{both}");
+    assert!(
+        both.contains(" uscf-2020 8c ") && both.ends_with("the draw when both flags are down"),
+        "{both}"
+    );
 
     for id in BUILTIN {
         let show = json(&["rules", "show", id, "--json"]);
@@ -170,6 +173,14 @@ fn show_lists_every_setting_with_value_and_citation() {
         serde_json::json!(["opponent_plus_minute"])
     );
     assert_eq!(fide["variations"], serde_json::json!([]));
+    let both = fide["rulings"]
+        .as_array()
+        .expect("rulings")
+        .iter()
+        .find(|r| r["path"] == "flags.both_flags_rule")
+        .expect("both flags ruling");
+    assert_eq!(both["rule"], "fide-b3 A.5.5");
+    assert_eq!(both["cited_for"], "the draw when both flags are down");
 }
 
 #[test]
@@ -218,7 +229,7 @@ fn explain_prints_summary_application_interpretation_and_settings() {
         "Interpretation",
         "Settings of uscf-2020 citing uscf-2020 7d",
         "  illegal.first = \"loss\"",
-        "  illegal.rule\n",
+        "  illegal.rule: cited for the result or penalty of a correct illegal-move claim\n",
     ] {
         assert!(text.contains(part), "missing {part:?} in\n{text}");
     }
@@ -246,6 +257,14 @@ fn explain_prints_summary_application_interpretation_and_settings() {
         "{laws}"
     );
     assert!(laws.contains("draws.dead_position = true"), "{laws}");
+
+    // Citation fields say what the arbiter cites them for.
+    let d = flat(&ok(&["rules", "explain", "uscf-2020", "8d"]));
+    assert!(
+        d.contains("flags.no_material_rule: cited for the draw on a flag"),
+        "{d}"
+    );
+    assert!(d.contains("draws.ilc = false"), "{d}");
 
     let unmodelled = ok(&["rules", "explain", "blitz-2006", "21"]);
     assert!(
