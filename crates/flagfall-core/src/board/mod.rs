@@ -29,11 +29,10 @@ pub use types::{
 
 use std::num::NonZeroU32;
 
-use shakmaty::san::SanPlus;
-use shakmaty::uci::UciMove;
+use shakmaty::san::{San, SanPlus, Suffix};
 use shakmaty::{
-    Bitboard, Board, ByColor, CastlingMode, Chess, Color, File, FromSetup, Move, Piece,
-    Position as _, PositionError, Rank, Role, Setup, Square, attacks,
+    Bitboard, Board, ByColor, CastlingMode, CastlingSide, Chess, Color, File, FromSetup, Move,
+    MoveList, Piece, Position as _, PositionError, Rank, Role, Setup, Square, attacks,
 };
 
 /// Key for threefold repetition: two positions are the same when this is equal (laws 9.2.2:
@@ -420,20 +419,63 @@ impl Position {
 
     /// The fast path: the move as a legal shakmaty move, if the position is legal, it is
     /// the mover's turn, and the move is legal and not castling.
-    fn fast_move(&self, mv: &PhysicalMove, mover: Color) -> Option<Move> {
+    fn fast_move(&self, mv: &PhysicalMove, mover: Color) -> Option<FastMove> {
         let chess = self.chess.as_ref()?;
         if mover != self.turn {
             return None;
         }
-        let uci = UciMove::Normal {
-            from: mv.from,
-            to: mv.to,
-            promotion: mv.promotion,
+        let board = chess.board();
+        let piece = board.piece_at(mv.from)?;
+        if piece.color != mover {
+            return None;
+        }
+        let role = piece.role;
+        let m = if role == Role::King {
+            // Castling (and anything looking like it) goes the generic way.
+            if mv.from.distance(mv.to) > 1 || board.by_color(mover).contains(mv.to) {
+                return None;
+            }
+            Move::Normal {
+                role,
+                from: mv.from,
+                capture: board.role_at(mv.to),
+                to: mv.to,
+                promotion: None,
+            }
+        } else if role == Role::Pawn
+            && mv.from.file() != mv.to.file()
+            && !board.occupied().contains(mv.to)
+        {
+            if mv.promotion.is_some() {
+                return None;
+            }
+            Move::EnPassant {
+                from: mv.from,
+                to: mv.to,
+            }
+        } else {
+            if mv.promotion.is_some() && role != Role::Pawn {
+                return None;
+            }
+            Move::Normal {
+                role,
+                from: mv.from,
+                capture: board.role_at(mv.to),
+                to: mv.to,
+                promotion: mv.promotion,
+            }
         };
-        // shakmaty ignores a promotion letter on en passant; the board does not.
-        uci.to_move(chess)
-            .ok()
-            .filter(|m| !m.is_castle() && m.promotion() == mv.promotion)
+        // One candidate list serves both the legality test and SAN disambiguation.
+        let candidates = chess.san_candidates(role, mv.to);
+        if !candidates.contains(&m) {
+            return None;
+        }
+        let san = if role == Role::Pawn {
+            San::disambiguate(m, &MoveList::new())
+        } else {
+            San::disambiguate(m, &candidates)
+        };
+        Some(FastMove { m, san })
     }
 
     /// Classifies a move without playing it. `Err` only for moves that cannot physically be
@@ -463,7 +505,7 @@ impl Position {
         mover: Color,
         rules: &BoardRules,
     ) -> Result<MoveRecord, MoveError> {
-        if let Some(m) = self.fast_move(mv, mover)
+        if let Some(FastMove { m, san }) = self.fast_move(mv, mover)
             && let Some(mut chess) = self.chess.take()
         {
             let captured = m.capture().map(|role| role.of(!mover));
@@ -481,7 +523,7 @@ impl Position {
                     },
                 )
             });
-            let san = SanPlus::from_move_and_play_unchecked(&mut chess, m).to_string();
+            let san = play_with_san(&mut chess, m, san);
             self.board = chess.board().clone();
             self.chess = Some(chess);
             self.finish(mv, mover, m.role(), captured_sq, None, double_step);
@@ -501,7 +543,7 @@ impl Position {
             Legality::Illegal(a.reasons.clone())
         };
         let san = if legality.is_legal() {
-            self.generic_san(mv, &a, rules)
+            Some(self.generic_san(mv, &a, rules))
         } else {
             None
         };
@@ -634,64 +676,68 @@ impl Position {
     /// illegal or cannot be made. Mirror castling is written `O-O` (short, on the queen
     /// side) and `O-O-O` (long, on the king side).
     pub fn san(&self, mv: &PhysicalMove, rules: &BoardRules) -> Option<String> {
-        if let Some(m) = self.fast_move(mv, self.turn)
+        if let Some(FastMove { m, san }) = self.fast_move(mv, self.turn)
             && let Some(chess) = &self.chess
         {
-            return Some(SanPlus::from_move(chess.clone(), m).to_string());
+            return Some(play_with_san(&mut chess.clone(), m, san).to_string());
         }
         let a = self.analyse(mv, self.turn, rules).ok()?;
         if !a.reasons.is_empty() {
             return None;
         }
-        self.generic_san(mv, &a, rules)
+        Some(self.generic_san(mv, &a, rules).to_string())
     }
 
     /// SAN for a legal move found by the generic path.
-    fn generic_san(&self, mv: &PhysicalMove, a: &Analysis, rules: &BoardRules) -> Option<String> {
-        let mut s = String::new();
-        if let Some(c) = a.castling {
-            s.push_str(c.kind.san());
+    fn generic_san(&self, mv: &PhysicalMove, a: &Analysis, rules: &BoardRules) -> SanPlus {
+        let capture = a.captured.is_some();
+        let san = if let Some(c) = a.castling {
+            San::Castle(match c.kind {
+                CastlingKind::KingSide | CastlingKind::MirrorQueenSide => CastlingSide::KingSide,
+                CastlingKind::QueenSide | CastlingKind::MirrorKingSide => CastlingSide::QueenSide,
+            })
+        } else if a.role == Role::Pawn {
+            San::Normal {
+                role: Role::Pawn,
+                file: capture.then(|| mv.from.file()),
+                rank: None,
+                capture,
+                to: mv.to,
+                promotion: mv.promotion,
+            }
         } else {
-            let capture = a.captured.is_some();
-            if a.role == Role::Pawn {
-                if capture {
-                    s.push(mv.from.file().char());
-                    s.push('x');
-                }
-                s.push_str(&mv.to.to_string());
-                if let Some(p) = mv.promotion {
-                    s.push('=');
-                    s.push(p.upper_char());
-                }
-            } else {
-                s.push(a.role.upper_char());
-                if a.role != Role::King {
-                    let rivals: Vec<Square> = (self.board.by_piece(a.role.of(self.turn))
-                        & !Bitboard::from(mv.from))
-                    .into_iter()
-                    .filter(|&o| {
-                        matches!(
-                            self.classify(&PhysicalMove::new(o, mv.to), self.turn, rules),
-                            Ok(Legality::Legal)
-                        )
-                    })
-                    .collect();
-                    if !rivals.is_empty() {
-                        if rivals.iter().all(|o| o.file() != mv.from.file()) {
-                            s.push(mv.from.file().char());
-                        } else if rivals.iter().all(|o| o.rank() != mv.from.rank()) {
-                            s.push(mv.from.rank().char());
-                        } else {
-                            s.push_str(&mv.from.to_string());
-                        }
+            let (mut file, mut rank) = (None, None);
+            if a.role != Role::King {
+                let rivals: Vec<Square> = (self.board.by_piece(a.role.of(self.turn))
+                    & !Bitboard::from(mv.from))
+                .into_iter()
+                .filter(|&o| {
+                    matches!(
+                        self.classify(&PhysicalMove::new(o, mv.to), self.turn, rules),
+                        Ok(Legality::Legal)
+                    )
+                })
+                .collect();
+                if !rivals.is_empty() {
+                    if rivals.iter().all(|o| o.file() != mv.from.file()) {
+                        file = Some(mv.from.file());
+                    } else if rivals.iter().all(|o| o.rank() != mv.from.rank()) {
+                        rank = Some(mv.from.rank());
+                    } else {
+                        file = Some(mv.from.file());
+                        rank = Some(mv.from.rank());
                     }
                 }
-                if capture {
-                    s.push('x');
-                }
-                s.push_str(&mv.to.to_string());
             }
-        }
+            San::Normal {
+                role: a.role,
+                file,
+                rank,
+                capture,
+                to: mv.to,
+                promotion: None,
+            }
+        };
         let mut next = self.clone();
         next.board = a.after.clone();
         next.finish(
@@ -703,14 +749,16 @@ impl Position {
             a.double_step,
         );
         next.rebuild_chess();
-        if next.is_check(next.turn) {
-            if next.legal_moves(rules).is_empty() {
-                s.push('#');
+        let suffix = if next.is_check(next.turn) {
+            Some(if next.legal_moves(rules).is_empty() {
+                Suffix::Checkmate
             } else {
-                s.push('+');
-            }
-        }
-        Some(s)
+                Suffix::Check
+            })
+        } else {
+            None
+        };
+        SanPlus { san, suffix }
     }
 
     /// Recognises a castling attempt: the king goes onto its own rook on its back rank, or
@@ -976,6 +1024,10 @@ impl Position {
         }
         let placed = mv.promotion.unwrap_or(piece.role).of(mover);
         after.set_piece_at(mv.to, placed);
+        if placed.role != Role::Pawn {
+            // A pawn swapped for a piece on its double step leaves no en passant right.
+            double_step = None;
+        }
 
         if captured.is_some_and(|(_, p)| p.role == Role::King) {
             reasons.push(IllegalReason::CapturesKing);
@@ -1009,6 +1061,29 @@ impl Position {
             double_step,
         })
     }
+}
+
+/// A legal move found by the fast path, with its SAN (without suffix).
+struct FastMove {
+    m: Move,
+    san: San,
+}
+
+/// Plays the move and returns its SAN with suffix. (shakmaty's `SanPlus` asks for the full
+/// game outcome after every move, a complete move generation; checkmate needs looking at
+/// only after a check, which keeps the common case cheap.)
+fn play_with_san(chess: &mut Chess, m: Move, san: San) -> SanPlus {
+    chess.play_unchecked(m);
+    let suffix = if chess.is_check() {
+        Some(if chess.legal_moves().is_empty() {
+            Suffix::Checkmate
+        } else {
+            Suffix::Check
+        })
+    } else {
+        None
+    };
+    SanPlus { san, suffix }
 }
 
 fn attackers_of_kings(board: &Board, king_of: Color) -> Bitboard {

@@ -59,3 +59,26 @@ pub mod opt_piece {
         }
     }
 }
+
+/// `Option<SanPlus>` as the SAN string (`"Nf3+"`) or null.
+pub mod opt_san {
+    use serde::{Deserialize, Deserializer, Serializer};
+    use shakmaty::san::SanPlus;
+
+    pub fn serialize<S: Serializer>(san: &Option<SanPlus>, s: S) -> Result<S::Ok, S::Error> {
+        match san {
+            Some(san) => s.collect_str(san),
+            None => s.serialize_none(),
+        }
+    }
+
+    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Option<SanPlus>, D::Error> {
+        let text = Option::<String>::deserialize(d)?;
+        match text {
+            None => Ok(None),
+            Some(t) => SanPlus::from_ascii(t.as_bytes())
+                .map(Some)
+                .map_err(|_| serde::de::Error::custom(format!("{t:?} is not SAN"))),
+        }
+    }
+}

@@ -4,6 +4,7 @@ use std::fmt;
 use std::str::FromStr;
 
 use serde::{Deserialize, Serialize};
+use shakmaty::san::SanPlus;
 use shakmaty::{Color, Piece, Role, Square};
 
 use super::serde_impl;
@@ -405,6 +406,9 @@ pub struct MoveRecord {
     pub captured: Option<Piece>,
     /// Set if the move was (or attempted) castling; the rook moved too.
     pub castling: Option<CastlingKind>,
-    /// SAN with check/mate suffix, for legal moves only.
-    pub san: Option<String>,
+    /// SAN with check/mate suffix, for legal moves only. Kept as shakmaty's `SanPlus`
+    /// (`Copy`, formatted with `to_string()` when needed) so that playing a move does not
+    /// format or allocate; serialised as the SAN string.
+    #[serde(with = "serde_impl::opt_san")]
+    pub san: Option<SanPlus>,
 }
