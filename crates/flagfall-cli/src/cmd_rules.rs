@@ -286,14 +286,21 @@ fn show(loaded: &Loaded, json: bool) -> anyhow::Result<ExitCode> {
 
 /// Greedy word wrap to `width` columns, each line indented by `indent` spaces.
 fn wrap(text: &str, indent: usize, width: usize) -> String {
+    wrap_hanging(text, indent, indent, width)
+}
+
+/// Greedy word wrap: the first line indented by `first` spaces, the others by `rest`.
+fn wrap_hanging(text: &str, first: usize, rest: usize, width: usize) -> String {
     let mut out = String::new();
     let mut line = String::new();
+    let mut indent = first;
     for word in text.split_whitespace() {
         if !line.is_empty() && indent + line.len() + 1 + word.len() > width {
             out.push_str(&" ".repeat(indent));
             out.push_str(&line);
             out.push('\n');
             line.clear();
+            indent = rest;
         }
         if !line.is_empty() {
             line.push(' ');
@@ -534,9 +541,12 @@ fn explain_rule(loaded: &Loaded, rule: &str, json: bool) -> anyhow::Result<ExitC
     for (path, value) in &settings {
         match (value, explain::ruling_use(path)) {
             (Some(v), _) => out.push_str(&format!("  {path} = {v}\n")),
-            (None, Some(used)) => {
-                out.push_str(&wrap(&format!("{path}: cited for {used}"), 2, WIDTH))
-            }
+            (None, Some(used)) => out.push_str(&wrap_hanging(
+                &format!("{path}: cited for {used}"),
+                2,
+                6,
+                WIDTH,
+            )),
             (None, None) => out.push_str(&format!("  {path}\n")),
         }
     }
@@ -546,7 +556,7 @@ fn explain_rule(loaded: &Loaded, rule: &str, json: bool) -> anyhow::Result<ExitC
 
 #[cfg(test)]
 mod tests {
-    use super::wrap;
+    use super::{wrap, wrap_hanging};
 
     #[test]
     fn wrap_keeps_lines_within_width_and_all_words() {
@@ -559,5 +569,9 @@ mod tests {
         let words: Vec<&str> = w.split_whitespace().collect();
         assert_eq!(words, text.split_whitespace().collect::<Vec<_>>());
         assert_eq!(wrap("", 2, 20), "");
+        let h = wrap_hanging(text, 2, 6, 20);
+        let lines: Vec<&str> = h.lines().collect();
+        assert!(lines[0].starts_with("  one") && lines[1].starts_with("      "));
+        assert!(lines.iter().all(|l| l.len() <= 20));
     }
 }

@@ -366,7 +366,7 @@ pub fn ruling_use(path: &str) -> Option<String> {
             "a win on time, and rejecting a flag claim when the opponent's flag is up"
         }
         "flags.no_material_rule" => {
-            "the draw on a flag (claimed or automatic) when the other side has no mating material"
+            "the draw on a flag (claimed or automatic) when the side that would win has no mating material"
         }
         "flags.both_flags_rule" => "the draw when both flags are down",
         "flags.void_rule" => "voiding a flag claim made with the claimant's own flag down",
