@@ -195,3 +195,76 @@ fn malformed_fields_are_errors() {
     };
     assert_eq!(us_swiss::pair(&input), Err(SwissError::NoPairing(1)));
 }
+
+fn sp(id: u32, rating: u32, score: u32, colours: &[Colour], opponents: &[u32]) -> SwissPlayer {
+    SwissPlayer {
+        id,
+        rating,
+        score,
+        colours: colours.to_vec(),
+        opponents: opponents.to_vec(),
+        bye_eligible: true,
+    }
+}
+
+fn round_of(players: Vec<SwissPlayer>) -> SwissRound {
+    SwissRound {
+        round: 2,
+        total_rounds: 5,
+        players,
+        initial_colour: Colour::White,
+    }
+}
+
+#[test]
+fn us_transposition_within_200_points_fixes_colours() {
+    use Colour::{Black as B, White as W};
+    // One score group: 1 (2000), 2 (1900) on top; 3 (1800), 4 (1750) below. 1 and 3
+    // had White (both due Black), 2 and 4 had Black (both due White). The natural 1-3,
+    // 2-4 has two colour conflicts; transposing 3 and 4 (50 points apart, 29E4)
+    // gives everyone their due colour: 4-1 and 2-3.
+    let field = vec![
+        sp(1, 2000, 2, &[W], &[5]),
+        sp(2, 1900, 2, &[B], &[6]),
+        sp(3, 1800, 2, &[W], &[7]),
+        sp(4, 1750, 2, &[B], &[8]),
+    ];
+    let p = us_swiss::pair(&round_of(field.clone())).unwrap();
+    assert_eq!(p.boards, vec![(4, 1), (2, 3)]);
+    // With 4 rated 1500 the transposition is 300 points (over 200) and the interchange
+    // of 2 and 3 is 100 points (over 80): the natural pairing stands, and on each board
+    // the higher-ranked player gets his due colour (1 Black, 2 White).
+    let mut field = field;
+    field[3].rating = 1500;
+    let p = us_swiss::pair(&round_of(field)).unwrap();
+    assert_eq!(p.boards, vec![(3, 1), (2, 4)]);
+}
+
+#[test]
+fn us_odd_group_drops_its_lowest_player_to_the_best_of_the_next() {
+    use Colour::{Black as B, White as W};
+    // 1, 2, 3 on one point; 4..8 on zero. 29D: 3 (lowest-rated of the odd group) drops
+    // and meets 4, the highest-rated of the next group; 1-2 above. Below, the natural
+    // 5-7, 6-8 gives 5 and 7 (both had White) and 6 and 8 (both had Black) the same due
+    // colour; transposing 7 and 8 (100 points, within 29E4's 200) fixes both: 5-8, 6-7.
+    let field = vec![
+        sp(1, 2000, 2, &[W], &[11]),
+        sp(2, 1900, 2, &[B], &[12]),
+        sp(3, 1800, 2, &[W], &[13]),
+        sp(4, 1700, 0, &[B], &[14]),
+        sp(5, 1600, 0, &[W], &[15]),
+        sp(6, 1500, 0, &[B], &[16]),
+        sp(7, 1400, 0, &[W], &[17]),
+        sp(8, 1300, 0, &[B], &[18]),
+    ];
+    let p = us_swiss::pair(&round_of(field)).unwrap();
+    let mut pairs: Vec<(u32, u32)> = p
+        .boards
+        .iter()
+        .map(|&(a, b)| (a.min(b), a.max(b)))
+        .collect();
+    pairs.sort();
+    assert_eq!(pairs, vec![(1, 2), (3, 4), (5, 8), (6, 7)]);
+    // Colours: 1 (due Black) v 2 (due White): both satisfied.
+    assert!(p.boards.contains(&(2, 1)));
+}
