@@ -96,7 +96,7 @@ fn simulate(system: System, n: u32, rounds: u32, results: &[u8]) -> Vec<Pairing>
 
 fn safe_rounds(n: u32) -> u32 {
     // Complement of the "met" graph keeps minimum degree >= half the field.
-    if n % 2 == 0 { n / 2 - 1 } else { (n - 3) / 2 }.max(1)
+    if n.is_multiple_of(2) { n / 2 - 1 } else { (n - 3) / 2 }.max(1)
 }
 
 proptest! {
