@@ -9,10 +9,16 @@
 //!
 //! The public contract below is what `flagfall-game` calls; keep it stable.
 
+pub mod assistant;
 pub mod material;
 
+mod blockade;
+mod search;
+
 use serde::Serialize;
-use shakmaty::{Color, Setup};
+use shakmaty::{
+    CastlingMode, Chess, Color, EnPassantMode, FromSetup, Move, Position, Setup, uci::UciMove,
+};
 
 /// Limits on the search; when one is hit the verdict is [`Verdict::Undetermined`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -41,7 +47,11 @@ pub enum UnwinnableReason {
     LockedPawns,
     /// The game can no longer continue (already mate or stalemate for the other side).
     NoLegalMoves,
-    /// The search exhausted every reachable position without finding a mate.
+    /// The winner's pieces can never reach a mating net around the other king (semi-static
+    /// blockade analysis: confined pieces, permanently guarded squares, too few blockers).
+    Confined,
+    /// The search exhausted every reachable position without finding a mate (this includes
+    /// a forced line that cycles).
     Exhausted,
 }
 
@@ -66,24 +76,190 @@ impl Verdict {
 }
 
 /// FIDE's test: can `winner` checkmate the other king by any possible series of legal
-/// moves from `setup` (side to move as in the setup)?
+/// moves from `setup` (side to move as in the setup)? fide-b3 A.5.3 (flag fall), Art. 7.5.5
+/// (second illegal move), Art. 5.2.2 (dead position).
 ///
-/// Positions that are not legal chess positions (a king missing, the side not to move
-/// in check, ...) are answered `Undetermined` unless material alone settles them.
+/// The answer is exact: [`Verdict::Winnable`] carries a helpmate that was replayed and
+/// checked before being returned; [`Verdict::Unwinnable`] is a proof (material, a forced
+/// line, the semi-static blockade analysis, or an exhaustive search); and
+/// [`Verdict::Undetermined`] is returned only when `limits.nodes` search nodes were spent,
+/// or when the setup is not a chess position the move generator can work with.
+///
+/// **Interpretations.**
+/// - The 50/75-move rules and repetitions are ignored: "any possible series of legal
+///   moves" is read as in the Laws' definition of a dead position, without the clock-like
+///   counters (the same reading as the Chess Unwinnability Analyzer).
+/// - Physically illegal setups: invalid castling rights and en passant squares are
+///   dropped, and too much material or an impossible check configuration are accepted
+///   as they are (the move generator handles them); the verdict and the witness then
+///   refer to that repaired position. Setups still unusable (a king missing, the side not
+///   to move in check, pawns on a back rank, ...) are `Undetermined`, except that a winner
+///   with nothing but king(s) is `Unwinnable` (a king never gives check).
 pub fn can_checkmate(setup: &Setup, winner: Color, limits: &Limits) -> Verdict {
-    let _ = limits;
-    // Conservative placeholder until the exact search lands: decide only the cases
-    // where material alone settles it, never calling a helpmate position unwinnable.
-    if material::fide_material_cannot_mate(&setup.board, winner) {
-        return Verdict::Unwinnable {
-            reason: if setup.board.by_color(winner) == setup.board.kings() & setup.board.by_color(winner) {
-                UnwinnableReason::BareKing
+    match position_from_setup(setup) {
+        Ok(pos) => analyse(&pos, winner, limits),
+        Err(reason) => {
+            let ours = setup.board.by_color(winner);
+            if (ours & !setup.board.kings()).is_empty() {
+                Verdict::Unwinnable {
+                    reason: UnwinnableReason::BareKing,
+                }
             } else {
-                UnwinnableReason::InsufficientMaterial
+                Verdict::Undetermined { reason }
+            }
+        }
+    }
+}
+
+/// Builds a playable position, repairing what can be repaired (see [`can_checkmate`]).
+pub(crate) fn position_from_setup(setup: &Setup) -> Result<Chess, String> {
+    let mut attempt = Chess::from_setup(setup.clone(), CastlingMode::Standard);
+    for step in 0..4 {
+        attempt = match attempt {
+            Ok(pos) => return Ok(pos),
+            Err(e) => match step {
+                0 => e.ignore_invalid_castling_rights(),
+                1 => e.ignore_invalid_ep_square(),
+                2 => e.ignore_too_much_material(),
+                _ => e.ignore_impossible_check(),
             },
         };
     }
-    Verdict::Undetermined {
-        reason: "exact search not yet available".to_string(),
+    attempt.map_err(|e| format!("not a playable chess position: {e}"))
+}
+
+/// Budget of the quick first search (cheap lines only) and its node cap.
+const QUICK_BUDGET: u16 = 6;
+const QUICK_NODES: u64 = 4_000;
+/// Longest forced line followed before searching.
+const MAX_FORCED: usize = 64;
+
+fn analyse(root: &Chess, winner: Color, limits: &Limits) -> Verdict {
+    // Phase 1: game over, material, forced moves.
+    let mut pos = root.clone();
+    let mut prefix: Vec<Move> = Vec::new();
+    let mut seen = rustc_hash::FxHashSet::default();
+    loop {
+        let moves = pos.legal_moves();
+        if moves.is_empty() {
+            if pos.turn() != winner && pos.is_check() {
+                return finish(root, winner, prefix);
+            }
+            return Verdict::Unwinnable {
+                reason: UnwinnableReason::NoLegalMoves,
+            };
+        }
+        if let Some(v) = material::fide_material_verdict(pos.board(), winner) {
+            return Verdict::Unwinnable {
+                reason: match v {
+                    material::MaterialVerdict::BareKing => UnwinnableReason::BareKing,
+                    material::MaterialVerdict::LoneKnight => UnwinnableReason::InsufficientMaterial,
+                    material::MaterialVerdict::SameColouredBishops => {
+                        UnwinnableReason::SameColouredBishops
+                    }
+                },
+            };
+        }
+        if moves.len() != 1 || prefix.len() >= MAX_FORCED {
+            break;
+        }
+        if !seen.insert(search::Key::of(&pos)) {
+            // A forced cycle: the game can only go round it, and no position on it is mate.
+            return Verdict::Unwinnable {
+                reason: UnwinnableReason::Exhausted,
+            };
+        }
+        prefix.push(moves[0]);
+        pos.play_unchecked(moves[0]);
     }
+
+    // Phase 2: quick search along cheap lines.
+    let mut searcher = search::Searcher::new(winner, QUICK_NODES.min(limits.nodes));
+    match searcher.deepen(&pos, 1, QUICK_BUDGET) {
+        search::Outcome::Mate(line) => return finish(root, winner, [prefix, line].concat()),
+        search::Outcome::Exhausted => {
+            return Verdict::Unwinnable {
+                reason: UnwinnableReason::Exhausted,
+            };
+        }
+        search::Outcome::Limit => {}
+    }
+
+    // Phase 3: semi-static blockade analysis.
+    match blockade::analyse(
+        pos.board(),
+        pos.ep_square(EnPassantMode::Legal),
+        pos.turn(),
+        winner,
+    ) {
+        blockade::StaticVerdict::UnwinnableLocked => {
+            return Verdict::Unwinnable {
+                reason: UnwinnableReason::LockedPawns,
+            };
+        }
+        blockade::StaticVerdict::Unwinnable => {
+            return Verdict::Unwinnable {
+                reason: UnwinnableReason::Confined,
+            };
+        }
+        blockade::StaticVerdict::Unknown => {}
+    }
+
+    // Phase 4: the full search, up to the node limit.
+    searcher.set_node_limit(limits.nodes);
+    match searcher.deepen(&pos, 1, u16::MAX) {
+        search::Outcome::Mate(line) => finish(root, winner, [prefix, line].concat()),
+        search::Outcome::Exhausted => Verdict::Unwinnable {
+            reason: UnwinnableReason::Exhausted,
+        },
+        search::Outcome::Limit => Verdict::Undetermined {
+            reason: format!("node limit of {} reached", limits.nodes),
+        },
+    }
+}
+
+/// Replays `line` from `root`, checks that it ends with the loser checkmated, and
+/// returns it as UCI. A line that fails the check is never returned.
+fn finish(root: &Chess, winner: Color, line: Vec<Move>) -> Verdict {
+    match verify_witness(root, winner, &line) {
+        Ok(witness) => Verdict::Winnable { witness },
+        Err(e) => Verdict::Undetermined {
+            reason: format!("internal error: helpmate failed verification ({e})"),
+        },
+    }
+}
+
+/// Replays UCI `moves` from `root` and checks they end in mate of `!winner`.
+pub(crate) fn verify_uci(root: &Chess, winner: Color, moves: &[String]) -> Result<(), String> {
+    let mut pos = root.clone();
+    for (i, text) in moves.iter().enumerate() {
+        let uci: UciMove = text
+            .parse()
+            .map_err(|e| format!("move {} `{text}`: {e}", i + 1))?;
+        let m = uci
+            .to_move(&pos)
+            .map_err(|e| format!("move {} `{text}`: {e}", i + 1))?;
+        pos.play_unchecked(m);
+    }
+    if pos.is_checkmate() && pos.turn() != winner {
+        Ok(())
+    } else {
+        Err("the line does not end in checkmate of the other side".to_string())
+    }
+}
+
+fn verify_witness(root: &Chess, winner: Color, line: &[Move]) -> Result<Vec<String>, String> {
+    let uci: Vec<String> = line
+        .iter()
+        .map(|m| m.to_uci(CastlingMode::Standard).to_string())
+        .collect();
+    verify_uci(root, winner, &uci)?;
+    Ok(uci)
+}
+
+/// Checks a witness line given in UCI against `setup`: `Ok` if it replays legally to a
+/// checkmate of `winner`'s opponent.
+pub fn verify_helpmate(setup: &Setup, winner: Color, moves: &[String]) -> Result<(), String> {
+    let root = position_from_setup(setup)?;
+    verify_uci(&root, winner, moves)
 }

@@ -1,0 +1,124 @@
+//! Developer tool: run a classified position file (`WB|W-|-B|-- FEN` per line, or
+//! `FEN<TAB>white|black` per line) through flagfall and through chasolver's full mode,
+//! and print disagreements, undetermined counts and timings.
+//!
+//! `cargo run --release -p flagfall-analysis --example compare -- FILE [--no-chasolver]`
+
+use std::str::FromStr;
+use std::time::{Duration, Instant};
+
+use flagfall_analysis::{Limits, Verdict, can_checkmate};
+use shakmaty::{Color, fen::Fen};
+
+fn main() {
+    let args: Vec<String> = std::env::args().collect();
+    let Some(path) = args.get(1) else {
+        eprintln!("usage: compare FILE [--no-chasolver] [--verbose]");
+        std::process::exit(2);
+    };
+    let with_cha = !args.iter().any(|a| a == "--no-chasolver");
+    let verbose = args.iter().any(|a| a == "--verbose");
+    let text = std::fs::read_to_string(path).expect("read file");
+    let mut queries: Vec<(String, Color, Option<bool>)> = Vec::new();
+    for line in text.lines() {
+        if line.trim().is_empty() || line.starts_with('#') {
+            continue;
+        }
+        if let Some((fen, who)) = line.split_once('\t') {
+            let c = if who.trim() == "white" {
+                Color::White
+            } else {
+                Color::Black
+            };
+            queries.push((fen.to_string(), c, None));
+        } else {
+            let (class, fen) = line.split_at(2);
+            let b = class.as_bytes();
+            queries.push((fen.trim().to_string(), Color::White, Some(b[0] == b'W')));
+            queries.push((fen.trim().to_string(), Color::Black, Some(b[1] == b'B')));
+        }
+    }
+    let mut limits = Limits::default();
+    if let Some(i) = args.iter().position(|a| a == "--nodes") {
+        limits.nodes = args[i + 1].parse().expect("--nodes N");
+    }
+    let skip: usize = args
+        .iter()
+        .position(|a| a == "--every")
+        .map_or(1, |i| args[i + 1].parse().expect("--every N"));
+    let queries: Vec<_> = queries.into_iter().step_by(skip).collect();
+    let (mut ff_time, mut cha_time) = (Duration::ZERO, Duration::ZERO);
+    let (mut ff_und, mut cha_und, mut wrong, mut disagree) = (0, 0, 0, 0);
+    let mut worst: Vec<(Duration, String, Color)> = Vec::new();
+    for (fen, winner, expected) in &queries {
+        let setup = fen.parse::<Fen>().expect("fen").into_setup();
+        let t = Instant::now();
+        let v = can_checkmate(&setup, *winner, &limits);
+        let dt = t.elapsed();
+        ff_time += dt;
+        if verbose && dt.as_millis() > 50 {
+            println!(
+                "SLOW {:.1} ms {fen} {winner:?} {v:?}",
+                dt.as_secs_f64() * 1e3
+            );
+        }
+        worst.push((dt, fen.clone(), *winner));
+        let ff = match &v {
+            Verdict::Winnable { .. } => Some(true),
+            Verdict::Unwinnable { .. } => Some(false),
+            Verdict::Undetermined { .. } => {
+                ff_und += 1;
+                if verbose {
+                    println!("UNDET {fen} {winner:?}");
+                }
+                None
+            }
+        };
+        if let (Some(e), Some(f)) = (expected, ff)
+            && *e != f
+        {
+            wrong += 1;
+            println!("WRONG {fen} {winner:?} expected {e} got {v:?}");
+        }
+        if with_cha {
+            let board = chess::Board::from_str(fen).expect("chess fen");
+            let c = if winner.is_white() {
+                chess::Color::White
+            } else {
+                chess::Color::Black
+            };
+            let t = Instant::now();
+            let r = chasolver::winnability(&board, c);
+            cha_time += t.elapsed();
+            let cha = match r {
+                Some(chasolver::Winnability::Winnable { .. }) => Some(true),
+                Some(chasolver::Winnability::Unwinnable) => Some(false),
+                None => {
+                    cha_und += 1;
+                    None
+                }
+            };
+            if let (Some(a), Some(b)) = (cha, ff)
+                && a != b
+            {
+                disagree += 1;
+                println!("DISAGREE {fen} {winner:?} chasolver {a} flagfall {b}");
+            }
+        }
+    }
+    worst.sort_by_key(|w| std::cmp::Reverse(w.0));
+    for (d, fen, c) in worst.iter().take(8) {
+        println!("slow {:>9.3} ms  {fen} {c:?}", d.as_secs_f64() * 1e3);
+    }
+    println!(
+        "queries {}  flagfall {:.3} s (undetermined {ff_und}, wrong {wrong})  chasolver {:.3} s (undetermined {cha_und})  disagreements {disagree}  ratio {:.3}",
+        queries.len(),
+        ff_time.as_secs_f64(),
+        cha_time.as_secs_f64(),
+        if cha_time.is_zero() {
+            0.0
+        } else {
+            ff_time.as_secs_f64() / cha_time.as_secs_f64()
+        }
+    );
+}

@@ -1,0 +1,265 @@
+//! Deterministic generator of unwinnability queries, shared by the differential test and
+//! the benchmark (`#[path]`-included). Every position is legal for shakmaty and parses in
+//! the `chess` crate, so both solvers see the same query.
+
+#![allow(dead_code)]
+
+use std::str::FromStr;
+
+use shakmaty::{
+    Bitboard, Board, CastlingMode, Chess, Color, EnPassantMode, FromSetup, Piece, Position, Role,
+    Setup, Square, fen::Fen,
+};
+
+/// SplitMix64: small, deterministic, good enough for sampling positions.
+pub struct Rng(u64);
+
+impl Rng {
+    pub fn new(seed: u64) -> Rng {
+        Rng(seed)
+    }
+    pub fn next(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+        z ^ (z >> 31)
+    }
+    pub fn below(&mut self, n: u64) -> u64 {
+        self.next() % n
+    }
+    pub fn chance(&mut self, percent: u64) -> bool {
+        self.below(100) < percent
+    }
+}
+
+/// One query: a FEN and the intended winner, with the family it came from.
+#[derive(Debug, Clone)]
+pub struct Query {
+    pub family: &'static str,
+    pub fen: String,
+    pub winner: Color,
+}
+
+fn fen_of(pos: &Chess) -> String {
+    Fen::from_position(pos, EnPassantMode::Legal).to_string()
+}
+
+fn accept(setup: Setup) -> Option<Chess> {
+    let pos = Chess::from_setup(setup, CastlingMode::Standard).ok()?;
+    let fen = fen_of(&pos);
+    chess::Board::from_str(&fen).ok()?;
+    Some(pos)
+}
+
+fn random_playout(rng: &mut Rng, plies: u64, capture_bias: u64) -> Chess {
+    let mut pos = Chess::default();
+    for _ in 0..plies {
+        let moves = pos.legal_moves();
+        if moves.is_empty() {
+            break;
+        }
+        let captures: Vec<_> = moves.iter().filter(|m| m.is_capture()).collect();
+        let m = if !captures.is_empty() && rng.chance(capture_bias) {
+            *captures[rng.below(captures.len() as u64) as usize]
+        } else {
+            moves[rng.below(moves.len() as u64) as usize]
+        };
+        pos.play_unchecked(m);
+    }
+    pos
+}
+
+fn material_value(board: &Board, color: Color) -> u32 {
+    let m = board.material_side(color);
+    m.pawn as u32 + 3 * (m.knight as u32 + m.bishop as u32) + 5 * m.rook as u32 + 9 * m.queen as u32
+}
+
+fn random_square(rng: &mut Rng, free: Bitboard) -> Option<Square> {
+    let n = free.count() as u64;
+    if n == 0 {
+        return None;
+    }
+    free.into_iter().nth(rng.below(n) as usize)
+}
+
+/// Places the given pieces on random free squares (pawns off the back ranks).
+fn scatter(rng: &mut Rng, board: &mut Board, pieces: &[Piece]) -> bool {
+    for &p in pieces {
+        let mut free = !board.occupied();
+        if p.role == Role::Pawn {
+            free &= !Bitboard::BACKRANKS;
+        }
+        let Some(sq) = random_square(rng, free) else { return false };
+        board.set_piece_at(sq, p);
+    }
+    true
+}
+
+fn setup_of(board: Board, turn: Color) -> Setup {
+    let mut s = Setup::empty();
+    s.board = board;
+    s.turn = turn;
+    s
+}
+
+const ROLES: [Role; 5] = [Role::Pawn, Role::Knight, Role::Bishop, Role::Rook, Role::Queen];
+
+fn random_color(rng: &mut Rng) -> Color {
+    if rng.chance(50) { Color::White } else { Color::Black }
+}
+
+/// Locked pawn wall: on most files a white pawn directly below a black pawn.
+fn locked_wall(rng: &mut Rng) -> Option<Chess> {
+    let mut board = Board::empty();
+    let base = 2 + rng.below(3) as u32; // rank index of the wall's middle
+    for file in 0..8u32 {
+        if !rng.chance(80) {
+            continue;
+        }
+        let jitter = rng.below(3) as i32 - 1;
+        let r = (base as i32 + jitter).clamp(1, 5) as u32;
+        let w = Square::from_coords(shakmaty::File::new(file), shakmaty::Rank::new(r));
+        let b = Square::from_coords(shakmaty::File::new(file), shakmaty::Rank::new(r + 1));
+        board.set_piece_at(w, Color::White.pawn());
+        board.set_piece_at(b, Color::Black.pawn());
+    }
+    let mut pieces = vec![Color::White.king(), Color::Black.king()];
+    for _ in 0..rng.below(4) {
+        let c = random_color(rng);
+        let role = match rng.below(6) {
+            0 => Role::Knight,
+            1 => Role::Rook,
+            _ => Role::Bishop,
+        };
+        pieces.push(role.of(c));
+    }
+    // Kings on their own side of the wall most of the time.
+    let south = Bitboard::from_rank(shakmaty::Rank::First) | Bitboard::from_rank(shakmaty::Rank::Second);
+    let north = Bitboard::from_rank(shakmaty::Rank::Eighth) | Bitboard::from_rank(shakmaty::Rank::Seventh);
+    for p in pieces {
+        let zone = match (p.role, p.color, rng.chance(85)) {
+            (_, Color::White, true) => south,
+            (_, Color::Black, true) => north,
+            _ => Bitboard::FULL,
+        };
+        let sq = random_square(rng, zone & !board.occupied())?;
+        board.set_piece_at(sq, p);
+    }
+    accept(setup_of(board, random_color(rng)))
+}
+
+fn small_endgame(rng: &mut Rng, extra: u64) -> Option<Chess> {
+    let mut board = Board::empty();
+    let mut pieces = vec![Color::White.king(), Color::Black.king()];
+    for _ in 0..extra {
+        let role = ROLES[rng.below(5) as usize];
+        pieces.push(role.of(random_color(rng)));
+    }
+    if !scatter(rng, &mut board, &pieces) {
+        return None;
+    }
+    accept(setup_of(board, random_color(rng)))
+}
+
+fn same_coloured_bishops(rng: &mut Rng) -> Option<Chess> {
+    let mut board = Board::empty();
+    scatter(rng, &mut board, &[Color::White.king(), Color::Black.king()]);
+    let colour = if rng.chance(50) { Bitboard::DARK_SQUARES } else { Bitboard::LIGHT_SQUARES };
+    for _ in 0..1 + rng.below(4) {
+        let sq = random_square(rng, colour & !board.occupied())?;
+        board.set_piece_at(sq, Role::Bishop.of(random_color(rng)));
+    }
+    // Sometimes a pawn or a knight, which may or may not make a mate possible.
+    if rng.chance(30) {
+        let role = if rng.chance(50) { Role::Pawn } else { Role::Knight };
+        scatter(rng, &mut board, &[role.of(random_color(rng))]);
+    }
+    accept(setup_of(board, random_color(rng)))
+}
+
+/// The full benchmark/differential corpus: `scale` = 1 gives about 5,400 queries.
+pub fn corpus(seed: u64, scale: usize) -> Vec<Query> {
+    let mut rng = Rng::new(seed);
+    let mut out = Vec::new();
+    let mut push = |out: &mut Vec<Query>, family, pos: &Chess, winner| {
+        out.push(Query {
+            family,
+            fen: fen_of(pos),
+            winner,
+        })
+    };
+    // Random playouts: both winners.
+    for _ in 0..600 * scale {
+        let plies = 10 + rng.below(150);
+        let pos = random_playout(&mut rng, plies, 0);
+        if accept(pos.to_setup(EnPassantMode::Legal)).is_some() {
+            push(&mut out, "random", &pos, Color::White);
+            push(&mut out, "random", &pos, Color::Black);
+        }
+    }
+    // Capture-heavy playouts: both winners.
+    for _ in 0..600 * scale {
+        let plies = 20 + rng.below(200);
+        let pos = random_playout(&mut rng, plies, 85);
+        if accept(pos.to_setup(EnPassantMode::Legal)).is_some() {
+            push(&mut out, "captures", &pos, Color::White);
+            push(&mut out, "captures", &pos, Color::Black);
+        }
+    }
+    // Timeout-like: after a capture-heavy game, the side with less material flagged; ask
+    // whether the other side (often with little left) can still mate.
+    for _ in 0..700 * scale {
+        let plies = 40 + rng.below(200);
+        let pos = random_playout(&mut rng, plies, 70);
+        if accept(pos.to_setup(EnPassantMode::Legal)).is_none() {
+            continue;
+        }
+        let b = pos.board();
+        let winner = if material_value(b, Color::White) <= material_value(b, Color::Black) {
+            Color::White
+        } else {
+            Color::Black
+        };
+        push(&mut out, "timeout", &pos, winner);
+    }
+    let mut made = 0;
+    while made < 700 * scale {
+        let extra = 1 + rng.below(3);
+        if let Some(pos) = small_endgame(&mut rng, extra) {
+            push(&mut out, "endgame", &pos, random_color(&mut rng));
+            made += 1;
+        }
+    }
+    made = 0;
+    while made < 250 * scale {
+        if let Some(pos) = small_endgame(&mut rng, 0) {
+            push(&mut out, "lone-kings", &pos, random_color(&mut rng));
+            made += 1;
+        } else if let Some(pos) = small_endgame(&mut rng, 1) {
+            push(&mut out, "lone-kings", &pos, random_color(&mut rng));
+            made += 1;
+        }
+    }
+    made = 0;
+    while made < 300 * scale {
+        if let Some(pos) = same_coloured_bishops(&mut rng) {
+            push(&mut out, "bishops", &pos, random_color(&mut rng));
+            made += 1;
+        }
+    }
+    made = 0;
+    while made < 700 * scale {
+        if let Some(pos) = locked_wall(&mut rng) {
+            push(&mut out, "walls", &pos, Color::White);
+            push(&mut out, "walls", &pos, Color::Black);
+            made += 1;
+        }
+    }
+    out
+}
+
+/// Parses a corpus FEN for flagfall.
+pub fn setup(fen: &str) -> Setup {
+    fen.parse::<Fen>().expect("corpus FEN").into_setup()
+}
