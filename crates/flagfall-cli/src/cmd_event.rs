@@ -432,6 +432,12 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         }
         EventCommand::Results { file, round } => {
             let mut event = load(&file)?;
+            if round == 0 || round > event.rounds_paired() {
+                bail!(
+                    "round {round} has not been paired (rounds paired: {})",
+                    event.rounds_paired()
+                );
+            }
             let mut text = String::new();
             std::io::stdin()
                 .read_to_string(&mut text)
@@ -470,10 +476,11 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         }
         EventCommand::Show { file, round } => {
             let event = load(&file)?;
-            let round = round.unwrap_or(event.rounds_paired());
-            if round == 0 {
-                bail!("no round has been paired yet");
-            }
+            let round = match round {
+                Some(r) => r,
+                None if event.rounds_paired() == 0 => bail!("no round has been paired yet"),
+                None => event.rounds_paired(),
+            };
             print!("{}", pairing_text(&event, round)?);
         }
         EventCommand::Standings {

@@ -764,7 +764,10 @@ impl Event {
 
     /// A player's record in round `round` (1-based; must be paired).
     pub fn cell(&self, id: u32, round: u32) -> Cell<'_> {
-        let Some(r) = self.round_list.get(round as usize - 1) else {
+        let Some(r) = round
+            .checked_sub(1)
+            .and_then(|i| self.round_list.get(i as usize))
+        else {
             return Cell::Bye(ByeKind::Absent);
         };
         for b in &r.boards {
@@ -1409,6 +1412,12 @@ impl Event {
                 }
             }
             for bye in &r.byes {
+                self.player(bye.player).map_err(|_| {
+                    EventError::Inconsistent(format!(
+                        "round {}: bye for unknown player {}",
+                        r.number, bye.player
+                    ))
+                })?;
                 if !seen.insert(bye.player) {
                     return Err(EventError::Inconsistent(format!(
                         "round {}: player {} has a bye and another entry",

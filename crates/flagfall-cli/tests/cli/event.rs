@@ -412,6 +412,11 @@ fn bad_input_gets_clear_errors() {
     assert_eq!(out.status.code(), Some(1));
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(err.contains("stdin line 1"), "{err}");
+    let out = run_with_stdin(&["event", "results", f, "9"], "");
+    assert_eq!(out.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("round 9 has not been paired"));
+    let err = fails(&["event", "show", f, "--round", "0"]);
+    assert!(err.contains("round 0 has not been paired"), "{err}");
     let err = fails(&["event", "tiebreaks", f, "BH,NOPE"]);
     assert!(err.contains("NOPE"), "{err}");
     // A damaged file is reported with its line and column, and left alone.
