@@ -143,6 +143,30 @@ fn bench(c: &mut Criterion) {
             }
         })
     });
+    group.bench_function("shakmaty_chess_play_and_outcome", |b| {
+        b.iter(|| {
+            for (moves, _) in &games {
+                let mut pos = Chess::new();
+                for m in moves {
+                    pos = pos.play(*m).expect("legal");
+                    black_box(pos.outcome());
+                }
+            }
+        })
+    });
+    group.bench_function("position_play_and_status", |b| {
+        b.iter(|| {
+            for (_, moves) in &games {
+                let mut pos = Position::new();
+                for m in moves {
+                    let mover = pos.turn();
+                    let rec = pos.play(m, mover, &rules).expect("plays");
+                    black_box(&rec);
+                    black_box(pos.status());
+                }
+            }
+        })
+    });
     group.bench_function("position_play_generic_path", |b| {
         b.iter(|| {
             for (_, moves) in &games {

@@ -324,6 +324,10 @@ impl Position {
     /// ranks, check of the side not to move (or both kings), adjacent kings.
     pub fn illegal_position_reasons(&self) -> Vec<IllegalPositionReason> {
         let mut out = Vec::new();
+        if self.chess.is_some() {
+            // The fast-path position exists only for positions without any of these.
+            return out;
+        }
         for c in [Color::White, Color::Black] {
             let kings = self.board.by_piece(Role::King.of(c));
             if kings.is_empty() {
@@ -363,7 +367,7 @@ impl Position {
             return Status::IllegalPosition(reasons);
         }
         let (has_move, in_check) = match &self.chess {
-            Some(chess) => (!chess.legal_moves().is_empty(), chess.is_check()),
+            Some(chess) => (has_legal_move(chess), chess.is_check()),
             None => (
                 !self.legal_moves(&BoardRules::default()).is_empty(),
                 self.is_check(self.turn),
@@ -1075,7 +1079,7 @@ struct FastMove {
 fn play_with_san(chess: &mut Chess, m: Move, san: San) -> SanPlus {
     chess.play_unchecked(m);
     let suffix = if chess.is_check() {
-        Some(if chess.legal_moves().is_empty() {
+        Some(if !has_legal_move(chess) {
             Suffix::Checkmate
         } else {
             Suffix::Check
@@ -1084,6 +1088,24 @@ fn play_with_san(chess: &mut Chess, m: Move, san: San) -> SanPlus {
         None
     };
     SanPlus { san, suffix }
+}
+
+/// Whether the side to move has a legal move. Usually the king has a safe square to step
+/// to, which is much cheaper to see than generating every move.
+fn has_legal_move(chess: &Chess) -> bool {
+    let board = chess.board();
+    let us = chess.turn();
+    if let Some(king) = board.king_of(us) {
+        let without_king = board.occupied() & !Bitboard::from(king);
+        let steps = attacks::king_attacks(king) & !board.by_color(us);
+        if steps
+            .into_iter()
+            .any(|sq| board.attacks_to(sq, !us, without_king).is_empty())
+        {
+            return true;
+        }
+    }
+    !chess.legal_moves().is_empty()
 }
 
 fn attackers_of_kings(board: &Board, king_of: Color) -> Bitboard {
