@@ -996,7 +996,7 @@ impl Event {
             Format::UsSwiss => us_swiss::pair(&input).map_err(|e| err(&e))?,
             Format::DoubleSwiss => double_swiss::pair(&input).map_err(|e| err(&e))?,
             Format::Swiss => dutch::pair(&self.dutch_input(round)).map_err(|e| err(&e))?,
-            Format::RoundRobin | Format::DoubleRoundRobin => unreachable!("handled above"),
+            Format::RoundRobin | Format::DoubleRoundRobin => return self.pair_round_robin(round),
         };
         if let Some(p) = pairing.bye {
             byes.push(RoundBye {

@@ -291,6 +291,20 @@ fn round_robin_late_entries_byes_withdrawals_and_overrides() {
         "{err}"
     );
 
+    // A Swiss by the FIDE Dutch engine: round 1 top half v bottom half, colours
+    // alternating from the lot (White for the top seed): 1-3, 4-2.
+    let du = dir.join("dutch.json");
+    let d = du.to_str().unwrap();
+    ok(&[
+        "event", "new", d, "--name", "Dutch", "--format", "swiss", "--rounds", "3",
+    ]);
+    for (name, rating) in [("A", "2000"), ("B", "1900"), ("C", "1800"), ("D", "1700")] {
+        ok(&["event", "add-player", d, "--name", name, "--rating", rating]);
+    }
+    let out = ok(&["event", "pair", d]);
+    assert!(out.contains("  1.   1 A (0) -   3 C (0)"), "{out}");
+    assert!(out.contains("  2.   4 D (0) -   2 B (0)"), "{out}");
+
     let sw = dir.join("us.json");
     let s = sw.to_str().unwrap();
     ok(&[
