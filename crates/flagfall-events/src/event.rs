@@ -631,6 +631,21 @@ impl Event {
         Ok(parsed)
     }
 
+    /// Rounds planned: [`Event::rounds`], or for a round robin not yet started the
+    /// rounds its current players would need.
+    pub fn planned_rounds(&self) -> u32 {
+        if self.rounds == 0 && self.format.is_round_robin() && self.players.len() >= 2 {
+            let cycles = if self.format == Format::DoubleRoundRobin {
+                2
+            } else {
+                1
+            };
+            berger::rounds_per_cycle(self.players.len() as u32) * cycles
+        } else {
+            self.rounds
+        }
+    }
+
     /// Rounds paired so far.
     pub fn rounds_paired(&self) -> u32 {
         self.round_list.len() as u32

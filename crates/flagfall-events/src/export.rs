@@ -160,7 +160,7 @@ pub fn trf(event: &Event) -> String {
         .collect();
     let t = Trf {
         name: Some(event.name.clone()),
-        total_rounds: Some(event.rounds * games),
+        total_rounds: Some(event.planned_rounds() * games),
         initial_colour: Some(t_colour(event.initial_colour)),
         headers,
         players,
