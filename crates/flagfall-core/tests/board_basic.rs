@@ -720,3 +720,39 @@ fn move_record_serialises() {
     let json = serde_json::to_value(&rec).unwrap();
     assert_eq!(json["legality"]["illegal"][0], "wrong_turn");
 }
+
+#[test]
+fn castling_next_to_the_enemy_king() {
+    let p = pos("8/8/8/8/8/8/6k1/4K2R w K - 0 1");
+    assert_eq!(
+        reasons(&p, "e1g1", W),
+        vec![
+            R::CastlingThroughCheck,
+            R::CastlingIntoCheck,
+            R::KingAdjacentToKing
+        ]
+    );
+}
+
+#[test]
+fn legal_moves_in_an_illegal_position() {
+    // Unpromoted pawn on a8: the position is illegal, moves are still judged by the laws.
+    let p = pos("P3k3/8/8/8/8/8/8/4K3 w - - 0 1");
+    assert!(p.to_chess().is_none());
+    let mut moves: Vec<String> = p
+        .legal_moves(&fide())
+        .iter()
+        .map(|m| m.to_string())
+        .collect();
+    moves.sort();
+    assert_eq!(moves, ["e1d1", "e1d2", "e1e2", "e1f1", "e1f2"]);
+    assert_eq!(reasons(&p, "a8a7", W), vec![R::WrongMovement]);
+    // Two white kings: both must be safe. The a1 king is in check from the a2 rook.
+    let p = pos("4k3/8/8/8/8/8/r7/K6K w - - 0 1");
+    assert_eq!(reasons(&p, "h1g1", W), vec![R::OwnKingLeftInCheck]);
+    assert_eq!(reasons(&p, "a1b1", W), vec![]);
+    assert_eq!(
+        reasons(&p, "h1h2", W),
+        vec![R::OwnKingLeftInCheck, R::OwnKingPutInCheck]
+    );
+}

@@ -17,6 +17,30 @@
 //!
 //! The side to move alternates: after any move by `mover` it is `!mover`'s turn, even after
 //! a move out of turn ([`IllegalReason::WrongTurn`]).
+//!
+//! # Interpretations (what the physical board does where the laws are silent)
+//!
+//! - **Castling attempts.** A king going onto its own rook on its back rank, or a king on
+//!   the d- or e-file stepping two squares along its back rank towards an own rook in that
+//!   corner (with the king's and rook's destinations free), is a castling attempt: the rook
+//!   moves too, and the attempt is judged by the castling conditions. A two-square king step
+//!   whose destinations are taken is an ordinary (wrong) king move. King on the d-file:
+//!   mirror castling (RULES.md §6, uscf-2020 3a, blitz-2006 19); see [`CastlingSetupRule`].
+//! - **Set-up errors** are read from the starting FEN's castling field: it names the castling
+//!   rooks; a right with the king off the e-file or the rook off the a/h-files is a wrong
+//!   set-up of that piece (uscf-classic 3, fide-b3 A.5.1.2).
+//! - **En passant** becomes possible after any double step of a pawn over an empty square,
+//!   legal or not, for the very next move only. An en-passant-shaped capture without that
+//!   right still takes the pawn off ([`IllegalReason::EnPassantInvalid`]).
+//! - **Pawns on their own first rank** (only in set-up positions) may step forward one
+//!   square; pawns on the last rank cannot move.
+//! - [`IllegalReason::KingAdjacentToKing`] is reported when the mover's king itself (or a
+//!   pawn promoted to a king) ends next to the enemy king; a king already standing there
+//!   gives [`IllegalReason::OwnKingLeftInCheck`] instead.
+//! - Several kings of one colour: every one of them must be safe.
+//! - The 50-move count and the fullmove number run on the physical board: a pawn move or a
+//!   capture resets the count whether legal or not; the fullmove number grows after every
+//!   move Black makes.
 
 mod fen;
 mod serde_impl;
@@ -116,9 +140,13 @@ fn backrank_bb(c: Color) -> Bitboard {
     Bitboard::from(c.backrank())
 }
 
-fn push_unique(reasons: &mut Vec<IllegalReason>, r: IllegalReason) {
-    if !reasons.contains(&r) {
-        reasons.push(r);
+/// King safety reasons in their fixed order: left in check before put in check.
+fn push_king_safety(reasons: &mut Vec<IllegalReason>, left: bool, put: bool) {
+    if left {
+        reasons.push(IllegalReason::OwnKingLeftInCheck);
+    }
+    if put {
+        reasons.push(IllegalReason::OwnKingPutInCheck);
     }
 }
 
@@ -887,19 +915,17 @@ impl Position {
             reasons.push(IllegalReason::KingAdjacentToKing);
         }
         // Other own kings (a board with several) must not be left or put in check.
+        let (mut left, mut put) = (false, false);
         for k in after.by_piece(Role::King.of(mover)) {
             if k != plan.king_to && after.attacks_to(k, enemy, after.occupied()).any() {
-                let before = self.board.attacks_to(k, enemy, occupied).any();
-                push_unique(
-                    &mut reasons,
-                    if before {
-                        IllegalReason::OwnKingLeftInCheck
-                    } else {
-                        IllegalReason::OwnKingPutInCheck
-                    },
-                );
+                if self.board.attacks_to(k, enemy, occupied).any() {
+                    left = true;
+                } else {
+                    put = true;
+                }
             }
         }
+        push_king_safety(&mut reasons, left, put);
         Analysis {
             reasons,
             after,
@@ -1043,19 +1069,18 @@ impl Position {
         {
             reasons.push(IllegalReason::KingAdjacentToKing);
         }
+        let (mut left, mut put) = (false, false);
         for k in after.by_piece(Role::King.of(mover)) {
             if !after.attacks_to(k, enemy, occ_after).any() {
                 continue;
             }
-            let reason = if k == mv.to {
-                IllegalReason::OwnKingPutInCheck
-            } else if self.board.attacks_to(k, enemy, occupied).any() {
-                IllegalReason::OwnKingLeftInCheck
+            if k != mv.to && self.board.attacks_to(k, enemy, occupied).any() {
+                left = true;
             } else {
-                IllegalReason::OwnKingPutInCheck
-            };
-            push_unique(&mut reasons, reason);
+                put = true;
+            }
         }
+        push_king_safety(&mut reasons, left, put);
         Ok(Analysis {
             reasons,
             after,

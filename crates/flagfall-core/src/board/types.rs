@@ -201,32 +201,37 @@ impl CastlingKind {
 pub enum IllegalReason {
     /// The player moved when it was the opponent's turn (alternation, laws: moves alternate).
     WrongTurn,
-    /// The piece cannot move that way at all (laws: piece movement), e.g. a bishop moved
-    /// like a knight, a pawn moved backwards, a king moved two squares without castling.
+    /// The piece cannot move that way at all (laws piece movement), e.g. a bishop moved
+    /// like a knight, a pawn moved backwards or straight onto a piece, a king moved two
+    /// squares without castling.
     WrongMovement,
-    /// The piece moves along that line, but a piece stands between.
+    /// The piece moves along that line, but a piece stands between (laws piece movement;
+    /// also a pawn's double step over an occupied square).
     PathBlocked,
-    /// A pawn put on the last rank and left a pawn (blitz-2006 17 speaks of the case).
+    /// A pawn put on the last rank and left a pawn (laws promotion; blitz-2006 17 speaks of
+    /// the case).
     PawnNotPromoted,
-    /// A pawn exchanged for another piece before reaching the last rank.
+    /// A pawn exchanged for another piece before reaching the last rank (laws promotion).
     PromotionNotOnLastRank,
-    /// A pawn exchanged for a king or a pawn.
+    /// A pawn exchanged for a king or a pawn (laws promotion: queen, rook, bishop or
+    /// knight).
     PromotionToKingOrPawn,
     /// An en-passant-shaped capture (pawn diagonally onto the empty square behind an enemy
-    /// pawn) when the right to capture en passant does not exist (it exists only right after
-    /// the double step). **Interpretation:** the pawn behind is taken off the board, as the
+    /// pawn) when the right to capture en passant does not exist (laws en passant: only on
+    /// the move right after the double step). **Interpretation:** the pawn behind is taken off the board, as the
     /// player evidently intended.
     EnPassantInvalid,
-    /// Castling while the right is gone (king or rook moved) or the set-up rule
-    /// ([`CastlingSetupRule`]) forbids it.
+    /// Castling while the right is gone (laws castling: king or rook has moved) or the
+    /// set-up rule ([`CastlingSetupRule`]) forbids it.
     CastlingNotAllowed,
-    /// A piece stands between king and rook or on their destination squares.
+    /// A piece stands between king and rook or on their destination squares (laws
+    /// castling).
     CastlingBlocked,
-    /// Castling while in check.
+    /// Castling while in check (laws castling).
     CastlingOutOfCheck,
-    /// Castling across a square attacked by the opponent.
+    /// Castling across a square attacked by the opponent (laws castling).
     CastlingThroughCheck,
-    /// Castling onto a square attacked by the opponent.
+    /// Castling onto a square attacked by the opponent (laws castling).
     CastlingIntoCheck,
     /// The enemy king was captured. Never legal; whether it is a claim (uscf-2020 7d,
     /// blitz-2006 7a4) is for the arbiter to decide.
@@ -234,9 +239,10 @@ pub enum IllegalReason {
     /// The mover's king ends next to the enemy king (blitz-2006 16, uscf-2020 7d). Reported
     /// when the king itself moved there, before [`IllegalReason::OwnKingPutInCheck`].
     KingAdjacentToKing,
-    /// The mover's king was in check and still is after the move.
+    /// The mover's king was in check and still is after the move (laws check).
     OwnKingLeftInCheck,
-    /// The move exposes the mover's king to check, or the king moves into check.
+    /// The move exposes the mover's king to check, or the king moves into check (laws
+    /// check).
     OwnKingPutInCheck,
 }
 
