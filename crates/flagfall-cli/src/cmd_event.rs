@@ -275,7 +275,9 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
                 check_date(&d)?;
                 event.date = Some(d);
             }
-            event.ruleset = ruleset;
+            if let Some(id) = ruleset {
+                event.set_ruleset(&id)?;
+            }
             event.initial_colour = match initial_colour {
                 ColourArg::White => Colour::White,
                 ColourArg::Black => Colour::Black,
@@ -530,13 +532,18 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
 
 fn describe_time_control(check: &flagfall_events::event::TimeControlCheck) -> String {
     let yes = |b: bool| if b { "yes" } else { "no" };
-    format!(
+    let mut out = format!(
         "time control {}: FIDE blitz {}, US Chess blitz {}, US Chess blitz-ratable {}",
         check.normalised,
         yes(check.fide_blitz),
         yes(check.us_blitz),
         yes(check.us_blitz_ratable)
-    )
+    );
+    if let Some(v) = &check.ruleset_verdict {
+        out.push_str("; ");
+        out.push_str(v);
+    }
+    out
 }
 
 fn check_date(d: &str) -> anyhow::Result<()> {

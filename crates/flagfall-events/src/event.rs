@@ -16,6 +16,7 @@ use std::collections::{BTreeMap, HashSet};
 use std::fmt;
 use std::str::FromStr;
 
+use flagfall_core::ruleset::{Ruleset, TimeControlJudgement};
 use flagfall_core::timecontrol::TimeControl;
 use flagfall_pairing::berger::{self, RoundRobinOptions};
 use flagfall_pairing::double_swiss;
@@ -517,22 +518,53 @@ pub struct TimeControlCheck {
     pub us_blitz: bool,
     /// US Chess blitz-ratable (total 5–10 minutes, base ≥ 3 minutes).
     pub us_blitz_ratable: bool,
+    /// The event's ruleset's verdict with its citation, when a ruleset is set.
+    pub ruleset_verdict: Option<String>,
 }
 
 /// Check a time control (RULES.md §1: accepted even when not ratable, with that fact
 /// shown). Returns an error naming the problem when the notation cannot be read.
 pub fn check_time_control(text: &str) -> Result<TimeControlCheck, EventError> {
+    check_time_control_under(text, None)
+}
+
+/// Check a time control, and judge it under a built-in ruleset when one is given: a
+/// control the ruleset forbids is rejected with the rule cited; an allowed one carries
+/// the ruleset's ratable verdict and its citation (RULES.md §1, via
+/// `flagfall_core::ruleset::Ruleset::judge_time_control`).
+pub fn check_time_control_under(
+    text: &str,
+    ruleset: Option<&str>,
+) -> Result<TimeControlCheck, EventError> {
     let tc: TimeControl =
         text.parse()
             .map_err(|e: flagfall_core::timecontrol::TimeControlError| {
                 EventError::NotAllowed(e.to_string())
             })?;
-    Ok(TimeControlCheck {
+    let mut check = TimeControlCheck {
         normalised: tc.to_string(),
         fide_blitz: tc.fide_is_blitz(),
         us_blitz: tc.us_is_blitz(),
         us_blitz_ratable: tc.us_blitz_ratable(),
-    })
+        ruleset_verdict: None,
+    };
+    if let Some(id) = ruleset {
+        let rs = Ruleset::builtin(id).map_err(|e| EventError::NotAllowed(e.to_string()))?;
+        match rs.judge_time_control(&tc) {
+            TimeControlJudgement::Rejected { rule, why } => {
+                return Err(EventError::NotAllowed(format!(
+                    "time control not allowed under {id} ({rule}): {why}"
+                )));
+            }
+            TimeControlJudgement::Accepted { ratable, rule } => {
+                check.ruleset_verdict = Some(format!(
+                    "allowed under {id}; {} ({rule})",
+                    if ratable { "ratable" } else { "not ratable" }
+                ));
+            }
+        }
+    }
+    Ok(check)
 }
 
 fn check_name(name: &str, what: &str) -> Result<String, EventError> {
@@ -615,8 +647,20 @@ impl Event {
 
     /// Set the time control after checking its notation.
     pub fn set_time_control(&mut self, text: &str) -> Result<TimeControlCheck, EventError> {
-        let check = check_time_control(text)?;
+        let check = check_time_control_under(text, self.ruleset.as_deref())?;
         self.time_control = Some(check.normalised.clone());
+        Ok(check)
+    }
+
+    /// Set the ruleset (a built-in id: `uscf-2020`, `uscf-classic`, `club-ilc`,
+    /// `fide-b3`, `blitz-2006`); the time control, if set, is judged again under it.
+    pub fn set_ruleset(&mut self, id: &str) -> Result<Option<TimeControlCheck>, EventError> {
+        Ruleset::builtin(id).map_err(|e| EventError::NotAllowed(e.to_string()))?;
+        let check = match &self.time_control {
+            Some(tc) => Some(check_time_control_under(tc, Some(id))?),
+            None => None,
+        };
+        self.ruleset = Some(id.to_string());
         Ok(check)
     }
 
@@ -1443,7 +1487,9 @@ impl Event {
         }
         tiebreak::parse_list(&self.tiebreaks).map_err(|e| EventError::Tiebreak(e.to_string()))?;
         if let Some(tc) = &self.time_control {
-            check_time_control(tc)?;
+            check_time_control_under(tc, self.ruleset.as_deref())?;
+        } else if let Some(id) = &self.ruleset {
+            Ruleset::builtin(id).map_err(|e| EventError::NotAllowed(e.to_string()))?;
         }
         Ok(())
     }

@@ -383,3 +383,30 @@ fn trf_export_reads_back_and_pairs_the_same() {
         .map(|b| b.player);
     assert_eq!(pab, from_file.bye);
 }
+
+#[test]
+fn time_control_is_judged_under_the_ruleset() {
+    let mut e = Event::new("R", Format::Swiss, Some(5)).unwrap();
+    assert!(e.set_ruleset("no-such-rules").is_err());
+    e.set_ruleset("uscf-2020").unwrap();
+    // G/3;inc2 totals 5 minutes with a base of 3: US Chess blitz and ratable.
+    let c = e.set_time_control("G/3;inc2").unwrap();
+    assert_eq!(
+        c.ruleset_verdict.as_deref(),
+        Some("allowed under uscf-2020; ratable (uscf-2020 rating)")
+    );
+    // G/2;d0 is blitz (1 to 10 minutes) but under 5 minutes total: not ratable.
+    let c = e.set_time_control("G/2;d0").unwrap();
+    assert_eq!(
+        c.ruleset_verdict.as_deref(),
+        Some("allowed under uscf-2020; not ratable (uscf-2020 rating)")
+    );
+    // G/15 is not blitz at all under US Chess: rejected with the rule cited.
+    let err = e.set_time_control("G/15;d0").unwrap_err().to_string();
+    assert!(
+        err.starts_with("time control not allowed under uscf-2020 (uscf-2020 intro)"),
+        "{err}"
+    );
+    // blitz-2006 plays five minutes without delay: the stored G/2 is judged again.
+    assert!(e.set_ruleset("blitz-2006").is_err());
+}

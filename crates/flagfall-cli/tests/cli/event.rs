@@ -388,6 +388,26 @@ fn bad_input_gets_clear_errors() {
         "G/five",
     ]);
     assert!(err.contains("G/five"), "{err}");
+    let err = fails(&[
+        "event",
+        "new",
+        f,
+        "--name",
+        "X",
+        "--format",
+        "swiss",
+        "--rounds",
+        "5",
+        "--ruleset",
+        "uscf-2020",
+        "--time-control",
+        "G/15;d0",
+    ]);
+    assert!(
+        err.contains("time control not allowed under uscf-2020 (uscf-2020 intro)"),
+        "{err}"
+    );
+    assert!(!file.exists(), "nothing written after a refused command");
     ok(&[
         "event",
         "new",
