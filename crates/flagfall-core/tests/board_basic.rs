@@ -119,6 +119,9 @@ fn fen_round_trips_including_absurd_placements() {
         let p = pos(fen);
         assert_eq!(p.fen(), fen);
         assert_eq!(pos(&p.fen()), p);
+        assert_eq!(p.to_string(), fen);
+        let json = serde_json::to_string(&p).unwrap();
+        assert_eq!(serde_json::from_str::<Position>(&json).unwrap(), p);
     }
 }
 

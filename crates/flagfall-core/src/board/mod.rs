@@ -110,6 +110,35 @@ impl PartialEq for Position {
 
 impl Eq for Position {}
 
+/// Serialised as its FEN ([`Position::fen`]). Reading it back recomputes which colours had
+/// a wrongly set-up start from the castling rights still present.
+impl serde::Serialize for Position {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(&self.fen())
+    }
+}
+
+impl<'de> serde::Deserialize<'de> for Position {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let text = <String as serde::Deserialize>::deserialize(d)?;
+        Position::from_fen(&text).map_err(serde::de::Error::custom)
+    }
+}
+
+impl std::str::FromStr for Position {
+    type Err = BoardError;
+
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        Position::from_fen(s)
+    }
+}
+
+impl std::fmt::Display for Position {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.fen())
+    }
+}
+
 impl Default for Position {
     fn default() -> Self {
         Self::new()
