@@ -128,9 +128,14 @@ pub(crate) fn position_from_setup(setup: &Setup) -> Result<Chess, String> {
     attempt.map_err(|e| format!("not a playable chess position: {e}"))
 }
 
-/// Budget of the quick first search (cheap lines only) and its node cap.
-const QUICK_BUDGET: u16 = 6;
-const QUICK_NODES: u64 = 4_000;
+/// Budget of the quick first search (cheap lines only), its node cap, and its node cap
+/// per iteration and unit of budget.
+const QUICK_BUDGET: u16 = 4;
+const QUICK_NODES: u64 = 6_000;
+const QUICK_CAP: u64 = 400;
+/// The capped deep search: budgets up to this, node cap per iteration and budget unit.
+const DEEP_BUDGET: u16 = 40;
+const DEEP_CAP: u64 = 8_000;
 /// Longest forced line followed before searching.
 const MAX_FORCED: usize = 64;
 
@@ -175,7 +180,8 @@ fn analyse(root: &Chess, winner: Color, limits: &Limits) -> Verdict {
 
     // Phase 2: quick search along cheap lines.
     let mut searcher = search::Searcher::new(winner, QUICK_NODES.min(limits.nodes));
-    match searcher.deepen(&pos, 1, QUICK_BUDGET) {
+    searcher.set_iteration_cap(QUICK_CAP);
+    match searcher.deepen(&pos, 0, QUICK_BUDGET) {
         search::Outcome::Mate(line) => return finish(root, winner, [prefix, line].concat()),
         search::Outcome::Exhausted => {
             return Verdict::Unwinnable {
@@ -205,9 +211,22 @@ fn analyse(root: &Chess, winner: Color, limits: &Limits) -> Verdict {
         blockade::StaticVerdict::Unknown => {}
     }
 
-    // Phase 4: the full search, up to the node limit.
+    // Phase 4: the full search, first with capped iterations (finds long helpmates along
+    // cheap lines), then uncapped (can prove exhaustion), up to the node limit.
+    searcher.set_node_limit(limits.nodes.saturating_mul(3) / 5);
+    searcher.set_iteration_cap(DEEP_CAP);
+    match searcher.deepen(&pos, 0, DEEP_BUDGET) {
+        search::Outcome::Mate(line) => return finish(root, winner, [prefix, line].concat()),
+        search::Outcome::Exhausted => {
+            return Verdict::Unwinnable {
+                reason: UnwinnableReason::Exhausted,
+            };
+        }
+        search::Outcome::Limit => {}
+    }
     searcher.set_node_limit(limits.nodes);
-    match searcher.deepen(&pos, 1, u16::MAX) {
+    searcher.set_iteration_cap(u64::MAX);
+    match searcher.deepen(&pos, 0, u16::MAX) {
         search::Outcome::Mate(line) => finish(root, winner, [prefix, line].concat()),
         search::Outcome::Exhausted => Verdict::Unwinnable {
             reason: UnwinnableReason::Exhausted,

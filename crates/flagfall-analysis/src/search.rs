@@ -68,21 +68,79 @@ pub(crate) enum Outcome {
 /// Upper bound on transposition-table entries (about 80 bytes each).
 const TT_CAP: usize = 1 << 20;
 
+/// Squares the search steers the kings towards (chosen once per search).
+#[derive(Debug, Clone, Copy)]
+struct Targets {
+    /// Corner where the loser's king is driven.
+    corner: Square,
+    /// Square from which the winner's king helps to mate in that corner: one file and two
+    /// ranks in from it (it guards both flight squares next to the corner on that side,
+    /// as in the standard queen, rook, bishop and knight mates in a corner).
+    helper: Square,
+}
+
+impl Targets {
+    /// The corner nearest to the loser's king among those of the right colour: when the
+    /// winner's only long-range mating force is bishops of one colour, the corner of that
+    /// colour (a bishop mates in the corner of its own colour).
+    fn for_position(pos: &Chess, winner: Color) -> Targets {
+        let b = pos.board();
+        let ours = b.by_color(winner);
+        let bishops = ours & b.bishops();
+        let heavy = ours & (b.queens() | b.rooks() | b.pawns() | b.knights());
+        let allowed = if heavy.is_empty() && bishops.any() {
+            if bishops.is_subset(Bitboard::DARK_SQUARES) {
+                Bitboard::CORNERS & Bitboard::DARK_SQUARES
+            } else if bishops.is_subset(Bitboard::LIGHT_SQUARES) {
+                Bitboard::CORNERS & Bitboard::LIGHT_SQUARES
+            } else {
+                Bitboard::CORNERS
+            }
+        } else {
+            Bitboard::CORNERS
+        };
+        let king = b.king_of(!winner).unwrap_or(Square::E8);
+        let corner = allowed
+            .into_iter()
+            .min_by_key(|c| c.distance(king))
+            .unwrap_or(Square::H8);
+        let df = if corner.file() == shakmaty::File::A {
+            1
+        } else {
+            -1
+        };
+        let dr = if corner.rank() == shakmaty::Rank::First {
+            16
+        } else {
+            -16
+        };
+        let helper = corner.offset(df + dr).unwrap_or(corner);
+        Targets { corner, helper }
+    }
+}
+
 pub(crate) struct Searcher {
     winner: Color,
     /// Nodes visited so far (shared across every call on this searcher).
     pub(crate) nodes: u64,
     node_limit: u64,
+    /// Node cap of one iteration, per unit of budget (the iteration then gives up).
+    iteration_cap: u64,
+    iteration_nodes: u64,
     tt: FxHashMap<Key, u16>,
     line: Vec<Move>,
     cut: bool,
     aborted: bool,
+    targets: Option<Targets>,
 }
 
-/// Cost of a ply, in budget units; a plain move costs [`NORMAL`].
-const PROGRESS: u16 = 1;
-const NORMAL: u16 = 2;
-const REGRESS: u16 = 5;
+/// Longest line searched (free moves can chain); deeper nodes count as cut.
+const MAX_LINE: usize = 160;
+
+/// Cost of a ply, in budget units.
+const FREE: u16 = 0;
+const NORMAL: u16 = 1;
+const REGRESS: u16 = 3;
 
 impl Searcher {
     pub(crate) fn new(winner: Color, node_limit: u64) -> Searcher {
@@ -90,10 +148,13 @@ impl Searcher {
             winner,
             nodes: 0,
             node_limit,
+            iteration_cap: u64::MAX,
+            iteration_nodes: 0,
             tt: FxHashMap::default(),
             line: Vec::with_capacity(128),
             cut: false,
             aborted: false,
+            targets: None,
         }
     }
 
@@ -102,15 +163,26 @@ impl Searcher {
         self.aborted = false;
     }
 
+    /// Caps each iteration at `cap * (budget + 1)` nodes (an iteration over its cap counts
+    /// as cut, so it never proves anything); `u64::MAX` for no cap.
+    pub(crate) fn set_iteration_cap(&mut self, cap: u64) {
+        self.iteration_cap = cap;
+    }
+
     /// Iterative deepening over budgets `from..=to`.
     pub(crate) fn deepen(&mut self, root: &Chess, from: u16, to: u16) -> Outcome {
+        if self.targets.is_none() {
+            self.targets = Some(Targets::for_position(root, self.winner));
+        }
         for budget in from..=to {
             self.cut = false;
             self.line.clear();
+            self.iteration_nodes = 0;
+            let cap = self.iteration_cap.saturating_mul(u64::from(budget) + 1);
             // Entries from a previous iteration may describe subtrees that were cut short
             // without this iteration knowing: start each iteration with an empty table.
             self.tt.clear();
-            if self.node(root, budget) {
+            if self.node(root, budget, cap, false) {
                 return Outcome::Mate(std::mem::take(&mut self.line));
             }
             if self.aborted {
@@ -123,10 +195,15 @@ impl Searcher {
         Outcome::Limit
     }
 
-    fn node(&mut self, pos: &Chess, budget: u16) -> bool {
+    fn node(&mut self, pos: &Chess, budget: u16, cap: u64, prev_free: bool) -> bool {
         self.nodes += 1;
+        self.iteration_nodes += 1;
         if self.nodes > self.node_limit {
             self.aborted = true;
+            return false;
+        }
+        if self.iteration_nodes > cap || self.line.len() >= MAX_LINE {
+            self.cut = true;
             return false;
         }
         let moves = pos.legal_moves();
@@ -135,10 +212,6 @@ impl Searcher {
         }
         let board = pos.board();
         if material::fide_material_cannot_mate(board, self.winner) {
-            return false;
-        }
-        if budget == 0 {
-            self.cut = true;
             return false;
         }
         let key = Key::of(pos);
@@ -155,28 +228,52 @@ impl Searcher {
 
         let us = pos.turn();
         let winner_moves = us == self.winner;
+        let targets = self.targets.unwrap_or(Targets {
+            corner: Square::H8,
+            helper: Square::F6,
+        });
         let their_king = board.king_of(!us);
         let our_king = board.king_of(us);
         // Score each move: (cost, ordering key), lower first.
         let mut scored: Vec<(u16, i32, Move)> = Vec::with_capacity(moves.len());
         for m in moves {
             let (cost, order) = if winner_moves {
-                classify_winner(pos, &m, their_king)
+                let check = gives_check(pos, &m, their_king);
+                if check {
+                    // Mate in one costs no budget.
+                    let mut child = pos.clone();
+                    child.play_unchecked(m);
+                    if child.is_check() && child.legal_moves().is_empty() {
+                        self.line.push(m);
+                        return true;
+                    }
+                }
+                classify_winner(pos, &m, check, their_king, &targets)
             } else {
-                classify_loser(pos, &m, our_king, their_king)
+                classify_loser(pos, &m, our_king, &targets)
             };
             scored.push((cost, order, m));
         }
         scored.sort_unstable_by_key(|&(c, o, _)| (c, o));
         for (cost, _, m) in scored {
-            if cost > budget {
+            // After a progress move, the reply's plain move is free too (so that a run of
+            // progress moves by one side costs nothing while the other side waits).
+            let paid = if prev_free && cost == NORMAL {
+                FREE
+            } else {
+                cost
+            };
+            if paid > budget {
                 self.cut = true;
+                if !prev_free {
+                    break;
+                }
                 continue;
             }
             let mut child = pos.clone();
             child.play_unchecked(m);
             self.line.push(m);
-            if self.node(&child, budget - cost) {
+            if self.node(&child, budget - paid, cap, cost == FREE) {
                 return true;
             }
             self.line.pop();
@@ -197,15 +294,14 @@ fn gives_check(pos: &Chess, m: &Move, their_king: Option<Square>) -> bool {
         occ.discard(from);
     }
     occ.add(m.to());
-    // Direct check.
     let direct = match role {
         Role::Pawn => attacks::pawn_attacks(pos.turn(), m.to()).contains(k),
         Role::King => false,
         r => attacks::attacks(m.to(), r.of(pos.turn()), occ).contains(k),
     };
     if direct || m.is_castle() || m.is_en_passant() {
-        // Castling and en passant are rare: treat them as possible checks (only ordering).
-        return direct || m.is_castle() || m.is_en_passant();
+        // Castling and en passant are rare: treat them as possible checks (ordering only).
+        return true;
     }
     // Discovered check by a slider of ours.
     let ours = board.by_color(pos.turn());
@@ -217,38 +313,61 @@ fn gives_check(pos: &Chess, m: &Move, their_king: Option<Square>) -> bool {
         || (attacks::bishop_attacks(k, occ) & sliders & board.bishops_and_queens()).any()
 }
 
-/// The winner's moves: checks, captures and promotions are progress.
-fn classify_winner(pos: &Chess, m: &Move, their_king: Option<Square>) -> (u16, i32) {
-    let check = gives_check(pos, m, their_king);
-    let dist_gain = match (their_king, m.from()) {
-        (Some(k), Some(from)) if m.role() != Role::Pawn => {
-            k.distance(from) as i32 - k.distance(m.to()) as i32
-        }
-        _ => 0,
-    };
+/// The winner's moves. Free: checks, captures, promotions, pawn pushes, the king heading
+/// for its helper square, a piece closing in on the loser's king. Ordering puts checks
+/// first, then captures of valuable pieces.
+fn classify_winner(
+    pos: &Chess,
+    m: &Move,
+    check: bool,
+    their_king: Option<Square>,
+    targets: &Targets,
+) -> (u16, i32) {
     if check {
-        return (PROGRESS, -100);
+        return (NORMAL, -100);
     }
     if let Some(victim) = m.capture() {
-        return (PROGRESS, -50 - role_value(victim));
+        return (FREE, -50 - role_value(victim));
     }
     if m.is_promotion() {
-        return (PROGRESS, -40);
+        return (FREE, -40);
     }
-    (NORMAL, -dist_gain)
+    let Some(from) = m.from() else {
+        return (NORMAL, 0);
+    };
+    match m.role() {
+        Role::Pawn if is_passed(pos.board(), from, pos.turn()) => (FREE, -10),
+        Role::Pawn => (NORMAL, -5),
+        Role::King => {
+            let gain =
+                from.distance(targets.helper) as i32 - m.to().distance(targets.helper) as i32;
+            if gain > 0 {
+                (FREE, -20)
+            } else {
+                (NORMAL, -gain)
+            }
+        }
+        _ => {
+            let k = their_king.unwrap_or(targets.corner);
+            let gain = from.distance(k) as i32 - m.to().distance(k) as i32;
+            if gain > 0 && m.role() == Role::Knight {
+                (FREE, -15)
+            } else {
+                (NORMAL, -gain)
+            }
+        }
+    }
 }
 
-/// The loser's moves: boxing its own king in is progress, capturing the winner's
-/// pieces or running the king away is not.
+/// The loser's moves. Free: the king heading for the target corner, a piece stepping next
+/// to its own king (self-block). Dear: capturing the winner's pieces.
 fn classify_loser(
     pos: &Chess,
     m: &Move,
     our_king: Option<Square>,
-    their_king: Option<Square>,
+    targets: &Targets,
 ) -> (u16, i32) {
-    let _ = their_king;
     if let Some(victim) = m.capture() {
-        // Taking the winner's last pawns or pieces removes mating material.
         let cost = if victim == Role::Pawn {
             NORMAL
         } else {
@@ -256,28 +375,37 @@ fn classify_loser(
         };
         return (cost, 10 + role_value(victim));
     }
-    let board = pos.board();
+    let _ = pos;
+    let Some(from) = m.from() else {
+        return (NORMAL, 0);
+    };
     if m.role() == Role::King {
-        // Kings walk towards the winner's forces: fewer squares between them and the king.
-        let theirs = board.by_color(!pos.turn()) & !board.kings();
-        let from = m.from().map_or(0, |f| nearest(theirs, f));
-        let to = nearest(theirs, m.to());
-        return (NORMAL, to as i32 - from as i32);
+        let gain = from.distance(targets.corner) as i32 - m.to().distance(targets.corner) as i32;
+        return if gain > 0 {
+            (FREE, -20)
+        } else {
+            (NORMAL, -gain)
+        };
     }
-    if let Some(k) = our_king
-        && attacks::king_attacks(k).contains(m.to())
-    {
-        return (PROGRESS, -5);
+    let near_king = our_king.is_some_and(|k| attacks::king_attacks(k).contains(m.to()));
+    if near_king || attacks::king_attacks(targets.corner).contains(m.to()) {
+        return (FREE, -5);
     }
     (NORMAL, 0)
 }
-
-fn nearest(pieces: Bitboard, sq: Square) -> u32 {
-    pieces
-        .into_iter()
-        .map(|p| p.distance(sq))
-        .min()
-        .unwrap_or(0)
+/// No enemy pawn ahead of `sq` on its file or the adjacent files.
+fn is_passed(board: &shakmaty::Board, sq: Square, color: Color) -> bool {
+    let file = sq.file() as i32;
+    let mut span = Bitboard::EMPTY;
+    for f in (file - 1).max(0)..=(file + 1).min(7) {
+        span |= Bitboard::from_file(shakmaty::File::new(f as u32));
+    }
+    let ahead = if color.is_white() {
+        Bitboard(!0u64 << 8).0 << (8 * sq.rank() as u32)
+    } else {
+        (1u64 << (8 * sq.rank() as u32)) - 1
+    };
+    (span & Bitboard(ahead) & board.pawns() & board.by_color(!color)).is_empty()
 }
 
 fn role_value(role: Role) -> i32 {
