@@ -484,6 +484,7 @@ impl Ruleset {
 /// The section-wide rule that covers a key with no `<key>_rule` of its own.
 fn rule_for<'a>(section: &str, key: &str, t: &'a toml::Table) -> Option<&'a toml::Value> {
     let candidates: &[&str] = match (section, key) {
+        ("time", "policy") => &["policy_rule"],
         ("time", _) => &["setup_rule", "policy_rule"],
         ("flags", _) => &["flag_rule"],
         ("moves", "retract_legal") => &["retract_rule"],

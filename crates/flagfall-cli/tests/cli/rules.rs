@@ -179,7 +179,7 @@ fn show_lists_every_setting_with_value_and_citation() {
         .iter()
         .find(|r| r["path"] == "flags.both_flags_rule")
         .expect("both flags ruling");
-    assert_eq!(both["rule"], "fide-b3 A.5.5");
+    assert_eq!(both["rule"], "laws both_flags");
     assert_eq!(both["cited_for"], "the draw when both flags are down");
 }
 
