@@ -574,16 +574,8 @@ impl Position {
                 Move::EnPassant { from, to } => Some(Square::from_coords(to.file(), from.rank())),
                 _ => captured.map(|_| mv.to),
             };
-            let double_step = (m.role() == Role::Pawn && mv.from.distance(mv.to) == 2).then(|| {
-                Square::from_coords(
-                    mv.from.file(),
-                    if mover == Color::White {
-                        Rank::Third
-                    } else {
-                        Rank::Sixth
-                    },
-                )
-            });
+            let double_step = (m.role() == Role::Pawn && mv.from.distance(mv.to) == 2)
+                .then(|| Square::from_coords(mv.from.file(), mover.relative_rank(Rank::Third)));
             let san = play_with_san(&mut chess, m, san);
             self.board = chess.board().clone();
             self.chess = Some(chess);
@@ -597,11 +589,11 @@ impl Position {
                 san: Some(san),
             });
         }
-        let a = self.analyse(mv, mover, rules)?;
+        let mut a = self.analyse(mv, mover, rules)?;
         let legality = if a.reasons.is_empty() {
             Legality::Legal
         } else {
-            Legality::Illegal(a.reasons.clone())
+            Legality::Illegal(std::mem::take(&mut a.reasons))
         };
         let san = if legality.is_legal() {
             Some(self.generic_san(mv, &a, rules))
@@ -638,9 +630,7 @@ impl Position {
         castling: Option<CastlePlan>,
         double_step: Option<Square>,
     ) {
-        if role == Role::King && self.king_home[mover] == Some(mv.from) {
-            self.king_home[mover] = None;
-        }
+        // Any king move (castling included) ends that colour's castling rights.
         if role == Role::King || castling.is_some() {
             self.rights &= !backrank_bb(mover);
             self.king_home[mover] = None;
