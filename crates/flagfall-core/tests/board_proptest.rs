@@ -305,3 +305,63 @@ proptest! {
         }
     }
 }
+
+/// The square mirrored across the line between the d- and e-files.
+fn flip(sq: Square) -> Square {
+    sq.flip_horizontal()
+}
+
+fn flip_move(m: &PhysicalMove) -> PhysicalMove {
+    PhysicalMove {
+        from: flip(m.from),
+        to: flip(m.to),
+        promotion: m.promotion,
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 24, .. ProptestConfig::default() })]
+
+    /// Mirror castling (uscf-2020 3a, RULES.md §6 interpretation) is ordinary castling
+    /// reflected across the board's middle: with king and queen swapped, every legal move
+    /// under `Mirror` is the reflection of a legal move in the normal start position, along
+    /// a whole random game.
+    #[test]
+    fn swapped_king_and_queen_play_like_the_mirror_image(
+        choices in prop::collection::vec(any::<u16>(), 0..60),
+        open in any::<bool>(),
+    ) {
+        let mirror_rules = BoardRules { setup_castling: flagfall_core::board::CastlingSetupRule::Mirror };
+        // Either the full swapped start, or one with the back rank cleared so that the
+        // castlings come up often.
+        let (swapped_fen, normal_fen) = if open {
+            ("r2k3r/pppppppp/8/8/8/8/PPPPPPPP/R2K3R w KQkq - 0 1", "r3k2r/pppppppp/8/8/8/8/PPPPPPPP/R3K2R w KQkq - 0 1")
+        } else {
+            ("rnbkqbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBKQBNR w KQkq - 0 1", "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1")
+        };
+        let mut swapped = Position::from_fen(swapped_fen).expect("swapped start");
+        let mut normal = Position::from_fen(normal_fen).expect("normal start");
+        for &choice in &choices {
+            let mut a: Vec<String> = swapped.legal_moves(&mirror_rules).iter().map(|m| key(&flip_move(m))).collect();
+            let mut b: Vec<String> = normal.legal_moves(&rules()).iter().map(key).collect();
+            a.sort();
+            b.sort();
+            prop_assert_eq!(&a, &b, "swapped {} / normal {}", swapped.fen(), normal.fen());
+            let moves = normal.legal_moves(&rules());
+            if moves.is_empty() {
+                break;
+            }
+            let m = moves[usize::from(choice) % moves.len()];
+            let mover = normal.turn();
+            let rn = normal.play(&m, mover, &rules()).expect("legal");
+            let rs = swapped.play(&flip_move(&m), mover, &mirror_rules).expect("legal");
+            prop_assert!(rs.legality.is_legal(), "{:?}", rs.legality);
+            prop_assert_eq!(rn.castling.is_some(), rs.castling.is_some());
+            prop_assert_eq!(rn.san.map(|s| s.to_string().contains("O-O")), rs.san.map(|s| s.to_string().contains("O-O")));
+            let mut flipped = swapped.board().clone();
+            flipped.flip_horizontal();
+            prop_assert_eq!(&flipped, normal.board());
+            prop_assert_eq!(swapped.status(), normal.status());
+        }
+    }
+}
