@@ -89,6 +89,20 @@ fn simulate(system: System, n: u32, rounds: u32, results: &[u8]) -> Vec<Pairing>
             players[b as usize - 1].bye_eligible = false;
             players[b as usize - 1].score += 2;
         }
+        if matches!(system, System::Double) && round < rounds {
+            // Game-1 colours: nobody has the same one three matches running (the final
+            // round relaxes this).
+            for pl in &players {
+                if let [.., a, b, c] = pl.colours.as_slice() {
+                    assert!(
+                        !(a == b && b == c),
+                        "n={n} round {round}: player {} {:?}",
+                        pl.id,
+                        pl.colours
+                    );
+                }
+            }
+        }
         out.push(pairing);
     }
     out
@@ -96,7 +110,12 @@ fn simulate(system: System, n: u32, rounds: u32, results: &[u8]) -> Vec<Pairing>
 
 fn safe_rounds(n: u32) -> u32 {
     // Complement of the "met" graph keeps minimum degree >= half the field.
-    if n.is_multiple_of(2) { n / 2 - 1 } else { (n - 3) / 2 }.max(1)
+    if n.is_multiple_of(2) {
+        n / 2 - 1
+    } else {
+        (n - 3) / 2
+    }
+    .max(1)
 }
 
 proptest! {
