@@ -4,10 +4,10 @@
 //!
 //! Everything derived (scores, colours, standings, tiebreaks, exports) is recomputed from
 //! the stored pairings and results every time, so a corrected result changes everything
-//! downstream of it. Pairings already made for later rounds stay as they were: a round
-//! that has been played cannot be re-paired (**interpretation**, the usual practice:
-//! FIDE C.04.2 and US Chess both let a director correct a result but not replay rounds).
-//! The latest round can be withdrawn with [`Event::unpair_last`] while it has no results.
+//! downstream of it. Pairings already made for later rounds stay as they were
+//! (**interpretation**: a round that has been played stays played; only its results can
+//! be corrected). The latest round can be withdrawn with [`Event::unpair_last`] while it
+//! has no results, or re-paired by hand with [`Event::override_pairing`].
 //!
 //! Formats (see [`Format`]): round robin and double round robin by the Berger tables,
 //! Swiss by the FIDE Dutch system, FIDE Double Swiss (two-game matches), US Chess Swiss.
