@@ -32,11 +32,13 @@ Typical evening (paper mode: games on physical boards, results typed in):
   flagfall event export club.json --as pgn -o club.pgn
 
 Results: 1-0, 0-1, 1/2, +- (White wins by forfeit), -+ (Black wins by forfeit),
--- (double forfeit), * (not in yet). A Double Swiss board takes two results, each
+-- (double forfeit), * (not in yet). A two-game-match board (double-swiss,
+round-robin-matches) takes two results, each
 written with that game's colours (game 2: the board's Black has White).
 
-Formats: round-robin (rr), double-round-robin (drr), swiss (FIDE Dutch),
-double-swiss (FIDE C.04.5), us-swiss (US Chess rules 27-29).";
+Formats: round-robin (rr), double-round-robin (drr), round-robin-matches
+(rr-matches: two-game matches), swiss (FIDE Dutch), double-swiss (FIDE C.04.5),
+us-swiss (US Chess rules 27-29).";
 
 /// Arguments of `flagfall event`.
 #[derive(clap::Args)]
@@ -82,7 +84,7 @@ enum EventCommand {
         /// Event name.
         #[arg(long)]
         name: String,
-        /// round-robin, double-round-robin, swiss, double-swiss or us-swiss.
+        /// round-robin, double-round-robin, round-robin-matches, swiss, double-swiss or us-swiss.
         #[arg(long)]
         format: String,
         /// Rounds planned (Swiss formats; round robins derive it from the players).

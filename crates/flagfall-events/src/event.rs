@@ -48,6 +48,10 @@ pub enum Format {
     RoundRobin,
     /// Double round robin: the Berger table twice, second cycle colours reversed.
     DoubleRoundRobin,
+    /// Round robin of two-game matches: the Berger table once, every pairing plays two
+    /// games in the same round with colours reversed (the blitz habit of playing both
+    /// games of a double round robin back to back).
+    RoundRobinMatches,
     /// Swiss by the FIDE Dutch system (C.04.3).
     Swiss,
     /// FIDE Double Swiss (C.04.5): every pairing is a two-game match.
@@ -60,14 +64,17 @@ impl Format {
     /// Games per pairing: 2 for the Double Swiss, else 1.
     pub fn games_per_round(self) -> u32 {
         match self {
-            Format::DoubleSwiss => 2,
+            Format::DoubleSwiss | Format::RoundRobinMatches => 2,
             _ => 1,
         }
     }
 
     /// True for the two round-robin formats.
     pub fn is_round_robin(self) -> bool {
-        matches!(self, Format::RoundRobin | Format::DoubleRoundRobin)
+        matches!(
+            self,
+            Format::RoundRobin | Format::DoubleRoundRobin | Format::RoundRobinMatches
+        )
     }
 
     /// The name used on the command line and in files.
@@ -75,6 +82,7 @@ impl Format {
         match self {
             Format::RoundRobin => "round-robin",
             Format::DoubleRoundRobin => "double-round-robin",
+            Format::RoundRobinMatches => "round-robin-matches",
             Format::Swiss => "swiss",
             Format::DoubleSwiss => "double-swiss",
             Format::UsSwiss => "us-swiss",
@@ -86,7 +94,9 @@ impl Format {
     /// order (modified median, Solkoff, cumulative, opposition's cumulative).
     pub fn default_tiebreaks(self) -> &'static str {
         match self {
-            Format::RoundRobin | Format::DoubleRoundRobin => "DE,SB,WIN,KS",
+            Format::RoundRobin | Format::DoubleRoundRobin | Format::RoundRobinMatches => {
+                "DE,SB,WIN,KS"
+            }
             Format::Swiss | Format::DoubleSwiss => "BH-C1,BH,SB,DE",
             Format::UsSwiss => "US-MM,US-SOLKOFF,US-CUM,US-OPPCUM",
         }
@@ -105,6 +115,7 @@ impl FromStr for Format {
         Ok(match s.trim().to_ascii_lowercase().as_str() {
             "rr" | "round-robin" => Format::RoundRobin,
             "drr" | "double-round-robin" => Format::DoubleRoundRobin,
+            "rr-matches" | "round-robin-matches" => Format::RoundRobinMatches,
             "swiss" | "dutch" => Format::Swiss,
             "double-swiss" | "ds" => Format::DoubleSwiss,
             "us-swiss" | "uscf" => Format::UsSwiss,
@@ -112,7 +123,7 @@ impl FromStr for Format {
                 return Err(EventError::BadValue {
                     what: "format",
                     value: s.to_string(),
-                    expected: "round-robin (rr), double-round-robin (drr), swiss, double-swiss, us-swiss",
+                    expected: "round-robin (rr), double-round-robin (drr), round-robin-matches (rr-matches), swiss, double-swiss, us-swiss",
                 });
             }
         })
@@ -1055,7 +1066,9 @@ impl Event {
             Format::UsSwiss => us_swiss::pair(&input).map_err(|e| err(&e))?,
             Format::DoubleSwiss => double_swiss::pair(&input).map_err(|e| err(&e))?,
             Format::Swiss => dutch::pair(&self.dutch_input(round)).map_err(|e| err(&e))?,
-            Format::RoundRobin | Format::DoubleRoundRobin => return self.pair_round_robin(round),
+            Format::RoundRobin | Format::DoubleRoundRobin | Format::RoundRobinMatches => {
+                return self.pair_round_robin(round);
+            }
         };
         if let Some(p) = pairing.bye {
             byes.push(RoundBye {

@@ -69,6 +69,7 @@ pub fn trf(event: &Event) -> String {
     let kind = match event.format {
         Format::RoundRobin => "Individual: Round-Robin",
         Format::DoubleRoundRobin => "Individual: Double Round-Robin",
+        Format::RoundRobinMatches => "Individual: Round-Robin of two-game matches",
         Format::Swiss => "Individual: Swiss-System (FIDE Dutch)",
         Format::DoubleSwiss => "Individual: Double-Swiss (FIDE C.04.5)",
         Format::UsSwiss => "Individual: Swiss-System (US Chess)",
@@ -102,7 +103,7 @@ pub fn trf(event: &Event) -> String {
     if games == 2 {
         headers.push(HeaderLine {
             tag: "###".into(),
-            text: "Double Swiss: match r is written as columns 2r-1 (game 1) and 2r (game 2)"
+            text: "two-game matches: match r is written as columns 2r-1 (game 1) and 2r (game 2)"
                 .into(),
         });
     }

@@ -131,8 +131,9 @@ proptest! {
     }
 
     #[test]
-    fn round_robins_meet_every_pair_once_per_cycle(n in 3u32..14, double in any::<bool>(), rng in prop::collection::vec(any::<u8>(), 50)) {
-        let format = if double { Format::DoubleRoundRobin } else { Format::RoundRobin };
+    fn round_robins_meet_every_pair_once_per_cycle(n in 3u32..14, kind in 0usize..3, rng in prop::collection::vec(any::<u8>(), 50)) {
+        let format = [Format::RoundRobin, Format::DoubleRoundRobin, Format::RoundRobinMatches][kind];
+        let double = format == Format::DoubleRoundRobin;
         let mut e = Event::new("RR", format, None).unwrap();
         for i in 1..=n {
             e.add_player(player(i)).unwrap();
@@ -150,6 +151,7 @@ proptest! {
         let mut white_of: HashMap<(u32, u32), Vec<u32>> = HashMap::new();
         for r in &e.round_list {
             for b in &r.boards {
+                prop_assert_eq!(b.games.len() as u32, format.games_per_round());
                 white_of.entry((b.white.min(b.black), b.white.max(b.black))).or_default().push(b.white);
             }
         }
@@ -240,7 +242,7 @@ fn manual_override_is_checked() {
 fn bad_values_are_named() {
     assert_eq!(
         "knockout".parse::<Format>().unwrap_err().to_string(),
-        "format \"knockout\" is not valid; expected round-robin (rr), double-round-robin (drr), swiss, double-swiss, us-swiss"
+        "format \"knockout\" is not valid; expected round-robin (rr), double-round-robin (drr), round-robin-matches (rr-matches), swiss, double-swiss, us-swiss"
     );
     assert!(
         "2-0"
