@@ -1135,15 +1135,17 @@ impl Event {
                     .find(|p| p.id == id)
                     .is_some_and(|p| !self.present(p, round))
             };
-            let result = match (gone(b.white), gone(b.black)) {
-                (true, true) => Some(GameResult::DoubleForfeit),
-                (true, false) => Some(GameResult::BlackWinsByForfeit),
-                (false, true) => Some(GameResult::WhiteWinsByForfeit),
-                (false, false) => None,
-            };
-            if let Some(res) = result {
-                for g in &mut b.games {
-                    g.result = res;
+            for g in 0..b.games.len() {
+                // Each game with its own colours (game 2 of a match reverses them).
+                let (w, bl) = b.players_of_game(g);
+                let result = match (gone(w), gone(bl)) {
+                    (true, true) => Some(GameResult::DoubleForfeit),
+                    (true, false) => Some(GameResult::BlackWinsByForfeit),
+                    (false, true) => Some(GameResult::WhiteWinsByForfeit),
+                    (false, false) => None,
+                };
+                if let Some(res) = result {
+                    b.games[g].result = res;
                 }
             }
         }

@@ -412,3 +412,40 @@ fn time_control_is_judged_under_the_ruleset() {
     // blitz-2006 plays five minutes without delay: the stored G/2 is judged again.
     assert!(e.set_ruleset("blitz-2006").is_err());
 }
+
+/// A withdrawn player's remaining round-robin games are forfeited to the opponent, game
+/// by game with each game's colours (two-game matches included).
+#[test]
+fn round_robin_withdrawal_forfeits_every_remaining_game() {
+    for format in [Format::RoundRobin, Format::RoundRobinMatches] {
+        let mut e = Event::new("W", format, None).unwrap();
+        for i in 1..=4 {
+            e.add_player(player(i)).unwrap();
+        }
+        e.withdraw(4, Some(1)).unwrap();
+        let games = format.games_per_round();
+        for round in 1..=3 {
+            e.pair_next().unwrap();
+            let boards: Vec<u32> = e.round_list[round as usize - 1]
+                .boards
+                .iter()
+                .filter(|b| b.white != 4 && b.black != 4)
+                .map(|b| b.number)
+                .collect();
+            for b in boards {
+                let draws = vec![GameResult::Draw; games as usize];
+                e.set_result(round, b, &draws).unwrap();
+            }
+        }
+        // 4 lost every game by forfeit. Each of 1, 2, 3 won by forfeit against 4 (2 half
+        // points a game) and drew with the other two (1 a game): games × (2 + 1 + 1).
+        assert_eq!(e.score_after(4, 3), 0, "{format}");
+        for p in 1..=3 {
+            assert_eq!(
+                e.score_after(p, 3),
+                games * (2 + 1 + 1),
+                "{format} player {p}"
+            );
+        }
+    }
+}
