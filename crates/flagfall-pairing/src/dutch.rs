@@ -771,10 +771,15 @@ pub fn pair(input: &DutchInput) -> Result<Pairing, PairingError> {
     let words = bits.div_ceil(64);
     let (pairs, bye) = match words {
         0..=2 => run::<2>(&ctx)?,
-        3..=4 => run::<4>(&ctx)?,
-        5..=8 => run::<8>(&ctx)?,
-        9..=16 => run::<16>(&ctx)?,
-        17..=32 => run::<32>(&ctx)?,
+        3 => run::<3>(&ctx)?,
+        4 => run::<4>(&ctx)?,
+        5..=6 => run::<6>(&ctx)?,
+        7..=8 => run::<8>(&ctx)?,
+        9..=10 => run::<10>(&ctx)?,
+        11..=12 => run::<12>(&ctx)?,
+        13..=16 => run::<16>(&ctx)?,
+        17..=24 => run::<24>(&ctx)?,
+        25..=32 => run::<32>(&ctx)?,
         _ => return Err(PairingError::TooLarge(bits)),
     };
     Ok(build_pairing(&ctx, &pairs, bye))

@@ -30,6 +30,9 @@ use super::wide::Wide;
 
 const NONE: u32 = u32::MAX;
 
+/// How many exposed vertices grow alternating trees at once during a repair.
+const ROOT_BATCH: usize = 4;
+
 /// A directed view of an edge: it leaves `from` and ends at `to`.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
 struct Ep {
@@ -58,6 +61,7 @@ impl Ep {
 /// An incremental maximum-weight matcher on `n` vertices.
 pub struct Matcher<const N: usize> {
     n: usize,
+    /// Edge weights, doubled (`2 w`, the form the slacks use).
     weights: Vec<Wide<N>>,
     alive: Vec<bool>,
     alive_list: Vec<u32>,
@@ -74,13 +78,17 @@ pub struct Matcher<const N: usize> {
     unused: Vec<u32>,
     dual: Vec<Wide<N>>,
     queue: Vec<u32>,
-    /// Vertices whose edges changed since the last solve.
+    /// Weight changes since the last solve, grouped by the vertex that will absorb them
+    /// (one endpoint of each changed edge), in the order the vertices were first named.
     touched: Vec<u32>,
     is_touched: Vec<bool>,
+    pending: Vec<Vec<(u32, Wide<N>)>>,
     /// Vertices to remove (finalised pairs) at the next solve.
     killed: Vec<u32>,
     /// Partners of removed vertices.
     fixed: Vec<u32>,
+    /// Exposed vertices allowed to be roots in the current stages.
+    active: Vec<bool>,
 }
 
 fn tri(i: usize, j: usize) -> usize {
@@ -113,8 +121,10 @@ impl<const N: usize> Matcher<N> {
             queue: Vec::new(),
             touched: Vec::new(),
             is_touched: vec![false; n],
+            pending: vec![Vec::new(); n],
             killed: Vec::new(),
             fixed: vec![NONE; n],
+            active: vec![false; n],
         }
     }
 
@@ -123,15 +133,16 @@ impl<const N: usize> Matcher<N> {
         if i == j || !self.alive[i] || !self.alive[j] {
             return;
         }
-        let k = tri(i, j);
-        if self.weights[k] == w {
-            return;
+        let (owner, other) = if self.is_touched[j] && !self.is_touched[i] {
+            (j, i)
+        } else {
+            (i, j)
+        };
+        if !self.is_touched[owner] {
+            self.is_touched[owner] = true;
+            self.touched.push(owner as u32);
         }
-        self.weights[k] = w;
-        if !self.is_touched[i] && !self.is_touched[j] {
-            self.is_touched[i] = true;
-            self.touched.push(i as u32);
-        }
+        self.pending[owner].push((other as u32, w));
     }
 
     /// Take the matched pair `a`-`b` out of the graph for good (it stays matched).
@@ -160,7 +171,7 @@ impl<const N: usize> Matcher<N> {
     }
 
     fn w2(&self, i: u32, j: u32) -> Wide<N> {
-        self.weights[tri(i as usize, j as usize)].double()
+        self.weights[tri(i as usize, j as usize)]
     }
 
     fn slack(&self, e: Ep) -> Wide<N> {
@@ -243,20 +254,76 @@ impl<const N: usize> Matcher<N> {
         }
     }
 
-    /// Repair the optimum after weight changes and removals.
-    pub fn solve(&mut self) {
-        let mut work: Vec<u32> = Vec::new();
-        let killed = std::mem::take(&mut self.killed);
-        work.extend(killed.iter().copied());
-        let touched = std::mem::take(&mut self.touched);
-        for &v in &touched {
-            self.is_touched[v as usize] = false;
+    /// Try to keep the optimum after the edges of trivial vertex `x` changed, by moving
+    /// only `x`'s dual: to keep its matched edge tight (or 0 when exposed), provided every
+    /// edge around `x` stays feasible. Feasible duals plus complementary slackness still
+    /// certify that the matching is optimal, so no augmentation is needed.
+    fn repair_dual(&mut self, x: u32) -> bool {
+        let xi = x as usize;
+        if !self.alive[xi] || self.inblossom[xi] != x {
+            return false;
         }
-        work.extend(touched.iter().copied());
+        let m = self.mate[xi];
+        let u = if m == NONE {
+            Wide::ZERO
+        } else {
+            let w2 = self.w2(x, m);
+            let um = self.dual[m as usize];
+            if w2.is_zero() || w2 < um {
+                return false;
+            }
+            w2.sub(&um)
+        };
+        for &y in &self.alive_list {
+            if y == x {
+                continue;
+            }
+            let w2 = self.weights[tri(xi, y as usize)];
+            if !w2.is_zero() && u.add(&self.dual[y as usize]) < w2 {
+                return false;
+            }
+        }
+        self.dual[xi] = u;
+        true
+    }
+
+    /// Repair the optimum after weight changes and removals: vertices whose dual can
+    /// absorb their changes keep their place; the others are exposed and re-matched.
+    pub fn solve(&mut self) {
+        let killed = std::mem::take(&mut self.killed);
         let mut dead = vec![false; self.n];
         for &k in &killed {
             dead[k as usize] = true;
         }
+        let touched = std::mem::take(&mut self.touched);
+        for &x in &touched {
+            let xi = x as usize;
+            self.is_touched[xi] = false;
+            let list = std::mem::take(&mut self.pending[xi]);
+            for (y, w) in list {
+                if self.alive[xi] && self.alive[y as usize] {
+                    self.weights[tri(xi, y as usize)] = w.double();
+                }
+            }
+        }
+        let mut work = killed.clone();
+        for &x in &touched {
+            if !dead[x as usize] && !self.repair_dual(x) {
+                work.push(x);
+            }
+        }
+        self.reoptimize(work, &dead);
+        for &k in &killed {
+            self.mate[k as usize] = self.fixed[k as usize];
+        }
+        let alive = &self.alive;
+        self.alive_list.retain(|&v| alive[v as usize]);
+    }
+
+    /// Expose the vertices in `work` (and whatever that unsettles), give the exposed
+    /// vertices a common feasible dual, and run stages until optimal again. Vertices
+    /// marked `dead` are taken out of the graph instead of being exposed.
+    fn reoptimize(&mut self, mut work: Vec<u32>, dead: &[bool]) {
         let mut in_e = vec![false; self.n];
         let mut exposed: Vec<u32> = Vec::new();
         while let Some(x) = work.pop() {
@@ -278,13 +345,6 @@ impl<const N: usize> Matcher<N> {
                 exposed.push(x);
             }
         }
-        for &k in &killed {
-            self.mate[k as usize] = self.fixed[k as usize];
-        }
-        if !killed.is_empty() {
-            let alive = &self.alive;
-            self.alive_list.retain(|&v| alive[v as usize]);
-        }
         if exposed.is_empty() {
             return;
         }
@@ -292,19 +352,19 @@ impl<const N: usize> Matcher<N> {
         let mut u = Wide::<N>::ZERO;
         for &x in &exposed {
             for &y in &self.alive_list {
-                if y == x {
+                if y == x || !self.alive[y as usize] {
                     continue;
                 }
-                let w = self.weights[tri(x as usize, y as usize)];
-                if w.is_zero() {
+                let w2 = self.weights[tri(x as usize, y as usize)];
+                if w2.is_zero() {
                     continue;
                 }
                 if in_e[y as usize] {
+                    let w = w2.half();
                     if w > u {
                         u = w;
                     }
                 } else {
-                    let w2 = w.double();
                     let dy = self.dual[y as usize];
                     if w2 > dy {
                         let need = w2.sub(&dy);
@@ -318,8 +378,20 @@ impl<const N: usize> Matcher<N> {
         for &x in &exposed {
             self.dual[x as usize] = u;
         }
-
-        self.run_stages();
+        let alive = &self.alive;
+        self.alive_list.retain(|&v| alive[v as usize]);
+        // Grow trees from a few roots at a time: the exposed vertices waiting their turn
+        // keep the common dual (feasible) and serve as ends of augmenting paths. Every
+        // root of a batch has the same dual, which keeps the stages' invariants.
+        for chunk in exposed.chunks(ROOT_BATCH) {
+            for &x in chunk {
+                self.active[x as usize] = true;
+            }
+            self.run_stages();
+            for &x in chunk {
+                self.active[x as usize] = false;
+            }
+        }
     }
 
     /// Verify the optimality conditions (tests only).
@@ -352,7 +424,7 @@ impl<const N: usize> Matcher<N> {
                         s = s.add(&self.dual[*b as usize].double());
                     }
                 }
-                let w2 = w.double();
+                let w2 = w; // stored doubled
                 if s < w2 {
                     return Err(format!("negative slack {i}-{j}"));
                 }
@@ -696,7 +768,8 @@ impl<const N: usize> Matcher<N> {
             for k in 0..self.alive_list.len() {
                 let v = self.alive_list[k];
                 let vi = v as usize;
-                if self.mate[vi] == NONE
+                if self.active[vi]
+                    && self.mate[vi] == NONE
                     && self.label[self.inblossom[vi] as usize] == 0
                     && !self.dual[vi].is_zero()
                 {
@@ -735,8 +808,7 @@ impl<const N: usize> Matcher<N> {
                 if w == v {
                     continue;
                 }
-                let wt = self.weights[tri(v as usize, w as usize)];
-                if wt.is_zero() {
+                if self.weights[tri(v as usize, w as usize)].is_zero() {
                     continue;
                 }
                 let bv = self.inblossom[v as usize];
