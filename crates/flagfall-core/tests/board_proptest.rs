@@ -49,7 +49,10 @@ fn classified_legal(p: &Position) -> BTreeSet<String> {
     for from in board.by_color(turn) {
         let role = board.role_at(from).expect("occupied");
         for to in Bitboard::FULL {
-            let promos: &[Option<Role>] = if role == Role::Pawn {
+            let last_rank = to.rank() == (!turn).backrank();
+            let promos: &[Option<Role>] = if role == Role::Pawn && !last_rank {
+                &[None, Some(Role::Queen)]
+            } else if role == Role::Pawn {
                 &[
                     None,
                     Some(Role::Queen),
@@ -216,7 +219,7 @@ fn endgame() -> impl Strategy<Value = Chess> {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig { cases: 40, .. ProptestConfig::default() })]
+    #![proptest_config(ProptestConfig { cases: 96, .. ProptestConfig::default() })]
 
     #[test]
     fn agrees_with_shakmaty_from_the_start(choices in prop::collection::vec(any::<u16>(), 0..70)) {
@@ -320,7 +323,7 @@ fn flip_move(m: &PhysicalMove) -> PhysicalMove {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig { cases: 24, .. ProptestConfig::default() })]
+    #![proptest_config(ProptestConfig { cases: 64, .. ProptestConfig::default() })]
 
     /// Mirror castling (uscf-2020 3a, RULES.md §6 interpretation) is ordinary castling
     /// reflected across the board's middle: with king and queen swapped, every legal move
