@@ -1,10 +1,148 @@
-//! `flagfall analyze` (in progress).
+//! `flagfall analyze`: can a side still checkmate by any series of legal moves?
+//! (fide-b3 A.5.3, Art. 5.2.2, Art. 7.5.5; see `flagfall_analysis::can_checkmate`.)
+//!
+//! Single query: `flagfall analyze --fen FEN --winner white|black [--json]`.
+//! Batch: `flagfall analyze --batch FILE|-`; each input line is `FEN<TAB>white|black`, each
+//! output line (same order) is `winnable`, `unwinnable` or `undetermined`, a tab and the
+//! details (the helpmate in UCI, the reason). A malformed line prints `error<TAB>message`
+//! in its place and a message naming the line on stderr; the batch goes on, and the exit
+//! code is then 1. Blank lines and lines starting with `#` are skipped.
 
+use std::io::{BufRead, BufWriter, Write};
 use std::process::ExitCode;
 
-#[derive(clap::Args)]
-pub struct Args {}
+use anyhow::{Context, bail};
+use flagfall_analysis::{Limits, Verdict, can_checkmate};
+use shakmaty::{Color, Setup, fen::Fen};
 
-pub fn run(_args: Args) -> anyhow::Result<ExitCode> {
-    anyhow::bail!("`flagfall analyze` is not available yet")
+#[derive(clap::Args)]
+pub struct Args {
+    /// Position to analyse, as FEN.
+    #[arg(long, conflicts_with = "batch", requires = "winner")]
+    fen: Option<String>,
+    /// The side whose mating chances are asked about: white or black.
+    #[arg(long)]
+    winner: Option<String>,
+    /// Print the verdict as JSON (single query only).
+    #[arg(long, conflicts_with = "batch")]
+    json: bool,
+    /// Read queries from FILE (or `-` for standard input), one `FEN<TAB>white|black` a line.
+    #[arg(long, value_name = "FILE")]
+    batch: Option<String>,
+    /// Search node limit per query; past it the answer is `undetermined`.
+    #[arg(long, default_value_t = Limits::default().nodes)]
+    nodes: u64,
+}
+
+/// Lines between two progress reports on stderr in batch mode.
+const PROGRESS_EVERY: usize = 1000;
+
+pub fn run(args: Args) -> anyhow::Result<ExitCode> {
+    let limits = Limits { nodes: args.nodes };
+    if let Some(path) = &args.batch {
+        return run_batch(path, &limits);
+    }
+    let Some(fen) = &args.fen else {
+        bail!("give --fen FEN --winner white|black, or --batch FILE");
+    };
+    let winner_text = args.winner.as_deref().unwrap_or_default();
+    let winner = parse_winner(winner_text).with_context(|| "--winner")?;
+    let setup = parse_fen(fen).with_context(|| "--fen")?;
+    let verdict = can_checkmate(&setup, winner, &limits);
+    if args.json {
+        let out = serde_json::json!({
+            "fen": fen,
+            "winner": winner_text.to_ascii_lowercase(),
+            "result": verdict,
+        });
+        println!("{}", serde_json::to_string_pretty(&out)?);
+    } else {
+        println!("{}", format_line(&verdict));
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+fn parse_winner(text: &str) -> anyhow::Result<Color> {
+    match text.trim().to_ascii_lowercase().as_str() {
+        "white" | "w" => Ok(Color::White),
+        "black" | "b" => Ok(Color::Black),
+        other => bail!("expected `white` or `black`, found `{other}`"),
+    }
+}
+
+fn parse_fen(text: &str) -> anyhow::Result<Setup> {
+    let fen: Fen = text
+        .trim()
+        .parse()
+        .map_err(|e| anyhow::anyhow!("invalid FEN `{}`: {e}", text.trim()))?;
+    Ok(fen.into_setup())
+}
+
+/// `winnable<TAB>moves`, `unwinnable<TAB>reason`, `undetermined<TAB>reason`.
+fn format_line(verdict: &Verdict) -> String {
+    match verdict {
+        Verdict::Winnable { witness } => format!("winnable\t{}", witness.join(" ")),
+        Verdict::Unwinnable { reason } => {
+            let reason = serde_json::to_value(reason)
+                .ok()
+                .and_then(|v| v.as_str().map(str::to_string))
+                .unwrap_or_else(|| format!("{reason:?}"));
+            format!("unwinnable\t{reason}")
+        }
+        Verdict::Undetermined { reason } => format!("undetermined\t{reason}"),
+    }
+}
+
+/// One batch line: `FEN<TAB>white|black`.
+fn parse_query(line: &str) -> anyhow::Result<(Setup, Color)> {
+    let Some((fen, winner)) = line.split_once('\t') else {
+        bail!("expected `FEN<TAB>white|black`, found no tab");
+    };
+    let winner = parse_winner(winner).context("field 2 (winner)")?;
+    let setup = parse_fen(fen).context("field 1 (FEN)")?;
+    Ok((setup, winner))
+}
+
+fn run_batch(path: &str, limits: &Limits) -> anyhow::Result<ExitCode> {
+    let reader: Box<dyn BufRead> = if path == "-" {
+        Box::new(std::io::stdin().lock())
+    } else {
+        let file = std::fs::File::open(path).with_context(|| format!("cannot open `{path}`"))?;
+        Box::new(std::io::BufReader::new(file))
+    };
+    let stdout = std::io::stdout();
+    let mut out = BufWriter::new(stdout.lock());
+    let mut errors = 0usize;
+    let mut done = 0usize;
+    for (i, line) in reader.lines().enumerate() {
+        let number = i + 1;
+        let line = line.with_context(|| format!("{path}: cannot read line {number}"))?;
+        let line = line.trim_end_matches('\r');
+        if line.trim().is_empty() || line.starts_with('#') {
+            continue;
+        }
+        match parse_query(line) {
+            Ok((setup, winner)) => {
+                let verdict = can_checkmate(&setup, winner, limits);
+                writeln!(out, "{}", format_line(&verdict))?;
+            }
+            Err(err) => {
+                errors += 1;
+                let message = format!("line {number}: {err:#}");
+                eprintln!("flagfall analyze: {path}: {message}");
+                writeln!(out, "error\t{message}")?;
+            }
+        }
+        done += 1;
+        if done % PROGRESS_EVERY == 0 {
+            out.flush()?;
+            eprintln!("flagfall analyze: {done} queries done");
+        }
+    }
+    out.flush()?;
+    if errors > 0 {
+        eprintln!("flagfall analyze: {errors} malformed line(s)");
+        return Ok(ExitCode::from(1));
+    }
+    Ok(ExitCode::SUCCESS)
 }
