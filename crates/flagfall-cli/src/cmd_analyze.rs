@@ -134,7 +134,7 @@ fn run_batch(path: &str, limits: &Limits) -> anyhow::Result<ExitCode> {
             }
         }
         done += 1;
-        if done % PROGRESS_EVERY == 0 {
+        if done.is_multiple_of(PROGRESS_EVERY) {
             out.flush()?;
             eprintln!("flagfall analyze: {done} queries done");
         }
