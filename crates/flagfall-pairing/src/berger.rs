@@ -11,7 +11,7 @@
 //! rotating player s against player n; player n has White in even rounds and Black in odd
 //! rounds. Board k ≥ 2 is rotating player (s+k-1) mod m with White against rotating player
 //! (s-(k-1)) mod m with Black. This reproduces the FIDE tables exactly (checked against
-//! the printed 4-, 6-, 8- and 10-player tables in the tests).
+//! the printed 4-, 6- and 8-player tables in the tests).
 //!
 //! Double round robin: the second cycle repeats the first with colours reversed
 //! (C.05 Annex 1, double round robin). **Interpretation / option:** the same annex
