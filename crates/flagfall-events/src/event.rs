@@ -89,9 +89,10 @@ impl Format {
         }
     }
 
-    /// Default tiebreak order: FIDE C.07 art. 5's suggestions for individual events
-    /// (round robin: DE, SB, WIN, KS; Swiss: BH-C1, BH, SB, DE) and US Chess 34E's
-    /// order (modified median, Solkoff, cumulative, opposition's cumulative).
+    /// Default tiebreak order, until the director sets one (**interpretation**: a
+    /// starting point, not a regulation): round robin DE, SB, WIN, KS (FIDE C.07 arts.
+    /// 6, 9.1, 7.1, 9.2); Swiss BH-C1, BH, SB, DE (C.07 arts. 8.1, 14, 9.1, 6); US Swiss
+    /// the first four systems in the order US Chess 34E lists them (34E1-34E4).
     pub fn default_tiebreaks(self) -> &'static str {
         match self {
             Format::RoundRobin | Format::DoubleRoundRobin | Format::RoundRobinMatches => {
