@@ -131,7 +131,8 @@ impl FromStr for Format {
     }
 }
 
-/// A bye a player asked for in advance (FIDE C.04.1 / C.07 16.1; US Chess 28M).
+/// A bye a player asked for in advance (kinds as in FIDE C.07 16.1; US Chess rule 28
+/// byes).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum RequestedBye {
