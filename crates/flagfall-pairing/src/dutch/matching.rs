@@ -30,9 +30,6 @@ use super::wide::Wide;
 
 const NONE: u32 = u32::MAX;
 
-/// How many exposed vertices grow alternating trees at once during a repair.
-const ROOT_BATCH: usize = 4;
-
 /// A directed view of an edge: it leaves `from` and ends at `to`.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
 struct Ep {
@@ -87,8 +84,6 @@ pub struct Matcher<const N: usize> {
     killed: Vec<u32>,
     /// Partners of removed vertices.
     fixed: Vec<u32>,
-    /// Exposed vertices allowed to be roots in the current stages.
-    active: Vec<bool>,
 }
 
 fn tri(i: usize, j: usize) -> usize {
@@ -124,7 +119,6 @@ impl<const N: usize> Matcher<N> {
             pending: vec![Vec::new(); n],
             killed: Vec::new(),
             fixed: vec![NONE; n],
-            active: vec![false; n],
         }
     }
 
@@ -380,18 +374,7 @@ impl<const N: usize> Matcher<N> {
         }
         let alive = &self.alive;
         self.alive_list.retain(|&v| alive[v as usize]);
-        // Grow trees from a few roots at a time: the exposed vertices waiting their turn
-        // keep the common dual (feasible) and serve as ends of augmenting paths. Every
-        // root of a batch has the same dual, which keeps the stages' invariants.
-        for chunk in exposed.chunks(ROOT_BATCH) {
-            for &x in chunk {
-                self.active[x as usize] = true;
-            }
-            self.run_stages();
-            for &x in chunk {
-                self.active[x as usize] = false;
-            }
-        }
+        self.run_stages();
     }
 
     /// Verify the optimality conditions (tests only).
@@ -768,8 +751,7 @@ impl<const N: usize> Matcher<N> {
             for k in 0..self.alive_list.len() {
                 let v = self.alive_list[k];
                 let vi = v as usize;
-                if self.active[vi]
-                    && self.mate[vi] == NONE
+                if self.mate[vi] == NONE
                     && self.label[self.inblossom[vi] as usize] == 0
                     && !self.dual[vi].is_zero()
                 {

@@ -190,3 +190,72 @@ impl Sim {
         Ok(sim)
     }
 }
+
+/// A naive Swiss pairer, for generating histories cheaply and as a benchmark baseline:
+/// players by score then number; each takes the first later player not yet met, White to
+/// whoever had fewer whites (the higher player on ties); the last unpaired player gets
+/// the PAB. No float, colour-sequence or bracket-optimisation rules.
+pub fn naive_pair(input: &DutchInput) -> Pairing {
+    let mut present: Vec<&DutchPlayer> = input.players.iter().filter(|p| !p.absent).collect();
+    let score = |p: &DutchPlayer| -> u32 { p.history.iter().map(RoundRecord::half_points).sum() };
+    present.sort_by(|a, b| score(b).cmp(&score(a)).then(a.number.cmp(&b.number)));
+    let whites = |p: &DutchPlayer| {
+        p.history
+            .iter()
+            .filter(|r| {
+                matches!(
+                    r,
+                    RoundRecord::Played {
+                        colour: Colour::White,
+                        ..
+                    }
+                )
+            })
+            .count()
+    };
+    let met = |a: &DutchPlayer, b: u32| {
+        a.history
+            .iter()
+            .any(|r| matches!(r, RoundRecord::Played { opponent, .. } if *opponent == b))
+    };
+    let mut taken = vec![false; present.len()];
+    let mut boards = Vec::new();
+    let mut bye = None;
+    for i in 0..present.len() {
+        if taken[i] {
+            continue;
+        }
+        taken[i] = true;
+        let a = present[i];
+        let partner = (i + 1..present.len())
+            .find(|&j| !taken[j] && !met(a, present[j].number))
+            .or_else(|| (i + 1..present.len()).find(|&j| !taken[j]));
+        match partner {
+            Some(j) => {
+                taken[j] = true;
+                let b = present[j];
+                if whites(b) < whites(a) {
+                    boards.push((b.number, a.number));
+                } else {
+                    boards.push((a.number, b.number));
+                }
+            }
+            None => bye = Some(a.number),
+        }
+    }
+    Pairing { boards, bye }
+}
+
+impl Sim {
+    /// Like [`Sim::run`], but the earlier rounds are paired by [`naive_pair`].
+    pub fn run_naive(cfg: SimConfig, rounds: u32) -> Sim {
+        let mut sim = Sim::new(cfg);
+        for _ in 0..rounds {
+            let byes = sim.announce_absences();
+            let pairing = naive_pair(&sim.input);
+            sim.play(&pairing, &byes);
+        }
+        sim.announce_absences();
+        sim
+    }
+}
