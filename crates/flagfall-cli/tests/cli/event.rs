@@ -364,6 +364,23 @@ fn round_robin_late_entries_byes_withdrawals_and_overrides() {
 }
 
 #[test]
+fn help_documents_the_syntax() {
+    let help = ok(&["event", "--help"]);
+    for needle in [
+        "add-player",
+        "results",
+        "override",
+        "Results: 1-0",
+        "round-robin-matches",
+        "double-swiss",
+    ] {
+        assert!(help.contains(needle), "{needle}: {help}");
+    }
+    let help = ok(&["event", "result", "--help"]);
+    assert!(help.contains("One result per game"), "{help}");
+}
+
+#[test]
 fn bad_input_gets_clear_errors() {
     let dir = temp_dir("errors");
     let file = dir.join("e.json");
