@@ -50,7 +50,9 @@ fn ranks(event: &Event) -> Option<Vec<u32>> {
     let st = event.standings(None, None).ok()?;
     let mut out = vec![0; event.players.len()];
     for row in &st.rows {
-        out[row.player] = row.rank;
+        if let Some(slot) = out.get_mut(row.player) {
+            *slot = row.rank;
+        }
     }
     Some(out)
 }
@@ -110,7 +112,8 @@ pub fn trf(event: &Event) -> String {
     let players = event
         .players
         .iter()
-        .map(|p| {
+        .enumerate()
+        .map(|(row, p)| {
             let mut rounds = Vec::new();
             for r in 1..=event.rounds_paired() {
                 match event.cell(p.id, r) {
@@ -154,7 +157,7 @@ pub fn trf(event: &Event) -> String {
                 fide_id: p.fide_id,
                 birth_date: String::new(),
                 points_tenths: half * 5,
-                rank: ranks.as_ref().map(|r| r[p.id as usize - 1]),
+                rank: ranks.as_ref().and_then(|r| r.get(row).copied()),
                 rounds,
             }
         })
