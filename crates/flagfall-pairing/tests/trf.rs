@@ -241,3 +241,49 @@ fn dutch_input_rejects_inconsistent_files() {
     let e = DutchInput::from_trf(&Trf::parse(no_rounds).expect("parses")).expect_err("no XXR");
     assert_eq!(e, PairingError::MissingTotalRounds);
 }
+
+#[test]
+fn writes_minimal_records_that_read_back() {
+    use flagfall_pairing::trf::TrfPlayer;
+    let trf = Trf {
+        name: Some("Club blitz".into()),
+        total_rounds: Some(5),
+        initial_colour: Some(Colour::Black),
+        headers: Vec::new(),
+        players: vec![TrfPlayer {
+            number: 12,
+            sex: None,
+            title: String::new(),
+            name: "Nobody, Ann".into(),
+            rating: None,
+            federation: String::new(),
+            fide_id: None,
+            birth_date: String::new(),
+            points_tenths: 15,
+            rank: None,
+            rounds: vec![
+                None,
+                Some(RoundEntry {
+                    opponent: None,
+                    colour: None,
+                    result: ResultCode::HalfBye,
+                }),
+                Some(RoundEntry {
+                    opponent: Some(3),
+                    colour: Some(Colour::Black),
+                    result: ResultCode::Win,
+                }),
+            ],
+        }],
+    };
+    let text = trf.to_trf_string();
+    assert_eq!(
+        text,
+        "012 Club blitz\n142 5\n152 B\n001   12      Nobody, Ann                                                        1.5                 0000 - H     3 b 1\n"
+    );
+    let line = text.lines().nth(3).expect("player line");
+    assert_eq!(&line[80..84], " 1.5", "points in columns 81-84");
+    assert_eq!(&line[91..99], "        ", "round 1 blank");
+    assert_eq!(&line[101..109], "0000 - H", "round 2 in columns 102-109");
+    assert_eq!(Trf::parse(&text).expect("reads back"), trf);
+}
