@@ -52,14 +52,14 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         (Some(p), _) => {
             let pgn_text = read_input(p)?;
             (
-                pgn::from_pgn(&pgn_text, &args.rules).with_context(|| format!("{p}"))?,
+                pgn::from_pgn(&pgn_text, &args.rules).with_context(|| p.clone())?,
                 p.clone(),
             )
         }
         (None, Some(f)) => (read_input(f)?, f.clone()),
         (None, None) => bail!("name a game script (or `-` for standard input), or --from-pgn FILE"),
     };
-    let script = script::parse_with(&text, &extra).with_context(|| format!("{origin}"))?;
+    let script = script::parse_with(&text, &extra).with_context(|| origin.clone())?;
     if args.pgn {
         print!("{}", pgn::to_pgn(&script));
     } else {
