@@ -58,7 +58,8 @@ impl Ep {
 /// An incremental maximum-weight matcher on `n` vertices.
 pub struct Matcher<const N: usize> {
     n: usize,
-    /// Edge weights, doubled (`2 w`, the form the slacks use).
+    /// Edge weights, doubled (`2 w`, the form the slacks use), as a symmetric square
+    /// matrix so that the edges of one vertex are contiguous in memory.
     weights: Vec<Wide<N>>,
     alive: Vec<bool>,
     alive_list: Vec<u32>,
@@ -86,9 +87,9 @@ pub struct Matcher<const N: usize> {
     fixed: Vec<u32>,
 }
 
-fn tri(i: usize, j: usize) -> usize {
-    let (a, b) = if i > j { (i, j) } else { (j, i) };
-    a * (a - 1) / 2 + b
+/// Index of edge `i`-`j` in the square weight matrix (row `i`).
+fn at(n: usize, i: usize, j: usize) -> usize {
+    i * n + j
 }
 
 impl<const N: usize> Matcher<N> {
@@ -98,7 +99,7 @@ impl<const N: usize> Matcher<N> {
         let two_n = 2 * n;
         Matcher {
             n,
-            weights: vec![Wide::ZERO; if n > 1 { n * (n - 1) / 2 } else { 0 }],
+            weights: vec![Wide::ZERO; n * n],
             alive: vec![true; n],
             alive_list: (0..n as u32).collect(),
             mate: vec![NONE; n],
@@ -165,7 +166,7 @@ impl<const N: usize> Matcher<N> {
     }
 
     fn w2(&self, i: u32, j: u32) -> Wide<N> {
-        self.weights[tri(i as usize, j as usize)]
+        self.weights[at(self.n, i as usize, j as usize)]
     }
 
     fn slack(&self, e: Ep) -> Wide<N> {
@@ -272,7 +273,7 @@ impl<const N: usize> Matcher<N> {
             if y == x {
                 continue;
             }
-            let w2 = self.weights[tri(xi, y as usize)];
+            let w2 = self.weights[at(self.n, xi, y as usize)];
             if !w2.is_zero() && u.add(&self.dual[y as usize]) < w2 {
                 return false;
             }
@@ -296,7 +297,9 @@ impl<const N: usize> Matcher<N> {
             let list = std::mem::take(&mut self.pending[xi]);
             for (y, w) in list {
                 if self.alive[xi] && self.alive[y as usize] {
-                    self.weights[tri(xi, y as usize)] = w.double();
+                    let w2 = w.double();
+                    self.weights[at(self.n, xi, y as usize)] = w2;
+                    self.weights[at(self.n, y as usize, xi)] = w2;
                 }
             }
         }
@@ -349,7 +352,7 @@ impl<const N: usize> Matcher<N> {
                 if y == x || !self.alive[y as usize] {
                     continue;
                 }
-                let w2 = self.weights[tri(x as usize, y as usize)];
+                let w2 = self.weights[at(self.n, x as usize, y as usize)];
                 if w2.is_zero() {
                     continue;
                 }
@@ -394,7 +397,7 @@ impl<const N: usize> Matcher<N> {
                 if j <= i {
                     continue;
                 }
-                let w = self.weights[tri(i as usize, j as usize)];
+                let w = self.weights[at(self.n, i as usize, j as usize)];
                 if w.is_zero() {
                     if self.mate[i as usize] == j {
                         return Err(format!("zero edge matched {i}-{j}"));
@@ -524,7 +527,8 @@ impl<const N: usize> Matcher<N> {
                     let mut l = Vec::new();
                     for x in self.leaves_of(c) {
                         for &y in &self.alive_list {
-                            if y != x && !self.weights[tri(x as usize, y as usize)].is_zero() {
+                            if y != x && !self.weights[at(self.n, x as usize, y as usize)].is_zero()
+                            {
                                 l.push(Ep { from: x, to: y });
                             }
                         }
@@ -790,7 +794,7 @@ impl<const N: usize> Matcher<N> {
                 if w == v {
                     continue;
                 }
-                if self.weights[tri(v as usize, w as usize)].is_zero() {
+                if self.weights[at(self.n, v as usize, w as usize)].is_zero() {
                     continue;
                 }
                 let bv = self.inblossom[v as usize];
