@@ -4,6 +4,9 @@
 //!
 //! `cargo run --release -p flagfall-analysis --example compare -- FILE [--no-chasolver]`
 
+#[path = "../tests/support/corpus.rs"]
+mod corpus;
+
 use std::str::FromStr;
 use std::time::{Duration, Instant};
 
@@ -18,7 +21,24 @@ fn main() {
     };
     let with_cha = !args.iter().any(|a| a == "--no-chasolver");
     let verbose = args.iter().any(|a| a == "--verbose");
-    let text = std::fs::read_to_string(path).expect("read file");
+    let text = if path == "--corpus" {
+        corpus::corpus(0x5eed_2026, 1)
+            .into_iter()
+            .map(|q| {
+                format!(
+                    "{}\t{}\n",
+                    q.fen,
+                    if q.winner.is_white() {
+                        "white"
+                    } else {
+                        "black"
+                    }
+                )
+            })
+            .collect()
+    } else {
+        std::fs::read_to_string(path).expect("read file")
+    };
     let mut queries: Vec<(String, Color, Option<bool>)> = Vec::new();
     for line in text.lines() {
         if line.trim().is_empty() || line.starts_with('#') {

@@ -136,6 +136,10 @@ const QUICK_CAP: u64 = 400;
 /// The capped deep search: budgets up to this, node cap per iteration and budget unit.
 const DEEP_BUDGET: u16 = 40;
 const DEEP_CAP: u64 = 8_000;
+/// Positions with at most this many pieces (kings included) get the breadth-first phase.
+const BFS_MAX_PIECES: usize = 4;
+/// Most positions the breadth-first phase stores.
+const BFS_NODES: u64 = 300_000;
 /// Longest forced line followed before searching.
 const MAX_FORCED: usize = 64;
 
@@ -211,7 +215,22 @@ fn analyse(root: &Chess, winner: Color, limits: &Limits) -> Verdict {
         blockade::StaticVerdict::Unknown => {}
     }
 
-    // Phase 4: the full search, first with capped iterations (finds long helpmates along
+    // Phase 4: small material: breadth-first over the whole reachable set (shortest
+    // helpmate, or a proof once the set closes).
+    if pos.board().occupied().count() <= BFS_MAX_PIECES {
+        let budget = BFS_NODES.min(limits.nodes.saturating_sub(searcher.nodes) / 2);
+        match search::breadth_first(&pos, winner, budget) {
+            search::Outcome::Mate(line) => return finish(root, winner, [prefix, line].concat()),
+            search::Outcome::Exhausted => {
+                return Verdict::Unwinnable {
+                    reason: UnwinnableReason::Exhausted,
+                };
+            }
+            search::Outcome::Limit => searcher.nodes += budget,
+        }
+    }
+
+    // Phase 5: the full search, first with capped iterations (finds long helpmates along
     // cheap lines), then uncapped (can prove exhaustion), up to the node limit.
     searcher.set_node_limit(limits.nodes.saturating_mul(3) / 5);
     searcher.set_iteration_cap(DEEP_CAP);

@@ -256,19 +256,16 @@ impl Searcher {
         }
         scored.sort_unstable_by_key(|&(c, o, _)| (c, o));
         for (cost, _, m) in scored {
-            // After a progress move, the reply's plain move is free too (so that a run of
-            // progress moves by one side costs nothing while the other side waits).
-            let paid = if prev_free && cost == NORMAL {
+            // After a progress move by the winner, the loser's plain reply is free too (so
+            // that a run of winner's progress moves costs nothing while the loser waits).
+            let paid = if prev_free && !winner_moves && cost == NORMAL {
                 FREE
             } else {
                 cost
             };
             if paid > budget {
                 self.cut = true;
-                if !prev_free {
-                    break;
-                }
-                continue;
+                break;
             }
             let mut child = pos.clone();
             child.play_unchecked(m);
@@ -416,4 +413,55 @@ fn role_value(role: Role) -> i32 {
         Role::Queen => 9,
         Role::King => 0,
     }
+}
+
+/// Breadth-first search over every position reachable from `root`, with exact position
+/// identities: returns the shortest helpmate, proves exhaustion when the reachable set
+/// closes, or gives up after `node_limit` distinct positions. Best on small material,
+/// where the reachable set is small and a helpmate may be long.
+pub(crate) fn breadth_first(root: &Chess, winner: Color, node_limit: u64) -> Outcome {
+    let mut seen: rustc_hash::FxHashSet<Key> = rustc_hash::FxHashSet::default();
+    seen.insert(Key::of(root));
+    // Parent index and move for every position found (root has no entry).
+    let mut tree: Vec<(u32, Move)> = Vec::new();
+    let mut frontier: Vec<(Chess, u32)> = vec![(root.clone(), u32::MAX)];
+    while !frontier.is_empty() {
+        let mut next = Vec::new();
+        for (pos, idx) in frontier {
+            let moves = pos.legal_moves();
+            if moves.is_empty() {
+                if pos.turn() != winner && pos.is_check() {
+                    return Outcome::Mate(reconstruct(&tree, idx));
+                }
+                continue;
+            }
+            if material::fide_material_cannot_mate(pos.board(), winner) {
+                continue;
+            }
+            for m in moves {
+                let mut child = pos.clone();
+                child.play_unchecked(m);
+                if seen.insert(Key::of(&child)) {
+                    if tree.len() as u64 >= node_limit {
+                        return Outcome::Limit;
+                    }
+                    tree.push((idx, m));
+                    next.push((child, (tree.len() - 1) as u32));
+                }
+            }
+        }
+        frontier = next;
+    }
+    Outcome::Exhausted
+}
+
+fn reconstruct(tree: &[(u32, Move)], mut idx: u32) -> Vec<Move> {
+    let mut line = Vec::new();
+    while idx != u32::MAX {
+        let (parent, m) = tree[idx as usize];
+        line.push(m);
+        idx = parent;
+    }
+    line.reverse();
+    line
 }

@@ -90,7 +90,9 @@ fn scatter(rng: &mut Rng, board: &mut Board, pieces: &[Piece]) -> bool {
         if p.role == Role::Pawn {
             free &= !Bitboard::BACKRANKS;
         }
-        let Some(sq) = random_square(rng, free) else { return false };
+        let Some(sq) = random_square(rng, free) else {
+            return false;
+        };
         board.set_piece_at(sq, p);
     }
     true
@@ -103,10 +105,20 @@ fn setup_of(board: Board, turn: Color) -> Setup {
     s
 }
 
-const ROLES: [Role; 5] = [Role::Pawn, Role::Knight, Role::Bishop, Role::Rook, Role::Queen];
+const ROLES: [Role; 5] = [
+    Role::Pawn,
+    Role::Knight,
+    Role::Bishop,
+    Role::Rook,
+    Role::Queen,
+];
 
 fn random_color(rng: &mut Rng) -> Color {
-    if rng.chance(50) { Color::White } else { Color::Black }
+    if rng.chance(50) {
+        Color::White
+    } else {
+        Color::Black
+    }
 }
 
 /// Locked pawn wall: on most files a white pawn directly below a black pawn.
@@ -135,8 +147,10 @@ fn locked_wall(rng: &mut Rng) -> Option<Chess> {
         pieces.push(role.of(c));
     }
     // Kings on their own side of the wall most of the time.
-    let south = Bitboard::from_rank(shakmaty::Rank::First) | Bitboard::from_rank(shakmaty::Rank::Second);
-    let north = Bitboard::from_rank(shakmaty::Rank::Eighth) | Bitboard::from_rank(shakmaty::Rank::Seventh);
+    let south =
+        Bitboard::from_rank(shakmaty::Rank::First) | Bitboard::from_rank(shakmaty::Rank::Second);
+    let north =
+        Bitboard::from_rank(shakmaty::Rank::Eighth) | Bitboard::from_rank(shakmaty::Rank::Seventh);
     for p in pieces {
         let zone = match (p.role, p.color, rng.chance(85)) {
             (_, Color::White, true) => south,
@@ -165,15 +179,24 @@ fn small_endgame(rng: &mut Rng, extra: u64) -> Option<Chess> {
 fn same_coloured_bishops(rng: &mut Rng) -> Option<Chess> {
     let mut board = Board::empty();
     scatter(rng, &mut board, &[Color::White.king(), Color::Black.king()]);
-    let colour = if rng.chance(50) { Bitboard::DARK_SQUARES } else { Bitboard::LIGHT_SQUARES };
+    let colour = if rng.chance(50) {
+        Bitboard::DARK_SQUARES
+    } else {
+        Bitboard::LIGHT_SQUARES
+    };
     for _ in 0..1 + rng.below(4) {
         let sq = random_square(rng, colour & !board.occupied())?;
         board.set_piece_at(sq, Role::Bishop.of(random_color(rng)));
     }
     // Sometimes a pawn or a knight, which may or may not make a mate possible.
     if rng.chance(30) {
-        let role = if rng.chance(50) { Role::Pawn } else { Role::Knight };
-        scatter(rng, &mut board, &[role.of(random_color(rng))]);
+        let role = if rng.chance(50) {
+            Role::Pawn
+        } else {
+            Role::Knight
+        };
+        let c = random_color(rng);
+        scatter(rng, &mut board, &[role.of(c)]);
     }
     accept(setup_of(board, random_color(rng)))
 }
@@ -182,7 +205,7 @@ fn same_coloured_bishops(rng: &mut Rng) -> Option<Chess> {
 pub fn corpus(seed: u64, scale: usize) -> Vec<Query> {
     let mut rng = Rng::new(seed);
     let mut out = Vec::new();
-    let mut push = |out: &mut Vec<Query>, family, pos: &Chess, winner| {
+    let push = |out: &mut Vec<Query>, family, pos: &Chess, winner| {
         out.push(Query {
             family,
             fen: fen_of(pos),
