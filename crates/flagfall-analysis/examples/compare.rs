@@ -25,26 +25,26 @@ fn main() {
         corpus::corpus(0x5eed_2026, 1)
             .into_iter()
             .map(|q| {
-                format!(
-                    "{}\t{}\n",
-                    q.fen,
-                    if q.winner.is_white() {
-                        "white"
-                    } else {
-                        "black"
-                    }
-                )
+                let who = if q.winner.is_white() {
+                    "white"
+                } else {
+                    "black"
+                };
+                format!("{}\t{who}\t{}\n", q.fen, q.family)
             })
             .collect()
     } else {
         std::fs::read_to_string(path).expect("read file")
     };
     let mut queries: Vec<(String, Color, Option<bool>)> = Vec::new();
+    let mut families: Vec<String> = Vec::new();
     for line in text.lines() {
         if line.trim().is_empty() || line.starts_with('#') {
             continue;
         }
         if let Some((fen, who)) = line.split_once('\t') {
+            let (who, family) = who.split_once('\t').unwrap_or((who, "file"));
+            families.push(family.to_string());
             let c = if who.trim() == "white" {
                 Color::White
             } else {
@@ -54,6 +54,8 @@ fn main() {
         } else {
             let (class, fen) = line.split_at(2);
             let b = class.as_bytes();
+            families.push("file".to_string());
+            families.push("file".to_string());
             queries.push((fen.trim().to_string(), Color::White, Some(b[0] == b'W')));
             queries.push((fen.trim().to_string(), Color::Black, Some(b[1] == b'B')));
         }
@@ -67,15 +69,25 @@ fn main() {
         .position(|a| a == "--every")
         .map_or(1, |i| args[i + 1].parse().expect("--every N"));
     let queries: Vec<_> = queries.into_iter().step_by(skip).collect();
+    let families: Vec<String> = families.into_iter().step_by(skip).collect();
+    // family -> (queries, flagfall time, flagfall undetermined, chasolver time)
+    let mut per_family: std::collections::BTreeMap<String, (usize, Duration, usize, Duration)> =
+        Default::default();
     let (mut ff_time, mut cha_time) = (Duration::ZERO, Duration::ZERO);
     let (mut ff_und, mut cha_und, mut wrong, mut disagree) = (0, 0, 0, 0);
     let mut worst: Vec<(Duration, String, Color)> = Vec::new();
-    for (fen, winner, expected) in &queries {
+    for (qi, (fen, winner, expected)) in queries.iter().enumerate() {
+        let fam = per_family.entry(families[qi].clone()).or_default();
+        fam.0 += 1;
         let setup = fen.parse::<Fen>().expect("fen").into_setup();
         let t = Instant::now();
         let v = can_checkmate(&setup, *winner, &limits);
         let dt = t.elapsed();
         ff_time += dt;
+        fam.1 += dt;
+        if matches!(v, Verdict::Undetermined { .. }) {
+            fam.2 += 1;
+        }
         if verbose && dt.as_millis() > 50 {
             println!(
                 "SLOW {:.1} ms {fen} {winner:?} {v:?}",
@@ -110,6 +122,7 @@ fn main() {
             let t = Instant::now();
             let r = chasolver::winnability(&board, c);
             cha_time += t.elapsed();
+            fam.3 += t.elapsed();
             let cha = match r {
                 Some(chasolver::Winnability::Winnable { .. }) => Some(true),
                 Some(chasolver::Winnability::Unwinnable) => Some(false),
@@ -118,6 +131,9 @@ fn main() {
                     None
                 }
             };
+            if verbose && ff.is_none() {
+                println!("UNDET-CHA {fen} {winner:?} chasolver {cha:?}");
+            }
             if let (Some(a), Some(b)) = (cha, ff)
                 && a != b
             {
@@ -125,6 +141,13 @@ fn main() {
                 println!("DISAGREE {fen} {winner:?} chasolver {a} flagfall {b}");
             }
         }
+    }
+    for (name, (n, ff, und, cha)) in &per_family {
+        println!(
+            "family {name:<11} queries {n:>5}  flagfall {:>9.3} s (undetermined {und:>3})  chasolver {:>7.3} s",
+            ff.as_secs_f64(),
+            cha.as_secs_f64()
+        );
     }
     worst.sort_by_key(|w| std::cmp::Reverse(w.0));
     for (d, fen, c) in worst.iter().take(8) {

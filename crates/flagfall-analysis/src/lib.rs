@@ -8,6 +8,25 @@
 //!   helpmate.
 //!
 //! The public contract below is what `flagfall-game` calls; keep it stable.
+//!
+//! How [`can_checkmate`] decides, cheapest first:
+//! 1. game already over; material that can never mate ([`material::fide_material_verdict`]);
+//! 2. forced moves are played out (a forced cycle is a proof of unwinnability);
+//! 3. a quick helpmate search along cheap lines (`search`, target-directed: the loser's king
+//!    heads for a corner, the winner's king for the square that covers it, captures,
+//!    passed-pawn pushes and promotions are free; mate in one is always tried);
+//! 4. the semi-static blockade analysis (`blockade`): locked pawns, confined pieces,
+//!    permanently guarded squares, and an exact blocker matching for the mating net;
+//! 5. with at most four pieces, a breadth-first search of the whole reachable set;
+//! 6. the helpmate search with larger budgets, finally uncapped, which proves
+//!    unwinnability when an iteration visits every reachable position without a cut.
+//!
+//! Every witness is replayed before it is returned; an answer is `Undetermined` only when
+//! the node limit ([`Limits::nodes`]) is spent.
+//!
+//! Known gap: some material balances that are unwinnable by a theorem rather than by
+//! search (e.g. K+B v K+R, K+N v K+Q) are not encoded yet, so with large boards of
+//! reachable positions they end `Undetermined` (never a wrong answer).
 
 pub mod assistant;
 pub mod material;
@@ -23,7 +42,8 @@ use shakmaty::{
 /// Limits on the search; when one is hit the verdict is [`Verdict::Undetermined`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Limits {
-    /// Maximum number of positions visited.
+    /// Maximum number of positions visited by the searches (all phases together). With
+    /// the default, a hard query takes about a second.
     pub nodes: u64,
 }
 
