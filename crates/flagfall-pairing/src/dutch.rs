@@ -180,6 +180,22 @@ impl DutchInput {
     pub fn from_trf(trf: &Trf) -> Result<Self, PairingError> {
         let total_rounds = trf.total_rounds.ok_or(PairingError::MissingTotalRounds)?;
         let bad = |m: String| PairingError::InvalidInput(m);
+        // Lines that would change the pairing but that this engine does not implement:
+        // accelerations, forbidden pairs, pre-set byes, other point systems, teams.
+        const UNSUPPORTED: [&str; 15] = [
+            "XXA", "250", "XXP", "260", "240", "162", "299", "BBW", "BBD", "BBL", "BBZ", "BBF",
+            "BBU", "013", "310",
+        ];
+        if let Some(h) = trf
+            .headers
+            .iter()
+            .find(|h| UNSUPPORTED.contains(&h.tag.as_str()))
+        {
+            return Err(bad(format!(
+                "the {} line (accelerations, forbidden pairs, byes, point systems or teams) is not supported by the Dutch engine",
+                h.tag
+            )));
+        }
         // K: the last column with a game, a forfeit or a PAB; also at least (last column
         // with any entry) - 1 (an entry in column K+1 is an absence for round K+1).
         let mut completed = 0u32;

@@ -237,6 +237,12 @@ fn dutch_input_rejects_inconsistent_files() {
         .expect_err("contradiction");
     assert!(e.to_string().contains("contradicts"), "{e}");
 
+    let accelerated = p(
+        "XXA    1  1.0\n001    1      A                                 2000                             0.0    1\n",
+    );
+    let e = DutchInput::from_trf(&Trf::parse(&accelerated).expect("parses")).expect_err("XXA");
+    assert!(e.to_string().contains("the XXA line"), "{e}");
+
     let no_rounds = "001    1      A                                 2000                             0.0    1\n";
     let e = DutchInput::from_trf(&Trf::parse(no_rounds).expect("parses")).expect_err("no XXR");
     assert_eq!(e, PairingError::MissingTotalRounds);
