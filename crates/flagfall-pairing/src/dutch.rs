@@ -12,12 +12,19 @@
 //!
 //! Like bbpPairings, this engine expresses every criterion as a group of bits of one
 //! edge weight, highest priority in the highest bits, and lets a maximum-weight matching
-//! choose among all pairings at once ([`matching`]). It goes through the brackets from
+//! choose among all pairings at once (module `matching`). It goes through the brackets from
 //! the top: for each bracket it fixes which moved-down players are paired and with whom,
 //! then which residents are exchanged between S1 and S2, then the S1 opponents, each time
 //! by raising one edge weight and asking the matcher whether the optimum still uses it.
 //! This reproduces bbpPairings' tie-breaking exactly (the choice it makes where the rules
 //! leave several equivalent pairings), which is what the conformance cases check.
+//!
+//! Criterion labels (C1-C21, B.3-B.5, E.1-E.5) are those of the 2016 text of C.04.3,
+//! which bbpPairings' source also uses; the 2025 text (applied from 1 July 2025)
+//! renumbers the articles (1.x definitions, then the pairing process and criteria); the
+//! criteria implemented are the ones bbpPairings implements for that text, including
+//! the PAB rule on unplayed games (C9 in bbpPairings' numbering) and the downfloat for
+//! points scored without playing (2025 art. 1.4.3).
 //!
 //! Interpretations copied from bbpPairings (see `tests/data/dutch/README.md`):
 //!
@@ -26,7 +33,7 @@
 //! * a forfeited game does not count as played: it gives no colour and does not forbid a
 //!   rematch (C.04.3 A.6 / C1);
 //! * half-point byes, full-point byes, the PAB and forfeit wins count as downfloats
-//!   (a point scored without playing); zero-point byes are no float (C.04.3 A.4);
+//!   (points scored without playing, 2025 art. 1.4.3); zero-point byes are no float;
 //! * in the final round two players with the same absolute colour preference may meet
 //!   if either scores more than half the maximum (C.04.3 C3);
 //! * the effective pairing number (colour allocation parity, ties) skips players who are
