@@ -411,22 +411,27 @@ pub(crate) enum StaticVerdict {
     Unknown,
 }
 
-/// Runs the blockade analysis for `winner` on `board`.
+/// Runs the blockade analysis for `winner` on `board`. Also returns the region the
+/// loser's king may ever reach (over-approximated), which guides the search.
 pub(crate) fn analyse(
     board: &Board,
     ep_square: Option<Square>,
     turn: Color,
     winner: Color,
-) -> StaticVerdict {
+) -> (StaticVerdict, Bitboard) {
     let mut b = Blockade::new(board, ep_square, turn);
     b.saturate();
-    if b.mate_possible(winner) {
+    let region = board
+        .king_of(!winner)
+        .map_or(Bitboard::FULL, |k| b.reach[k.to_usize()]);
+    let verdict = if b.mate_possible(winner) {
         StaticVerdict::Unknown
     } else if b.pawns_locked() && board.pawns().any() {
         StaticVerdict::UnwinnableLocked
     } else {
         StaticVerdict::Unwinnable
-    }
+    };
+    (verdict, region)
 }
 
 #[cfg(test)]
@@ -436,7 +441,7 @@ mod tests {
 
     fn run(fen: &str, winner: Color) -> StaticVerdict {
         let setup = fen.parse::<Fen>().expect("fen").into_setup();
-        analyse(&setup.board, setup.ep_square, setup.turn, winner)
+        analyse(&setup.board, setup.ep_square, setup.turn, winner).0
     }
 
     #[test]

@@ -216,12 +216,14 @@ fn analyse(root: &Chess, winner: Color, limits: &Limits) -> Verdict {
     }
 
     // Phase 3: semi-static blockade analysis.
-    match blockade::analyse(
+    let (static_verdict, region) = blockade::analyse(
         pos.board(),
         pos.ep_square(EnPassantMode::Legal),
         pos.turn(),
         winner,
-    ) {
+    );
+    searcher.retarget(&pos, region);
+    match static_verdict {
         blockade::StaticVerdict::UnwinnableLocked => {
             return Verdict::Unwinnable {
                 reason: UnwinnableReason::LockedPawns,

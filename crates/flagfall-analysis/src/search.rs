@@ -83,7 +83,7 @@ impl Targets {
     /// The corner nearest to the loser's king among those of the right colour: when the
     /// winner's only long-range mating force is bishops of one colour, the corner of that
     /// colour (a bishop mates in the corner of its own colour).
-    fn for_position(pos: &Chess, winner: Color) -> Targets {
+    fn for_position(pos: &Chess, winner: Color, region: Bitboard) -> Targets {
         let b = pos.board();
         let ours = b.by_color(winner);
         let bishops = ours & b.bishops();
@@ -99,6 +99,10 @@ impl Targets {
         } else {
             Bitboard::CORNERS
         };
+        // Only corners the loser's king can ever reach (king region of the blockade
+        // analysis), when there are any.
+        let reachable = allowed & region;
+        let allowed = if reachable.any() { reachable } else { allowed };
         let king = b.king_of(!winner).unwrap_or(Square::E8);
         let corner = allowed
             .into_iter()
@@ -158,6 +162,11 @@ impl Searcher {
         }
     }
 
+    /// Re-chooses the target squares knowing the loser's king region.
+    pub(crate) fn retarget(&mut self, root: &Chess, region: Bitboard) {
+        self.targets = Some(Targets::for_position(root, self.winner, region));
+    }
+
     pub(crate) fn set_node_limit(&mut self, limit: u64) {
         self.node_limit = limit;
         self.aborted = false;
@@ -172,7 +181,7 @@ impl Searcher {
     /// Iterative deepening over budgets `from..=to`.
     pub(crate) fn deepen(&mut self, root: &Chess, from: u16, to: u16) -> Outcome {
         if self.targets.is_none() {
-            self.targets = Some(Targets::for_position(root, self.winner));
+            self.targets = Some(Targets::for_position(root, self.winner, Bitboard::FULL));
         }
         for budget in from..=to {
             self.cut = false;
@@ -257,8 +266,9 @@ impl Searcher {
         scored.sort_unstable_by_key(|&(c, o, _)| (c, o));
         for (cost, _, m) in scored {
             // After a progress move by the winner, the loser's plain reply is free too (so
-            // that a run of winner's progress moves costs nothing while the loser waits).
-            let paid = if prev_free && !winner_moves && cost == NORMAL {
+            // that a run of winner's progress moves costs nothing while the loser waits);
+            // after the loser's king stepped towards its corner, the winner may wait freely.
+            let paid = if prev_free && cost == NORMAL {
                 FREE
             } else {
                 cost
@@ -270,7 +280,8 @@ impl Searcher {
             let mut child = pos.clone();
             child.play_unchecked(m);
             self.line.push(m);
-            if self.node(&child, budget - paid, cap, cost == FREE) {
+            let progress = cost == FREE && (winner_moves || m.role() == Role::King);
+            if self.node(&child, budget - paid, cap, progress) {
                 return true;
             }
             self.line.pop();
