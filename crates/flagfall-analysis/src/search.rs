@@ -136,6 +136,9 @@ pub(crate) struct Searcher {
     cut: bool,
     aborted: bool,
     targets: Option<Targets>,
+    /// Varies the order of equally ranked moves from one capped iteration to the next, so
+    /// that successive iterations do not spend their cap on the same first lines.
+    salt: u32,
 }
 
 /// Longest line searched (free moves can chain); deeper nodes count as cut.
@@ -159,6 +162,7 @@ impl Searcher {
             cut: false,
             aborted: false,
             targets: None,
+            salt: 0,
         }
     }
 
@@ -187,6 +191,7 @@ impl Searcher {
             self.cut = false;
             self.line.clear();
             self.iteration_nodes = 0;
+            self.salt = self.salt.wrapping_add(0x9e37_79b9);
             let cap = self.iteration_cap.saturating_mul(u64::from(budget) + 1);
             // Entries from a previous iteration may describe subtrees that were cut short
             // without this iteration knowing: start each iteration with an empty table.
@@ -244,7 +249,8 @@ impl Searcher {
         let their_king = board.king_of(!us);
         let our_king = board.king_of(us);
         // Score each move: (cost, ordering key), lower first.
-        let mut scored: Vec<(u16, i32, Move)> = Vec::with_capacity(moves.len());
+        let mut scored: Vec<(u16, i32, u32, Move)> = Vec::with_capacity(moves.len());
+        let salt = self.salt;
         for m in moves {
             let (cost, order) = if winner_moves {
                 let check = gives_check(pos, &m, their_king);
@@ -261,10 +267,10 @@ impl Searcher {
             } else {
                 classify_loser(pos, &m, our_king, &targets)
             };
-            scored.push((cost, order, m));
+            scored.push((cost, order, tiebreak(&m, salt), m));
         }
-        scored.sort_unstable_by_key(|&(c, o, _)| (c, o));
-        for (cost, _, m) in scored {
+        scored.sort_unstable_by_key(|&(c, o, t, _)| (c, o, t));
+        for (cost, _, _, m) in scored {
             // After a progress move by the winner, the loser's plain reply is free too (so
             // that a run of winner's progress moves costs nothing while the loser waits);
             // after the loser's king stepped towards its corner, the winner may wait freely.
@@ -291,6 +297,13 @@ impl Searcher {
         }
         false
     }
+}
+
+/// Pseudo-random rank of a move for a given salt (a multiplicative hash).
+fn tiebreak(m: &Move, salt: u32) -> u32 {
+    let from = m.from().map_or(64, |s| s as u32);
+    let key = (from << 6 | m.to() as u32) ^ salt;
+    key.wrapping_mul(0x2545_f491) >> 8
 }
 
 fn gives_check(pos: &Chess, m: &Move, their_king: Option<Square>) -> bool {
