@@ -25,43 +25,73 @@ pub fn us_chess_has_mating_material(board: &Board, color: Color) -> bool {
     true
 }
 
-/// Why a side's material alone rules out any mate (see [`fide_material_cannot_mate`]).
+/// Why a side's material alone rules out any mate (see [`fide_material_verdict`]).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum MaterialVerdict {
     /// The side has only its king: a king never gives check.
     BareKing,
-    /// A lone knight against a lone king (the knight is the only piece on the board
-    /// besides the kings), a dead position under FIDE Art. 5.2.2 / 9.6.2.
+    /// A lone knight against a king with nothing but queens (possibly none).
     LoneKnight,
-    /// Every piece besides the kings is a bishop, all on squares of one colour: a bishop
-    /// checks only from and onto that colour, and the king always keeps a flight square
-    /// of the other colour that no bishop can guard or block (the standard dead-position
-    /// case of Art. 5.2.2, e.g. K+B v K+B with same-coloured bishops).
+    /// Bishops of one square colour against rooks, queens and bishops of that colour.
     SameColouredBishops,
 }
 
-/// Material so thin that no series of legal moves lets `winner` mate, whatever the
-/// opponent does. Sound for any placement of the pieces, legal or not: it looks only at
-/// the material, never at the squares (except the bishops' colour).
+/// Material that can never mate, whatever the placement and whatever the opponent does.
+/// Sound for any placement of the pieces (it looks only at the material and the bishops'
+/// square colours). Our own proofs (Art. 5.2.2 dead positions, fide-b3 A.5.3):
 ///
-/// Deliberately narrow: K+N v K+anything-else, K+B v K+N, K+B v K+P and the like are
-/// *not* covered here because a helpmate may exist (the opponent's own pieces can box its
-/// king in); those go to the search.
+/// - **Bare king**: a king never gives check.
+/// - **Lone knight v king and queens** (no pawns, nothing else): say the knight on `k+(a,b)`
+///   checks the king on `k` (|a|,|b| = 1,2 in some order). The orthogonal neighbours
+///   `k+(sgn a,0)` and `k+(0,sgn b)` are on the board and not guarded by the knight; a queen
+///   on either attacks the knight (directly, or through the other neighbour on that line,
+///   which could only hold another queen, which then attacks it), and with no enemy slider
+///   nothing is pinned and the check is single, so the queen takes the knight. Without
+///   queens there, the winner's king would have to guard both squares, and the only squares
+///   next to both are `k` and a square next to `k`, where it cannot stand. So the king
+///   escapes: never mate.
+/// - **Same-coloured bishops v rooks, queens and bishops of that colour** (no pawns, no
+///   knights): a bishop check on `k` comes from direction `d`, through `s = k+d`. The two
+///   orthogonal neighbours `k+(dx,0)`, `k+(0,dy)` are on the board and of the other colour,
+///   so only the winner's king can guard them, and it cannot guard both (same argument as
+///   above). So one of them is free or holds one of the loser's rooks or queens (the
+///   loser's bishops cannot stand there); that piece reaches `s` in one orthogonal step
+///   and takes the bishop or blocks the check. It is not pinned (the winner has no rook or
+///   queen), and the check is single: a discovered double check by two bishops is
+///   impossible, because a bishop leaving one diagonal of `k` moves parallel to the other.
+///   So the check is always parried or escaped: never mate. This contains K+B v K and
+///   K+B v K+B with same-coloured bishops.
 pub fn fide_material_verdict(board: &Board, winner: Color) -> Option<MaterialVerdict> {
     let ours = board.by_color(winner);
+    let theirs = board.by_color(!winner);
     let our_non_king = ours & !board.kings();
     if our_non_king.is_empty() {
         return Some(MaterialVerdict::BareKing);
     }
-    let non_kings = board.occupied() & !board.kings();
-    if non_kings == our_non_king && non_kings.count() == 1 && (non_kings & board.knights()).any() {
+    let their_non_king = theirs & !board.kings();
+    if board.pawns().is_empty()
+        && our_non_king.count() == 1
+        && (our_non_king & board.knights()).any()
+        && their_non_king.is_subset(board.queens())
+    {
         return Some(MaterialVerdict::LoneKnight);
     }
-    if non_kings == non_kings & board.bishops()
-        && (non_kings.is_subset(Bitboard::DARK_SQUARES)
-            || non_kings.is_subset(Bitboard::LIGHT_SQUARES))
+    if board.pawns().is_empty()
+        && board.knights().is_empty()
+        && our_non_king.is_subset(board.bishops())
     {
-        return Some(MaterialVerdict::SameColouredBishops);
+        let colour = if our_non_king.is_subset(Bitboard::DARK_SQUARES) {
+            Some(Bitboard::DARK_SQUARES)
+        } else if our_non_king.is_subset(Bitboard::LIGHT_SQUARES) {
+            Some(Bitboard::LIGHT_SQUARES)
+        } else {
+            None
+        };
+        if let Some(colour) = colour
+            && (their_non_king & board.bishops()).is_subset(colour)
+        {
+            return Some(MaterialVerdict::SameColouredBishops);
+        }
     }
     None
 }
@@ -147,6 +177,23 @@ mod tests {
         assert_eq!(v("5b1k/8/8/8/8/8/8/KB6 w - - 0 1", Color::White), None);
         // K+N v K+N: a helpmate exists.
         assert_eq!(v("6nk/8/8/8/8/8/8/KN6 w - - 0 1", Color::White), None);
+        // K+N v K+Q and K+B v K+R (chasolver agrees: unwinnable).
+        assert_eq!(
+            v("q7/8/8/8/8/3K1N2/k7/8 w - - 0 1", Color::White),
+            Some(LoneKnight)
+        );
+        assert_eq!(
+            v("5r1k/8/8/3K4/1B6/8/8/8 w - - 0 1", Color::White),
+            Some(SameColouredBishops)
+        );
+        assert_eq!(
+            v("8/3r4/8/5B2/7k/2K5/2B5/8 w - - 0 1", Color::White),
+            Some(SameColouredBishops)
+        );
+        // ...but not K+N v K+R, nor K+B v K+R+N, nor K+B v K+R+opposite bishop.
+        assert_eq!(v("r7/8/8/8/8/3K1N2/k7/8 w - - 0 1", Color::White), None);
+        assert_eq!(v("5rnk/8/8/3K4/1B6/8/8/8 w - - 0 1", Color::White), None);
+        assert_eq!(v("4br1k/8/8/3K4/1B6/8/8/8 w - - 0 1", Color::White), None);
         // K+B v K+P: a helpmate exists (fide-b3 A.5.3 example in RULES.md section 3).
         assert_eq!(v("7k/7p/8/8/8/8/8/KB6 w - - 0 1", Color::White), None);
     }
