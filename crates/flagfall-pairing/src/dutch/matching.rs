@@ -177,6 +177,7 @@ impl<const N: usize> Matcher<N> {
         self.weights[at(self.n, i as usize, j as usize)]
     }
 
+    #[inline]
     fn slack(&self, e: Ep) -> Wide<N> {
         let s = self.dual[e.from as usize].add(&self.dual[e.to as usize]);
         let w2 = self.w2(e.from, e.to);
@@ -809,23 +810,28 @@ impl<const N: usize> Matcher<N> {
     /// Grow the forest from the queued S-vertices; true if the matching changed.
     fn scan_queue(&mut self) -> bool {
         while let Some(v) = self.queue.pop() {
+            let dv = self.dual[v as usize];
+            let row = at(self.n, v as usize, 0);
             for k in 0..self.alive_list.len() {
                 let w = self.alive_list[k];
-                if w == v {
-                    continue;
-                }
-                if self.weights[at(self.n, v as usize, w as usize)].is_zero() {
+                let wi = w as usize;
+                let w2 = self.weights[row + wi];
+                if w == v || w2.is_zero() {
                     continue;
                 }
                 let bv = self.inblossom[v as usize];
-                let bw = self.inblossom[w as usize];
+                let bw = self.inblossom[wi];
                 if bv == bw {
                     continue;
                 }
+                let (bvi, bwi) = (bv as usize, bw as usize);
+                // A vertex already labelled T needs nothing from this edge.
+                if self.label[bwi] == 2 && self.label[wi] != 0 {
+                    continue;
+                }
                 let e = Ep { from: v, to: w };
-                let kslack = self.slack(e);
-                let (bvi, bwi, wi) = (bv as usize, bw as usize, w as usize);
-                if kslack.is_zero() {
+                let sum = dv.add(&self.dual[wi]);
+                if sum == w2 {
                     if self.label[bwi] == 0 {
                         if self.mate[self.base[bwi] as usize] == NONE {
                             // An exposed vertex with dual 0: augment into it.
@@ -846,18 +852,23 @@ impl<const N: usize> Matcher<N> {
                             self.augment_side(w, v);
                             return true;
                         }
-                    } else if self.label[wi] == 0 {
+                    } else {
+                        // Inside a T-blossom, first reached through this edge.
                         self.label[wi] = 2;
                         self.labelend[wi] = e.flip();
                     }
-                } else if self.label[bwi] == 1 {
-                    if self.bestedge[bvi].is_none() || kslack < self.slack(self.bestedge[bvi]) {
-                        self.bestedge[bvi] = e;
+                } else {
+                    debug_assert!(sum > w2, "negative slack");
+                    let kslack = sum.sub(&w2);
+                    if self.label[bwi] == 1 {
+                        if self.bestedge[bvi].is_none() || kslack < self.slack(self.bestedge[bvi]) {
+                            self.bestedge[bvi] = e;
+                        }
+                    } else if self.label[wi] == 0
+                        && (self.bestedge[wi].is_none() || kslack < self.slack(self.bestedge[wi]))
+                    {
+                        self.bestedge[wi] = e;
                     }
-                } else if self.label[wi] == 0
-                    && (self.bestedge[wi].is_none() || kslack < self.slack(self.bestedge[wi]))
-                {
-                    self.bestedge[wi] = e;
                 }
             }
         }
