@@ -24,9 +24,9 @@
 //! Every witness is replayed before it is returned; an answer is `Undetermined` only when
 //! the node limit ([`Limits::nodes`]) is spent.
 //!
-//! Known gap: some material balances that are unwinnable by a theorem rather than by
-//! search (e.g. K+B v K+R, K+N v K+Q) are not encoded yet, so with large boards of
-//! reachable positions they end `Undetermined` (never a wrong answer).
+//! Known gap: some long helpmates with minor pieces (e.g. K+N v K+B, where the loser's
+//! bishop has to box its own king into a corner) are not found within the default node
+//! limit and end `Undetermined` (never a wrong answer); see BENCHMARKS.md.
 
 pub mod assistant;
 pub mod material;
