@@ -373,6 +373,12 @@ fn classify_winner(
             let gain = from.distance(k) as i32 - m.to().distance(k) as i32;
             if gain > 0 && m.role() == Role::Knight {
                 (FREE, -15)
+            } else if m.role() == Role::Bishop
+                && on_corner_diagonal(m.to(), targets.corner)
+                && !on_corner_diagonal(from, targets.corner)
+            {
+                // A bishop mates in the corner along the diagonal through it.
+                (FREE, -12)
             } else {
                 (NORMAL, -gain)
             }
@@ -414,6 +420,10 @@ fn classify_loser(
     }
     (NORMAL, 0)
 }
+fn on_corner_diagonal(sq: Square, corner: Square) -> bool {
+    attacks::bishop_attacks(corner, Bitboard::EMPTY).contains(sq)
+}
+
 /// No enemy pawn ahead of `sq` on its file or the adjacent files.
 fn is_passed(board: &shakmaty::Board, sq: Square, color: Color) -> bool {
     let file = sq.file() as i32;
