@@ -1,6 +1,7 @@
 //! Replay throughput: random legal games through the full arbiter (clock, board
 //! classification, repetition keys, status, claim windows) against plain shakmaty play
-//! of the same moves (UCI → legal move → play → game-over check), in the same run.
+//! of the same moves, in the same run: `shakmaty_play_only` (UCI → legal move → play)
+//! and `shakmaty_plain_play` (the same plus the game-over check a player needs).
 //!
 //! `cargo bench -p flagfall-game --bench replay`
 
@@ -24,6 +25,21 @@ fn bench(c: &mut Criterion) {
     let mut group = c.benchmark_group("replay");
     group.throughput(Throughput::Elements(plies));
     group.sample_size(20);
+    group.bench_function("shakmaty_play_only", |b| {
+        b.iter(|| {
+            let mut n = 0usize;
+            for g in &games {
+                let mut pos = Chess::default();
+                for m in &g.moves {
+                    let uci: UciMove = m.parse().expect("uci");
+                    let mv = uci.to_move(&pos).expect("legal");
+                    pos.play_unchecked(mv);
+                    n += 1;
+                }
+            }
+            black_box(n)
+        })
+    });
     group.bench_function("shakmaty_plain_play", |b| {
         b.iter(|| {
             let mut over = 0usize;

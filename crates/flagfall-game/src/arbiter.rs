@@ -36,8 +36,9 @@ struct Pending {
 pub struct Completed {
     pub at: u64,
     pub record: MoveRecord,
-    /// The position before the move.
-    pub before: Position,
+    /// The position before the move, kept for illegal moves only (a correct claim may
+    /// reinstate it); legal moves are never taken back.
+    pub before: Option<Box<Position>>,
     /// The event that completed it.
     pub event: usize,
 }
@@ -674,8 +675,9 @@ impl Game {
         let Some(pending) = self.pending.take() else {
             return;
         };
-        let before = std::mem::replace(&mut self.pos, pending.after);
         let legal = pending.record.legality.is_legal();
+        let previous = std::mem::replace(&mut self.pos, pending.after);
+        let before = (!legal).then(|| Box::new(previous));
         let reasons: Vec<IllegalReason> = pending.record.legality.reasons().to_vec();
         self.history.push(Completed {
             at,
@@ -1143,7 +1145,10 @@ impl Game {
                 let completed = self.history.drain(window.index..).next();
                 self.keys.truncate(window.index + 1);
                 let Some(completed) = completed else { return };
-                self.pos = completed.before.clone();
+                let Some(before) = completed.before.clone() else {
+                    return;
+                };
+                self.pos = *before;
                 self.pending = None;
                 self.watch_a54 = false;
                 self.adjacent_by = None;
