@@ -1543,107 +1543,57 @@ impl Game {
             .filter(|(p, k)| *p == player && *k == kind)
             .count() as u32
             + 1;
-        let step = ladder.step(nth);
-        if step != PenaltyStep::NotAnOffence {
-            self.offences.push((player, kind));
-        }
         let what = kind.name();
-        match step {
+        let (offender, opponent) = (name(player), name(!player));
+        // Each step: the time change it makes (whose clock, how much) and what it says.
+        let (change, text) = match ladder.step(nth) {
             PenaltyStep::NotAnOffence => {
-                self.refuse(
-                    at,
-                    event,
-                    &ladder.rule,
-                    Some(player),
-                    format!("{what} is not an offence under these rules"),
-                );
-            }
-            PenaltyStep::Warning => {
-                self.rule(
-                    at,
-                    event,
-                    RulingKind::Penalty,
-                    &ladder.rule,
-                    Some(player),
-                    None,
-                    format!("{} is warned ({what})", name(player)),
-                );
-            }
-            PenaltyStep::WarningOrMinuteIfFlagDown => {
-                if self.clock.remaining(at, player) <= 0 {
-                    let t = self.adjust(at, !player, MINUTE);
-                    self.rule(
-                        at,
-                        event,
-                        RulingKind::Penalty,
-                        &ladder.rule,
-                        Some(player),
-                        Some(t),
-                        format!(
-                            "{} is warned ({what}); the flag is down, so one minute to {}",
-                            name(player),
-                            name(!player)
-                        ),
-                    );
-                } else {
-                    self.rule(
-                        at,
-                        event,
-                        RulingKind::Penalty,
-                        &ladder.rule,
-                        Some(player),
-                        None,
-                        format!("{} is warned ({what})", name(player)),
-                    );
-                }
-            }
-            PenaltyStep::OpponentPlusMinute => {
-                let t = self.adjust(at, !player, MINUTE);
-                self.rule(
-                    at,
-                    event,
-                    RulingKind::Penalty,
-                    &ladder.rule,
-                    Some(player),
-                    Some(t),
-                    format!(
-                        "{what} by {}: one minute to {}",
-                        name(player),
-                        name(!player)
-                    ),
-                );
-            }
-            PenaltyStep::OffenderMinusMinute => {
-                let t = self.adjust(at, player, -MINUTE);
-                self.rule(
-                    at,
-                    event,
-                    RulingKind::Penalty,
-                    &ladder.rule,
-                    Some(player),
-                    Some(t),
-                    format!(
-                        "{what} by {}: one minute off {}'s clock",
-                        name(player),
-                        name(player)
-                    ),
-                );
+                let text = format!("{what} is not an offence under these rules");
+                self.refuse(at, event, &ladder.rule, Some(player), text);
+                return;
             }
             PenaltyStep::Forfeit => {
+                self.offences.push((player, kind));
                 self.finish(
                     at,
                     event,
                     GameResult::win_for(!player),
                     Reason::PenaltyForfeit,
                     &ladder.rule,
-                    format!(
-                        "{what} by {} again: {} forfeits",
-                        name(player),
-                        name(player)
-                    ),
+                    format!("{what} by {offender} again: {offender} forfeits"),
                 );
+                return;
             }
-        }
+            PenaltyStep::Warning => (None, format!("{offender} is warned ({what})")),
+            PenaltyStep::WarningOrMinuteIfFlagDown if self.clock.remaining(at, player) <= 0 => (
+                Some((!player, MINUTE)),
+                format!(
+                    "{offender} is warned ({what}); the flag is down, so one minute to {opponent}"
+                ),
+            ),
+            PenaltyStep::WarningOrMinuteIfFlagDown => {
+                (None, format!("{offender} is warned ({what})"))
+            }
+            PenaltyStep::OpponentPlusMinute => (
+                Some((!player, MINUTE)),
+                format!("{what} by {offender}: one minute to {opponent}"),
+            ),
+            PenaltyStep::OffenderMinusMinute => (
+                Some((player, -MINUTE)),
+                format!("{what} by {offender}: one minute off {offender}'s clock"),
+            ),
+        };
+        self.offences.push((player, kind));
+        let time = change.map(|(side, ms)| self.adjust(at, side, ms));
+        self.rule(
+            at,
+            event,
+            RulingKind::Penalty,
+            &ladder.rule,
+            Some(player),
+            time,
+            text,
+        );
     }
 
     fn on_result(&mut self, at: u64, event: usize, declared: Declared) {
