@@ -341,42 +341,8 @@ impl Game {
             (Action::Offer, Some(p)) => {
                 self.offer = Some(p);
             }
-            (Action::Accept, Some(p)) => {
-                if self.offer == Some(!p) {
-                    let rule = self.setup.ruleset.draws.agreement_rule.clone();
-                    self.finish(
-                        at,
-                        event,
-                        GameResult::Draw,
-                        Reason::Agreement,
-                        &rule,
-                        format!("{} accepts the draw offer", name(p)),
-                    );
-                } else {
-                    let rule = self.setup.ruleset.draws.agreement_rule.clone();
-                    self.refuse(
-                        at,
-                        event,
-                        &rule,
-                        Some(p),
-                        "no draw offer by the opponent stands".to_string(),
-                    );
-                }
-            }
-            (Action::Decline, Some(p)) => {
-                if self.offer == Some(!p) {
-                    self.offer = None;
-                } else {
-                    let rule = self.setup.ruleset.draws.agreement_rule.clone();
-                    self.refuse(
-                        at,
-                        event,
-                        &rule,
-                        Some(p),
-                        "no draw offer by the opponent stands".to_string(),
-                    );
-                }
-            }
+            (Action::Accept, Some(p)) => self.on_answer(at, event, p, true),
+            (Action::Decline, Some(p)) => self.on_answer(at, event, p, false),
             (Action::Resign, Some(p)) => {
                 let rule = self.setup.ruleset.results.resignation_rule.clone();
                 self.finish(
@@ -474,6 +440,20 @@ impl Game {
                 name(offender)
             ),
         );
+    }
+
+    /// Accept or decline the opponent's standing draw offer.
+    fn on_answer(&mut self, at: u64, event: usize, p: Color, accept: bool) {
+        let rule = self.setup.ruleset.draws.agreement_rule.clone();
+        if self.offer != Some(!p) {
+            let text = "no draw offer by the opponent stands".to_string();
+            self.refuse(at, event, &rule, Some(p), text);
+        } else if accept {
+            let text = format!("{} accepts the draw offer", name(p));
+            self.finish(at, event, GameResult::Draw, Reason::Agreement, &rule, text);
+        } else {
+            self.offer = None;
+        }
     }
 
     fn check_auto_flag(&mut self, at: u64, event: usize) {
