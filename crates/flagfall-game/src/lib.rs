@@ -79,6 +79,16 @@ pub fn replay_observed(script: &Script, mut observe: impl FnMut(&Game, usize)) -
         if consumed[i] {
             continue;
         }
+        if let Some(j) = stalemate_at_the_same_moment(&game, events, i, &consumed) {
+            // The stalemate stands even if a fallen flag is claimed at the same moment
+            // (blitz-2006 8a; applied in every ruleset, docs/arbiter.md).
+            consumed[j] = true;
+            game.apply(&events[j], j + 1);
+            observe(&game, j + 1);
+            game.apply(&events[i], i + 1);
+            observe(&game, i + 1);
+            continue;
+        }
         if let Some(j) = simultaneous_partner(&game, events, i) {
             consumed[j] = true;
             game.apply_simultaneous_claims(&events[i], i + 1, &events[j], j + 1);
@@ -114,6 +124,49 @@ fn simultaneous_partner(game: &Game, events: &[Event], i: usize) -> Option<usize
         if let Some((k2, p2)) = kind_of(e)
             && p2 == !p1
             && k2 != k1
+        {
+            return Some(j);
+        }
+    }
+    None
+}
+
+/// A flag claim, and within the simultaneity window a press by the other player that
+/// completes a stalemating move: the index of that press.
+fn stalemate_at_the_same_moment(
+    game: &Game,
+    events: &[Event],
+    i: usize,
+    consumed: &[bool],
+) -> Option<usize> {
+    let first = &events[i];
+    let claimant = match (&first.action, first.by.and_then(Party::color)) {
+        (
+            Action::Claim {
+                claim: ClaimKind::Flag,
+                ..
+            },
+            Some(p),
+        ) => p,
+        _ => return None,
+    };
+    if game.is_over() {
+        return None;
+    }
+    let window = game.setup().simultaneous_ms;
+    for (j, e) in events.iter().enumerate().skip(i + 1) {
+        if e.at > first.at.saturating_add(window) {
+            break;
+        }
+        let presses = matches!(e.action, Action::Press | Action::Move { press: true, .. });
+        if consumed[j] || !presses || e.by.and_then(Party::color) != Some(!claimant) {
+            continue;
+        }
+        let mut trial = game.clone();
+        trial.apply(e, j + 1);
+        if trial
+            .outcome()
+            .is_some_and(|o| o.reason == Reason::Stalemate)
         {
             return Some(j);
         }
