@@ -229,8 +229,20 @@ impl Game {
 
     /// Refuse a move, press or retraction that the physical game does not allow.
     fn refuse_completed(&mut self, at: u64, event: usize, p: Color, text: String) {
-        let rule = self.setup.ruleset.moves.completed_rule.clone();
-        self.refuse(at, event, &rule, Some(p), text);
+        self.refuse_by(at, event, |r| &r.moves.completed_rule, Some(p), text);
+    }
+
+    /// Refuse citing a rule picked from the ruleset.
+    fn refuse_by(
+        &mut self,
+        at: u64,
+        event: usize,
+        pick: impl Fn(&Ruleset) -> &String,
+        player: Option<Color>,
+        text: String,
+    ) {
+        let rule = pick(&self.setup.ruleset).clone();
+        self.refuse(at, event, &rule, player, text);
     }
 
     fn refuse(&mut self, at: u64, event: usize, rule: &str, player: Option<Color>, text: String) {
@@ -313,21 +325,19 @@ impl Game {
         let Some(by) = ev.by else { return };
         match (&ev.action, by.color()) {
             (action, Some(player)) if action.is_director_action() => {
-                let rule = self.setup.ruleset.director.rule.clone();
-                self.refuse(
+                self.refuse_by(
                     at,
                     event,
-                    &rule,
+                    |r| &r.director.rule,
                     Some(player),
                     format!("only the director may do that, not {}", name(player)),
                 );
             }
             (action, None) if !action.is_director_action() => {
-                let rule = self.setup.ruleset.director.rule.clone();
-                self.refuse(
+                self.refuse_by(
                     at,
                     event,
-                    &rule,
+                    |r| &r.director.rule,
                     None,
                     "the director does not move, claim or offer for a player".to_string(),
                 );
@@ -369,11 +379,10 @@ impl Game {
                         "the director stops the clock".to_string(),
                     );
                 } else {
-                    let rule = self.setup.ruleset.director.rule.clone();
-                    self.refuse(
+                    self.refuse_by(
                         at,
                         event,
-                        &rule,
+                        |r| &r.director.rule,
                         None,
                         "the clock is not running".to_string(),
                     );
@@ -502,22 +511,20 @@ impl Game {
 
     fn blocked_by_claim_or_pause(&mut self, at: u64, event: usize, p: Color) -> bool {
         if self.claim.is_some() {
-            let rule = self.setup.ruleset.director.rule.clone();
-            self.refuse(
+            self.refuse_by(
                 at,
                 event,
-                &rule,
+                |r| &r.director.rule,
                 Some(p),
                 "a claim waits for the director's ruling".to_string(),
             );
             return true;
         }
         if self.paused_by_director {
-            let rule = self.setup.ruleset.director.rule.clone();
-            self.refuse(
+            self.refuse_by(
                 at,
                 event,
-                &rule,
+                |r| &r.director.rule,
                 Some(p),
                 "the director has stopped the clock".to_string(),
             );
@@ -560,11 +567,10 @@ impl Game {
             && mv.from != sq
             && self.piece_has_legal_move(sq)
         {
-            let rule = self.setup.ruleset.moves.touch_move_rule.clone();
-            self.refuse(
+            self.refuse_by(
                 at,
                 event,
-                &rule,
+                |r| &r.moves.touch_move_rule,
                 Some(p),
                 format!("the piece on {sq} must be moved (touch move)"),
             );
@@ -606,11 +612,10 @@ impl Game {
 
     fn on_retract(&mut self, at: u64, event: usize, p: Color) {
         let Some(pending) = self.pending.as_ref().filter(|pm| pm.mover == p) else {
-            let rule = self.setup.ruleset.moves.completed_rule.clone();
-            self.refuse(
+            self.refuse_by(
                 at,
                 event,
-                &rule,
+                |r| &r.moves.completed_rule,
                 Some(p),
                 "there is no move of yours on the board to take back".to_string(),
             );
@@ -619,11 +624,10 @@ impl Game {
         let legal = pending.record.legality.is_legal();
         let from = pending.record.mv.from;
         if legal && !self.setup.ruleset.moves.retract_legal {
-            let rule = self.setup.ruleset.moves.retract_rule.clone();
-            self.refuse(
+            self.refuse_by(
                 at,
                 event,
-                &rule,
+                |r| &r.moves.retract_rule,
                 Some(p),
                 "a legal move cannot be taken back".to_string(),
             );
@@ -817,11 +821,10 @@ impl Game {
         intended: Option<PhysicalMove>,
     ) {
         if self.claim.is_some() {
-            let rule = self.setup.ruleset.director.rule.clone();
-            self.refuse(
+            self.refuse_by(
                 at,
                 event,
-                &rule,
+                |r| &r.director.rule,
                 Some(p),
                 "a claim already waits for the director's ruling".to_string(),
             );
@@ -996,8 +999,13 @@ impl Game {
         let legality = match self.pos.classify(&mv, p, &self.rules) {
             Ok(l) => l,
             Err(e) => {
-                let rule = self.setup.ruleset.moves.completed_rule.clone();
-                self.refuse(at, event, &rule, Some(p), e.to_string());
+                self.refuse_by(
+                    at,
+                    event,
+                    |r| &r.moves.completed_rule,
+                    Some(p),
+                    e.to_string(),
+                );
                 return;
             }
         };
@@ -1357,11 +1365,10 @@ impl Game {
 
     fn on_ruling(&mut self, at: u64, event: usize, grant: bool) {
         if self.claim.is_none() {
-            let rule = self.setup.ruleset.director.rule.clone();
-            self.refuse(
+            self.refuse_by(
                 at,
                 event,
-                &rule,
+                |r| &r.director.rule,
                 None,
                 "no claim waits for a ruling".to_string(),
             );
