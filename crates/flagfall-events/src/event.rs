@@ -1271,22 +1271,8 @@ impl Event {
         board: u32,
         results: &[GameResult],
     ) -> Result<(), EventError> {
-        let paired = self.rounds_paired();
         let format = self.format;
-        let r = self
-            .round_list
-            .get_mut((round as usize).wrapping_sub(1))
-            .ok_or(EventError::UnknownRound { round, paired })?;
-        let boards = r.boards.len() as u32;
-        let b =
-            r.boards
-                .iter_mut()
-                .find(|b| b.number == board)
-                .ok_or(EventError::UnknownBoard {
-                    round,
-                    board,
-                    boards,
-                })?;
+        let b = self.board_mut(round, board)?;
         if results.len() != b.games.len() {
             return Err(EventError::ResultCount {
                 round,
@@ -1302,6 +1288,24 @@ impl Event {
         Ok(())
     }
 
+    /// A board of a paired round, or the error naming what does not exist.
+    fn board_mut(&mut self, round: u32, board: u32) -> Result<&mut Board, EventError> {
+        let paired = self.rounds_paired();
+        let r = self
+            .round_list
+            .get_mut((round as usize).wrapping_sub(1))
+            .ok_or(EventError::UnknownRound { round, paired })?;
+        let boards = r.boards.len() as u32;
+        r.boards
+            .iter_mut()
+            .find(|b| b.number == board)
+            .ok_or(EventError::UnknownBoard {
+                round,
+                board,
+                boards,
+            })
+    }
+
     /// Attach PGN movetext to a game (online play).
     pub fn set_moves(
         &mut self,
@@ -1310,21 +1314,7 @@ impl Event {
         game: usize,
         moves: String,
     ) -> Result<(), EventError> {
-        let paired = self.rounds_paired();
-        let r = self
-            .round_list
-            .get_mut((round as usize).wrapping_sub(1))
-            .ok_or(EventError::UnknownRound { round, paired })?;
-        let boards = r.boards.len() as u32;
-        let b =
-            r.boards
-                .iter_mut()
-                .find(|b| b.number == board)
-                .ok_or(EventError::UnknownBoard {
-                    round,
-                    board,
-                    boards,
-                })?;
+        let b = self.board_mut(round, board)?;
         let g = b.games.get_mut(game).ok_or_else(|| {
             EventError::NotAllowed(format!(
                 "round {round} board {board} has no game {}",
