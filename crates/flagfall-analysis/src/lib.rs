@@ -17,16 +17,18 @@
 //!    passed-pawn pushes and promotions are free; mate in one is always tried);
 //! 4. the semi-static blockade analysis (`blockade`): locked pawns, confined pieces,
 //!    permanently guarded squares, and an exact blocker matching for the mating net;
-//! 5. with at most four pieces, a breadth-first search of the whole reachable set;
-//! 6. the helpmate search with larger budgets, finally uncapped, which proves
+//! 5. the helpmate search with larger budgets and capped iterations;
+//! 6. with at most four pieces, a breadth-first search of the whole reachable set;
+//! 7. the helpmate search uncapped, which proves
 //!    unwinnability when an iteration visits every reachable position without a cut.
 //!
 //! Every witness is replayed before it is returned; an answer is `Undetermined` only when
 //! the node limit ([`Limits::nodes`]) is spent.
 //!
-//! Known gap: some long helpmates with minor pieces (e.g. K+N v K+B, where the loser's
-//! bishop has to box its own king into a corner) are not found within the default node
-//! limit and end `Undetermined` (never a wrong answer); see BENCHMARKS.md.
+//! Known gap: on the benchmark corpus nothing is left `Undetermined` at the default limit,
+//! but a long helpmate outside it (minor pieces, the loser's own pieces boxing its king
+//! in) can still spend the limit and end `Undetermined` (never a wrong answer); see
+//! BENCHMARKS.md.
 
 pub mod assistant;
 pub mod material;
@@ -237,8 +239,24 @@ fn analyse(root: &Chess, winner: Color, limits: &Limits) -> Verdict {
         blockade::StaticVerdict::Unknown => {}
     }
 
-    // Phase 4: small material: breadth-first over the whole reachable set (shortest
-    // helpmate, or a proof once the set closes).
+    // Phase 4: the capped helpmate search (finds long helpmates along cheap lines), up to
+    // three fifths of the node limit.
+    searcher.set_node_limit(limits.nodes.saturating_mul(3) / 5);
+    searcher.set_iteration_cap(DEEP_CAP);
+    match searcher.deepen(&pos, 0, DEEP_BUDGET) {
+        search::Outcome::Mate(line) => return finish(root, winner, [prefix, line].concat()),
+        search::Outcome::Exhausted => {
+            return Verdict::Unwinnable {
+                reason: UnwinnableReason::Exhausted,
+            };
+        }
+        search::Outcome::Limit => {}
+    }
+
+    // Phase 5: small material: breadth-first over the whole reachable set (shortest
+    // helpmate, or a proof once the set closes). It runs after the capped search because
+    // it has to fill its whole budget before giving up, while the capped search finds most
+    // long minor-piece helpmates within a few thousand nodes.
     if pos.board().occupied().count() <= BFS_MAX_PIECES {
         let budget = BFS_NODES.min(limits.nodes.saturating_sub(searcher.nodes) / 2);
         match search::breadth_first(&pos, winner, budget) {
@@ -252,19 +270,7 @@ fn analyse(root: &Chess, winner: Color, limits: &Limits) -> Verdict {
         }
     }
 
-    // Phase 5: the full search, first with capped iterations (finds long helpmates along
-    // cheap lines), then uncapped (can prove exhaustion), up to the node limit.
-    searcher.set_node_limit(limits.nodes.saturating_mul(3) / 5);
-    searcher.set_iteration_cap(DEEP_CAP);
-    match searcher.deepen(&pos, 0, DEEP_BUDGET) {
-        search::Outcome::Mate(line) => return finish(root, winner, [prefix, line].concat()),
-        search::Outcome::Exhausted => {
-            return Verdict::Unwinnable {
-                reason: UnwinnableReason::Exhausted,
-            };
-        }
-        search::Outcome::Limit => {}
-    }
+    // Phase 6: the uncapped search (can prove exhaustion), up to the node limit.
     searcher.set_node_limit(limits.nodes);
     searcher.set_iteration_cap(u64::MAX);
     match searcher.deepen(&pos, 0, u16::MAX) {

@@ -77,6 +77,9 @@ struct Targets {
     /// ranks in from it (it guards both flight squares next to the corner on that side,
     /// as in the standard queen, rook, bishop and knight mates in a corner).
     helper: Square,
+    /// The winner has only minor pieces and the loser only pawns: the loser's pawns must
+    /// promote to make the pieces that box its own king in, so their pushes are progress.
+    loser_pushes: bool,
 }
 
 impl Targets {
@@ -88,11 +91,31 @@ impl Targets {
         let ours = b.by_color(winner);
         let bishops = ours & b.bishops();
         let heavy = ours & (b.queens() | b.rooks() | b.pawns() | b.knights());
+        let theirs = b.by_color(!winner);
+        let their_bishops = theirs & b.bishops();
+        let strong = ours & (b.queens() | b.rooks() | b.pawns());
         let allowed = if heavy.is_empty() && bishops.any() {
             if bishops.is_subset(Bitboard::DARK_SQUARES) {
                 Bitboard::CORNERS & Bitboard::DARK_SQUARES
             } else if bishops.is_subset(Bitboard::LIGHT_SQUARES) {
                 Bitboard::CORNERS & Bitboard::LIGHT_SQUARES
+            } else {
+                Bitboard::CORNERS
+            }
+        } else if strong.is_empty()
+            && bishops.is_empty()
+            && (theirs & b.knights()).is_empty()
+            && their_bishops.any()
+        {
+            // Knights alone mate only with the loser's own pieces boxing its king in; when
+            // those are bishops of one colour, the bishop stands on a square beside the
+            // corner, which has the other colour (K+N v K+B: Kh8, Bg8, Nf7 mate). So the
+            // corner takes the colour opposite the loser's bishops. Ordering only: the
+            // search stays complete whatever corner is chosen.
+            if their_bishops.is_subset(Bitboard::DARK_SQUARES) {
+                Bitboard::CORNERS & Bitboard::LIGHT_SQUARES
+            } else if their_bishops.is_subset(Bitboard::LIGHT_SQUARES) {
+                Bitboard::CORNERS & Bitboard::DARK_SQUARES
             } else {
                 Bitboard::CORNERS
             }
@@ -119,7 +142,12 @@ impl Targets {
             -16
         };
         let helper = corner.offset(df + dr).unwrap_or(corner);
-        Targets { corner, helper }
+        let loser_pushes = strong.is_empty() && (theirs & !b.pawns() & !b.kings()).is_empty();
+        Targets {
+            corner,
+            helper,
+            loser_pushes,
+        }
     }
 }
 
@@ -143,6 +171,10 @@ pub(crate) struct Searcher {
 
 /// Longest line searched (free moves can chain); deeper nodes count as cut.
 const MAX_LINE: usize = 160;
+
+/// Ordering key of the winner's checks: they are tried before every other move, free
+/// or not (most helpmates end in a run of checks).
+const CHECK_ORDER: i32 = -100;
 
 /// Cost of a ply, in budget units.
 const FREE: u16 = 0;
@@ -245,6 +277,7 @@ impl Searcher {
         let targets = self.targets.unwrap_or(Targets {
             corner: Square::H8,
             helper: Square::F6,
+            loser_pushes: false,
         });
         let their_king = board.king_of(!us);
         let our_king = board.king_of(us);
@@ -269,7 +302,7 @@ impl Searcher {
             };
             scored.push((cost, order, tiebreak(&m, salt), m));
         }
-        scored.sort_unstable_by_key(|&(c, o, t, _)| (c, o, t));
+        scored.sort_unstable_by_key(|&(c, o, t, _)| (o != CHECK_ORDER, c, o, t));
         for (cost, _, _, m) in scored {
             // After a progress move by the winner, the loser's plain reply is free too (so
             // that a run of winner's progress moves costs nothing while the loser waits);
@@ -281,7 +314,7 @@ impl Searcher {
             };
             if paid > budget {
                 self.cut = true;
-                break;
+                continue;
             }
             let mut child = pos.clone();
             child.play_unchecked(m);
@@ -345,7 +378,7 @@ fn classify_winner(
     targets: &Targets,
 ) -> (u16, i32) {
     if check {
-        return (NORMAL, -100);
+        return (NORMAL, CHECK_ORDER);
     }
     if let Some(victim) = m.capture() {
         return (FREE, -50 - role_value(victim));
@@ -406,6 +439,9 @@ fn classify_loser(
     let Some(from) = m.from() else {
         return (NORMAL, 0);
     };
+    if targets.loser_pushes && m.role() == Role::Pawn {
+        return (FREE, -10);
+    }
     if m.role() == Role::King {
         let gain = from.distance(targets.corner) as i32 - m.to().distance(targets.corner) as i32;
         return if gain > 0 {
