@@ -66,6 +66,9 @@ pub struct Matcher<const N: usize> {
     /// Edge weights, doubled (`2 w`, the form the slacks use), as a symmetric square
     /// matrix so that the edges of one vertex are contiguous in memory.
     weights: Vec<Wide<N>>,
+    /// `edge[i * n + j]`: the weight of `i`-`j` is not zero (a byte test instead of a
+    /// wide one in the scans).
+    edge: Vec<bool>,
     alive: Vec<bool>,
     alive_list: Vec<u32>,
     mate: Vec<u32>,
@@ -107,6 +110,7 @@ impl<const N: usize> Matcher<N> {
         Matcher {
             n,
             weights: vec![Wide::ZERO; n * n],
+            edge: vec![false; n * n],
             alive: vec![true; n],
             alive_list: (0..n as u32).collect(),
             mate: vec![NONE; n],
@@ -177,7 +181,7 @@ impl<const N: usize> Matcher<N> {
         self.weights[at(self.n, i as usize, j as usize)]
     }
 
-    #[inline]
+    #[inline(always)]
     fn slack(&self, e: Ep) -> Wide<N> {
         let s = self.dual[e.from as usize].add(&self.dual[e.to as usize]);
         let w2 = self.w2(e.from, e.to);
@@ -282,8 +286,11 @@ impl<const N: usize> Matcher<N> {
             if y == x {
                 continue;
             }
+            if !self.edge[at(self.n, xi, y as usize)] {
+                continue;
+            }
             let w2 = self.weights[at(self.n, xi, y as usize)];
-            if !w2.is_zero() && u.add(&self.dual[y as usize]) < w2 {
+            if u.add(&self.dual[y as usize]) < w2 {
                 return false;
             }
         }
@@ -307,8 +314,11 @@ impl<const N: usize> Matcher<N> {
             for (y, w) in list {
                 if self.alive[xi] && self.alive[y as usize] {
                     let w2 = w.double();
+                    let nz = !w2.is_zero();
                     self.weights[at(self.n, xi, y as usize)] = w2;
                     self.weights[at(self.n, y as usize, xi)] = w2;
+                    self.edge[at(self.n, xi, y as usize)] = nz;
+                    self.edge[at(self.n, y as usize, xi)] = nz;
                 }
             }
         }
@@ -361,10 +371,10 @@ impl<const N: usize> Matcher<N> {
                 if y == x || !self.alive[y as usize] {
                     continue;
                 }
-                let w2 = self.weights[at(self.n, x as usize, y as usize)];
-                if w2.is_zero() {
+                if !self.edge[at(self.n, x as usize, y as usize)] {
                     continue;
                 }
+                let w2 = self.weights[at(self.n, x as usize, y as usize)];
                 if in_e[y as usize] {
                     let w = w2.half();
                     if w > u {
@@ -547,8 +557,7 @@ impl<const N: usize> Matcher<N> {
                     let mut l = Vec::new();
                     for x in self.leaves_of(c) {
                         for &y in &self.alive_list {
-                            if y != x && !self.weights[at(self.n, x as usize, y as usize)].is_zero()
-                            {
+                            if y != x && self.edge[at(self.n, x as usize, y as usize)] {
                                 l.push(Ep { from: x, to: y });
                             }
                         }
@@ -815,13 +824,10 @@ impl<const N: usize> Matcher<N> {
             for k in 0..self.alive_list.len() {
                 let w = self.alive_list[k];
                 let wi = w as usize;
-                let w2 = self.weights[row + wi];
-                if w == v || w2.is_zero() {
-                    continue;
-                }
+                // Cheap index tests first, the wide weight last.
                 let bv = self.inblossom[v as usize];
                 let bw = self.inblossom[wi];
-                if bv == bw {
+                if w == v || bv == bw {
                     continue;
                 }
                 let (bvi, bwi) = (bv as usize, bw as usize);
@@ -829,6 +835,10 @@ impl<const N: usize> Matcher<N> {
                 if self.label[bwi] == 2 && self.label[wi] != 0 {
                     continue;
                 }
+                if !self.edge[row + wi] {
+                    continue;
+                }
+                let w2 = self.weights[row + wi];
                 let e = Ep { from: v, to: w };
                 let sum = dv.add(&self.dual[wi]);
                 if sum == w2 {

@@ -7,8 +7,25 @@
 use std::cmp::Ordering;
 
 /// An unsigned integer of `64 * N` bits, little-endian words.
-#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
+#[derive(Clone, Copy, Eq, Debug)]
 pub struct Wide<const N: usize>(pub [u64; N]);
+
+/// Word-by-word from the most significant word: the matcher compares sums of duals with
+/// edge weights, which usually differ in a high word, and an inlined loop avoids a call
+/// to `memcmp` for every comparison.
+impl<const N: usize> PartialEq for Wide<N> {
+    #[inline]
+    fn eq(&self, other: &Self) -> bool {
+        let mut i = N;
+        while i > 0 {
+            i -= 1;
+            if self.0[i] != other.0[i] {
+                return false;
+            }
+        }
+        true
+    }
+}
 
 impl<const N: usize> Default for Wide<N> {
     fn default() -> Self {
@@ -17,12 +34,14 @@ impl<const N: usize> Default for Wide<N> {
 }
 
 impl<const N: usize> PartialOrd for Wide<N> {
+    #[inline]
     fn partial_cmp(&self, other: &Self) -> Option<Ordering> {
         Some(self.cmp(other))
     }
 }
 
 impl<const N: usize> Ord for Wide<N> {
+    #[inline]
     fn cmp(&self, other: &Self) -> Ordering {
         for i in (0..N).rev() {
             match self.0[i].cmp(&other.0[i]) {
@@ -46,24 +65,27 @@ impl<const N: usize> Wide<N> {
         Wide(w)
     }
 
-    /// True if zero.
+    /// True if zero (checked from the most significant word, where non-zero edge
+    /// weights have their bits).
+    #[inline]
     #[must_use]
     pub fn is_zero(&self) -> bool {
-        self.0.iter().all(|&w| w == 0)
+        self.0.iter().rev().all(|&w| w == 0)
     }
 
     /// `self += other` (wrapping).
+    #[inline]
     pub fn add_assign(&mut self, other: &Self) {
-        let mut carry = false;
+        let mut carry = 0u128;
         for i in 0..N {
-            let (s1, c1) = self.0[i].overflowing_add(other.0[i]);
-            let (s2, c2) = s1.overflowing_add(u64::from(carry));
-            self.0[i] = s2;
-            carry = c1 || c2;
+            let s = u128::from(self.0[i]) + u128::from(other.0[i]) + carry;
+            self.0[i] = s as u64;
+            carry = s >> 64;
         }
     }
 
     /// `self -= other` (wrapping).
+    #[inline]
     pub fn sub_assign(&mut self, other: &Self) {
         let mut borrow = false;
         for i in 0..N {
@@ -76,6 +98,7 @@ impl<const N: usize> Wide<N> {
 
     /// `self + other`.
     #[must_use]
+    #[inline]
     pub fn add(mut self, other: &Self) -> Self {
         self.add_assign(other);
         self
@@ -83,6 +106,7 @@ impl<const N: usize> Wide<N> {
 
     /// `self - other`.
     #[must_use]
+    #[inline]
     pub fn sub(mut self, other: &Self) -> Self {
         self.sub_assign(other);
         self
@@ -140,6 +164,7 @@ impl<const N: usize> Wide<N> {
 
     /// `self >> 1`.
     #[must_use]
+    #[inline]
     pub fn half(mut self) -> Self {
         for i in 0..N {
             let hi = if i + 1 < N { self.0[i + 1] << 63 } else { 0 };
