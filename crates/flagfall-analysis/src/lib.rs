@@ -157,7 +157,7 @@ const QUICK_NODES: u64 = 6_000;
 const QUICK_CAP: u64 = 400;
 /// The capped deep search: budgets up to this, node cap per iteration and budget unit.
 const DEEP_BUDGET: u16 = 40;
-const DEEP_CAP: u64 = 8_000;
+const DEEP_CAP: u64 = 1_000;
 /// Positions with at most this many pieces (kings included) get the breadth-first phase.
 const BFS_MAX_PIECES: usize = 4;
 /// Most positions the breadth-first phase stores.
