@@ -190,6 +190,11 @@ impl<const N: usize> Matcher<N> {
     }
 
     fn leaves(&self, b: u32, out: &mut Vec<u32>) {
+        // A trivial blossom is its own vertex: no stack to allocate.
+        if (b as usize) < self.n {
+            out.push(b);
+            return;
+        }
         let mut stack = vec![b];
         while let Some(x) = stack.pop() {
             if (x as usize) < self.n {
@@ -465,9 +470,13 @@ impl<const N: usize> Matcher<N> {
         self.bestedge[wi] = Ep::NONE;
         self.bestedge[bi] = Ep::NONE;
         if t == 1 {
-            let mut leaves = Vec::new();
-            self.leaves(b, &mut leaves);
-            self.queue.extend(leaves);
+            if bi < self.n {
+                self.queue.push(b);
+            } else {
+                let mut leaves = Vec::new();
+                self.leaves(b, &mut leaves);
+                self.queue.extend(leaves);
+            }
         } else {
             let base = self.base[bi];
             let m = self.mate[base as usize];
