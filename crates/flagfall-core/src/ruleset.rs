@@ -35,6 +35,8 @@ pub enum RulesetError {
     Unknown(String),
     #[error("ruleset file is not valid: {0}")]
     Toml(String),
+    #[error("ruleset `{ruleset}`: {problem}")]
+    Invalid { ruleset: String, problem: String },
     #[error("ruleset `{ruleset}` has no variation `{variation}` (it has: {known})")]
     UnknownVariation {
         ruleset: String,
@@ -324,7 +326,32 @@ impl Ruleset {
 
     /// Parse a ruleset from TOML text (a user's sixth ruleset uses the same schema).
     pub fn from_toml(text: &str) -> Result<Ruleset, RulesetError> {
-        toml::from_str(text).map_err(|e| RulesetError::Toml(e.to_string()))
+        let ruleset: Ruleset =
+            toml::from_str(text).map_err(|e| RulesetError::Toml(e.to_string()))?;
+        ruleset.validate()?;
+        Ok(ruleset)
+    }
+
+    /// What the schema cannot say: every offence kind has a ladder, and no ladder is empty
+    /// (the arbiter never guesses a penalty for a user's ruleset).
+    fn validate(&self) -> Result<(), RulesetError> {
+        let invalid = |problem: String| RulesetError::Invalid {
+            ruleset: self.id.clone(),
+            problem,
+        };
+        for kind in OffenceKind::ALL {
+            match self.penalties.get(&kind) {
+                None => return Err(invalid(format!("no [penalties.{}] ladder", kind.name()))),
+                Some(l) if l.ladder.is_empty() => {
+                    return Err(invalid(format!(
+                        "[penalties.{}] has an empty ladder",
+                        kind.name()
+                    )));
+                }
+                Some(_) => {}
+            }
+        }
+        Ok(())
     }
 
     /// This ruleset with a named variation applied on top.
@@ -352,11 +379,13 @@ impl Ruleset {
         let mut out: Ruleset = base
             .try_into()
             .map_err(|e: toml::de::Error| RulesetError::Toml(e.to_string()))?;
+        out.validate()?;
         out.applied_variations.push(name.to_string());
         Ok(out)
     }
 
-    /// The penalty ladder for an offence kind.
+    /// The penalty ladder for an offence kind (every kind has one: checked on load; the
+    /// fallback only serves a `Ruleset` built by hand in code).
     pub fn ladder(&self, kind: OffenceKind) -> Ladder {
         self.penalties.get(&kind).cloned().unwrap_or(Ladder {
             ladder: vec![PenaltyStep::OpponentPlusMinute],
@@ -599,6 +628,24 @@ mod tests {
                 );
             }
         }
+    }
+
+    #[test]
+    fn a_ruleset_with_a_missing_or_empty_ladder_is_rejected() {
+        let text = BUILTIN[0].1;
+        let missing = text.replace(
+            "[penalties.other]\nladder = [\"opponent_plus_minute\"]\nrule = \"uscf-2020 17\"\n",
+            "",
+        );
+        assert_ne!(missing, text, "the test edits the file");
+        let err = Ruleset::from_toml(&missing).expect_err("missing ladder");
+        assert!(err.to_string().contains("penalties.other"), "{err}");
+        let empty = text.replace(
+            "[penalties.other]\nladder = [\"opponent_plus_minute\"]",
+            "[penalties.other]\nladder = []",
+        );
+        let err = Ruleset::from_toml(&empty).expect_err("empty ladder");
+        assert!(err.to_string().contains("empty ladder"), "{err}");
     }
 
     #[test]
