@@ -18,7 +18,7 @@ use flagfall_core::ruleset::{
 };
 use shakmaty::{Color, Role, Square};
 
-use crate::outcome::{GameResult, Outcome, Reason, Ruling, RulingKind, TimeChange, color_name};
+use crate::outcome::{GameResult, Outcome, Reason, Ruling, RulingKind, TimeChange};
 use crate::script::{Action, ClaimKind, Declared, Event, Party, Setup};
 
 const MINUTE: i64 = 60_000;
@@ -364,31 +364,8 @@ impl Game {
                     format!("{} resigns", name(p)),
                 );
             }
-            (Action::StopClock, None) => {
-                if self.clock.running().is_some() {
-                    self.clock.stop(at);
-                    self.paused_by_director = true;
-                    let rule = self.setup.ruleset.director.rule.clone();
-                    self.rule(
-                        at,
-                        event,
-                        RulingKind::Clock,
-                        &rule,
-                        None,
-                        None,
-                        "the director stops the clock".to_string(),
-                    );
-                } else {
-                    self.refuse_by(
-                        at,
-                        event,
-                        |r| &r.director.rule,
-                        None,
-                        "the clock is not running".to_string(),
-                    );
-                }
-            }
-            (Action::StartClock, None) => self.on_start_clock(at, event),
+            (Action::StopClock, None) => self.on_director_clock(at, event, false),
+            (Action::StartClock, None) => self.on_director_clock(at, event, true),
             (Action::AddTime { color, ms }, None) => self.on_add_time(at, event, *color, *ms),
             (Action::Offence { player, kind }, None) => self.on_offence(at, event, *player, *kind),
             (Action::Ruling { grant }, None) => self.on_ruling(at, event, *grant),
@@ -1445,37 +1422,41 @@ impl Game {
 
     // ----- the director ----------------------------------------------------------------
 
-    fn on_start_clock(&mut self, at: u64, event: usize) {
-        let rule = self.setup.ruleset.director.rule.clone();
-        if self.claim.is_some() {
-            self.refuse(
-                at,
-                event,
-                &rule,
-                None,
-                "rule on the pending claim first".to_string(),
-            );
-        } else if self.clock.running().is_some() {
-            self.refuse(
-                at,
-                event,
-                &rule,
-                None,
-                "the clock is already running".to_string(),
-            );
-        } else {
-            self.paused_by_director = false;
-            self.clock.resume(at);
-            self.rule(
-                at,
-                event,
-                RulingKind::Clock,
-                &rule,
-                None,
-                None,
-                "the director restarts the clock".to_string(),
-            );
+    /// The director stops (`start == false`) or restarts the clock; the turn and any
+    /// delay left carry on.
+    fn on_director_clock(&mut self, at: u64, event: usize, start: bool) {
+        let running = self.clock.running().is_some();
+        let refusal = match (start, running) {
+            (true, _) if self.claim.is_some() => Some("rule on the pending claim first"),
+            (true, true) => Some("the clock is already running"),
+            (false, false) => Some("the clock is not running"),
+            _ => None,
+        };
+        if let Some(why) = refusal {
+            self.refuse_by(at, event, |r| &r.director.rule, None, why.to_string());
+            return;
         }
+        if start {
+            self.clock.resume(at);
+        } else {
+            self.clock.stop(at);
+        }
+        self.paused_by_director = !start;
+        let rule = self.setup.ruleset.director.rule.clone();
+        let text = if start {
+            "the director restarts the clock"
+        } else {
+            "the director stops the clock"
+        };
+        self.rule(
+            at,
+            event,
+            RulingKind::Clock,
+            &rule,
+            None,
+            None,
+            text.to_string(),
+        );
     }
 
     fn moves_completed(&self, side: Color) -> u32 {
@@ -1635,11 +1616,6 @@ impl Game {
             Some(o) => (o.result, Some(o.reason), Some(o.rule.clone())),
             None => (GameResult::Ongoing, None, None),
         }
-    }
-
-    /// Who is on move on the board (for displays).
-    pub fn color_name(c: Color) -> &'static str {
-        color_name(c)
     }
 }
 

@@ -89,7 +89,7 @@ pub fn replay_observed(script: &Script, mut observe: impl FnMut(&Game, usize)) -
             observe(&game, i + 1);
             continue;
         }
-        if let Some(j) = simultaneous_partner(&game, events, i) {
+        if let Some(j) = simultaneous_partner(&game, events, i, &consumed) {
             consumed[j] = true;
             game.apply_simultaneous_claims(&events[i], i + 1, &events[j], j + 1);
             observe(&game, j + 1);
@@ -103,7 +103,12 @@ pub fn replay_observed(script: &Script, mut observe: impl FnMut(&Game, usize)) -
 
 /// A flag claim and an illegal-move claim by the two players no further apart than the
 /// simultaneity window (uscf-2020 7e, uscf-classic 2a, blitz-2006 7a5).
-fn simultaneous_partner(game: &Game, events: &[Event], i: usize) -> Option<usize> {
+fn simultaneous_partner(
+    game: &Game,
+    events: &[Event],
+    i: usize,
+    consumed: &[bool],
+) -> Option<usize> {
     let first = &events[i];
     let kind_of = |e: &Event| match (&e.action, e.by.and_then(Party::color)) {
         (
@@ -122,6 +127,7 @@ fn simultaneous_partner(game: &Game, events: &[Event], i: usize) -> Option<usize
             break;
         }
         if let Some((k2, p2)) = kind_of(e)
+            && !consumed[j]
             && p2 == !p1
             && k2 != k1
         {
