@@ -26,7 +26,10 @@
 // Index loops mirror the textbook algorithm over parallel arrays.
 #![allow(clippy::needless_range_loop)]
 
-use super::wide::Wide;
+use std::collections::HashMap;
+use std::hash::BuildHasherDefault;
+
+use super::wide::{Wide, WordHasher};
 
 const NONE: u32 = u32::MAX;
 
@@ -64,11 +67,13 @@ impl Ep {
 pub struct Matcher<const N: usize> {
     n: usize,
     /// Edge weights, doubled (`2 w`, the form the slacks use), as a symmetric square
-    /// matrix so that the edges of one vertex are contiguous in memory.
-    weights: Vec<Wide<N>>,
-    /// `edge[i * n + j]`: the weight of `i`-`j` is not zero (a byte test instead of a
-    /// wide one in the scans).
-    edge: Vec<bool>,
+    /// matrix of indices into `table` (the distinct weights), so that the edges of one
+    /// vertex are contiguous in memory and a scan reads 4 bytes per edge instead of a
+    /// wide weight: there are few distinct weights, and the matrix of `u32` stays in
+    /// cache where the matrix of wide weights did not. Index 0 is the weight 0 (no edge).
+    wid: Vec<u32>,
+    table: Vec<Wide<N>>,
+    interned: HashMap<Wide<N>, u32, BuildHasherDefault<WordHasher>>,
     alive: Vec<bool>,
     alive_list: Vec<u32>,
     mate: Vec<u32>,
@@ -95,6 +100,9 @@ pub struct Matcher<const N: usize> {
     fixed: Vec<u32>,
     /// Exposed vertices allowed to be roots in the current stages.
     active: Vec<bool>,
+    /// Scratch for `add_blossom`: the best edge to each S-blossom and its slack.
+    best_to: Vec<Ep>,
+    best_to_slack: Vec<Wide<N>>,
 }
 
 /// Index of edge `i`-`j` in the square weight matrix (row `i`).
@@ -109,8 +117,9 @@ impl<const N: usize> Matcher<N> {
         let two_n = 2 * n;
         Matcher {
             n,
-            weights: vec![Wide::ZERO; n * n],
-            edge: vec![false; n * n],
+            wid: vec![0; n * n],
+            table: vec![Wide::ZERO],
+            interned: HashMap::default(),
             alive: vec![true; n],
             alive_list: (0..n as u32).collect(),
             mate: vec![NONE; n],
@@ -132,7 +141,23 @@ impl<const N: usize> Matcher<N> {
             killed: Vec::new(),
             fixed: vec![NONE; n],
             active: vec![false; n],
+            best_to: vec![Ep::NONE; two_n],
+            best_to_slack: vec![Wide::ZERO; two_n],
         }
+    }
+
+    /// The index of weight `w` in `table`, adding it if new.
+    fn intern(&mut self, w: Wide<N>) -> u32 {
+        if w.is_zero() {
+            return 0;
+        }
+        if let Some(&id) = self.interned.get(&w) {
+            return id;
+        }
+        let id = u32::try_from(self.table.len()).expect("fewer than 2^32 distinct weights");
+        self.table.push(w);
+        self.interned.insert(w, id);
+        id
     }
 
     /// Set the weight of edge `i`-`j`; takes effect at the next [`Matcher::solve`].
@@ -178,7 +203,7 @@ impl<const N: usize> Matcher<N> {
     }
 
     fn w2(&self, i: u32, j: u32) -> Wide<N> {
-        self.weights[at(self.n, i as usize, j as usize)]
+        self.table[self.wid[at(self.n, i as usize, j as usize)] as usize]
     }
 
     #[inline(always)]
@@ -291,10 +316,11 @@ impl<const N: usize> Matcher<N> {
             if y == x {
                 continue;
             }
-            if !self.edge[at(self.n, xi, y as usize)] {
+            let id = self.wid[at(self.n, xi, y as usize)];
+            if id == 0 {
                 continue;
             }
-            let w2 = self.weights[at(self.n, xi, y as usize)];
+            let w2 = self.table[id as usize];
             if u.add(&self.dual[y as usize]) < w2 {
                 return false;
             }
@@ -318,12 +344,9 @@ impl<const N: usize> Matcher<N> {
             let list = std::mem::take(&mut self.pending[xi]);
             for (y, w) in list {
                 if self.alive[xi] && self.alive[y as usize] {
-                    let w2 = w.double();
-                    let nz = !w2.is_zero();
-                    self.weights[at(self.n, xi, y as usize)] = w2;
-                    self.weights[at(self.n, y as usize, xi)] = w2;
-                    self.edge[at(self.n, xi, y as usize)] = nz;
-                    self.edge[at(self.n, y as usize, xi)] = nz;
+                    let id = self.intern(w.double());
+                    self.wid[at(self.n, xi, y as usize)] = id;
+                    self.wid[at(self.n, y as usize, xi)] = id;
                 }
             }
         }
@@ -376,10 +399,11 @@ impl<const N: usize> Matcher<N> {
                 if y == x || !self.alive[y as usize] {
                     continue;
                 }
-                if !self.edge[at(self.n, x as usize, y as usize)] {
+                let id = self.wid[at(self.n, x as usize, y as usize)];
+                if id == 0 {
                     continue;
                 }
-                let w2 = self.weights[at(self.n, x as usize, y as usize)];
+                let w2 = self.table[id as usize];
                 if in_e[y as usize] {
                     let w = w2.half();
                     if w > u {
@@ -432,7 +456,7 @@ impl<const N: usize> Matcher<N> {
                 if j <= i {
                     continue;
                 }
-                let w = self.weights[at(self.n, i as usize, j as usize)];
+                let w = self.w2(i, j);
                 if w.is_zero() {
                     if self.mate[i as usize] == j {
                         return Err(format!("zero edge matched {i}-{j}"));
@@ -555,39 +579,67 @@ impl<const N: usize> Matcher<N> {
         }
         self.childs[bi] = path.clone();
         self.endps[bi] = endps;
-        // Best edges from the new blossom to every other S-blossom.
-        let mut bestedgeto: Vec<Ep> = vec![Ep::NONE; 2 * self.n];
+        // Best edges from the new blossom to every other S-blossom: the first edge of
+        // least slack to each, in the order the children and their edges are listed.
+        // The slack of the best edge so far is kept beside it (same choice as
+        // recomputing it, fewer random reads of the weight matrix).
+        let mut best_to = std::mem::take(&mut self.best_to);
+        let mut best_to_slack = std::mem::take(&mut self.best_to_slack);
         let mut touched_to: Vec<u32> = Vec::new();
+        let mut leaves = Vec::new();
         for &c in &path {
             let ci = c as usize;
-            let list: Vec<Ep> = match self.bestedges[ci].take() {
-                Some(l) => l,
-                None => {
-                    let mut l = Vec::new();
-                    for x in self.leaves_of(c) {
-                        for &y in &self.alive_list {
-                            if y != x && self.edge[at(self.n, x as usize, y as usize)] {
-                                l.push(Ep { from: x, to: y });
+            match self.bestedges[ci].take() {
+                Some(list) => {
+                    for k in list {
+                        let (mut i, mut j) = (k.from, k.to);
+                        if self.inblossom[j as usize] == b {
+                            std::mem::swap(&mut i, &mut j);
+                        }
+                        let bj = self.inblossom[j as usize];
+                        let bji = bj as usize;
+                        if bj != b && self.label[bji] == 1 {
+                            let e = Ep { from: i, to: j };
+                            let s = self.slack(e);
+                            if best_to[bji].is_none() {
+                                touched_to.push(bj);
+                                best_to[bji] = e;
+                                best_to_slack[bji] = s;
+                            } else if s < best_to_slack[bji] {
+                                best_to[bji] = e;
+                                best_to_slack[bji] = s;
                             }
                         }
                     }
-                    l
                 }
-            };
-            for k in list {
-                let (mut i, mut j) = (k.from, k.to);
-                if self.inblossom[j as usize] == b {
-                    std::mem::swap(&mut i, &mut j);
-                }
-                let bj = self.inblossom[j as usize];
-                let bji = bj as usize;
-                if bj != b && self.label[bji] == 1 {
-                    let e = Ep { from: i, to: j };
-                    if bestedgeto[bji].is_none() {
-                        touched_to.push(bj);
-                        bestedgeto[bji] = e;
-                    } else if self.slack(e) < self.slack(bestedgeto[bji]) {
-                        bestedgeto[bji] = e;
+                None => {
+                    leaves.clear();
+                    self.leaves(c, &mut leaves);
+                    for &x in &leaves {
+                        let xi = x as usize;
+                        let row = at(self.n, xi, 0);
+                        let dx = self.dual[xi];
+                        for &y in &self.alive_list {
+                            let yi = y as usize;
+                            let id = self.wid[row + yi];
+                            if y == x || id == 0 {
+                                continue;
+                            }
+                            let bj = self.inblossom[yi];
+                            let bji = bj as usize;
+                            if bj == b || self.label[bji] != 1 {
+                                continue;
+                            }
+                            let s = dx.add(&self.dual[yi]).sub(&self.table[id as usize]);
+                            if best_to[bji].is_none() {
+                                touched_to.push(bj);
+                                best_to[bji] = Ep { from: x, to: y };
+                                best_to_slack[bji] = s;
+                            } else if s < best_to_slack[bji] {
+                                best_to[bji] = Ep { from: x, to: y };
+                                best_to_slack[bji] = s;
+                            }
+                        }
                     }
                 }
             }
@@ -595,13 +647,21 @@ impl<const N: usize> Matcher<N> {
             self.bestedge[ci] = Ep::NONE;
         }
         touched_to.sort_unstable();
-        let list: Vec<Ep> = touched_to.iter().map(|&t| bestedgeto[t as usize]).collect();
+        let mut list: Vec<Ep> = Vec::with_capacity(touched_to.len());
         let mut best = Ep::NONE;
-        for &k in &list {
-            if best.is_none() || self.slack(k) < self.slack(best) {
+        let mut best_slack = Wide::ZERO;
+        for &t in &touched_to {
+            let ti = t as usize;
+            let k = best_to[ti];
+            list.push(k);
+            if best.is_none() || best_to_slack[ti] < best_slack {
                 best = k;
+                best_slack = best_to_slack[ti];
             }
+            best_to[ti] = Ep::NONE;
         }
+        self.best_to = best_to;
+        self.best_to_slack = best_to_slack;
         self.bestedges[bi] = Some(list);
         self.bestedge[bi] = best;
     }
@@ -844,10 +904,11 @@ impl<const N: usize> Matcher<N> {
                 if self.label[bwi] == 2 && self.label[wi] != 0 {
                     continue;
                 }
-                if !self.edge[row + wi] {
+                let id = self.wid[row + wi];
+                if id == 0 {
                     continue;
                 }
-                let w2 = self.weights[row + wi];
+                let w2 = self.table[id as usize];
                 let e = Ep { from: v, to: w };
                 let sum = dv.add(&self.dual[wi]);
                 if sum == w2 {

@@ -27,6 +27,41 @@ impl<const N: usize> PartialEq for Wide<N> {
     }
 }
 
+/// Hashes the words (consistent with the word-wise equality above).
+impl<const N: usize> std::hash::Hash for Wide<N> {
+    fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
+        for &w in &self.0 {
+            state.write_u64(w);
+        }
+    }
+}
+
+/// A fast non-cryptographic hasher for the matcher's table of distinct weights
+/// (multiply-rotate over 64-bit words, as in rustc's `FxHasher`); the keys are computed
+/// by the engine, not chosen by an adversary.
+#[derive(Default, Clone, Copy)]
+pub struct WordHasher(u64);
+
+impl std::hash::Hasher for WordHasher {
+    #[inline]
+    fn write_u64(&mut self, w: u64) {
+        self.0 = (self.0.rotate_left(5) ^ w).wrapping_mul(0x51_7c_c1_b7_27_22_0a_95);
+    }
+
+    fn write(&mut self, bytes: &[u8]) {
+        for chunk in bytes.chunks(8) {
+            let mut b = [0u8; 8];
+            b[..chunk.len()].copy_from_slice(chunk);
+            self.write_u64(u64::from_le_bytes(b));
+        }
+    }
+
+    #[inline]
+    fn finish(&self) -> u64 {
+        self.0
+    }
+}
+
 impl<const N: usize> Default for Wide<N> {
     fn default() -> Self {
         Wide([0; N])
