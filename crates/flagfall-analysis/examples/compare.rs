@@ -3,6 +3,11 @@
 //! and print disagreements, undetermined counts and timings.
 //!
 //! `cargo run --release -p flagfall-analysis --example compare -- FILE [--no-chasolver]`
+//! `[--verbose] [--nodes N] [--every N] [--family NAME] [--slowest N]`
+//!
+//! `FILE` may be `--corpus` (the benchmark corpus). `--family` keeps only one family of the
+//! corpus; `--slowest N` lists the N slowest flagfall queries of every family, with
+//! chasolver's time on the same query and flagfall's verdict.
 
 #[path = "../tests/support/corpus.rs"]
 mod corpus;
@@ -68,8 +73,22 @@ fn main() {
         .iter()
         .position(|a| a == "--every")
         .map_or(1, |i| args[i + 1].parse().expect("--every N"));
-    let queries: Vec<_> = queries.into_iter().step_by(skip).collect();
-    let families: Vec<String> = families.into_iter().step_by(skip).collect();
+    let only: Option<&String> = args
+        .iter()
+        .position(|a| a == "--family")
+        .map(|i| &args[i + 1]);
+    let slowest: usize = args
+        .iter()
+        .position(|a| a == "--slowest")
+        .map_or(0, |i| args[i + 1].parse().expect("--slowest N"));
+    let (queries, families): (Vec<_>, Vec<String>) = queries
+        .into_iter()
+        .zip(families)
+        .step_by(skip)
+        .filter(|(_, f)| only.is_none_or(|o| o == f))
+        .unzip();
+    // family -> (flagfall time, chasolver time, fen, winner, verdict kind)
+    let mut per_query: Vec<(String, Duration, Duration, String, Color, &'static str)> = Vec::new();
     // family -> (queries, flagfall time, flagfall undetermined, chasolver time)
     let mut per_family: std::collections::BTreeMap<String, (usize, Duration, usize, Duration)> =
         Default::default();
@@ -95,6 +114,12 @@ fn main() {
             );
         }
         worst.push((dt, fen.clone(), *winner));
+        let kind = match &v {
+            Verdict::Winnable { .. } => "winnable",
+            Verdict::Unwinnable { .. } => "unwinnable",
+            Verdict::Undetermined { .. } => "undetermined",
+        };
+        let mut cha_dt = Duration::ZERO;
         let ff = match &v {
             Verdict::Winnable { .. } => Some(true),
             Verdict::Unwinnable { .. } => Some(false),
@@ -121,8 +146,9 @@ fn main() {
             };
             let t = Instant::now();
             let r = chasolver::winnability(&board, c);
-            cha_time += t.elapsed();
-            fam.3 += t.elapsed();
+            cha_dt = t.elapsed();
+            cha_time += cha_dt;
+            fam.3 += cha_dt;
             let cha = match r {
                 Some(chasolver::Winnability::Winnable { .. }) => Some(true),
                 Some(chasolver::Winnability::Unwinnable) => Some(false),
@@ -139,6 +165,26 @@ fn main() {
             {
                 disagree += 1;
                 println!("DISAGREE {fen} {winner:?} chasolver {a} flagfall {b}");
+            }
+        }
+        per_query.push((families[qi].clone(), dt, cha_dt, fen.clone(), *winner, kind));
+    }
+    if slowest > 0 {
+        per_query.sort_by(|a, b| a.0.cmp(&b.0).then(b.1.cmp(&a.1)));
+        let mut last = String::new();
+        let mut shown = 0;
+        for (fam, ff, cha, fen, c, kind) in &per_query {
+            if *fam != last {
+                last = fam.clone();
+                shown = 0;
+            }
+            if shown < slowest {
+                shown += 1;
+                println!(
+                    "slowest {fam:<11} {:>8.3} ms (chasolver {:>8.3} ms) {kind:<10} {fen} {c:?}",
+                    ff.as_secs_f64() * 1e3,
+                    cha.as_secs_f64() * 1e3
+                );
             }
         }
     }

@@ -167,6 +167,8 @@ pub(crate) struct Searcher {
     /// Varies the order of equally ranked moves from one capped iteration to the next, so
     /// that successive iterations do not spend their cap on the same first lines.
     salt: u32,
+    /// One reusable move buffer per ply of the current line (packed ordering key, move).
+    buffers: Vec<Vec<(u64, Move)>>,
 }
 
 /// Longest line searched (free moves can chain); deeper nodes count as cut.
@@ -195,6 +197,7 @@ impl Searcher {
             aborted: false,
             targets: None,
             salt: 0,
+            buffers: Vec::new(),
         }
     }
 
@@ -261,15 +264,19 @@ impl Searcher {
             return false;
         }
         let key = Key::of(pos);
-        if let Some(&seen) = self.tt.get(&key)
-            && seen >= budget
-        {
-            return false;
-        }
-        if self.tt.len() < TT_CAP {
-            self.tt.insert(key, budget);
-        } else if let Some(seen) = self.tt.get_mut(&key) {
-            *seen = budget;
+        let tt_len = self.tt.len();
+        match self.tt.entry(key) {
+            std::collections::hash_map::Entry::Occupied(mut e) => {
+                if *e.get() >= budget {
+                    return false;
+                }
+                e.insert(budget);
+            }
+            std::collections::hash_map::Entry::Vacant(e) => {
+                if tt_len < TT_CAP {
+                    e.insert(budget);
+                }
+            }
         }
 
         let us = pos.turn();
@@ -281,29 +288,35 @@ impl Searcher {
         });
         let their_king = board.king_of(!us);
         let our_king = board.king_of(us);
-        // Score each move: (cost, ordering key), lower first.
-        let mut scored: Vec<(u16, i32, u32, Move)> = Vec::with_capacity(moves.len());
+        // Score each move into this ply's reusable buffer: one packed ordering key per
+        // move (checks first, then cost, then the move's rank, then the salted tie-break),
+        // lower first.
+        let ply = self.line.len();
+        if self.buffers.len() <= ply {
+            self.buffers.resize_with(ply + 1, Vec::new);
+        }
+        let mut scored = std::mem::take(&mut self.buffers[ply]);
+        scored.clear();
         let salt = self.salt;
-        for m in moves {
+        for &m in moves.iter() {
             let (cost, order) = if winner_moves {
                 let check = gives_check(pos, &m, their_king);
-                if check {
+                if check && self.mates(pos, m) {
                     // Mate in one costs no budget.
-                    let mut child = pos.clone();
-                    child.play_unchecked(m);
-                    if child.is_check() && child.legal_moves().is_empty() {
-                        self.line.push(m);
-                        return true;
-                    }
+                    self.line.push(m);
+                    self.buffers[ply] = scored;
+                    return true;
                 }
                 classify_winner(pos, &m, check, their_king, &targets)
             } else {
                 classify_loser(pos, &m, our_king, &targets)
             };
-            scored.push((cost, order, tiebreak(&m, salt), m));
+            scored.push((sort_key(cost, order, tiebreak(&m, salt)), m));
         }
-        scored.sort_unstable_by_key(|&(c, o, t, _)| (o != CHECK_ORDER, c, o, t));
-        for (cost, _, _, m) in scored {
+        scored.sort_unstable_by_key(|e| e.0);
+        let mut found = false;
+        for &(packed, m) in scored.iter() {
+            let cost = key_cost(packed);
             // After a progress move by the winner, the loser's plain reply is free too (so
             // that a run of winner's progress moves costs nothing while the loser waits);
             // after the loser's king stepped towards its corner, the winner may wait freely.
@@ -321,15 +334,53 @@ impl Searcher {
             self.line.push(m);
             let progress = cost == FREE && (winner_moves || m.role() == Role::King);
             if self.node(&child, budget - paid, cap, progress) {
-                return true;
+                found = true;
+                break;
             }
             self.line.pop();
             if self.aborted {
-                return false;
+                break;
             }
         }
-        false
+        self.buffers[ply] = scored;
+        found
     }
+
+    /// Does the winner's move `m` (already known to be a possible check) mate at once?
+    /// A flight square of the checked king that no winner's piece attacks (with the king
+    /// lifted off the board) is a legal king move, so such a check is no mate without
+    /// generating the defender's moves.
+    fn mates(&self, pos: &Chess, m: Move) -> bool {
+        let mut child = pos.clone();
+        child.play_unchecked(m);
+        if !child.is_check() {
+            return false;
+        }
+        let b = child.board();
+        let loser = child.turn();
+        if let Some(k) = b.king_of(loser) {
+            let occ = b.occupied().without(k);
+            let flights = attacks::king_attacks(k) & !b.by_color(loser);
+            for f in flights {
+                if b.attacks_to(f, !loser, occ).is_empty() {
+                    return false;
+                }
+            }
+        }
+        child.legal_moves().is_empty()
+    }
+}
+
+/// Packs a move's ordering (checks first, then cost, then rank, then tie-break) into one
+/// integer; [`key_cost`] recovers the cost.
+fn sort_key(cost: u16, order: i32, tiebreak: u32) -> u64 {
+    let non_check = u64::from(order != CHECK_ORDER);
+    let rank = (i64::from(order) + (1 << 20)) as u64 & 0xFFFF_FFFF;
+    (non_check << 62) | (u64::from(cost) << 56) | (rank << 24) | u64::from(tiebreak & 0xFF_FFFF)
+}
+
+fn key_cost(packed: u64) -> u16 {
+    ((packed >> 56) & 0x3F) as u16
 }
 
 /// Pseudo-random rank of a move for a given salt (a multiplicative hash).
@@ -508,7 +559,7 @@ pub(crate) fn breadth_first(root: &Chess, winner: Color, node_limit: u64) -> Out
             if material::fide_material_cannot_mate(pos.board(), winner) {
                 continue;
             }
-            for m in moves {
+            for &m in moves.iter() {
                 let mut child = pos.clone();
                 child.play_unchecked(m);
                 if seen.insert(Key::of(&child)) {
