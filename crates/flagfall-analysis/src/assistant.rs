@@ -61,10 +61,40 @@ pub enum Wdl {
     Win,
 }
 
-/// A tablebase the caller provides (e.g. Syzygy through `shakmaty-syzygy` in the CLI).
+impl Wdl {
+    /// The same value from the other side's point of view.
+    pub fn flip(self) -> Wdl {
+        match self {
+            Wdl::Loss => Wdl::Win,
+            Wdl::BlessedLoss => Wdl::CursedWin,
+            Wdl::Draw => Wdl::Draw,
+            Wdl::CursedWin => Wdl::BlessedLoss,
+            Wdl::Win => Wdl::Loss,
+        }
+    }
+}
+
+/// What a tablebase says about a position.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Probe {
+    /// The value for the side to move, the position's 50-move counter taken into account.
+    Exact(Wdl),
+    /// The value for the side to move as if the 50-move counter were zero: the tables could
+    /// not tell whether the moves already played since the last capture or pawn move spoil
+    /// a win (DTZ rounding, or no DTZ table for this material).
+    IgnoringFiftyMoves(Wdl),
+    /// The tables do not cover the position (material not present, too many pieces,
+    /// castling rights); the text says which.
+    NotCovered(String),
+    /// A table exists but could not be read (corrupt file, I/O error); the text says which.
+    Failed(String),
+}
+
+/// A tablebase the caller provides (Syzygy through `shakmaty-syzygy` in the
+/// `flagfall-syzygy` crate). Implementations may read files; this crate never does.
 pub trait Tablebase {
-    /// The value of `pos` for the side to move, or `None` when the tables do not cover it.
-    fn probe_wdl(&self, pos: &Chess) -> Option<Wdl>;
+    /// What the tables say about `pos`, for the side to move.
+    fn probe(&self, pos: &Chess) -> Probe;
 }
 
 /// Depth of the forced-mate search that looks for a demonstrable win.
@@ -165,22 +195,14 @@ fn recommend_impl(
     }
 
     // A forced win for the opponent defeats the claim.
-    if let Some(tb) = tablebase
-        && let Some(wdl) = tb.probe_wdl(&pos)
-    {
-        let opponent_wins = if pos.turn() == opponent {
-            wdl == Wdl::Win
-        } else {
-            wdl == Wdl::Loss
-        };
-        if opponent_wins {
-            reasons.push(format!(
-                "the tablebase shows a forced win for {}",
-                color_name(opponent)
-            ));
-            return deny(pattern.map(|p| p.0), reasons);
+    if let Some(tb) = tablebase {
+        match tablebase_verdict(tb, &pos, opponent) {
+            TableSays::ForcedWin(why) => {
+                reasons.push(why);
+                return deny(pattern.map(|p| p.0), reasons);
+            }
+            TableSays::NoForcedWin(why) | TableSays::Nothing(why) => reasons.push(why),
         }
-        reasons.push("the tablebase shows no forced win for the opponent".to_string());
     }
     if let Some(line) = forced_mate(&pos, opponent, FORCED_MATE_PLIES) {
         reasons.push(format!(
@@ -206,6 +228,58 @@ fn recommend_impl(
             DrawClaim::DrawPosition => rule,
         },
         reasons,
+    }
+}
+
+/// What the tablebase contributes to the question "can the opponent demonstrate a forced
+/// win?".
+enum TableSays {
+    ForcedWin(String),
+    NoForcedWin(String),
+    Nothing(String),
+}
+
+/// Interpretation: only a win the tables call unconditional counts as "a forced win can be
+/// demonstrated" (blitz-2006 8e-8i, club-ilc 4.3). A win the 50-move rule frustrates
+/// (a cursed win) is not one, since the claimant could claim the 50-move draw on the way;
+/// a win whose 50-move status the tables cannot settle is reported, and the decision falls
+/// to the forced-mate search and to the director.
+fn tablebase_verdict(tb: &dyn Tablebase, pos: &Chess, opponent: Color) -> TableSays {
+    let for_opponent = |wdl: Wdl| {
+        if pos.turn() == opponent {
+            wdl
+        } else {
+            wdl.flip()
+        }
+    };
+    let who = color_name(opponent);
+    match tb.probe(pos) {
+        Probe::Exact(wdl) => match for_opponent(wdl) {
+            Wdl::Win => TableSays::ForcedWin(format!("the tablebase shows a forced win for {who}")),
+            Wdl::CursedWin => TableSays::NoForcedWin(format!(
+                "the tablebase shows a win for {who} only beyond the 50-move rule, so no forced \
+                 win under the rules"
+            )),
+            Wdl::Draw => TableSays::NoForcedWin("the tablebase shows a draw".to_string()),
+            Wdl::BlessedLoss | Wdl::Loss => TableSays::NoForcedWin(format!(
+                "the tablebase shows no win for {who} (the claimant is the one with chances)"
+            )),
+        },
+        Probe::IgnoringFiftyMoves(wdl) => match for_opponent(wdl) {
+            Wdl::Win => TableSays::Nothing(format!(
+                "the tablebase shows a win for {who} counted from a fresh 50-move count; \
+                 whether the moves already played spoil it is not known"
+            )),
+            Wdl::CursedWin | Wdl::Draw | Wdl::BlessedLoss | Wdl::Loss => {
+                TableSays::NoForcedWin(format!("the tablebase shows no forced win for {who}"))
+            }
+        },
+        Probe::NotCovered(why) => TableSays::Nothing(format!(
+            "the tablebase does not cover this position ({why})"
+        )),
+        Probe::Failed(why) => {
+            TableSays::Nothing(format!("the tablebase could not be read ({why})"))
+        }
     }
 }
 
@@ -472,10 +546,11 @@ mod tests {
         assert!(r.grant, "{r:?}");
     }
 
-    struct AlwaysWin;
-    impl Tablebase for AlwaysWin {
-        fn probe_wdl(&self, _pos: &Chess) -> Option<Wdl> {
-            Some(Wdl::Win)
+    /// A table that answers the same for every position.
+    struct Fixed(Probe);
+    impl Tablebase for Fixed {
+        fn probe(&self, _pos: &Chess) -> Probe {
+            self.0.clone()
         }
     }
 
@@ -483,8 +558,78 @@ mod tests {
     fn tablebase_win_defeats_claim() {
         // White to move wins according to the (mock) table: Black's claim is denied.
         let s = setup("8/8/3k4/8/8/2r5/8/R3K3 w - - 0 1");
-        let r = recommend_with_tablebase(&s, Color::Black, DrawClaim::DrawPosition, &AlwaysWin);
+        let tb = Fixed(Probe::Exact(Wdl::Win));
+        let r = recommend_with_tablebase(&s, Color::Black, DrawClaim::DrawPosition, &tb);
         assert!(!r.grant, "{r:?}");
-        assert!(r.reasons.iter().any(|x| x.contains("tablebase")));
+        assert!(
+            r.reasons
+                .contains(&"the tablebase shows a forced win for White".to_string()),
+            "{r:?}"
+        );
+    }
+
+    #[test]
+    fn tablebase_value_is_read_from_the_side_to_move() {
+        // Black to move and lost per the table: a forced win for White, so Black's claim
+        // is denied; the same table value with White's claim is no win for Black.
+        let s = setup("8/8/3k4/8/8/2r5/8/R3K3 b - - 0 1");
+        let tb = Fixed(Probe::Exact(Wdl::Loss));
+        let r = recommend_with_tablebase(&s, Color::Black, DrawClaim::DrawPosition, &tb);
+        assert!(!r.grant, "{r:?}");
+        let r = recommend_with_tablebase(&s, Color::White, DrawClaim::DrawPosition, &tb);
+        assert!(r.grant, "{r:?}");
+        assert!(
+            r.reasons
+                .iter()
+                .any(|x| x.contains("no win for Black (the claimant is the one with chances)")),
+            "{r:?}"
+        );
+    }
+
+    #[test]
+    fn cursed_win_is_not_a_forced_win() {
+        let s = setup("8/8/3k4/8/8/2r5/8/R3K3 w - - 0 1");
+        let tb = Fixed(Probe::Exact(Wdl::CursedWin));
+        let r = recommend_with_tablebase(&s, Color::Black, DrawClaim::DrawPosition, &tb);
+        assert!(r.grant, "{r:?}");
+        assert!(
+            r.reasons
+                .iter()
+                .any(|x| x.contains("beyond the 50-move rule"))
+        );
+    }
+
+    #[test]
+    fn uncertain_fifty_move_win_leaves_the_decision_to_the_search() {
+        let s = setup("8/8/3k4/8/8/2r5/8/R3K3 w - - 60 80");
+        let tb = Fixed(Probe::IgnoringFiftyMoves(Wdl::Win));
+        let r = recommend_with_tablebase(&s, Color::Black, DrawClaim::DrawPosition, &tb);
+        assert!(r.grant, "{r:?}");
+        assert!(r.reasons.iter().any(|x| x.contains("fresh 50-move count")));
+        assert!(
+            r.reasons
+                .iter()
+                .any(|x| x.contains("no forced mate for White"))
+        );
+    }
+
+    #[test]
+    fn unreadable_or_missing_table_is_reported_and_the_search_decides() {
+        let s = setup("8/8/3k4/8/8/2r5/8/R3K3 w - - 0 1");
+        for (probe, text) in [
+            (
+                Probe::Failed("KRvKR.rtbw: invalid magic".to_string()),
+                "could not be read (KRvKR.rtbw: invalid magic)",
+            ),
+            (
+                Probe::NotCovered("no KRvKR table".to_string()),
+                "does not cover this position (no KRvKR table)",
+            ),
+        ] {
+            let r =
+                recommend_with_tablebase(&s, Color::Black, DrawClaim::DrawPosition, &Fixed(probe));
+            assert!(r.grant, "{r:?}");
+            assert!(r.reasons.iter().any(|x| x.contains(text)), "{r:?}");
+        }
     }
 }

@@ -7,18 +7,25 @@
 //! details (the helpmate in UCI, the reason). A malformed line prints `error<TAB>message`
 //! in its place and a message naming the line on stderr; the batch goes on, and the exit
 //! code is then 1. Blank lines and lines starting with `#` are skipped.
+//!
+//! Draw claims: `flagfall analyze --fen FEN --draw-claim ilc|draw-position --claimant
+//! white|black [--tablebases DIR] [--json]` prints what the director's assistant
+//! recommends (club-ilc 4.3; blitz-2006 8e, 8g, 8h, 8i): `grant` or `deny`, a tab, the
+//! pattern, a tab, the reasons joined by `; `.
 
 use std::io::{BufRead, BufWriter, Write};
+use std::path::PathBuf;
 use std::process::ExitCode;
 
 use anyhow::{Context, bail};
+use flagfall_analysis::assistant::{DrawClaim, recommend, recommend_with_tablebase};
 use flagfall_analysis::{Limits, Verdict, can_checkmate};
 use shakmaty::{Color, Setup, fen::Fen};
 
 #[derive(clap::Args)]
 pub struct Args {
     /// Position to analyse, as FEN.
-    #[arg(long, conflicts_with = "batch", requires = "winner")]
+    #[arg(long, conflicts_with = "batch")]
     fen: Option<String>,
     /// The side whose mating chances are asked about: white or black.
     #[arg(long)]
@@ -32,6 +39,17 @@ pub struct Args {
     /// Search node limit per query; past it the answer is `undetermined`.
     #[arg(long, default_value_t = Limits::default().nodes)]
     nodes: u64,
+    /// Ask the director's assistant about a draw claim instead: `ilc` (club-ilc 4.3) or
+    /// `draw-position` (blitz-2006 8e, 8g, 8h, 8i). Needs --fen and --claimant.
+    #[arg(long, value_name = "KIND", conflicts_with_all = ["batch", "winner"], requires = "claimant")]
+    draw_claim: Option<String>,
+    /// The player who claims the draw: white or black (with --draw-claim).
+    #[arg(long, requires = "draw_claim")]
+    claimant: Option<String>,
+    /// A directory of Syzygy tables the assistant consults (with --draw-claim); may be
+    /// given more than once.
+    #[arg(long = "tablebases", value_name = "DIR", requires = "draw_claim")]
+    tablebases: Vec<PathBuf>,
 }
 
 /// Lines between two progress reports on stderr in batch mode.
@@ -45,6 +63,12 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     let Some(fen) = &args.fen else {
         bail!("give --fen FEN --winner white|black, or --batch FILE");
     };
+    if let Some(kind) = &args.draw_claim {
+        return run_draw_claim(&args, fen, kind);
+    }
+    if args.winner.is_none() {
+        bail!("--fen needs --winner white|black (or --draw-claim KIND --claimant white|black)");
+    }
     let winner_text = args.winner.as_deref().unwrap_or_default();
     let winner = parse_winner(winner_text).with_context(|| "--winner")?;
     let setup = parse_fen(fen).with_context(|| "--fen")?;
@@ -76,6 +100,41 @@ fn parse_fen(text: &str) -> anyhow::Result<Setup> {
         .parse()
         .map_err(|e| anyhow::anyhow!("invalid FEN `{}`: {e}", text.trim()))?;
     Ok(fen.into_setup())
+}
+
+fn run_draw_claim(args: &Args, fen: &str, kind: &str) -> anyhow::Result<ExitCode> {
+    let claim = match kind.trim().to_ascii_lowercase().as_str() {
+        "ilc" => DrawClaim::Ilc,
+        "draw-position" | "draw_position" => DrawClaim::DrawPosition,
+        other => bail!("--draw-claim: expected `ilc` or `draw-position`, found `{other}`"),
+    };
+    let claimant_text = args.claimant.as_deref().unwrap_or_default();
+    let claimant = parse_winner(claimant_text).context("--claimant")?;
+    let setup = parse_fen(fen).context("--fen")?;
+    let tablebase = crate::cmd_replay::open_tablebases(&args.tablebases)?;
+    let rec = match &tablebase {
+        Some(tb) => recommend_with_tablebase(&setup, claimant, claim, tb.0.as_ref()),
+        None => recommend(&setup, claimant, claim),
+    };
+    if args.json {
+        let out = serde_json::json!({
+            "fen": fen,
+            "claim": kind.trim().to_ascii_lowercase().replace('_', "-"),
+            "claimant": claimant_text.trim().to_ascii_lowercase(),
+            "grant": rec.grant,
+            "pattern": rec.pattern,
+            "reasons": rec.reasons,
+        });
+        println!("{}", serde_json::to_string_pretty(&out)?);
+    } else {
+        println!(
+            "{}\t{}\t{}",
+            if rec.grant { "grant" } else { "deny" },
+            rec.pattern.as_deref().unwrap_or("-"),
+            rec.reasons.join("; ")
+        );
+    }
+    Ok(ExitCode::SUCCESS)
 }
 
 /// `winnable<TAB>moves`, `unwinnable<TAB>reason`, `undetermined<TAB>reason`.

@@ -6,7 +6,7 @@ use std::process::ExitCode;
 
 use anyhow::{Context, bail};
 use flagfall_core::ruleset::Ruleset;
-use flagfall_game::{pgn, script};
+use flagfall_game::{SharedTablebase, pgn, script};
 
 #[derive(clap::Args)]
 pub struct Args {
@@ -25,6 +25,22 @@ pub struct Args {
     /// Load a user ruleset (TOML, the schema of the built-in ones); the script may name its id.
     #[arg(long = "ruleset", value_name = "FILE")]
     pub rulesets: Vec<PathBuf>,
+    /// A directory of Syzygy endgame tables (.rtbw/.rtbz) for the director's assistant on
+    /// draw claims (blitz-2006 8e-8i, club-ilc 4.3); may be given more than once.
+    #[arg(long = "tablebases", value_name = "DIR")]
+    pub tablebases: Vec<PathBuf>,
+}
+
+/// The tables named by `--tablebases`, opened once (None when none are named).
+pub fn open_tablebases(dirs: &[PathBuf]) -> anyhow::Result<Option<SharedTablebase>> {
+    let Some((first, rest)) = dirs.split_first() else {
+        return Ok(None);
+    };
+    let mut tables = flagfall_syzygy::SyzygyTables::open(first).context("--tablebases")?;
+    for dir in rest {
+        tables.add_directory(dir).context("--tablebases")?;
+    }
+    Ok(Some(SharedTablebase(std::sync::Arc::new(tables))))
 }
 
 fn read_input(path: &str) -> anyhow::Result<String> {
@@ -40,6 +56,7 @@ fn read_input(path: &str) -> anyhow::Result<String> {
 }
 
 pub fn run(args: Args) -> anyhow::Result<ExitCode> {
+    let tablebase = open_tablebases(&args.tablebases)?;
     let mut extra = Vec::new();
     for path in &args.rulesets {
         let text = std::fs::read_to_string(path)
@@ -61,9 +78,13 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     };
     let script = script::parse_with(&text, &extra).with_context(|| origin.clone())?;
     if args.pgn {
-        print!("{}", pgn::to_pgn(&script));
+        print!("{}", pgn::to_pgn_with(&script, tablebase));
     } else {
-        println!("{}", flagfall_game::replay(&script).to_json());
+        let replay = match tablebase {
+            Some(tb) => flagfall_game::replay_with_tablebase(&script, tb),
+            None => flagfall_game::replay(&script),
+        };
+        println!("{}", replay.to_json());
     }
     Ok(ExitCode::SUCCESS)
 }

@@ -5,7 +5,9 @@
 //! ladders). [`Game::apply`] takes one event and records every decision as a
 //! [`Ruling`] citing its rule. The behaviour is specified in `docs/arbiter.md`.
 
-use flagfall_analysis::assistant::{self, DrawClaim, Recommendation};
+use std::sync::Arc;
+
+use flagfall_analysis::assistant::{self, DrawClaim, Recommendation, Tablebase};
 use flagfall_analysis::{Limits, material};
 use flagfall_core::board::{
     BoardRules, CastlingSetupRule, IllegalPositionReason, IllegalReason, MoveRecord, PhysicalMove,
@@ -59,10 +61,23 @@ struct PendingClaim {
     recommendation: Recommendation,
 }
 
+/// Endgame tables the director's assistant consults (blitz-2006 8e-8i, club-ilc 4.3: "a
+/// forced win can be demonstrated"). Opened once by the program (e.g. `flagfall-syzygy`)
+/// and shared by every game; the arbiter only asks it, it never reads files itself.
+#[derive(Clone)]
+pub struct SharedTablebase(pub Arc<dyn Tablebase + Send + Sync>);
+
+impl std::fmt::Debug for SharedTablebase {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("SharedTablebase")
+    }
+}
+
 /// The state of one game under one ruleset.
 #[derive(Debug, Clone)]
 pub struct Game {
     setup: Setup,
+    tablebase: Option<SharedTablebase>,
     rules: BoardRules,
     /// The position after the last completed move.
     pos: Position,
@@ -136,7 +151,15 @@ impl Game {
             last_at: 0,
             rulings: Vec::new(),
             setup,
+            tablebase: None,
         }
+    }
+
+    /// The same game, with `tablebase` consulted for the director's recommendation on
+    /// `ilc` and `draw_position` claims.
+    pub fn with_tablebase(mut self, tablebase: SharedTablebase) -> Game {
+        self.tablebase = Some(tablebase);
+        self
     }
 
     pub fn setup(&self) -> &Setup {
@@ -1288,7 +1311,11 @@ impl Game {
             self.offer = Some(p);
         }
         self.clock.stop(at);
-        let recommendation = assistant::recommend(&self.pos.setup(), p, kind);
+        let setup = self.pos.setup();
+        let recommendation = match &self.tablebase {
+            Some(tb) => assistant::recommend_with_tablebase(&setup, p, kind, tb.0.as_ref()),
+            None => assistant::recommend(&setup, p, kind),
+        };
         self.rule(
             at,
             event,

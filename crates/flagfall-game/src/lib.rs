@@ -14,7 +14,7 @@ pub mod script;
 
 use serde::Serialize;
 
-pub use arbiter::Game;
+pub use arbiter::{Game, SharedTablebase};
 pub use outcome::{GameResult, Outcome, Reason, Ruling, RulingKind};
 pub use script::{Action, ClaimKind, Event, Party, Script, ScriptError};
 
@@ -71,8 +71,23 @@ pub fn replay(script: &Script) -> Replay {
 
 /// [`replay`], calling `observe(game, n)` after the events up to number `n` (1-based)
 /// have been applied (simultaneous claims are applied together and observed once).
-pub fn replay_observed(script: &Script, mut observe: impl FnMut(&Game, usize)) -> Replay {
-    let mut game = Game::new(script.setup.clone());
+pub fn replay_observed(script: &Script, observe: impl FnMut(&Game, usize)) -> Replay {
+    replay_game(Game::new(script.setup.clone()), script, observe)
+}
+
+/// [`replay`] with endgame tables for the director's assistant (see [`SharedTablebase`]).
+pub fn replay_with_tablebase(script: &Script, tablebase: SharedTablebase) -> Replay {
+    let game = Game::new(script.setup.clone()).with_tablebase(tablebase);
+    replay_game(game, script, |_, _| {})
+}
+
+/// Replay `script` on `game` (a fresh [`Game`] for the script's setup, possibly
+/// configured, e.g. [`Game::with_tablebase`]), observing as [`replay_observed`] does.
+pub fn replay_game(
+    mut game: Game,
+    script: &Script,
+    mut observe: impl FnMut(&Game, usize),
+) -> Replay {
     let events = &script.events;
     let mut consumed = vec![false; events.len()];
     for i in 0..events.len() {

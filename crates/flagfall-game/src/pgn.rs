@@ -29,7 +29,7 @@ use flagfall_core::board::MoveRecord;
 
 use crate::outcome::Reason;
 use crate::script::Script;
-use crate::{Replay, replay_observed};
+use crate::{Game, Replay, SharedTablebase, replay_game};
 
 /// Why a PGN could not be turned into a game script.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -156,13 +156,23 @@ fn start_chess(script: &Script) -> Option<Chess> {
 
 /// Write a replayed game as PGN (see the module documentation).
 pub fn to_pgn(script: &Script) -> String {
+    to_pgn_with(script, None)
+}
+
+/// [`to_pgn`], the director's assistant consulting `tablebase` (as
+/// [`crate::replay_with_tablebase`] does).
+pub fn to_pgn_with(script: &Script, tablebase: Option<SharedTablebase>) -> String {
     // Replay, noting after each event how many moves stand completed and the moves it
     // completed (a later reinstatement may take a move out of the final record).
     let mut hist_after: Vec<usize> = vec![0; script.events.len() + 1];
     let mut completed_by: Vec<Vec<MoveRecord>> = vec![Vec::new(); script.events.len() + 1];
     let mut last_seen = 0usize;
     let mut last_len = 0usize;
-    let replay: Replay = replay_observed(script, |game, n| {
+    let mut game = Game::new(script.setup.clone());
+    if let Some(tb) = tablebase {
+        game = game.with_tablebase(tb);
+    }
+    let replay: Replay = replay_game(game, script, |game, n| {
         let history = game.history();
         let len = history.len();
         for slot in hist_after.iter_mut().take(n + 1).skip(last_seen + 1) {

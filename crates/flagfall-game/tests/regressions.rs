@@ -37,3 +37,69 @@ fn issue_2_stalemate_stands_against_a_simultaneous_flag_claim() {
     assert_eq!(r.result, GameResult::BlackWins);
     assert_eq!(r.reason, Some(Reason::TimeForfeit));
 }
+
+/// A tablebase that gives every position the same value, standing in for Syzygy tables.
+struct FixedTable(flagfall_analysis::assistant::Probe);
+
+impl flagfall_analysis::assistant::Tablebase for FixedTable {
+    fn probe(&self, _pos: &shakmaty::Chess) -> flagfall_analysis::assistant::Probe {
+        self.0.clone()
+    }
+}
+
+fn run_with_table(text: &str, probe: flagfall_analysis::assistant::Probe) -> flagfall_game::Replay {
+    let table = flagfall_game::SharedTablebase(std::sync::Arc::new(FixedTable(probe)));
+    flagfall_game::replay_with_tablebase(&script::parse(text).expect("script parses"), table)
+}
+
+/// Issue 3 (blitz-2006 8e, "unless a forced win can be demonstrated"): with no director,
+/// the assistant's recommendation is applied; a tablebase win for the claimant's opponent
+/// defeats the claim, and without the table the same claim is granted.
+#[test]
+fn issue_3_tablebase_win_defeats_a_draw_claim_without_a_director() {
+    use flagfall_analysis::assistant::{Probe, Wdl};
+    let text = concat!(
+        r#"{"rules":"blitz-2006","time_control":"G/5;d0","fen":"4k3/8/8/8/8/8/r7/4K2R w - - 0 1","director":false}"#,
+        "\n",
+        r#"{"at":1000,"by":"white","claim":"draw_position"}"#,
+        "\n"
+    );
+    let granted = run(text);
+    assert_eq!(granted.result, GameResult::Draw);
+    assert_eq!(granted.rule.as_deref(), Some("blitz-2006 8e"));
+
+    // White to move, and the (stand-in) table says the side to move loses: Black wins.
+    let r = run_with_table(text, Probe::Exact(Wdl::Loss));
+    assert_eq!(r.result, GameResult::Ongoing, "{:?}", r.rulings);
+    let advice = r
+        .rulings
+        .iter()
+        .find(|x| x.kind == RulingKind::Recommendation)
+        .expect("a recommendation is recorded");
+    assert!(
+        advice
+            .ruling
+            .contains("the tablebase shows a forced win for Black"),
+        "{}",
+        advice.ruling
+    );
+    // The claim is denied, with the wrong-claim penalty of the ruleset.
+    let last = r.rulings.last().expect("rulings");
+    assert_eq!(last.kind, RulingKind::ClaimRejected, "{:?}", r.rulings);
+    assert_eq!(last.rule, "blitz-2006 13b");
+    assert_eq!(
+        last.time.map(|t| (t.color, t.ms)),
+        Some((shakmaty::Color::Black, 60000))
+    );
+
+    // A draw in the table keeps the claim granted, and the reason says so.
+    let r = run_with_table(text, Probe::Exact(Wdl::Draw));
+    assert_eq!(r.result, GameResult::Draw);
+    assert!(
+        r.rulings
+            .iter()
+            .any(|x| x.ruling.contains("the tablebase shows a draw")),
+        "{:?}",
+        r.rulings
+    );
+}

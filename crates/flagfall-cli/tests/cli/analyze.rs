@@ -115,3 +115,141 @@ fn batch_from_missing_file_fails_cleanly() {
     assert_eq!(code, Some(1));
     assert!(stderr.contains("cannot open"), "{stderr}");
 }
+
+/// A directory holding one table file with a table's name and size but broken contents.
+fn broken_tables(name: &str) -> std::path::PathBuf {
+    let dir = std::env::temp_dir().join(format!("flagfall-cli-tb-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).expect("scratch directory");
+    std::fs::write(dir.join("KRvKR.rtbw"), [0u8; 80]).expect("table file");
+    dir
+}
+
+const ROOK_EACH: &str = "4k3/8/8/8/8/8/r7/4K2R w - - 0 1";
+
+#[test]
+fn draw_claim_recommendation_without_tables() {
+    let (out, err, code) = run(&[
+        "analyze",
+        "--fen",
+        ROOK_EACH,
+        "--draw-claim",
+        "draw-position",
+        "--claimant",
+        "white",
+    ]);
+    assert_eq!(code, Some(0), "{err}");
+    let fields: Vec<&str> = out.trim_end().split('\t').collect();
+    assert_eq!(fields[0], "grant", "{out}");
+    assert_eq!(fields[1], "blitz-2006 8e", "{out}");
+    assert!(
+        fields[2].contains("no forced mate for Black within 7 plies"),
+        "{out}"
+    );
+}
+
+#[test]
+fn draw_claim_reports_an_unreadable_table_and_still_recommends() {
+    let dir = broken_tables("claim");
+    let dir = dir.to_str().expect("utf-8 path");
+    let (out, err, code) = run(&[
+        "analyze",
+        "--fen",
+        ROOK_EACH,
+        "--draw-claim",
+        "ilc",
+        "--claimant",
+        "white",
+        "--tablebases",
+        dir,
+        "--json",
+    ]);
+    assert_eq!(code, Some(0), "{err}");
+    let v: serde_json::Value = serde_json::from_str(&out).expect("JSON");
+    assert_eq!(v["grant"], true, "{out}");
+    assert_eq!(v["claim"], "ilc");
+    let reasons = v["reasons"].as_array().expect("reasons");
+    assert!(
+        reasons.iter().any(|r| r
+            .as_str()
+            .is_some_and(|r| r.contains("the tablebase could not be read") && r.contains("KRvKR"))),
+        "{out}"
+    );
+}
+
+#[test]
+fn tablebases_directory_errors_are_clear() {
+    let missing = std::env::temp_dir().join("flagfall-cli-no-such-tables");
+    let (_, err, code) = run(&[
+        "analyze",
+        "--fen",
+        ROOK_EACH,
+        "--draw-claim",
+        "ilc",
+        "--claimant",
+        "white",
+        "--tablebases",
+        missing.to_str().expect("utf-8 path"),
+    ]);
+    assert_eq!(code, Some(1));
+    assert!(
+        err.contains("--tablebases") && err.contains("flagfall-cli-no-such-tables"),
+        "{err}"
+    );
+    let (_, err, code) = run(&[
+        "analyze",
+        "--fen",
+        ROOK_EACH,
+        "--draw-claim",
+        "maybe",
+        "--claimant",
+        "white",
+    ]);
+    assert_eq!(code, Some(1));
+    assert!(
+        err.contains("expected `ilc` or `draw-position`, found `maybe`"),
+        "{err}"
+    );
+    let (_, err, code) = run(&["analyze", "--fen", ROOK_EACH]);
+    assert_eq!(code, Some(1));
+    assert!(err.contains("--winner"), "{err}");
+}
+
+#[test]
+fn replay_consults_the_tables_for_the_director() {
+    let dir = broken_tables("replay");
+    let script = format!(
+        "{}\n{}\n",
+        r#"{"rules":"blitz-2006","time_control":"G/5;d0","fen":"4k3/8/8/8/8/8/r7/4K2R w - - 0 1","director":false}"#,
+        r#"{"at":1000,"by":"white","claim":"draw_position"}"#
+    );
+    let out = crate::run_with_stdin(
+        &[
+            "replay",
+            "-",
+            "--tablebases",
+            dir.to_str().expect("utf-8 path"),
+        ],
+        &script,
+    );
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).expect("JSON");
+    assert_eq!(v["result"], "1/2-1/2");
+    let advice = v["rulings"]
+        .as_array()
+        .expect("rulings")
+        .iter()
+        .find(|r| r["kind"] == "recommendation")
+        .expect("a recommendation");
+    assert!(
+        advice["ruling"]
+            .as_str()
+            .is_some_and(|t| t.contains("the tablebase could not be read")),
+        "{advice}"
+    );
+}
