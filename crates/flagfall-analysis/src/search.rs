@@ -164,8 +164,8 @@ pub(crate) struct Searcher {
     /// Varies the order of equally ranked moves from one capped iteration to the next, so
     /// that successive iterations do not spend their cap on the same first lines.
     salt: u32,
-    /// One reusable move buffer per ply of the current line (packed ordering key, move).
-    buffers: Vec<Vec<(u64, Move)>>,
+    /// One reusable buffer per ply of the current line: packed ordering keys ([`sort_key`]).
+    buffers: Vec<Vec<u64>>,
 }
 
 /// Successive iterations aim at the nearest `ROTATION` candidate corners in turn. Which
@@ -267,14 +267,8 @@ impl Searcher {
             self.cut = true;
             return false;
         }
-        let moves = pos.legal_moves();
-        if moves.is_empty() {
-            return pos.turn() != self.winner && pos.is_check();
-        }
-        let board = pos.board();
-        if material::fide_material_cannot_mate(board, self.winner) {
-            return false;
-        }
+        // The table first: a position met again needs no move generation (a mate would
+        // have ended the search the first time).
         let key = Key::of(pos);
         let tt_len = self.tt.len();
         match self.tt.entry(key) {
@@ -291,6 +285,14 @@ impl Searcher {
             }
         }
 
+        let moves = pos.legal_moves();
+        if moves.is_empty() {
+            return pos.turn() != self.winner && pos.is_check();
+        }
+        let board = pos.board();
+        if material::fide_material_cannot_mate(board, self.winner) {
+            return false;
+        }
         let us = pos.turn();
         let winner_moves = us == self.winner;
         let targets = self.targets.unwrap_or(Targets {
@@ -310,7 +312,7 @@ impl Searcher {
         let mut scored = std::mem::take(&mut self.buffers[ply]);
         scored.clear();
         let salt = self.salt;
-        for &m in moves.iter() {
+        for (index, &m) in moves.iter().enumerate() {
             let (cost, order) = if winner_moves {
                 let check = gives_check(pos, &m, their_king);
                 if check && self.mates(pos, m) {
@@ -323,11 +325,12 @@ impl Searcher {
             } else {
                 classify_loser(pos, &m, our_king, &targets)
             };
-            scored.push((sort_key(cost, order, tiebreak(&m, salt)), m));
+            scored.push(sort_key(cost, order, tiebreak(&m, salt), index));
         }
-        scored.sort_unstable_by_key(|e| e.0);
+        scored.sort_unstable();
         let mut found = false;
-        for &(packed, m) in scored.iter() {
+        for &packed in scored.iter() {
+            let m = moves[key_index(packed)];
             let cost = key_cost(packed);
             // After a progress move by the winner, the loser's plain reply is free too (so
             // that a run of winner's progress moves costs nothing while the loser waits);
@@ -383,16 +386,25 @@ impl Searcher {
     }
 }
 
-/// Packs a move's ordering (checks first, then cost, then rank, then tie-break) into one
-/// integer; [`key_cost`] recovers the cost.
-fn sort_key(cost: u16, order: i32, tiebreak: u32) -> u64 {
+/// Packs a move's ordering (checks first, then cost, then rank, then tie-break) and its
+/// index in the move list into one integer, so that sorting plain integers orders the
+/// moves; [`key_cost`] and [`key_index`] recover the cost and the index.
+fn sort_key(cost: u16, order: i32, tiebreak: u32, index: usize) -> u64 {
     let non_check = u64::from(order != CHECK_ORDER);
     let rank = (i64::from(order) + (1 << 20)) as u64 & 0xFFFF_FFFF;
-    (non_check << 62) | (u64::from(cost) << 56) | (rank << 24) | u64::from(tiebreak & 0xFF_FFFF)
+    (non_check << 62)
+        | (u64::from(cost) << 56)
+        | (rank << 24)
+        | (u64::from((tiebreak >> 9) & 0x7FFF) << 9)
+        | (index as u64 & 0x1FF)
 }
 
 fn key_cost(packed: u64) -> u16 {
     ((packed >> 56) & 0x3F) as u16
+}
+
+fn key_index(packed: u64) -> usize {
+    (packed & 0x1FF) as usize
 }
 
 /// Pseudo-random rank of a move for a given salt (a multiplicative hash).
@@ -456,8 +468,7 @@ fn classify_winner(
         Role::Pawn if is_passed(pos.board(), from, pos.turn()) => (FREE, -10),
         Role::Pawn => (NORMAL, -5),
         Role::King => {
-            let gain =
-                from.distance(targets.helper) as i32 - m.to().distance(targets.helper) as i32;
+            let gain = dist(from, targets.helper) - dist(m.to(), targets.helper);
             if gain > 0 {
                 (FREE, -20)
             } else {
@@ -466,7 +477,7 @@ fn classify_winner(
         }
         _ => {
             let k = their_king.unwrap_or(targets.corner);
-            let gain = from.distance(k) as i32 - m.to().distance(k) as i32;
+            let gain = dist(from, k) - dist(m.to(), k);
             if gain > 0 && m.role() == Role::Knight {
                 (FREE, -15)
             } else if m.role() == Role::Bishop
@@ -506,7 +517,7 @@ fn classify_loser(
         return (FREE, -10);
     }
     if m.role() == Role::King {
-        let gain = from.distance(targets.corner) as i32 - m.to().distance(targets.corner) as i32;
+        let gain = dist(from, targets.corner) - dist(m.to(), targets.corner);
         return if gain > 0 {
             (FREE, -20)
         } else {
@@ -597,6 +608,16 @@ fn reconstruct(tree: &[(u32, Move)], mut idx: u32) -> Vec<Move> {
     }
     line.reverse();
     line
+}
+
+/// King distance between two squares (inlined: it is on the hot path of move scoring).
+#[inline]
+fn dist(a: Square, b: Square) -> i32 {
+    let (a, b) = (a as i32, b as i32);
+    ((a & 7) - (b & 7))
+        .abs()
+        .max((a >> 3) - (b >> 3))
+        .max((b >> 3) - (a >> 3))
 }
 
 /// The winner king's square for a mate in `corner`: one file and two ranks in from it.
