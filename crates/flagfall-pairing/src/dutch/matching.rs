@@ -100,6 +100,18 @@ pub struct Matcher<const N: usize> {
     fixed: Vec<u32>,
     /// Exposed vertices allowed to be roots in the current stages.
     active: Vec<bool>,
+    /// `best_slack[x]` is the slack of `bestedge[x]` whenever `best_gen[x] == gen`; `generation`
+    /// changes at every dual step and stage, and each dual step carries the slacks it
+    /// computed over to the next generation (a best edge of a free vertex leaves an
+    /// S-vertex, so its slack falls by the step; one between S-blossoms falls by twice
+    /// the step). Saves recomputing a best edge's slack (random reads of the weight
+    /// matrix) at every comparison.
+    best_slack: Vec<Wide<N>>,
+    best_gen: Vec<u64>,
+    generation: u64,
+    /// Scratch for `dual_step`: best slacks computed in this step, and the multiple of
+    /// the step by which each falls.
+    fresh: Vec<(u32, bool)>,
     /// Scratch for `add_blossom`: the best edge to each S-blossom and its slack.
     best_to: Vec<Ep>,
     best_to_slack: Vec<Wide<N>>,
@@ -141,6 +153,10 @@ impl<const N: usize> Matcher<N> {
             killed: Vec::new(),
             fixed: vec![NONE; n],
             active: vec![false; n],
+            best_slack: vec![Wide::ZERO; two_n],
+            best_gen: vec![0; two_n],
+            generation: 1,
+            fresh: Vec::new(),
             best_to: vec![Ep::NONE; two_n],
             best_to_slack: vec![Wide::ZERO; two_n],
         }
@@ -214,19 +230,47 @@ impl<const N: usize> Matcher<N> {
         s.sub(&w2)
     }
 
+    /// The slack of `bestedge[x]` (which must be set), from the cache when current.
+    #[inline]
+    fn best_slack_of(&mut self, x: usize) -> Wide<N> {
+        if self.best_gen[x] == self.generation {
+            return self.best_slack[x];
+        }
+        let s = self.slack(self.bestedge[x]);
+        self.best_slack[x] = s;
+        self.best_gen[x] = self.generation;
+        s
+    }
+
+    /// Record `e` as the best edge of `x`, with its slack `s`.
+    #[inline]
+    fn set_best(&mut self, x: usize, e: Ep, s: Wide<N>) {
+        self.bestedge[x] = e;
+        self.best_slack[x] = s;
+        self.best_gen[x] = self.generation;
+    }
+
+    /// Append the vertices of blossom `b` to `out`, depth first in child order
+    /// (recursion instead of an allocated stack: nesting is at most n / 2 deep).
     fn leaves(&self, b: u32, out: &mut Vec<u32>) {
-        // A trivial blossom is its own vertex: no stack to allocate.
         if (b as usize) < self.n {
             out.push(b);
             return;
         }
-        let mut stack = vec![b];
-        while let Some(x) = stack.pop() {
-            if (x as usize) < self.n {
-                out.push(x);
-            } else {
-                stack.extend(self.childs[x as usize].iter().rev().copied());
-            }
+        for &c in &self.childs[b as usize] {
+            self.leaves(c, out);
+        }
+    }
+
+    /// Set `inblossom` of every vertex of blossom `b` to `top`.
+    fn set_inblossom(&mut self, b: u32, top: u32) {
+        if (b as usize) < self.n {
+            self.inblossom[b as usize] = top;
+            return;
+        }
+        for k in 0..self.childs[b as usize].len() {
+            let c = self.childs[b as usize][k];
+            self.set_inblossom(c, top);
         }
     }
 
@@ -497,9 +541,9 @@ impl<const N: usize> Matcher<N> {
             if bi < self.n {
                 self.queue.push(b);
             } else {
-                let mut leaves = Vec::new();
-                self.leaves(b, &mut leaves);
-                self.queue.extend(leaves);
+                let mut queue = std::mem::take(&mut self.queue);
+                self.leaves(b, &mut queue);
+                self.queue = queue;
             }
         } else {
             let base = self.base[bi];
@@ -663,7 +707,7 @@ impl<const N: usize> Matcher<N> {
         self.best_to = best_to;
         self.best_to_slack = best_to_slack;
         self.bestedges[bi] = Some(list);
-        self.bestedge[bi] = best;
+        self.set_best(bi, best, best_slack);
     }
 
     fn leaves_of_path(&self, path: &[u32]) -> Vec<u32> {
@@ -686,9 +730,7 @@ impl<const N: usize> Matcher<N> {
             } else if endstage && self.dual[si].is_zero() {
                 self.expand_blossom(s, endstage);
             } else {
-                for l in self.leaves_of(s) {
-                    self.inblossom[l as usize] = s;
-                }
+                self.set_inblossom(s, s);
             }
         }
         if !endstage && self.label[bi] == 2 {
@@ -839,6 +881,7 @@ impl<const N: usize> Matcher<N> {
     fn run_stages(&mut self) {
         let n = self.n;
         loop {
+            self.generation += 1;
             for x in self.label.iter_mut() {
                 *x = 0;
             }
@@ -941,13 +984,13 @@ impl<const N: usize> Matcher<N> {
                     debug_assert!(sum > w2, "negative slack");
                     let kslack = sum.sub(&w2);
                     if self.label[bwi] == 1 {
-                        if self.bestedge[bvi].is_none() || kslack < self.slack(self.bestedge[bvi]) {
-                            self.bestedge[bvi] = e;
+                        if self.bestedge[bvi].is_none() || kslack < self.best_slack_of(bvi) {
+                            self.set_best(bvi, e, kslack);
                         }
                     } else if self.label[wi] == 0
-                        && (self.bestedge[wi].is_none() || kslack < self.slack(self.bestedge[wi]))
+                        && (self.bestedge[wi].is_none() || kslack < self.best_slack_of(wi))
                     {
-                        self.bestedge[wi] = e;
+                        self.set_best(wi, e, kslack);
                     }
                 }
             }
@@ -956,80 +999,125 @@ impl<const N: usize> Matcher<N> {
     }
 
     /// Change the duals by the largest safe amount; true if the stage is over.
+    ///
+    /// The four candidates are those of the classic algorithm, each the first least
+    /// value in index order, and a later kind wins only if strictly smaller: an
+    /// S-vertex's dual (1), the best edge of a free vertex (2), half the best edge
+    /// between S-blossoms (3), a T-blossom's dual (4). The passes of 1 and 2 and those
+    /// of 3 and 4 share a loop; a step of 0 (a T-blossom of dual 0 to expand, the usual
+    /// case) changes no dual and keeps the cached best slacks.
     fn dual_step(&mut self) -> bool {
         let n = self.n;
-        let mut delta_type = 0u8;
-        let mut delta = Wide::<N>::ZERO;
-        let mut delta_vertex = NONE;
-        let mut delta_edge = Ep::NONE;
-        let mut delta_blossom = NONE;
-        for &v in &self.alive_list {
+        let mut fresh = std::mem::take(&mut self.fresh);
+        fresh.clear();
+        // Kinds 1 and 2, over the vertices.
+        let mut d1: Option<(Wide<N>, u32)> = None;
+        let mut d2: Option<(Wide<N>, Ep)> = None;
+        for k in 0..self.alive_list.len() {
+            let v = self.alive_list[k];
             let vi = v as usize;
-            if self.label[self.inblossom[vi] as usize] == 1
-                && (delta_type == 0 || self.dual[vi] < delta)
-            {
-                delta = self.dual[vi];
-                delta_type = 1;
-                delta_vertex = v;
-            }
-        }
-        for &v in &self.alive_list {
-            let vi = v as usize;
-            if self.label[self.inblossom[vi] as usize] == 0 && !self.bestedge[vi].is_none() {
-                let d = self.slack(self.bestedge[vi]);
-                if delta_type == 0 || d < delta {
-                    delta = d;
-                    delta_type = 2;
-                    delta_edge = self.bestedge[vi];
+            match self.label[self.inblossom[vi] as usize] {
+                1 if d1.is_none_or(|(d, _)| self.dual[vi] < d) => {
+                    d1 = Some((self.dual[vi], v));
                 }
+                0 if !self.bestedge[vi].is_none() => {
+                    let d = self.best_slack_of(vi);
+                    fresh.push((v, false));
+                    if d2.is_none_or(|(best, _)| d < best) {
+                        d2 = Some((d, self.bestedge[vi]));
+                    }
+                }
+                _ => {}
             }
         }
+        // Kinds 3 and 4, over the top-level blossoms (trivial ones for kind 3 only).
+        let mut d3: Option<(Wide<N>, Ep)> = None;
+        let mut d4: Option<(Wide<N>, u32)> = None;
         for b in 0..2 * n {
             let top = if b < n {
                 self.alive[b] && self.parent[b] == NONE
             } else {
                 self.base[b] != NONE && self.parent[b] == NONE
             };
-            if top && self.label[b] == 1 && !self.bestedge[b].is_none() {
-                let s = self.slack(self.bestedge[b]);
-                // Both ends are labelled, so their duals have equal parity.
-                debug_assert!(s.0[0] & 1 == 0, "odd slack between S-blossoms");
-                let d = s.half();
-                if delta_type == 0 || d < delta {
-                    delta = d;
-                    delta_type = 3;
-                    delta_edge = self.bestedge[b];
+            if !top {
+                continue;
+            }
+            match self.label[b] {
+                1 if !self.bestedge[b].is_none() => {
+                    let s = self.best_slack_of(b);
+                    fresh.push((b as u32, true));
+                    // Both ends are labelled, so their duals have equal parity.
+                    debug_assert!(s.0[0] & 1 == 0, "odd slack between S-blossoms");
+                    let d = s.half();
+                    if d3.is_none_or(|(best, _)| d < best) {
+                        d3 = Some((d, self.bestedge[b]));
+                    }
                 }
-            }
-        }
-        for b in n..2 * n {
-            if self.base[b] != NONE
-                && self.parent[b] == NONE
-                && self.label[b] == 2
-                && (delta_type == 0 || self.dual[b] < delta)
-            {
-                delta = self.dual[b];
-                delta_type = 4;
-                delta_blossom = b as u32;
-            }
-        }
-        for &v in &self.alive_list {
-            let vi = v as usize;
-            match self.label[self.inblossom[vi] as usize] {
-                1 => self.dual[vi].sub_assign(&delta),
-                2 => self.dual[vi].add_assign(&delta),
+                2 if b >= n && d4.is_none_or(|(best, _)| self.dual[b] < best) => {
+                    d4 = Some((self.dual[b], b as u32));
+                }
                 _ => {}
             }
         }
-        for b in n..2 * n {
-            if self.base[b] != NONE && self.parent[b] == NONE {
-                match self.label[b] {
-                    1 => self.dual[b].add_assign(&delta),
-                    2 => self.dual[b].sub_assign(&delta),
+        let mut delta_type = 0u8;
+        let mut delta = Wide::<N>::ZERO;
+        let mut delta_vertex = NONE;
+        let mut delta_edge = Ep::NONE;
+        let mut delta_blossom = NONE;
+        if let Some((d, v)) = d1 {
+            delta = d;
+            delta_type = 1;
+            delta_vertex = v;
+        }
+        if let Some((d, e)) = d2
+            && (delta_type == 0 || d < delta)
+        {
+            delta = d;
+            delta_type = 2;
+            delta_edge = e;
+        }
+        if let Some((d, e)) = d3
+            && (delta_type == 0 || d < delta)
+        {
+            delta = d;
+            delta_type = 3;
+            delta_edge = e;
+        }
+        if let Some((d, b)) = d4
+            && (delta_type == 0 || d < delta)
+        {
+            delta = d;
+            delta_type = 4;
+            delta_blossom = b;
+        }
+        if !delta.is_zero() {
+            for &v in &self.alive_list {
+                let vi = v as usize;
+                match self.label[self.inblossom[vi] as usize] {
+                    1 => self.dual[vi].sub_assign(&delta),
+                    2 => self.dual[vi].add_assign(&delta),
                     _ => {}
                 }
             }
+            for b in n..2 * n {
+                if self.base[b] != NONE && self.parent[b] == NONE {
+                    match self.label[b] {
+                        1 => self.dual[b].add_assign(&delta),
+                        2 => self.dual[b].sub_assign(&delta),
+                        _ => {}
+                    }
+                }
+            }
+            // Carry the best slacks computed above over to the new duals.
+            self.generation += 1;
+            let twice = delta.double();
+            for &(x, s_s) in &fresh {
+                let xi = x as usize;
+                self.best_slack[xi].sub_assign(if s_s { &twice } else { &delta });
+                self.best_gen[xi] = self.generation;
+            }
         }
+        self.fresh = fresh;
         match delta_type {
             1 => {
                 // An S-vertex's dual reached 0: leave it exposed.
