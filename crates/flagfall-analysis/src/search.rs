@@ -312,9 +312,14 @@ impl Searcher {
         let mut scored = std::mem::take(&mut self.buffers[ply]);
         scored.clear();
         let salt = self.salt;
+        let checks = if winner_moves {
+            their_king.map(|k| CheckInfo::new(board, us, k))
+        } else {
+            None
+        };
         for (index, &m) in moves.iter().enumerate() {
             let (cost, order) = if winner_moves {
-                let check = gives_check(pos, &m, their_king);
+                let check = checks.as_ref().is_some_and(|c| c.gives_check(pos, &m));
                 if check && self.mates(pos, m) {
                     // Mate in one costs no budget.
                     self.line.push(m);
@@ -325,13 +330,6 @@ impl Searcher {
             } else {
                 classify_loser(pos, &m, our_king, &targets)
             };
-            scored.push(sort_key(cost, order, tiebreak(&m, salt), index));
-        }
-        scored.sort_unstable();
-        let mut found = false;
-        for &packed in scored.iter() {
-            let m = moves[key_index(packed)];
-            let cost = key_cost(packed);
             // After a progress move by the winner, the loser's plain reply is free too (so
             // that a run of winner's progress moves costs nothing while the loser waits);
             // after the loser's king stepped towards its corner, the winner may wait freely.
@@ -341,9 +339,22 @@ impl Searcher {
                 cost
             };
             if paid > budget {
+                // Unaffordable: never sorted nor played.
                 self.cut = true;
                 continue;
             }
+            scored.push(sort_key(cost, order, tiebreak(&m, salt), index));
+        }
+        scored.sort_unstable();
+        let mut found = false;
+        for &packed in scored.iter() {
+            let m = moves[key_index(packed)];
+            let cost = key_cost(packed);
+            let paid = if prev_free && cost == NORMAL {
+                FREE
+            } else {
+                cost
+            };
             let mut child = pos.clone();
             child.play_unchecked(m);
             self.line.push(m);
@@ -412,6 +423,95 @@ fn tiebreak(m: &Move, salt: u32) -> u32 {
     let from = m.from().map_or(64, |s| s as u32);
     let key = (from << 6 | m.to() as u32) ^ salt;
     key.wrapping_mul(0x2545_f491) >> 8
+}
+
+/// What a winner's node needs to tell cheaply whether a move gives check: the lines from
+/// the loser's king, and the winner's pieces whose departure may uncover a slider.
+struct CheckInfo {
+    king: Square,
+    /// Squares a rook or bishop on them would attack the king from (current occupancy).
+    rook_lines: Bitboard,
+    bishop_lines: Bitboard,
+    knight: Bitboard,
+    pawn: Bitboard,
+    /// The winner's pieces that are the only piece between the king and a winner's slider
+    /// aimed at it.
+    discover: Bitboard,
+    /// A winner's slider already attacks the king (never in a legal position; kept so that
+    /// the answer is the same as [`gives_check`]'s).
+    already: bool,
+}
+
+impl CheckInfo {
+    fn new(board: &shakmaty::Board, us: Color, k: Square) -> CheckInfo {
+        let occ = board.occupied();
+        let ours = board.by_color(us);
+        let rook_lines = attacks::rook_attacks(k, occ);
+        let bishop_lines = attacks::bishop_attacks(k, occ);
+        let our_rq = ours & board.rooks_and_queens();
+        let our_bq = ours & board.bishops_and_queens();
+        let already = (rook_lines & our_rq).any() || (bishop_lines & our_bq).any();
+        let mut discover = Bitboard::EMPTY;
+        let snipers = (attacks::rook_attacks(k, Bitboard::EMPTY) & our_rq)
+            | (attacks::bishop_attacks(k, Bitboard::EMPTY) & our_bq);
+        for s in snipers {
+            let blockers = attacks::between(k, s) & occ;
+            if blockers.count() == 1 && blockers.is_subset(ours) {
+                discover |= blockers;
+            }
+        }
+        CheckInfo {
+            king: k,
+            rook_lines,
+            bishop_lines,
+            knight: attacks::knight_attacks(k),
+            pawn: attacks::pawn_attacks(!us, k),
+            discover,
+            already,
+        }
+    }
+
+    /// Same answer as [`gives_check`], mostly from the precomputed sets.
+    fn gives_check(&self, pos: &Chess, m: &Move) -> bool {
+        let Some(from) = m.from() else {
+            return gives_check(pos, m, Some(self.king));
+        };
+        if self.already || m.is_castle() || m.is_en_passant() || self.discover.contains(from) {
+            return gives_check(pos, m, Some(self.king));
+        }
+        let to = m.to();
+        let occ = pos.board().occupied();
+        // A slider on `to` checks if no piece other than the mover stands between.
+        let line = |lines: Bitboard, empty_lines: Bitboard| {
+            lines.contains(to)
+                || (empty_lines.contains(to)
+                    && (attacks::between(self.king, to) & occ)
+                        .without(from)
+                        .is_empty())
+        };
+        match m.promotion().unwrap_or(m.role()) {
+            Role::Pawn => self.pawn.contains(to),
+            Role::Knight => self.knight.contains(to),
+            Role::King => false,
+            Role::Bishop => line(
+                self.bishop_lines,
+                attacks::bishop_attacks(self.king, Bitboard::EMPTY),
+            ),
+            Role::Rook => line(
+                self.rook_lines,
+                attacks::rook_attacks(self.king, Bitboard::EMPTY),
+            ),
+            Role::Queen => {
+                line(
+                    self.bishop_lines,
+                    attacks::bishop_attacks(self.king, Bitboard::EMPTY),
+                ) || line(
+                    self.rook_lines,
+                    attacks::rook_attacks(self.king, Bitboard::EMPTY),
+                )
+            }
+        }
+    }
 }
 
 fn gives_check(pos: &Chess, m: &Move, their_king: Option<Square>) -> bool {
@@ -633,4 +733,57 @@ fn helper_of(corner: Square) -> Square {
         -16
     };
     corner.offset(df + dr).unwrap_or(corner)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use shakmaty::{CastlingMode, fen::Fen};
+
+    /// The precomputed check test gives the same answer as the direct one, and both match
+    /// the position after the move (castling and en passant aside, which both call checks),
+    /// over pseudo-random games from positions with sliders, pins and promotions.
+    #[test]
+    fn fast_check_test_matches_direct_test() {
+        let fens = [
+            "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1",
+            "r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1",
+            "8/2p5/3p4/KP5r/1R3p1k/8/4P1P1/8 w - - 0 1",
+            "4k3/1P6/8/3B4/8/8/6Q1/R3K2R w KQ - 0 1",
+            "3q4/8/8/3k4/8/3N4/8/3RK1B1 w - - 0 1",
+        ];
+        let mut seed = 0x1234_5678_u64;
+        let mut compared = 0;
+        for fen in fens {
+            let setup = fen.parse::<Fen>().expect("valid FEN").into_setup();
+            let mut pos: Chess = setup
+                .position(CastlingMode::Standard)
+                .expect("legal position");
+            for _ in 0..60 {
+                let moves = pos.legal_moves();
+                if moves.is_empty() {
+                    break;
+                }
+                let us = pos.turn();
+                let k = pos.board().king_of(!us).expect("king");
+                let info = CheckInfo::new(pos.board(), us, k);
+                for m in &moves {
+                    let direct = gives_check(&pos, m, Some(k));
+                    assert_eq!(info.gives_check(&pos, m), direct, "{fen}: {m:?}");
+                    if !m.is_castle() && !m.is_en_passant() {
+                        let mut child = pos.clone();
+                        child.play_unchecked(*m);
+                        assert_eq!(direct, child.is_check(), "{fen}: {m:?}");
+                    }
+                    compared += 1;
+                }
+                seed = seed
+                    .wrapping_mul(6_364_136_223_846_793_005)
+                    .wrapping_add(1_442_695_040_888_963_407);
+                let m = moves[(seed >> 33) as usize % moves.len()];
+                pos.play_unchecked(m);
+            }
+        }
+        assert!(compared > 1_000, "only {compared} moves compared");
+    }
 }
