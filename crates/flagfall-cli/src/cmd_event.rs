@@ -111,6 +111,10 @@ enum EventCommand {
         /// Tiebreak order, e.g. "BH-C1,BH,SB" (default depends on the format).
         #[arg(long)]
         tiebreaks: Option<String>,
+        /// Points of the pairing-allocated bye for the whole round, when the regulations
+        /// say other than a win (C.04.1 c), e.g. 1.5 for a Double Swiss match.
+        #[arg(long, value_name = "POINTS")]
+        pab_points: Option<String>,
         /// Overwrite an existing file.
         #[arg(long)]
         force: bool,
@@ -261,6 +265,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
             date,
             initial_colour,
             tiebreaks,
+            pab_points,
             force,
         } => {
             if file.exists() && !force {
@@ -286,6 +291,9 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
             };
             if let Some(list) = tiebreaks {
                 event.set_tiebreaks(&list)?;
+            }
+            if let Some(points) = pab_points {
+                event.set_pab_points(&points)?;
             }
             if let Some(tc) = time_control {
                 let check = event.set_time_control(&tc)?;

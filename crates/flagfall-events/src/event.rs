@@ -401,6 +401,11 @@ pub struct Event {
     pub players: Vec<Player>,
     /// Rounds paired so far.
     pub round_list: Vec<Round>,
+    /// Points of the pairing-allocated bye for the whole round, in half points, set by the
+    /// director when the event's regulations say so. `None`: the format's default (see
+    /// [`Event::pab_value`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pab_half_points: Option<u32>,
 }
 
 /// What went wrong. Every message names the player, round, board or value at fault.
@@ -655,6 +660,7 @@ impl Event {
             tiebreaks: format.default_tiebreaks().to_string(),
             players: Vec::new(),
             round_list: Vec::new(),
+            pab_half_points: None,
         })
     }
 
@@ -868,10 +874,72 @@ impl Event {
     fn bye_points(&self, kind: ByeKind) -> u32 {
         let g = self.format.games_per_round();
         match kind {
-            ByeKind::Pab | ByeKind::Full => 2 * g,
+            ByeKind::Pab => self.pab_value(),
+            ByeKind::Full => 2 * g,
             ByeKind::Half => g,
             ByeKind::Zero | ByeKind::Absent => 0,
         }
+    }
+
+    /// Points of the pairing-allocated bye, in half points: the value the director set, or
+    /// else a win (C.04.1 c: a win "unless the rules of the tournament state otherwise"),
+    /// except in a Double Swiss, where the bye is worth 1½ of the two-game match (a win and
+    /// a draw; C.04.5 as summarised in docs/events.md, **interpretation**: the primary text
+    /// of that article was not available to us).
+    pub fn pab_value(&self) -> u32 {
+        let g = self.format.games_per_round();
+        self.pab_half_points.unwrap_or(match self.format {
+            Format::DoubleSwiss => 3,
+            _ => 2 * g,
+        })
+    }
+
+    /// Set the points of the pairing-allocated bye from text such as `2`, `1.5` or `1½`
+    /// (points for the whole round: at most a win of every game of the round).
+    ///
+    /// Only for the Double Swiss and the US Chess Swiss, whose engines pair on the event's
+    /// own scores; the Dutch engine scores the bye as a win, as bbpPairings does without a
+    /// `BBU` line, and round robins give no pairing-allocated bye. Refused once a round is
+    /// paired, so that pairings already made and the standings agree.
+    pub fn set_pab_points(&mut self, text: &str) -> Result<(), EventError> {
+        if !matches!(self.format, Format::DoubleSwiss | Format::UsSwiss) {
+            return Err(EventError::NotAllowed(format!(
+                "the pairing-allocated bye of a {} event is worth a win (C.04.1 c); other \
+                 values are supported for double-swiss and us-swiss events",
+                self.format
+            )));
+        }
+        if !self.round_list.is_empty() {
+            return Err(EventError::NotAllowed(
+                "the pairing-allocated bye's points are set before the first round is paired"
+                    .to_string(),
+            ));
+        }
+        let g = self.format.games_per_round();
+        let bad = || EventError::BadValue {
+            what: "pairing-allocated bye points",
+            value: text.to_string(),
+            expected: if g == 1 {
+                "0, 0.5 or 1"
+            } else {
+                "a multiple of 0.5 from 0 to the number of games a round"
+            },
+        };
+        let t = text.trim();
+        let (whole, half) = if let Some(w) = t.strip_suffix('½') {
+            (if w.is_empty() { "0" } else { w }, 1)
+        } else if let Some(w) = t.strip_suffix(".5") {
+            (if w.is_empty() { "0" } else { w }, 1)
+        } else {
+            (t.strip_suffix(".0").unwrap_or(t), 0)
+        };
+        let whole: u32 = whole.parse().map_err(|_| bad())?;
+        let half_points = whole.checked_mul(2).map(|w| w + half).ok_or_else(bad)?;
+        if half_points > 2 * g {
+            return Err(bad());
+        }
+        self.pab_half_points = Some(half_points);
+        Ok(())
     }
 
     /// Points a player scored in round `round`, in half points (pending games count 0).
@@ -1355,6 +1423,7 @@ impl Event {
             .collect();
         let mut ct = Crosstable::new(format, rounds, infos);
         ct.games_per_round = self.format.games_per_round();
+        ct.pab_half_points = Some(self.pab_value());
         let index = |id: u32| -> Result<usize, EventError> {
             self.players.iter().position(|p| p.id == id).ok_or_else(|| {
                 EventError::Inconsistent(format!("unknown player {id} in a pairing"))

@@ -118,11 +118,22 @@ pub fn trf(event: &Event) -> String {
             for r in 1..=event.rounds_paired() {
                 match event.cell(p.id, r) {
                     Cell::Bye(kind) => {
-                        for _ in 0..games {
+                        // A pairing-allocated bye worth less than a win of every game
+                        // (a Double Swiss 1½) is spread over the match's columns so the
+                        // columns add up to the player's points: `U` for each win it
+                        // holds, `H` for a half point, `Z` for the rest.
+                        let pab = event.pab_value();
+                        for game in 0..games {
+                            let result = match kind {
+                                ByeKind::Pab if 2 * (game + 1) <= pab => ResultCode::PairingBye,
+                                ByeKind::Pab if 2 * game < pab => ResultCode::HalfBye,
+                                ByeKind::Pab => ResultCode::ZeroBye,
+                                _ => bye_code(kind),
+                            };
                             rounds.push(Some(TEntry {
                                 opponent: None,
                                 colour: None,
-                                result: bye_code(kind),
+                                result,
                             }));
                         }
                     }

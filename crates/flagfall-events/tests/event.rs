@@ -449,3 +449,97 @@ fn round_robin_withdrawal_forfeits_every_remaining_game() {
         }
     }
 }
+
+/// C.04.1 c: the pairing-allocated bye is worth a win "unless the rules of the tournament
+/// state otherwise"; a Double Swiss gives 1½ of the match by default, the director may set
+/// another value, and the score and the standings use it.
+#[test]
+fn pab_points_set_by_the_regulations() {
+    let mut e = Event::new("DS", Format::DoubleSwiss, Some(3)).unwrap();
+    for i in 1..=5 {
+        e.add_player(player(i)).unwrap();
+    }
+    // Defaults: 1½ of a Double Swiss match, a win in a Swiss.
+    assert_eq!(e.pab_value(), 3);
+    assert_eq!(
+        Event::new("S", Format::Swiss, Some(3)).unwrap().pab_value(),
+        2
+    );
+    assert_eq!(
+        Event::new("U", Format::UsSwiss, Some(3))
+            .unwrap()
+            .pab_value(),
+        2
+    );
+    e.set_pab_points("2").unwrap();
+    assert_eq!(e.pab_value(), 4);
+    e.set_pab_points("1½").unwrap();
+    assert_eq!(e.pab_half_points, Some(3));
+    e.pair_next().unwrap();
+    let pab = e.round_list[0]
+        .byes
+        .iter()
+        .find(|b| b.kind == ByeKind::Pab)
+        .map(|b| b.player)
+        .expect("five players: one PAB");
+    assert_eq!(e.round_points(pab, 1), 3);
+    let boards: Vec<u32> = e.round_list[0].boards.iter().map(|b| b.number).collect();
+    for b in boards {
+        e.set_result(1, b, &[GameResult::WhiteWins, GameResult::WhiteWins])
+            .unwrap();
+    }
+    let st = e.standings(None, Some("WIN")).unwrap();
+    let row = st
+        .rows
+        .iter()
+        .find(|r| e.players[r.player].id == pab)
+        .expect("the PAB player is in the standings");
+    assert_eq!(row.score.0, 3, "{row:?}");
+    // 1½ holds one win (C.07 7.1, interpretation written in tiebreak/fide.rs).
+    assert_eq!(
+        row.values[0].map(|v| v.to_string()),
+        Some("1".to_string()),
+        "{row:?}"
+    );
+    // TRF: the bye's two columns add up to 1½ (`U` then `H`), like the points field.
+    let trf = flagfall_pairing::trf::Trf::parse(&export::trf(&e)).unwrap();
+    let line = trf
+        .players
+        .iter()
+        .find(|p| p.number == pab)
+        .expect("the PAB player in the TRF");
+    assert_eq!(line.points_tenths, 15);
+    let codes: Vec<char> = line.rounds[..2]
+        .iter()
+        .map(|r| r.expect("an entry").result.to_char())
+        .collect();
+    assert_eq!(codes, vec!['U', 'H']);
+    // The file keeps the value, and a changed value after pairing is refused.
+    let back: Event = serde_json::from_str(&serde_json::to_string(&e).unwrap()).unwrap();
+    assert_eq!(back.pab_half_points, Some(3));
+    let err = e.set_pab_points("2").unwrap_err();
+    assert!(matches!(err, EventError::NotAllowed(_)), "{err}");
+}
+
+#[test]
+fn pab_points_bad_values_are_named() {
+    let mut ds = Event::new("DS", Format::DoubleSwiss, Some(3)).unwrap();
+    for bad in ["2.5", "3", "x", "-1", "1.25"] {
+        let err = ds.set_pab_points(bad).unwrap_err();
+        assert!(err.to_string().contains(bad), "{bad}: {err}");
+    }
+    for (good, half) in [
+        ("0", 0),
+        ("0.5", 1),
+        ("½", 1),
+        ("1.5", 3),
+        ("2", 4),
+        ("2.0", 4),
+    ] {
+        ds.set_pab_points(good).unwrap();
+        assert_eq!(ds.pab_half_points, Some(half), "{good}");
+    }
+    let mut dutch = Event::new("D", Format::Swiss, Some(5)).unwrap();
+    let err = dutch.set_pab_points("0.5").unwrap_err();
+    assert!(err.to_string().contains("worth a win (C.04.1 c)"), "{err}");
+}

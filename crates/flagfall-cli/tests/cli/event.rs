@@ -478,3 +478,48 @@ fn bad_input_gets_clear_errors() {
     assert!(err.contains("cannot read event file"), "{err}");
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+#[test]
+fn pab_points_from_the_command_line() {
+    let dir = temp_dir("pab");
+    let file = dir.join("ds.json");
+    let f = file.to_str().unwrap();
+    ok(&[
+        "event",
+        "new",
+        f,
+        "--name",
+        "DS",
+        "--format",
+        "double-swiss",
+        "--rounds",
+        "3",
+        "--pab-points",
+        "1.5",
+    ]);
+    let saved: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&file).unwrap()).unwrap();
+    assert_eq!(saved["pab_half_points"], 3);
+    let err = fails(&[
+        "event",
+        "new",
+        f,
+        "--name",
+        "DS",
+        "--format",
+        "double-swiss",
+        "--rounds",
+        "3",
+        "--pab-points",
+        "2.5",
+        "--force",
+    ]);
+    assert!(
+        err.contains("pairing-allocated bye points \"2.5\""),
+        "{err}"
+    );
+    // The refused command left the earlier file as it was.
+    let again: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&file).unwrap()).unwrap();
+    assert_eq!(again, saved);
+}

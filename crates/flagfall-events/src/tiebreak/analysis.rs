@@ -71,7 +71,11 @@ impl<'a> Analysis<'a> {
         let rounds: Vec<Vec<RoundInfo<'a>>> = ct
             .results
             .iter()
-            .map(|row| row.iter().map(|e| classify(e, g)).collect())
+            .map(|row| {
+                row.iter()
+                    .map(|e| classify(e, g, ct.pab_half_points))
+                    .collect()
+            })
             .collect();
         let score: Vec<u32> = rounds
             .iter()
@@ -157,7 +161,7 @@ impl<'a> Analysis<'a> {
     }
 }
 
-fn classify(entry: &RoundEntry, g: u32) -> RoundInfo<'_> {
+fn classify(entry: &RoundEntry, g: u32, pab: Option<u32>) -> RoundInfo<'_> {
     match entry {
         RoundEntry::Paired { opponent, games } => {
             let points: u32 = games.iter().map(|gm| gm.outcome.points().0).sum();
@@ -177,7 +181,7 @@ fn classify(entry: &RoundEntry, g: u32) -> RoundInfo<'_> {
         }
         RoundEntry::Bye(b) => {
             let (kind, points) = match b {
-                ByeKind::Pab => (Kind::Pab, 2 * g),
+                ByeKind::Pab => (Kind::Pab, pab.unwrap_or(2 * g)),
                 ByeKind::Full => (Kind::FullBye, 2 * g),
                 ByeKind::Half => (Kind::HalfBye, g),
                 ByeKind::Zero | ByeKind::Absent => (Kind::ZeroBye, 0),

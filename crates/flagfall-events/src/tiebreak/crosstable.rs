@@ -233,6 +233,10 @@ pub struct Crosstable {
     pub players: Vec<PlayerInfo>,
     /// `results[p][r]`: what player `p` did in round `r + 1`. Each row has `rounds` entries.
     pub results: Vec<Vec<RoundEntry>>,
+    /// Points of a pairing-allocated bye for the whole round, in half points, when the
+    /// event's regulations make it other than a win of every game (C.04.1 c).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pab_half_points: Option<u32>,
 }
 
 /// Most games a round may hold (a match of this many games).
@@ -247,6 +251,14 @@ pub enum CrosstableError {
     /// `games_per_round` is zero or above [`MAX_GAMES_PER_ROUND`].
     #[error("games_per_round is {0}, expected 1..={MAX_GAMES_PER_ROUND}")]
     GamesPerRound(u32),
+    /// A pairing-allocated bye worth more than a win of every game of the round.
+    #[error(
+        "pab_half_points is {half_points}, more than a win of all {games_per_round} game(s) of a round"
+    )]
+    PabPoints {
+        half_points: u32,
+        games_per_round: u32,
+    },
     /// `rounds` is above [`MAX_ROUNDS`].
     #[error("{0} rounds, at most {MAX_ROUNDS} are supported")]
     TooManyRounds(u32),
@@ -320,6 +332,7 @@ impl Crosstable {
             games_per_round: 1,
             players,
             results,
+            pab_half_points: None,
         }
     }
 
@@ -364,6 +377,14 @@ impl Crosstable {
         }
         if self.rounds > MAX_ROUNDS {
             return Err(CrosstableError::TooManyRounds(self.rounds));
+        }
+        if let Some(p) = self.pab_half_points
+            && p > 2 * self.games_per_round
+        {
+            return Err(CrosstableError::PabPoints {
+                half_points: p,
+                games_per_round: self.games_per_round,
+            });
         }
         if self.results.len() != self.players.len() {
             return Err(CrosstableError::RowCount {

@@ -145,10 +145,13 @@ pub(crate) fn average_opponents_buchholz(a: &Analysis<'_>) -> Vec<Value> {
 }
 
 /// Number of Wins (C.07 7.1): games in which the points of a win were obtained, played or not;
-/// byes worth a win count once per game of the round.
+/// byes worth a win count once per game of the round. A pairing-allocated bye the event
+/// values below that (e.g. 1½ of a two-game match) counts the wins its points hold
+/// (**interpretation**: one win for 1½).
 pub(crate) fn wins(a: &Analysis<'_>) -> Vec<Value> {
     per_player(a, |info| match info.kind {
-        Kind::Pab | Kind::FullBye => a.g as i64,
+        Kind::Pab => (info.points / 2) as i64,
+        Kind::FullBye => a.g as i64,
         _ => info
             .games
             .iter()
