@@ -112,6 +112,11 @@ pub struct Matcher<const N: usize> {
     /// Scratch for `dual_step`: best slacks computed in this step, and the multiple of
     /// the step by which each falls.
     fresh: Vec<(u32, bool)>,
+    /// The S-vertices of the current stage (a vertex stays S until the stage ends), in
+    /// the order they were labelled; `s_mark[v] == stage` when `v` is listed.
+    s_list: Vec<u32>,
+    s_mark: Vec<u64>,
+    stage: u64,
     /// Scratch for `add_blossom`: the best edge to each S-blossom and its slack.
     best_to: Vec<Ep>,
     best_to_slack: Vec<Wide<N>>,
@@ -157,6 +162,9 @@ impl<const N: usize> Matcher<N> {
             best_gen: vec![0; two_n],
             generation: 1,
             fresh: Vec::new(),
+            s_list: Vec::new(),
+            s_mark: vec![0; n],
+            stage: 0,
             best_to: vec![Ep::NONE; two_n],
             best_to_slack: vec![Wide::ZERO; two_n],
         }
@@ -231,15 +239,29 @@ impl<const N: usize> Matcher<N> {
     }
 
     /// The slack of `bestedge[x]` (which must be set), from the cache when current.
-    #[inline]
+    #[inline(always)]
     fn best_slack_of(&mut self, x: usize) -> Wide<N> {
         if self.best_gen[x] == self.generation {
             return self.best_slack[x];
         }
+        self.refresh_best_slack(x)
+    }
+
+    #[inline(never)]
+    fn refresh_best_slack(&mut self, x: usize) -> Wide<N> {
         let s = self.slack(self.bestedge[x]);
         self.best_slack[x] = s;
         self.best_gen[x] = self.generation;
         s
+    }
+
+    /// List `v` among the S-vertices of the stage (once).
+    #[inline]
+    fn mark_s(&mut self, v: u32) {
+        if self.s_mark[v as usize] != self.stage {
+            self.s_mark[v as usize] = self.stage;
+            self.s_list.push(v);
+        }
     }
 
     /// Record `e` as the best edge of `x`, with its slack `s`.
@@ -540,9 +562,14 @@ impl<const N: usize> Matcher<N> {
         if t == 1 {
             if bi < self.n {
                 self.queue.push(b);
+                self.mark_s(b);
             } else {
                 let mut queue = std::mem::take(&mut self.queue);
+                let start = queue.len();
                 self.leaves(b, &mut queue);
+                for &x in &queue[start..] {
+                    self.mark_s(x);
+                }
                 self.queue = queue;
             }
         } else {
@@ -618,6 +645,7 @@ impl<const N: usize> Matcher<N> {
         for &l in &leaves {
             if self.label[self.inblossom[l as usize] as usize] == 2 {
                 self.queue.push(l);
+                self.mark_s(l);
             }
             self.inblossom[l as usize] = b;
         }
@@ -657,13 +685,17 @@ impl<const N: usize> Matcher<N> {
                     }
                 }
                 None => {
+                    // Only S-vertices can end an edge to another S-blossom, so the
+                    // stage's S-list replaces the scan of all vertices; it is not in
+                    // vertex order, so equal slacks from the same `x` go to the lower
+                    // `y` explicitly (an earlier `x` keeps its edge, as in the scan).
                     leaves.clear();
                     self.leaves(c, &mut leaves);
                     for &x in &leaves {
                         let xi = x as usize;
                         let row = at(self.n, xi, 0);
                         let dx = self.dual[xi];
-                        for &y in &self.alive_list {
+                        for &y in &self.s_list {
                             let yi = y as usize;
                             let id = self.wid[row + yi];
                             if y == x || id == 0 {
@@ -679,7 +711,11 @@ impl<const N: usize> Matcher<N> {
                                 touched_to.push(bj);
                                 best_to[bji] = Ep { from: x, to: y };
                                 best_to_slack[bji] = s;
-                            } else if s < best_to_slack[bji] {
+                            } else if s < best_to_slack[bji]
+                                || (s == best_to_slack[bji]
+                                    && best_to[bji].from == x
+                                    && y < best_to[bji].to)
+                            {
                                 best_to[bji] = Ep { from: x, to: y };
                                 best_to_slack[bji] = s;
                             }
@@ -892,6 +928,8 @@ impl<const N: usize> Matcher<N> {
                 *x = None;
             }
             self.queue.clear();
+            self.stage += 1;
+            self.s_list.clear();
             let mut any_root = false;
             for k in 0..self.alive_list.len() {
                 let v = self.alive_list[k];
