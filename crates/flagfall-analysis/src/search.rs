@@ -80,9 +80,72 @@ struct Targets {
     /// The winner has only minor pieces and the loser only pawns: the loser's pawns must
     /// promote to make the pieces that box its own king in, so their pushes are progress.
     loser_pushes: bool,
+    /// Which move costs the iteration uses.
+    style: Style,
+    /// Dive style: the winner's king heads for the corner's diagonal neighbour, its knights
+    /// for the square three files and three ranks in (two knight moves from both squares a
+    /// knight checks the corner from), the loser's knights for the square beside the
+    /// corner on its rank.
+    king_target: Square,
+    knight_target: Square,
+    loser_knight: Square,
+}
+
+/// The move costs of an iteration.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Style {
+    /// [`classify_winner`] and [`classify_loser`]: many kinds of progress are free, checks
+    /// are tried first.
+    Corner,
+    /// [`classify_winner_dive`] and [`classify_loser_dive`]: few free moves, aimed at one
+    /// corner of the loser's back rank. The cost scheme follows the quick search of the
+    /// Chess Unwinnability Analyzer (chasolver), in our own form.
+    Dive,
 }
 
 impl Targets {
+    /// Dive-style targets for a mate in `corner`.
+    fn dive(corner: Square) -> Targets {
+        let df = if corner.file() == shakmaty::File::A {
+            1
+        } else {
+            -1
+        };
+        let dr = if corner.rank() == shakmaty::Rank::First {
+            8
+        } else {
+            -8
+        };
+        Targets {
+            corner,
+            helper: helper_of(corner),
+            loser_pushes: false,
+            style: Style::Dive,
+            king_target: corner.offset(df + dr).unwrap_or(corner),
+            knight_target: corner.offset(3 * df + 3 * dr).unwrap_or(corner),
+            loser_knight: corner.offset(df).unwrap_or(corner),
+        }
+    }
+
+    /// The dive's corner: on the loser's back rank, dark when the winner has dark-squared
+    /// bishops (a bishop mates in a corner of its colour) or no bishops while the loser has
+    /// light-squared ones (they can block the light squares beside a dark corner), light
+    /// otherwise.
+    fn dive_for(pos: &Chess, winner: Color) -> Targets {
+        let b = pos.board();
+        let ours = b.by_color(winner) & b.bishops();
+        let theirs = b.by_color(!winner) & b.bishops();
+        let dark = (ours & Bitboard::DARK_SQUARES).any()
+            || (ours.is_empty() && (theirs & Bitboard::LIGHT_SQUARES).any());
+        let corner = match (winner, dark) {
+            (Color::White, true) => Square::H8,
+            (Color::White, false) => Square::A8,
+            (Color::Black, true) => Square::A1,
+            (Color::Black, false) => Square::H1,
+        };
+        Targets::dive(corner)
+    }
+
     /// The candidate corners, nearest to the loser's king first, among those of the right
     /// colour: when the winner's only long-range mating force is bishops of one colour, the
     /// corners of that colour (a bishop mates in the corner of its own colour).
@@ -138,6 +201,8 @@ impl Targets {
                 corner,
                 helper: helper_of(corner),
                 loser_pushes,
+                style: Style::Corner,
+                ..Targets::dive(corner)
             })
             .collect()
     }
@@ -161,18 +226,24 @@ pub(crate) struct Searcher {
     choices: Vec<Targets>,
     /// Iterations started so far (all calls together): picks the iteration's target.
     iterations: usize,
+    /// The dive-style targets ([`Targets::dive_for`]), taking their turn after the corners.
+    dive: Option<Targets>,
     /// Varies the order of equally ranked moves from one capped iteration to the next, so
     /// that successive iterations do not spend their cap on the same first lines.
     salt: u32,
-    /// One reusable buffer per ply of the current line: packed ordering keys ([`sort_key`]).
-    buffers: Vec<Vec<u64>>,
+    /// Packed ordering keys ([`sort_key`]) of the moves of every node on the current line,
+    /// one slice per node, deepest last (a node truncates back to its start on return).
+    stack: Vec<u64>,
 }
 
-/// Successive iterations aim at the nearest `ROTATION` candidate corners in turn. Which
-/// corner gives a short helpmate quickly is hard to predict (the node counts of one query
-/// differ by up to 100x between corners), so taking turns costs at most a constant factor
-/// over the best corner instead of the whole tail of a bad one (measured on the corpus:
-/// nearest corner only 5.06 M nodes, two corners 4.2 M, three 3.4 M, four 4.2 M).
+/// Successive iterations aim at the nearest `ROTATION` candidate corners in turn, then
+/// take one dive-style iteration ([`Targets::dive_for`]), and so on. Which corner and which
+/// move costs give a short helpmate quickly is hard to predict (the node counts of one
+/// query differ by up to 100x between corners), so taking turns costs at most a constant
+/// factor over the best choice instead of the whole tail of a bad one (measured on the
+/// corpus: nearest corner only 5.06 M nodes, two corners 4.2 M, three 3.4 M, four 4.2 M;
+/// three corners and the dive 2.9 M, with the dive mostly finishing knight mates that need
+/// the loser's pieces as blockers).
 const ROTATION: usize = 3;
 
 /// Longest line searched (free moves can chain); deeper nodes count as cut.
@@ -202,8 +273,9 @@ impl Searcher {
             targets: None,
             choices: Vec::new(),
             iterations: 0,
+            dive: None,
             salt: 0,
-            buffers: Vec::new(),
+            stack: Vec::with_capacity(1024),
         }
     }
 
@@ -232,11 +304,21 @@ impl Searcher {
         for budget in from..=to {
             let slot = self.iterations;
             self.iterations += 1;
-            // Successive iterations aim at the nearest corners in turn (see `ROTATION`).
+            // Successive iterations take turns: the nearest corners, then the dive (see
+            // `ROTATION`).
             let n = ROTATION.min(self.choices.len()).max(1);
-            self.targets = self.choices.get(slot % n).copied();
+            let dive = *self
+                .dive
+                .get_or_insert_with(|| Targets::dive_for(root, self.winner));
+            let k = slot % (n + 1);
+            self.targets = if k == n {
+                Some(dive)
+            } else {
+                self.choices.get(k).copied()
+            };
             self.cut = false;
             self.line.clear();
+            self.stack.clear();
             self.iteration_nodes = 0;
             self.salt = self.salt.wrapping_add(0x9e37_79b9);
             let cap = self.iteration_cap.saturating_mul(u64::from(budget) + 1);
@@ -299,18 +381,14 @@ impl Searcher {
             corner: Square::H8,
             helper: Square::F6,
             loser_pushes: false,
+            style: Style::Corner,
+            ..Targets::dive(Square::H8)
         });
         let their_king = board.king_of(!us);
         let our_king = board.king_of(us);
-        // Score each move into this ply's reusable buffer: one packed ordering key per
-        // move (checks first, then cost, then the move's rank, then the salted tie-break),
-        // lower first.
-        let ply = self.line.len();
-        if self.buffers.len() <= ply {
-            self.buffers.resize_with(ply + 1, Vec::new);
-        }
-        let mut scored = std::mem::take(&mut self.buffers[ply]);
-        scored.clear();
+        // Score each move onto the shared stack: one packed ordering key per move (checks
+        // first, then cost, then the move's rank, then the salted tie-break), lower first.
+        let start = self.stack.len();
         let salt = self.salt;
         let checks = if winner_moves {
             their_king.map(|k| CheckInfo::new(board, us, k))
@@ -323,10 +401,16 @@ impl Searcher {
                 if check && self.mates(pos, m) {
                     // Mate in one costs no budget.
                     self.line.push(m);
-                    self.buffers[ply] = scored;
+                    self.stack.truncate(start);
                     return true;
                 }
-                classify_winner(pos, &m, check, their_king, &targets)
+                if targets.style == Style::Dive {
+                    classify_winner_dive(&m, &targets)
+                } else {
+                    classify_winner(pos, &m, check, their_king, &targets)
+                }
+            } else if targets.style == Style::Dive {
+                classify_loser_dive(&m, &targets)
             } else {
                 classify_loser(pos, &m, our_king, &targets)
             };
@@ -343,11 +427,14 @@ impl Searcher {
                 self.cut = true;
                 continue;
             }
-            scored.push(sort_key(cost, order, tiebreak(&m, salt), index));
+            self.stack
+                .push(sort_key(cost, order, tiebreak(&m, salt), index));
         }
-        scored.sort_unstable();
+        let end = self.stack.len();
+        self.stack[start..end].sort_unstable();
         let mut found = false;
-        for &packed in scored.iter() {
+        for i in start..end {
+            let packed = self.stack[i];
             let m = moves[key_index(packed)];
             let cost = key_cost(packed);
             let paid = if prev_free && cost == NORMAL {
@@ -368,7 +455,7 @@ impl Searcher {
                 break;
             }
         }
-        self.buffers[ply] = scored;
+        self.stack.truncate(start);
         found
     }
 
@@ -591,6 +678,79 @@ fn classify_winner(
             }
         }
     }
+}
+
+/// Dive style, the winner's moves: free are captures, pawn moves, the king closing in on
+/// its target square and knights closing in (knight distance) on theirs; the rest costs
+/// one unit. No ordering beyond the cost (checks are tried among the others).
+fn classify_winner_dive(m: &Move, targets: &Targets) -> (u16, i32) {
+    if m.is_capture() || m.role() == Role::Pawn {
+        return (FREE, 0);
+    }
+    let Some(from) = m.from() else {
+        return (NORMAL, 0);
+    };
+    let closer = match m.role() {
+        Role::King => dist(m.to(), targets.king_target) < dist(from, targets.king_target),
+        Role::Knight => {
+            knight_distance(m.to(), targets.knight_target)
+                < knight_distance(from, targets.knight_target)
+        }
+        _ => false,
+    };
+    if closer { (FREE, 0) } else { (NORMAL, 0) }
+}
+
+/// Dive style, the loser's moves: free are the king closing in on the corner and knights
+/// closing in on the square beside it; captures are dear; the rest costs one unit.
+fn classify_loser_dive(m: &Move, targets: &Targets) -> (u16, i32) {
+    if m.is_capture() {
+        return (REGRESS, 0);
+    }
+    let Some(from) = m.from() else {
+        return (NORMAL, 0);
+    };
+    let closer = match m.role() {
+        Role::King => dist(m.to(), targets.corner) < dist(from, targets.corner),
+        Role::Knight => {
+            knight_distance(m.to(), targets.loser_knight)
+                < knight_distance(from, targets.loser_knight)
+        }
+        _ => false,
+    };
+    if closer { (FREE, 0) } else { (NORMAL, 0) }
+}
+
+/// Fewest knight moves between two squares (breadth-first over the board, computed once).
+fn knight_distance(a: Square, b: Square) -> u8 {
+    static TABLE: std::sync::OnceLock<Vec<[u8; 64]>> = std::sync::OnceLock::new();
+    let table = TABLE.get_or_init(|| {
+        (0..64u32)
+            .map(|from| {
+                let mut d = [u8::MAX; 64];
+                let start = Square::new(from);
+                d[start as usize] = 0;
+                let mut frontier = Bitboard::from_square(start);
+                let mut seen = frontier;
+                let mut step = 0u8;
+                while frontier.any() {
+                    step += 1;
+                    let mut next = Bitboard::EMPTY;
+                    for sq in frontier {
+                        next |= attacks::knight_attacks(sq);
+                    }
+                    next &= !seen;
+                    for sq in next {
+                        d[sq as usize] = step;
+                    }
+                    seen |= next;
+                    frontier = next;
+                }
+                d
+            })
+            .collect()
+    });
+    table[a as usize][b as usize]
 }
 
 /// The loser's moves. Free: the king heading for the target corner, a piece stepping next
