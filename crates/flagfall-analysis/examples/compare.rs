@@ -3,11 +3,12 @@
 //! and print disagreements, undetermined counts and timings.
 //!
 //! `cargo run --release -p flagfall-analysis --example compare -- FILE [--no-chasolver]`
-//! `[--verbose] [--nodes N] [--every N] [--family NAME] [--slowest N]`
+//! `[--verbose] [--nodes N] [--every N] [--family NAME] [--slowest N] [--seed N]`
 //!
-//! `FILE` may be `--corpus` (the benchmark corpus). `--family` keeps only one family of the
-//! corpus; `--slowest N` lists the N slowest flagfall queries of every family, with
-//! chasolver's time on the same query and flagfall's verdict.
+//! `FILE` may be `--corpus` (the benchmark corpus; `--seed` generates another one with the
+//! same recipe). `--family` keeps only one family of the corpus; `--slowest N` lists the N
+//! slowest flagfall queries of every family, with chasolver's time on the same query and
+//! flagfall's verdict.
 
 #[path = "../tests/support/corpus.rs"]
 mod corpus;
@@ -27,7 +28,11 @@ fn main() {
     let with_cha = !args.iter().any(|a| a == "--no-chasolver");
     let verbose = args.iter().any(|a| a == "--verbose");
     let text = if path == "--corpus" {
-        corpus::corpus(0x5eed_2026, 1)
+        let seed = args
+            .iter()
+            .position(|a| a == "--seed")
+            .map_or(0x5eed_2026, |i| args[i + 1].parse().expect("--seed N"));
+        corpus::corpus(seed, 1)
             .into_iter()
             .map(|q| {
                 let who = if q.winner.is_white() {
