@@ -117,6 +117,12 @@ pub struct Matcher<const N: usize> {
     s_list: Vec<u32>,
     s_mark: Vec<u64>,
     stage: u64,
+    /// Vertices given a best edge, and non-trivial blossoms labelled, in the current
+    /// stage (each once; `be_mark` / `b_mark` hold the stage when listed).
+    be_list: Vec<u32>,
+    be_mark: Vec<u64>,
+    b_list: Vec<u32>,
+    b_mark: Vec<u64>,
     /// Scratch for `add_blossom`: the best edge to each S-blossom and its slack.
     best_to: Vec<Ep>,
     best_to_slack: Vec<Wide<N>>,
@@ -165,6 +171,10 @@ impl<const N: usize> Matcher<N> {
             s_list: Vec::new(),
             s_mark: vec![0; n],
             stage: 0,
+            be_list: Vec::new(),
+            be_mark: vec![0; n],
+            b_list: Vec::new(),
+            b_mark: vec![0; two_n],
             best_to: vec![Ep::NONE; two_n],
             best_to_slack: vec![Wide::ZERO; two_n],
         }
@@ -264,9 +274,22 @@ impl<const N: usize> Matcher<N> {
         }
     }
 
+    /// List non-trivial blossom `b` among the labelled blossoms of the stage (once).
+    #[inline]
+    fn mark_b(&mut self, b: u32) {
+        if b as usize >= self.n && self.b_mark[b as usize] != self.stage {
+            self.b_mark[b as usize] = self.stage;
+            self.b_list.push(b);
+        }
+    }
+
     /// Record `e` as the best edge of `x`, with its slack `s`.
     #[inline]
     fn set_best(&mut self, x: usize, e: Ep, s: Wide<N>) {
+        if x < self.n && self.be_mark[x] != self.stage {
+            self.be_mark[x] = self.stage;
+            self.be_list.push(x as u32);
+        }
         self.bestedge[x] = e;
         self.best_slack[x] = s;
         self.best_gen[x] = self.generation;
@@ -559,6 +582,7 @@ impl<const N: usize> Matcher<N> {
         self.labelend[bi] = p;
         self.bestedge[wi] = Ep::NONE;
         self.bestedge[bi] = Ep::NONE;
+        self.mark_b(b);
         if t == 1 {
             if bi < self.n {
                 self.queue.push(b);
@@ -639,6 +663,7 @@ impl<const N: usize> Matcher<N> {
             bw = self.inblossom[le.to as usize];
         }
         self.label[bi] = 1;
+        self.mark_b(b);
         self.labelend[bi] = self.labelend[bb as usize];
         self.dual[bi] = Wide::ZERO;
         let leaves = self.leaves_of_path(&path);
@@ -805,6 +830,7 @@ impl<const N: usize> Matcher<N> {
             let bv = childs[idx(j)];
             self.label[p.from as usize] = 2;
             self.label[bv as usize] = 2;
+            self.mark_b(bv);
             self.labelend[p.from as usize] = p;
             self.labelend[bv as usize] = p;
             self.bestedge[bv as usize] = Ep::NONE;
@@ -930,6 +956,8 @@ impl<const N: usize> Matcher<N> {
             self.queue.clear();
             self.stage += 1;
             self.s_list.clear();
+            self.be_list.clear();
+            self.b_list.clear();
             let mut any_root = false;
             for k in 0..self.alive_list.len() {
                 let v = self.alive_list[k];
@@ -1048,55 +1076,71 @@ impl<const N: usize> Matcher<N> {
         let n = self.n;
         let mut fresh = std::mem::take(&mut self.fresh);
         fresh.clear();
-        // Kinds 1 and 2, over the vertices.
+        // The candidates are looked for in the stage's lists (S-vertices, vertices given
+        // a best edge, labelled blossoms) rather than over all vertices and blossom
+        // slots; the lists are not in index order, so equal values go to the lower
+        // index explicitly, as the first one in index order did.
+        let lower = |d: &Wide<N>, i: u32, best: &Option<(Wide<N>, u32)>| {
+            best.as_ref()
+                .is_none_or(|(bd, bi)| *d < *bd || (*d == *bd && i < *bi))
+        };
         let mut d1: Option<(Wide<N>, u32)> = None;
-        let mut d2: Option<(Wide<N>, Ep)> = None;
-        for k in 0..self.alive_list.len() {
-            let v = self.alive_list[k];
+        let mut d2: Option<(Wide<N>, u32)> = None;
+        let mut d3: Option<(Wide<N>, u32)> = None;
+        let mut d4: Option<(Wide<N>, u32)> = None;
+        for k in 0..self.s_list.len() {
+            let v = self.s_list[k];
             let vi = v as usize;
-            match self.label[self.inblossom[vi] as usize] {
-                1 if d1.is_none_or(|(d, _)| self.dual[vi] < d) => {
-                    d1 = Some((self.dual[vi], v));
+            if self.label[self.inblossom[vi] as usize] == 1 && lower(&self.dual[vi], v, &d1) {
+                d1 = Some((self.dual[vi], v));
+            }
+            // A trivial top-level S-blossom (kind 3).
+            if self.parent[vi] == NONE && self.label[vi] == 1 && !self.bestedge[vi].is_none() {
+                let s = self.best_slack_of(vi);
+                fresh.push((v, true));
+                debug_assert!(s.0[0] & 1 == 0, "odd slack between S-blossoms");
+                let d = s.half();
+                if lower(&d, v, &d3) {
+                    d3 = Some((d, v));
                 }
-                0 if !self.bestedge[vi].is_none() => {
-                    let d = self.best_slack_of(vi);
-                    fresh.push((v, false));
-                    if d2.is_none_or(|(best, _)| d < best) {
-                        d2 = Some((d, self.bestedge[vi]));
-                    }
-                }
-                _ => {}
             }
         }
-        // Kinds 3 and 4, over the top-level blossoms (trivial ones for kind 3 only).
-        let mut d3: Option<(Wide<N>, Ep)> = None;
-        let mut d4: Option<(Wide<N>, u32)> = None;
-        for b in 0..2 * n {
-            let top = if b < n {
-                self.alive[b] && self.parent[b] == NONE
-            } else {
-                self.base[b] != NONE && self.parent[b] == NONE
-            };
-            if !top {
+        for k in 0..self.be_list.len() {
+            let v = self.be_list[k];
+            let vi = v as usize;
+            if self.label[self.inblossom[vi] as usize] == 0 && !self.bestedge[vi].is_none() {
+                let d = self.best_slack_of(vi);
+                fresh.push((v, false));
+                if lower(&d, v, &d2) {
+                    d2 = Some((d, v));
+                }
+            }
+        }
+        for k in 0..self.b_list.len() {
+            let b = self.b_list[k];
+            let bi = b as usize;
+            if self.base[bi] == NONE || self.parent[bi] != NONE {
                 continue;
             }
-            match self.label[b] {
-                1 if !self.bestedge[b].is_none() => {
-                    let s = self.best_slack_of(b);
-                    fresh.push((b as u32, true));
+            match self.label[bi] {
+                1 if !self.bestedge[bi].is_none() => {
+                    let s = self.best_slack_of(bi);
+                    fresh.push((b, true));
                     // Both ends are labelled, so their duals have equal parity.
                     debug_assert!(s.0[0] & 1 == 0, "odd slack between S-blossoms");
                     let d = s.half();
-                    if d3.is_none_or(|(best, _)| d < best) {
-                        d3 = Some((d, self.bestedge[b]));
+                    if lower(&d, b, &d3) {
+                        d3 = Some((d, b));
                     }
                 }
-                2 if b >= n && d4.is_none_or(|(best, _)| self.dual[b] < best) => {
-                    d4 = Some((self.dual[b], b as u32));
+                2 if lower(&self.dual[bi], b, &d4) => {
+                    d4 = Some((self.dual[bi], b));
                 }
                 _ => {}
             }
         }
+        let d2 = d2.map(|(d, v)| (d, self.bestedge[v as usize]));
+        let d3 = d3.map(|(d, b)| (d, self.bestedge[b as usize]));
         let mut delta_type = 0u8;
         let mut delta = Wide::<N>::ZERO;
         let mut delta_vertex = NONE;
