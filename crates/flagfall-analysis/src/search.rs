@@ -54,6 +54,109 @@ impl Key {
     }
 }
 
+impl Key {
+    /// Index into `bb` of a role's bitboard.
+    fn slot(role: Role) -> usize {
+        match role {
+            Role::Pawn => 1,
+            Role::Knight => 2,
+            Role::Bishop => 3,
+            Role::Rook => 4,
+            Role::Queen => 5,
+            Role::King => 6,
+        }
+    }
+
+    /// Castling bit of a corner (as in [`Key::of`]), 0 for other squares.
+    fn castle_bit(sq: Square) -> u16 {
+        match sq {
+            Square::A1 => 1,
+            Square::H1 => 2,
+            Square::A8 => 4,
+            Square::H8 => 8,
+            _ => 0,
+        }
+    }
+
+    fn remove(&mut self, sq: Square, role: Role) {
+        let bit = !(1u64 << sq as u32);
+        self.bb[Key::slot(role)] &= bit;
+        self.bb[0] &= bit;
+    }
+
+    fn put(&mut self, sq: Square, role: Role, color: Color) {
+        let bit = 1u64 << sq as u32;
+        self.bb[Key::slot(role)] |= bit;
+        if color.is_white() {
+            self.bb[0] |= bit;
+        }
+    }
+
+    /// The key of the position after `us` plays the legal move `m` in the position whose
+    /// key is `self`, without building that position: the same as [`Key::of`] on it (it
+    /// follows shakmaty's move execution: castling rights dropped by king and rook moves
+    /// and by captures on a rook's corner; the en passant square recorded after every
+    /// double step).
+    fn after(&self, us: Color, m: &Move) -> Key {
+        let mut k = *self;
+        let mut castle = self.extra & 0xF;
+        let mut ep = 0u16;
+        let ours: u16 = if us.is_white() { 1 | 2 } else { 4 | 8 };
+        match *m {
+            Move::Normal {
+                role,
+                from,
+                capture,
+                to,
+                promotion,
+            } => {
+                if role == Role::Pawn {
+                    let (from_i, to_i) = (from as i32, to as i32);
+                    if to_i - from_i == 16 && from.rank() == shakmaty::Rank::Second {
+                        ep = from as u16 + 8 + 1;
+                    } else if from_i - to_i == 16 && from.rank() == shakmaty::Rank::Seventh {
+                        ep = from as u16 - 8 + 1;
+                    }
+                }
+                if role == Role::King {
+                    castle &= !ours;
+                } else if role == Role::Rook {
+                    castle &= !Key::castle_bit(from);
+                }
+                if let Some(victim) = capture {
+                    if victim == Role::Rook {
+                        castle &= !Key::castle_bit(to);
+                    }
+                    k.remove(to, victim);
+                }
+                k.remove(from, role);
+                k.put(to, promotion.unwrap_or(role), us);
+            }
+            Move::Castle { king, rook } => {
+                let queen_side = rook < king;
+                let (king_file, rook_file) = if queen_side {
+                    (shakmaty::File::C, shakmaty::File::D)
+                } else {
+                    (shakmaty::File::G, shakmaty::File::F)
+                };
+                k.remove(king, Role::King);
+                k.remove(rook, Role::Rook);
+                k.put(Square::from_coords(king_file, king.rank()), Role::King, us);
+                k.put(Square::from_coords(rook_file, king.rank()), Role::Rook, us);
+                castle &= !ours;
+            }
+            Move::EnPassant { from, to } => {
+                k.remove(Square::from_coords(to.file(), from.rank()), Role::Pawn);
+                k.remove(from, Role::Pawn);
+                k.put(to, Role::Pawn, us);
+            }
+            Move::Put { role, to } => k.put(to, role, us),
+        }
+        k.extra = castle | (ep << 4) | (u16::from((!us).is_white()) << 12);
+        k
+    }
+}
+
 /// Result of a search.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) enum Outcome {
@@ -325,7 +428,8 @@ impl Searcher {
             // Entries from a previous iteration may describe subtrees that were cut short
             // without this iteration knowing: start each iteration with an empty table.
             self.tt.clear();
-            if self.node(root, budget, cap, false) {
+            let key = Key::of(root);
+            if self.enter(key, budget, cap) && self.expand(root, key, budget, cap, false) {
                 return Outcome::Mate(std::mem::take(&mut self.line));
             }
             if self.aborted {
@@ -338,7 +442,11 @@ impl Searcher {
         Outcome::Limit
     }
 
-    fn node(&mut self, pos: &Chess, budget: u16, cap: u64, prev_free: bool) -> bool {
+    /// Enters a position (its key is `key`; the move leading to it is already on the line):
+    /// counts it, and tells whether it is to be expanded (false: node limit, iteration cap
+    /// or line length reached, or already searched with at least this budget). Run before
+    /// the position is built, so that a position met again costs no copy nor move.
+    fn enter(&mut self, key: Key, budget: u16, cap: u64) -> bool {
         self.nodes += 1;
         self.iteration_nodes += 1;
         if self.nodes > self.node_limit {
@@ -349,9 +457,8 @@ impl Searcher {
             self.cut = true;
             return false;
         }
-        // The table first: a position met again needs no move generation (a mate would
-        // have ended the search the first time).
-        let key = Key::of(pos);
+        // A position met again needs no move generation (a mate would have ended the search
+        // the first time).
         let tt_len = self.tt.len();
         match self.tt.entry(key) {
             std::collections::hash_map::Entry::Occupied(mut e) => {
@@ -366,7 +473,12 @@ impl Searcher {
                 }
             }
         }
+        true
+    }
 
+    /// Searches an entered position ([`Searcher::enter`]) whose key is `key`: true if a
+    /// helpmate was found (then on the line).
+    fn expand(&mut self, pos: &Chess, key: Key, budget: u16, cap: u64, prev_free: bool) -> bool {
         let moves = pos.legal_moves();
         if moves.is_empty() {
             return pos.turn() != self.winner && pos.is_check();
@@ -442,13 +554,16 @@ impl Searcher {
             } else {
                 cost
             };
-            let mut child = pos.clone();
-            child.play_unchecked(m);
             self.line.push(m);
-            let progress = cost == FREE && (winner_moves || m.role() == Role::King);
-            if self.node(&child, budget - paid, cap, progress) {
-                found = true;
-                break;
+            let child_key = key.after(us, &m);
+            if self.enter(child_key, budget - paid, cap) {
+                let mut child = pos.clone();
+                child.play_unchecked(m);
+                let progress = cost == FREE && (winner_moves || m.role() == Role::King);
+                if self.expand(&child, child_key, budget - paid, cap, progress) {
+                    found = true;
+                    break;
+                }
             }
             self.line.pop();
             if self.aborted {
@@ -945,5 +1060,49 @@ mod tests {
             }
         }
         assert!(compared > 1_000, "only {compared} moves compared");
+    }
+
+    /// The key computed from the parent's key and the move is the key of the position
+    /// after the move, for every legal move along pseudo-random games (castling both ways,
+    /// en passant, promotions with and without capture, captures of rooks on their corner).
+    #[test]
+    fn key_after_move_matches_key_of_position() {
+        let fens = [
+            "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1",
+            "r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1",
+            "r3k2r/1P4P1/8/8/8/8/1p4p1/R3K2R w KQkq - 0 1",
+            "8/2p5/3p4/KP5r/1R3p1k/8/4P1P1/8 w - - 0 1",
+            "rnbqkbnr/ppp1p1pp/8/3pPp2/8/8/PPPP1PPP/RNBQKBNR w KQkq f6 0 3",
+        ];
+        let mut seed = 0x9e37_79b9_u64;
+        let mut compared = 0;
+        for fen in fens {
+            let setup = fen.parse::<Fen>().expect("valid FEN").into_setup();
+            let start: Chess = setup
+                .position(CastlingMode::Standard)
+                .expect("legal position");
+            for _ in 0..8 {
+                let mut pos = start.clone();
+                for _ in 0..80 {
+                    let moves = pos.legal_moves();
+                    if moves.is_empty() {
+                        break;
+                    }
+                    let key = Key::of(&pos);
+                    for m in &moves {
+                        let mut child = pos.clone();
+                        child.play_unchecked(*m);
+                        assert!(key.after(pos.turn(), m) == Key::of(&child), "{fen}: {m:?}");
+                        compared += 1;
+                    }
+                    seed = seed
+                        .wrapping_mul(6_364_136_223_846_793_005)
+                        .wrapping_add(1_442_695_040_888_963_407);
+                    let m = moves[(seed >> 33) as usize % moves.len()];
+                    pos.play_unchecked(m);
+                }
+            }
+        }
+        assert!(compared > 10_000, "only {compared} moves compared");
     }
 }
