@@ -147,11 +147,6 @@ impl<const N: usize> Wide<N> {
         self
     }
 
-    /// `self += v` for a small `v` (wrapping).
-    pub fn add_small(&mut self, v: u64) {
-        self.add_assign(&Self::from_u64(v));
-    }
-
     /// `self -= v` for a small `v` (wrapping).
     pub fn sub_small(&mut self, v: u64) {
         self.sub_assign(&Self::from_u64(v));
@@ -173,6 +168,7 @@ impl<const N: usize> Wide<N> {
     }
 
     /// `self <<= bits` (bits shifted out are lost).
+    #[inline]
     pub fn shl_assign(&mut self, bits: u32) {
         if bits == 0 {
             return;
@@ -183,17 +179,32 @@ impl<const N: usize> Wide<N> {
             *self = Self::ZERO;
             return;
         }
-        for i in (0..N).rev() {
-            let src = i as isize - words as isize;
-            let mut v = 0u64;
-            if src >= 0 {
-                let s = src as usize;
-                v = self.0[s] << rest;
-                if rest > 0 && s > 0 {
-                    v |= self.0[s - 1] >> (64 - rest);
-                }
+        if rest == 0 {
+            for i in (words..N).rev() {
+                self.0[i] = self.0[i - words];
             }
-            self.0[i] = v;
+        } else {
+            for i in (words + 1..N).rev() {
+                self.0[i] = (self.0[i - words] << rest) | (self.0[i - words - 1] >> (64 - rest));
+            }
+            self.0[words] = self.0[0] << rest;
+        }
+        for w in &mut self.0[..words] {
+            *w = 0;
+        }
+    }
+
+    /// `self += v` for a small `v`, stopping at the last carry.
+    #[inline]
+    pub fn add_small(&mut self, v: u64) {
+        let (s, mut carry) = self.0[0].overflowing_add(v);
+        self.0[0] = s;
+        let mut i = 1;
+        while carry && i < N {
+            let (s, c) = self.0[i].overflowing_add(1);
+            self.0[i] = s;
+            carry = c;
+            i += 1;
         }
     }
 
@@ -227,6 +238,31 @@ mod tests {
         a.shl_assign(64);
         assert_eq!(a.0, [0, 0b11 << 62, 0b10]);
         assert_eq!(a.half().0, [0, 0b11 << 61, 0b1]);
+    }
+
+    #[test]
+    fn shifts_match_multiplication_by_powers_of_two() {
+        // Every shift of a value with bits in all words, against repeated doubling.
+        let v = Wide::<3>([0x8123_4567_89ab_cdef, 0x0fed_cba9_8765_4321, 0x1]);
+        for bits in 0..200u32 {
+            let mut a = v;
+            a.shl_assign(bits);
+            let mut b = v;
+            for _ in 0..bits {
+                b = b.double();
+            }
+            assert_eq!(a.0, b.0, "shift by {bits}");
+        }
+    }
+
+    #[test]
+    fn add_small_carries_through_full_words() {
+        let mut a = Wide::<3>([u64::MAX, u64::MAX, 5]);
+        a.add_small(2);
+        assert_eq!(a.0, [1, 0, 6]);
+        let mut b = Wide::<3>([7, 0, 0]);
+        b.add_small(u64::MAX);
+        assert_eq!(b.0, [6, 1, 0]);
     }
 
     #[test]
