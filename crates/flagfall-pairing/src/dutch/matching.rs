@@ -1365,4 +1365,58 @@ mod tests {
             }
         }
     }
+
+    /// Larger graphs with few distinct weights (many equal optima, nested blossoms, steps
+    /// of 0): after every incremental change the optimality conditions hold and the
+    /// weight equals that of a fresh solve of the same graph.
+    #[test]
+    fn incremental_solves_with_many_ties_stay_optimal() {
+        let mut rng = Lcg(23);
+        for round in 0..12 {
+            let n = 30 + (rng.next() % 31) as usize;
+            let mut w = vec![vec![0u64; n]; n];
+            let mut m = Matcher::<2>::new(n);
+            for i in 0..n {
+                for j in 0..i {
+                    let x = [0, 4, 4, 6, 6, 6, 8][(rng.next() % 7) as usize];
+                    w[i][j] = x;
+                    w[j][i] = x;
+                    m.set_weight(i, j, Wide::from_u64(x));
+                }
+            }
+            m.solve();
+            m.check().unwrap_or_else(|e| panic!("initial {round}: {e}"));
+            for step in 0..15 {
+                // Raise one vertex's edges by small distinct amounts, as the engine does.
+                let v = (rng.next() as usize) % n;
+                let mut add = 0;
+                for u in 0..n {
+                    if u != v && w[v][u] > 0 {
+                        w[v][u] += add;
+                        w[u][v] = w[v][u];
+                        m.set_weight(v, u, Wide::from_u64(w[v][u]));
+                        add = (add + 1) % 3;
+                    }
+                }
+                m.solve();
+                m.check()
+                    .unwrap_or_else(|e| panic!("case {round} step {step}: {e}"));
+                let mut fresh = Matcher::<2>::new(n);
+                for i in 0..n {
+                    for j in 0..i {
+                        fresh.set_weight(i, j, Wide::from_u64(w[i][j]));
+                    }
+                }
+                fresh.solve();
+                fresh
+                    .check()
+                    .unwrap_or_else(|e| panic!("fresh {round}: {e}"));
+                let total = |mm: &Matcher<2>| -> u64 {
+                    let mate = mm.matching();
+                    (0..n).filter(|&a| mate[a] > a).map(|a| w[a][mate[a]]).sum()
+                };
+                assert_eq!(total(&m), total(&fresh), "case {round} step {step}");
+            }
+        }
+    }
 }
