@@ -174,3 +174,30 @@ fn node_limit_gives_undetermined_with_reason() {
         other => panic!("expected undetermined, got {other:?}"),
     }
 }
+
+#[test]
+fn long_minor_piece_helpmates_within_a_tenth_of_the_default_limit() {
+    // Helpmates of 40-120 plies where the loser's own pieces box its king in, among the
+    // slowest corpus queries of the analysis benchmark at eba45cd, where five of the six
+    // were still undetermined at this limit; each needs under 40,000 search nodes now.
+    let limits = Limits { nodes: 100_000 };
+    let cases = [
+        // K+N v K+P: the pawn has to stay or promote beside its king.
+        ("8/8/p7/8/6N1/8/1k5K/8 b - - 0 1", Color::White),
+        // K+N v K+R and K+N v K+Q+P: the rook, queen and pawn block their own king.
+        ("1nR1k3/8/8/8/8/8/K7/8 b - - 2 47", Color::Black),
+        ("8/2K5/8/8/N7/8/3r3k/8 w - - 0 1", Color::White),
+        ("8/q7/2p5/4N3/2K4k/8/8/8 w - - 2 39", Color::White),
+        // Same-coloured bishops against bishops and knights.
+        ("7b/B4k2/8/4B3/5n2/BK6/8/8 w - - 0 1", Color::White),
+        ("3kb3/7b/2b3K1/8/8/7B/2P5/8 w - - 0 1", Color::Black),
+    ];
+    for (fen, winner) in cases {
+        match can_checkmate(&setup(fen), winner, &limits) {
+            Verdict::Winnable { witness } => {
+                verify_helpmate(&setup(fen), winner, &witness).expect("witness replays to mate");
+            }
+            other => panic!("{fen} ({winner:?}): expected winnable, got {other:?}"),
+        }
+    }
+}
