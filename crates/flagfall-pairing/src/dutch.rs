@@ -811,6 +811,47 @@ pub fn pair(input: &DutchInput) -> Result<Pairing, PairingError> {
 /// Vertex pairs (indices into `ctx.players`) and the bye.
 type RawPairing = (Vec<(usize, usize)>, Option<usize>);
 
+/// The pairing procedure: one incremental matcher, many small weight changes.
+///
+/// # Why the result does not depend on which optimum the matcher lands on
+///
+/// Where several matchings have the same maximum weight, the matcher may return any of
+/// them (its repair keeps the blossoms that do not contain a changed vertex, so it does not
+/// land where a from-scratch solve, or bbpPairings, would). The engine's output is still
+/// the same because every read of the matching (`stable`) is one of the following, and
+/// each is a function of optimum *values* only (interpretation, written down here and
+/// checked on the 80 conformance cases and on generated events; not a machine proof):
+///
+/// 1. `stable` is always a maximum-weight matching for the weights in force when it is
+///    read: each time weights change without a solve, the change leaves the weight of
+///    `stable` unchanged while lowering others (edges zeroed that `stable` does not use),
+///    or raises `stable`'s weight by exactly the amount by which the optimum can rise
+///    (a perturbation undone on the edges `stable` uses).
+/// 2. Counts that are fields of the weight: the number of exposed vertices and the
+///    score of the PAB candidate after the completion solve (C4, C7 score sums), whether
+///    the top scorers are all paired among themselves (the low completion bit), the number
+///    of moved-down players paired in the bracket per score (C6/C7), the number of pairs
+///    inside the remainder and the number of exchanges (fewest exchanges, B.3). Every
+///    optimum has the same value of each field, because the fields occupy disjoint bit
+///    ranges of the weight and are maximised in priority order.
+/// 3. "Does some optimum have property P?" (a moved-down player paired in the bracket, a
+///    resident staying in S1 or entering it, B.5 / B.3): the engine reads P on `stable`
+///    and, when P is false there, adds ±1 in the free low bits on the edges that make P
+///    true (or false) and solves again. Base weights end with `3 sb + 1` zero bits and
+///    exchange weights are shifted left once, so optima of different base value differ by
+///    at least 2 and a ±1 perturbation only breaks ties: the answer is the same for every
+///    optimum reached.
+/// 4. The partner chosen for a moved-down player or an S1 player (C.04.3 B.5 / B.2: the
+///    highest possible S2 opponent): the candidate edges are raised by pairwise distinct
+///    addends in the free low bits, so exactly one partner gives the maximum, and that pair
+///    is then finalised (taken out of the graph); the final pairs are read only from
+///    these finalised choices.
+///
+/// Reads not fully covered by the argument above (they are the same reads bbpPairings
+/// makes, and no generated event has shown a difference): the S1/S2 split read at "Fix S1
+/// and S2" for positions the exchange loops did not visit (taken to be fixed by the
+/// exchange count), and the "single downfloater is the PAB" flag recomputed from the
+/// partners of carried players.
 #[allow(clippy::too_many_lines)]
 fn run<const N: usize>(ctx: &Context) -> Result<RawPairing, PairingError> {
     let pl = &ctx.players;

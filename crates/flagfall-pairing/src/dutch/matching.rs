@@ -126,6 +126,8 @@ pub struct Matcher<const N: usize> {
     /// Scratch for `add_blossom`: the best edge to each S-blossom and its slack.
     best_to: Vec<Ep>,
     best_to_slack: Vec<Wide<N>>,
+    /// Scratch for `lift`: the vertices of the blossom being expanded.
+    fresh_leaves: Vec<u32>,
 }
 
 /// Index of edge `i`-`j` in the square weight matrix (row `i`).
@@ -177,6 +179,7 @@ impl<const N: usize> Matcher<N> {
             b_mark: vec![0; two_n],
             best_to: vec![Ep::NONE; two_n],
             best_to_slack: vec![Wide::ZERO; two_n],
+            fresh_leaves: Vec::new(),
         }
     }
 
@@ -325,20 +328,53 @@ impl<const N: usize> Matcher<N> {
         v
     }
 
-    /// Dissolve blossom `b` and everything inside it, pushing each blossom's dual down
-    /// onto its vertices (which keeps every edge inside feasible).
-    fn dissolve(&mut self, b: u32, acc: Wide<N>) {
-        let bi = b as usize;
-        if bi < self.n {
-            self.dual[bi].add_assign(&acc);
-            self.inblossom[bi] = b;
-            self.parent[bi] = NONE;
-            return;
+    fn is_tight(&self, i: u32, j: u32) -> bool {
+        let s = self.dual[i as usize].add(&self.dual[j as usize]);
+        s == self.w2(i, j)
+    }
+
+    /// Make `x` a trivial top-level blossom by expanding only the blossoms that contain it,
+    /// from the top down: each expanded blossom's dual is pushed onto its vertices and its
+    /// sub-blossoms become top-level blossoms with their structure and duals intact.
+    ///
+    /// Why this keeps the invariants: pushing `z_B` onto every vertex of `B` adds `2 z_B`
+    /// to the slack of each edge inside `B` (which loses the `2 z_B` of `B` itself: no
+    /// change) and `z_B` to each edge leaving `B`. The sub-blossoms stay full (their
+    /// vertices are matched as before) and their edges stay tight. Only the base of `B`
+    /// has a matched edge leaving `B`; when that edge stops being tight both ends are
+    /// unmatched and queued in `work`, and an exposed base that received a positive dual
+    /// is queued too (exposed vertices need dual 0 or to join the roots). Earlier versions
+    /// dissolved the whole top-level blossom, and the search then had to rebuild all its
+    /// nested sub-blossoms; this reaches another optimum of equal weight (see the proof in
+    /// `dutch.rs`, `run`, on why the engine's decisions do not depend on which).
+    fn flatten_top(&mut self, x: u32, work: &mut Vec<u32>) {
+        loop {
+            let b = self.inblossom[x as usize];
+            if (b as usize) < self.n {
+                return;
+            }
+            self.lift(b, work);
         }
-        let z = acc.add(&self.dual[bi]);
+    }
+
+    /// Expand top-level blossom `b` one level (see [`Matcher::flatten_top`]).
+    fn lift(&mut self, b: u32, work: &mut Vec<u32>) {
+        let bi = b as usize;
+        let z = self.dual[bi];
+        if !z.is_zero() {
+            let mut leaves = std::mem::take(&mut self.fresh_leaves);
+            leaves.clear();
+            self.leaves(b, &mut leaves);
+            for &l in &leaves {
+                self.dual[l as usize].add_assign(&z);
+            }
+            self.fresh_leaves = leaves;
+        }
+        let bv = self.base[bi];
         let childs = std::mem::take(&mut self.childs[bi]);
-        for c in childs {
-            self.dissolve(c, z);
+        for &c in &childs {
+            self.parent[c as usize] = NONE;
+            self.set_inblossom(c, c);
         }
         self.endps[bi].clear();
         self.base[bi] = NONE;
@@ -349,35 +385,17 @@ impl<const N: usize> Matcher<N> {
         self.labelend[bi] = Ep::NONE;
         self.dual[bi] = Wide::ZERO;
         self.unused.push(b);
-    }
-
-    fn is_tight(&self, i: u32, j: u32) -> bool {
-        let s = self.dual[i as usize].add(&self.dual[j as usize]);
-        s == self.w2(i, j)
-    }
-
-    /// Make `x` a trivial top-level blossom; matched pairs whose edge is no longer tight
-    /// are unmatched and queued in `work`.
-    fn flatten_top(&mut self, x: u32, work: &mut Vec<u32>) {
-        let b = self.inblossom[x as usize];
-        if (b as usize) < self.n {
+        if z.is_zero() {
             return;
         }
-        let leaves = self.leaves_of(b);
-        self.dissolve(b, Wide::ZERO);
-        for l in leaves {
-            let m = self.mate[l as usize];
-            if m == NONE {
-                // An exposed base that received blossom duals must join the roots.
-                if !self.dual[l as usize].is_zero() {
-                    work.push(l);
-                }
-            } else if !self.is_tight(l, m) {
-                self.mate[l as usize] = NONE;
-                self.mate[m as usize] = NONE;
-                work.push(l);
-                work.push(m);
-            }
+        let m = self.mate[bv as usize];
+        if m == NONE {
+            work.push(bv);
+        } else if !self.is_tight(bv, m) {
+            self.mate[bv as usize] = NONE;
+            self.mate[m as usize] = NONE;
+            work.push(bv);
+            work.push(m);
         }
     }
 
