@@ -246,7 +246,10 @@ impl Targets {
             (Color::Black, true) => Square::A1,
             (Color::Black, false) => Square::H1,
         };
-        Targets::dive(corner)
+        Targets {
+            loser_pushes: loser_must_promote(pos, winner),
+            ..Targets::dive(corner)
+        }
     }
 
     /// The candidate corners, nearest to the loser's king first, among those of the right
@@ -295,7 +298,7 @@ impl Targets {
         let king = b.king_of(!winner).unwrap_or(Square::E8);
         let mut cs: Vec<Square> = allowed.into_iter().collect();
         cs.sort_by_key(|c| c.distance(king));
-        let loser_pushes = strong.is_empty() && (theirs & !b.pawns() & !b.kings()).is_empty();
+        let loser_pushes = loser_must_promote(pos, winner);
         if cs.is_empty() {
             cs.push(Square::H8);
         }
@@ -559,7 +562,10 @@ impl Searcher {
             if self.enter(child_key, budget - paid, cap) {
                 let mut child = pos.clone();
                 child.play_unchecked(m);
-                let progress = cost == FREE && (winner_moves || m.role() == Role::King);
+                let progress = cost == FREE
+                    && (winner_moves
+                        || m.role() == Role::King
+                        || (targets.loser_pushes && targets.style == Style::Dive));
                 if self.expand(&child, child_key, budget - paid, cap, progress) {
                     found = true;
                     break;
@@ -816,11 +822,15 @@ fn classify_winner_dive(m: &Move, targets: &Targets) -> (u16, i32) {
     if closer { (FREE, 0) } else { (NORMAL, 0) }
 }
 
-/// Dive style, the loser's moves: free are the king closing in on the corner and knights
-/// closing in on the square beside it; captures are dear; the rest costs one unit.
+/// Dive style, the loser's moves: free are the king closing in on the corner, knights
+/// closing in on the square beside it and, when the loser must promote to get blockers
+/// ([`loser_must_promote`]), pawn pushes; captures are dear; the rest costs one unit.
 fn classify_loser_dive(m: &Move, targets: &Targets) -> (u16, i32) {
     if m.is_capture() {
         return (REGRESS, 0);
+    }
+    if targets.loser_pushes && m.role() == Role::Pawn {
+        return (FREE, 0);
     }
     let Some(from) = m.from() else {
         return (NORMAL, 0);
@@ -834,6 +844,38 @@ fn classify_loser_dive(m: &Move, targets: &Targets) -> (u16, i32) {
         _ => false,
     };
     if closer { (FREE, 0) } else { (NORMAL, 0) }
+}
+
+/// Must the loser promote a pawn to get the pieces that box its own king in? True when the
+/// winner's only force is minor pieces (no queens, rooks, pawns) and the loser has no piece
+/// that could stand on the squares the winner's pieces cannot cover: with knights (or
+/// bishops of both colours) on the winner's side, no piece at all besides pawns; with
+/// bishops of one colour only, no knights, rooks, queens nor bishops of the other colour
+/// (a bishop mates on its own colour, so the flight squares of the other colour must be
+/// blocked by the loser's own pieces or covered by the winner's king). Move costs only:
+/// the search stays complete either way.
+fn loser_must_promote(pos: &Chess, winner: Color) -> bool {
+    let b = pos.board();
+    let ours = b.by_color(winner);
+    let theirs = b.by_color(!winner);
+    if (ours & (b.queens() | b.rooks() | b.pawns())).any() {
+        return false;
+    }
+    let their_pieces = theirs & !b.pawns() & !b.kings();
+    let bishops = ours & b.bishops();
+    let one_colour = if (ours & b.knights()).any() || bishops.is_empty() {
+        None
+    } else if bishops.is_subset(Bitboard::DARK_SQUARES) {
+        Some(Bitboard::DARK_SQUARES)
+    } else if bishops.is_subset(Bitboard::LIGHT_SQUARES) {
+        Some(Bitboard::LIGHT_SQUARES)
+    } else {
+        None
+    };
+    match one_colour {
+        None => their_pieces.is_empty(),
+        Some(colour) => their_pieces.is_subset(b.bishops() & colour),
+    }
 }
 
 /// Fewest knight moves between two squares (breadth-first over the board, computed once).

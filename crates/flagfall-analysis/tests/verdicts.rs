@@ -201,3 +201,19 @@ fn long_minor_piece_helpmates_within_a_tenth_of_the_default_limit() {
         }
     }
 }
+
+#[test]
+fn same_coloured_bishops_against_a_promoting_pawn() {
+    // The winner has only bishops of one colour, so the loser must box its own king in on
+    // the squares of the other colour, with the knight its pawn promotes to (40- and
+    // 34-ply helpmates). Both spent the whole default limit undetermined before the
+    // loser's pawn pushes counted as progress for these material balances (corpus seeds 1
+    // and 2 of the analysis benchmark).
+    let cases = [
+        ("1B1k1b2/2b3b1/8/8/8/8/3P3K/8 w - - 0 1", Color::Black),
+        ("3B1B2/k7/7p/8/6K1/8/1B3B2/8 b - - 0 1", Color::White),
+    ];
+    for (fen, winner) in cases {
+        assert_winnable(fen, winner);
+    }
+}
