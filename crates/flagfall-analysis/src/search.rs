@@ -170,6 +170,9 @@ pub(crate) enum Outcome {
 
 /// Upper bound on transposition-table entries (about 80 bytes each).
 const TT_CAP: usize = 1 << 20;
+/// Entries reserved up front: most queries visit a few hundred positions, and growing the
+/// table from empty rehashes it at every doubling.
+const TT_RESERVE: usize = 512;
 
 /// Squares the search steers the kings towards (chosen once per search).
 #[derive(Debug, Clone, Copy)]
@@ -372,7 +375,7 @@ impl Searcher {
             node_limit,
             iteration_cap: u64::MAX,
             iteration_nodes: 0,
-            tt: FxHashMap::default(),
+            tt: FxHashMap::with_capacity_and_hasher(TT_RESERVE, Default::default()),
             line: Vec::with_capacity(128),
             cut: false,
             aborted: false,
