@@ -753,9 +753,13 @@ fn gives_check(pos: &Chess, m: &Move, their_king: Option<Square>) -> bool {
         || (attacks::bishop_attacks(k, occ) & sliders & board.bishops_and_queens()).any()
 }
 
-/// The winner's moves. Free: checks, captures, promotions, pawn pushes, the king heading
-/// for its helper square, a piece closing in on the loser's king. Ordering puts checks
-/// first, then captures of valuable pieces.
+/// The winner's moves. Free: captures, promotions and pawn moves (with or without check;
+/// every pawn push, not only a passed pawn's: measured on six corpus seeds, 2-3% fewer
+/// search nodes, and making capturing, promoting and pawn checks free as well a further
+/// 2-9%), the king heading for its helper square, a knight closing in on the loser's king,
+/// a bishop stepping onto the target corner's diagonal. Other checks cost one unit (making
+/// them cost what the same move would without the check was worse on three seeds of six).
+/// Ordering puts checks first, then captures of valuable pieces, then passed pawns.
 fn classify_winner(
     pos: &Chess,
     m: &Move,
@@ -764,7 +768,9 @@ fn classify_winner(
     targets: &Targets,
 ) -> (u16, i32) {
     if check {
-        return (NORMAL, CHECK_ORDER);
+        let free = m.is_capture() || m.is_promotion() || m.role() == Role::Pawn;
+        let cost = if free { FREE } else { NORMAL };
+        return (cost, CHECK_ORDER);
     }
     if let Some(victim) = m.capture() {
         return (FREE, -50 - role_value(victim));
@@ -777,7 +783,7 @@ fn classify_winner(
     };
     match m.role() {
         Role::Pawn if is_passed(pos.board(), from, pos.turn()) => (FREE, -10),
-        Role::Pawn => (NORMAL, -5),
+        Role::Pawn => (FREE, -5),
         Role::King => {
             let gain = dist(from, targets.helper) - dist(m.to(), targets.helper);
             if gain > 0 {
