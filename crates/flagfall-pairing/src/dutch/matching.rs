@@ -34,9 +34,11 @@ use super::wide::{Wide, WordHasher};
 const NONE: u32 = u32::MAX;
 
 /// How many exposed vertices grow alternating trees together during a repair. All at once
-/// rescans every waiting root at every stage; one at a time needs many more dual steps;
-/// 16 measured fastest at 1,000 players (about 1.6x faster than all at once).
-const ROOT_BATCH: usize = 16;
+/// rescans every waiting root at every stage; one at a time needs many more dual steps.
+/// With repairs that keep the blossoms not containing a changed vertex, 32 gives the
+/// fewest instructions at 1,000 players (callgrind, `bench` event: 8: 29.0e9, 16: 23.4e9,
+/// 32: 17.8e9, 64: 19.8e9, 256: 34.3e9); 16 was best when repairs dissolved whole blossoms.
+const ROOT_BATCH: usize = 32;
 
 /// A directed view of an edge: it leaves `from` and ends at `to`.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
