@@ -936,7 +936,10 @@ fn knight_distance(a: Square, b: Square) -> u8 {
 }
 
 /// The loser's moves. Free: the king heading for the target corner, a piece stepping next
-/// to its own king (self-block). Dear: capturing the winner's pieces.
+/// to its own king or to the corner (self-block), a knight closing in (knight distance) on
+/// the square beside the corner on its rank, where it blocks the king in the knight and
+/// bishop mates in a corner (as in the dive; measured on eleven corpus seeds: 6-25% fewer
+/// search nodes on every one). Dear: capturing the winner's pieces.
 fn classify_loser(
     pos: &Chess,
     m: &Move,
@@ -965,6 +968,12 @@ fn classify_loser(
         } else {
             (NORMAL, -gain)
         };
+    }
+    if m.role() == Role::Knight
+        && knight_distance(m.to(), targets.loser_knight)
+            < knight_distance(from, targets.loser_knight)
+    {
+        return (FREE, -5);
     }
     let near_king = our_king.is_some_and(|k| attacks::king_attacks(k).contains(m.to()));
     if near_king || attacks::king_attacks(targets.corner).contains(m.to()) {
