@@ -37,7 +37,9 @@ const NONE: u32 = u32::MAX;
 /// rescans every waiting root at every stage; one at a time needs many more dual steps.
 /// With repairs that keep the blossoms not containing a changed vertex, 32 gives the
 /// fewest instructions at 1,000 players (callgrind, `bench` event: 8: 29.0e9, 16: 23.4e9,
-/// 32: 17.8e9, 64: 19.8e9, 256: 34.3e9); 16 was best when repairs dissolved whole blossoms.
+/// 32: 17.8e9, 64: 19.8e9, 256: 34.3e9; 24: 22.0e9, 48: 20.7e9). The best value depends on
+/// the event: on the 1,000-player event after 6 naive rounds 64 does better (16: 23.0e9,
+/// 32: 20.0e9, 64: 16.6e9). 16 was best when repairs dissolved whole blossoms.
 const ROOT_BATCH: usize = 32;
 
 /// A directed view of an edge: it leaves `from` and ends at `to`.
