@@ -226,14 +226,9 @@ fn analyse(root: &Chess, winner: Color, limits: &Limits) -> Verdict {
 
     // Phase 2: quick search along cheap lines.
     searcher.set_iteration_cap(QUICK_CAP);
-    match searcher.deepen(&pos, 0, QUICK_BUDGET) {
-        search::Outcome::Mate(line) => return finish(root, winner, [prefix, line].concat()),
-        search::Outcome::Exhausted => {
-            return Verdict::Unwinnable {
-                reason: UnwinnableReason::Exhausted,
-            };
-        }
-        search::Outcome::Limit => {}
+    let outcome = searcher.deepen(&pos, 0, QUICK_BUDGET);
+    if let Some(v) = decided(outcome, root, winner, &prefix) {
+        return v;
     }
 
     // Phase 3: semi-static blockade analysis.
@@ -245,14 +240,9 @@ fn analyse(root: &Chess, winner: Color, limits: &Limits) -> Verdict {
     // three fifths of the node limit.
     searcher.set_node_limit(limits.nodes.saturating_mul(3) / 5);
     searcher.set_iteration_cap(DEEP_CAP);
-    match searcher.deepen(&pos, 0, DEEP_BUDGET) {
-        search::Outcome::Mate(line) => return finish(root, winner, [prefix, line].concat()),
-        search::Outcome::Exhausted => {
-            return Verdict::Unwinnable {
-                reason: UnwinnableReason::Exhausted,
-            };
-        }
-        search::Outcome::Limit => {}
+    let outcome = searcher.deepen(&pos, 0, DEEP_BUDGET);
+    if let Some(v) = decided(outcome, root, winner, &prefix) {
+        return v;
     }
 
     // Phase 5: small material: breadth-first over the whole reachable set (shortest
@@ -261,28 +251,39 @@ fn analyse(root: &Chess, winner: Color, limits: &Limits) -> Verdict {
     // long minor-piece helpmates within a few thousand nodes.
     if pos.board().occupied().count() <= BFS_MAX_PIECES {
         let budget = BFS_NODES.min(limits.nodes.saturating_sub(searcher.nodes) / 2);
-        match search::breadth_first(&pos, winner, budget) {
-            search::Outcome::Mate(line) => return finish(root, winner, [prefix, line].concat()),
-            search::Outcome::Exhausted => {
-                return Verdict::Unwinnable {
-                    reason: UnwinnableReason::Exhausted,
-                };
-            }
-            search::Outcome::Limit => searcher.nodes += budget,
+        let outcome = search::breadth_first(&pos, winner, budget);
+        if let Some(v) = decided(outcome, root, winner, &prefix) {
+            return v;
         }
+        searcher.nodes += budget;
     }
 
     // Phase 6: the uncapped search (can prove exhaustion), up to the node limit.
     searcher.set_node_limit(limits.nodes);
     searcher.set_iteration_cap(u64::MAX);
-    match searcher.deepen(&pos, 0, u16::MAX) {
-        search::Outcome::Mate(line) => finish(root, winner, [prefix, line].concat()),
-        search::Outcome::Exhausted => Verdict::Unwinnable {
+    let outcome = searcher.deepen(&pos, 0, u16::MAX);
+    decided(outcome, root, winner, &prefix).unwrap_or_else(|| Verdict::Undetermined {
+        reason: format!("node limit of {} reached", limits.nodes),
+    })
+}
+
+/// The verdict a search phase reached: a helpmate (after the forced `prefix`, verified by
+/// [`finish`]) or a proof that the search space is exhausted; `None` when it stopped at its
+/// limit and the next phase has to go on.
+fn decided(
+    outcome: search::Outcome,
+    root: &Chess,
+    winner: Color,
+    prefix: &[Move],
+) -> Option<Verdict> {
+    match outcome {
+        search::Outcome::Mate(line) => {
+            Some(finish(root, winner, [prefix, line.as_slice()].concat()))
+        }
+        search::Outcome::Exhausted => Some(Verdict::Unwinnable {
             reason: UnwinnableReason::Exhausted,
-        },
-        search::Outcome::Limit => Verdict::Undetermined {
-            reason: format!("node limit of {} reached", limits.nodes),
-        },
+        }),
+        search::Outcome::Limit => None,
     }
 }
 

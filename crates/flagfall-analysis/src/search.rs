@@ -829,15 +829,22 @@ fn classify_winner_dive(m: &Move, targets: &Targets) -> (u16, i32) {
     let Some(from) = m.from() else {
         return (NORMAL, 0);
     };
-    let closer = match m.role() {
-        Role::King => dist(m.to(), targets.king_target) < dist(from, targets.king_target),
-        Role::Knight => {
-            knight_distance(m.to(), targets.knight_target)
-                < knight_distance(from, targets.knight_target)
-        }
-        _ => false,
-    };
+    let closer = closes_in(m, from, targets.king_target, targets.knight_target).unwrap_or(false);
     if closer { (FREE, 0) } else { (NORMAL, 0) }
+}
+
+/// For a king or knight move from `from`: does it bring the piece nearer its square (the
+/// king by king distance to `king_square`, a knight by knight distance to
+/// `knight_square`)? `None` for the other pieces.
+#[inline]
+fn closes_in(m: &Move, from: Square, king_square: Square, knight_square: Square) -> Option<bool> {
+    match m.role() {
+        Role::King => Some(dist(m.to(), king_square) < dist(from, king_square)),
+        Role::Knight => {
+            Some(knight_distance(m.to(), knight_square) < knight_distance(from, knight_square))
+        }
+        _ => None,
+    }
 }
 
 /// Dive style, the loser's moves: free are the king closing in on the corner, knights
@@ -860,14 +867,9 @@ fn classify_loser_dive(m: &Move, targets: &Targets) -> (u16, i32) {
     let Some(from) = m.from() else {
         return (NORMAL, 0);
     };
-    let closer = match m.role() {
-        Role::King => dist(m.to(), targets.corner) < dist(from, targets.corner),
-        Role::Knight => {
-            knight_distance(m.to(), targets.loser_knight)
-                < knight_distance(from, targets.loser_knight)
-        }
-        _ => !targets.loser_pushes && attacks::king_attacks(targets.corner).contains(m.to()),
-    };
+    let closer = closes_in(m, from, targets.corner, targets.loser_knight).unwrap_or_else(|| {
+        !targets.loser_pushes && attacks::king_attacks(targets.corner).contains(m.to())
+    });
     if closer { (FREE, 0) } else { (NORMAL, 0) }
 }
 
