@@ -116,6 +116,15 @@ pub fn replay_game(
     Replay::of(game)
 }
 
+/// The claim an event makes and the player making it (`None` for other events and for
+/// claims not made by a player).
+fn claim_by_player(e: &Event) -> Option<(ClaimKind, shakmaty::Color)> {
+    match (&e.action, e.by.and_then(Party::color)) {
+        (Action::Claim { claim, .. }, Some(p)) => Some((*claim, p)),
+        _ => None,
+    }
+}
+
 /// A flag claim and an illegal-move claim by the two players no further apart than the
 /// simultaneity window (uscf-2020 7e, uscf-classic 2a, blitz-2006 7a5).
 fn simultaneous_partner(
@@ -125,15 +134,8 @@ fn simultaneous_partner(
     consumed: &[bool],
 ) -> Option<usize> {
     let first = &events[i];
-    let kind_of = |e: &Event| match (&e.action, e.by.and_then(Party::color)) {
-        (
-            Action::Claim {
-                claim: c @ (ClaimKind::Flag | ClaimKind::Illegal),
-                ..
-            },
-            Some(p),
-        ) => Some((*c, p)),
-        _ => None,
+    let kind_of = |e: &Event| {
+        claim_by_player(e).filter(|(c, _)| matches!(c, ClaimKind::Flag | ClaimKind::Illegal))
     };
     let (k1, p1) = kind_of(first)?;
     let window = game.setup().simultaneous_ms;
@@ -161,14 +163,8 @@ fn stalemate_at_the_same_moment(
     consumed: &[bool],
 ) -> Option<usize> {
     let first = &events[i];
-    let claimant = match (&first.action, first.by.and_then(Party::color)) {
-        (
-            Action::Claim {
-                claim: ClaimKind::Flag,
-                ..
-            },
-            Some(p),
-        ) => p,
+    let claimant = match claim_by_player(first)? {
+        (ClaimKind::Flag, p) => p,
         _ => return None,
     };
     if game.is_over() {
