@@ -196,12 +196,10 @@ fn recommend_impl(
 
     // A forced win for the opponent defeats the claim.
     if let Some(tb) = tablebase {
-        match tablebase_verdict(tb, &pos, opponent) {
-            TableSays::ForcedWin(why) => {
-                reasons.push(why);
-                return deny(pattern.map(|p| p.0), reasons);
-            }
-            TableSays::NoForcedWin(why) | TableSays::Nothing(why) => reasons.push(why),
+        let (forced_win, why) = tablebase_verdict(tb, &pos, opponent);
+        reasons.push(why);
+        if forced_win {
+            return deny(pattern.map(|p| p.0), reasons);
         }
     }
     if let Some(line) = forced_mate(&pos, opponent, FORCED_MATE_PLIES) {
@@ -231,20 +229,14 @@ fn recommend_impl(
     }
 }
 
-/// What the tablebase contributes to the question "can the opponent demonstrate a forced
-/// win?".
-enum TableSays {
-    ForcedWin(String),
-    NoForcedWin(String),
-    Nothing(String),
-}
-
 /// Interpretation: only a win the tables call unconditional counts as "a forced win can be
 /// demonstrated" (blitz-2006 8e-8i, club-ilc 4.3). A win the 50-move rule frustrates
 /// (a cursed win) is not one, since the claimant could claim the 50-move draw on the way;
 /// a win whose 50-move status the tables cannot settle is reported, and the decision falls
 /// to the forced-mate search and to the director.
-fn tablebase_verdict(tb: &dyn Tablebase, pos: &Chess, opponent: Color) -> TableSays {
+///
+/// Returns whether the tables show such a forced win, and the reason to record.
+fn tablebase_verdict(tb: &dyn Tablebase, pos: &Chess, opponent: Color) -> (bool, String) {
     let for_opponent = |wdl: Wdl| {
         if pos.turn() == opponent {
             wdl
@@ -255,31 +247,40 @@ fn tablebase_verdict(tb: &dyn Tablebase, pos: &Chess, opponent: Color) -> TableS
     let who = color_name(opponent);
     match tb.probe(pos) {
         Probe::Exact(wdl) => match for_opponent(wdl) {
-            Wdl::Win => TableSays::ForcedWin(format!("the tablebase shows a forced win for {who}")),
-            Wdl::CursedWin => TableSays::NoForcedWin(format!(
-                "the tablebase shows a win for {who} only beyond the 50-move rule, so no forced \
+            Wdl::Win => (true, format!("the tablebase shows a forced win for {who}")),
+            Wdl::CursedWin => (
+                false,
+                format!(
+                    "the tablebase shows a win for {who} only beyond the 50-move rule, so no forced \
                  win under the rules"
-            )),
-            Wdl::Draw => TableSays::NoForcedWin("the tablebase shows a draw".to_string()),
-            Wdl::BlessedLoss | Wdl::Loss => TableSays::NoForcedWin(format!(
-                "the tablebase shows no win for {who} (the claimant is the one with chances)"
-            )),
+                ),
+            ),
+            Wdl::Draw => (false, "the tablebase shows a draw".to_string()),
+            Wdl::BlessedLoss | Wdl::Loss => (
+                false,
+                format!(
+                    "the tablebase shows no win for {who} (the claimant is the one with chances)"
+                ),
+            ),
         },
         Probe::IgnoringFiftyMoves(wdl) => match for_opponent(wdl) {
-            Wdl::Win => TableSays::Nothing(format!(
-                "the tablebase shows a win for {who} counted from a fresh 50-move count; \
+            Wdl::Win => (
+                false,
+                format!(
+                    "the tablebase shows a win for {who} counted from a fresh 50-move count; \
                  whether the moves already played spoil it is not known"
-            )),
-            Wdl::CursedWin | Wdl::Draw | Wdl::BlessedLoss | Wdl::Loss => {
-                TableSays::NoForcedWin(format!("the tablebase shows no forced win for {who}"))
-            }
+                ),
+            ),
+            Wdl::CursedWin | Wdl::Draw | Wdl::BlessedLoss | Wdl::Loss => (
+                false,
+                format!("the tablebase shows no forced win for {who}"),
+            ),
         },
-        Probe::NotCovered(why) => TableSays::Nothing(format!(
-            "the tablebase does not cover this position ({why})"
-        )),
-        Probe::Failed(why) => {
-            TableSays::Nothing(format!("the tablebase could not be read ({why})"))
-        }
+        Probe::NotCovered(why) => (
+            false,
+            format!("the tablebase does not cover this position ({why})"),
+        ),
+        Probe::Failed(why) => (false, format!("the tablebase could not be read ({why})")),
     }
 }
 

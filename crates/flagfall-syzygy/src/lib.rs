@@ -21,7 +21,7 @@ use std::path::{Path, PathBuf};
 
 use flagfall_analysis::assistant::{Probe, Tablebase, Wdl};
 use shakmaty::{Chess, Position};
-use shakmaty_syzygy::{AmbiguousWdl, Metric, SyzygyError};
+use shakmaty_syzygy::{Metric, SyzygyError};
 
 /// Why a tables directory could not be used.
 #[derive(Debug, thiserror::Error)]
@@ -107,53 +107,49 @@ fn wdl(w: shakmaty_syzygy::Wdl) -> Wdl {
     }
 }
 
-/// `Some(probe)` for errors that end the question, `None` for a missing DTZ table (the
-/// caller then falls back to the WDL table alone).
-fn from_error(e: SyzygyError) -> Option<Probe> {
+/// A probe error as a [`Probe`] (a missing DTZ table never reaches here: the caller falls
+/// back to the WDL table for it).
+fn from_error(e: SyzygyError) -> Probe {
     match e {
-        SyzygyError::MissingTable {
-            metric: Metric::Dtz,
-            ..
-        } => None,
-        SyzygyError::MissingTable { material, .. } => Some(Probe::NotCovered(format!(
-            "no {material} table among the loaded files"
-        ))),
-        SyzygyError::Castling => Some(Probe::NotCovered(
+        SyzygyError::MissingTable { material, .. } => {
+            Probe::NotCovered(format!("no {material} table among the loaded files"))
+        }
+        SyzygyError::Castling => Probe::NotCovered(
             "a side still has castling rights; the tables hold no such positions".to_string(),
-        )),
-        SyzygyError::TooManyPieces => Some(Probe::NotCovered(
-            "more pieces than any loaded table covers".to_string(),
-        )),
-        e @ SyzygyError::ProbeFailed { .. } => Some(Probe::Failed(e.to_string())),
+        ),
+        SyzygyError::TooManyPieces => {
+            Probe::NotCovered("more pieces than any loaded table covers".to_string())
+        }
+        e @ SyzygyError::ProbeFailed { .. } => Probe::Failed(e.to_string()),
     }
 }
 
 impl Tablebase for SyzygyTables {
     fn probe(&self, pos: &Chess) -> Probe {
-        if pos.board().occupied().count() > self.tables.max_pieces() {
+        let pieces = pos.board().occupied().count();
+        if pieces > self.tables.max_pieces() {
             return Probe::NotCovered(format!(
-                "{} pieces on the board, the loaded tables go up to {}",
-                pos.board().occupied().count(),
+                "{pieces} pieces on the board, the loaded tables go up to {}",
                 self.tables.max_pieces()
             ));
         }
         match self.tables.probe_wdl(pos) {
-            Ok(AmbiguousWdl::MaybeWin) => Probe::IgnoringFiftyMoves(Wdl::Win),
-            Ok(AmbiguousWdl::MaybeLoss) => Probe::IgnoringFiftyMoves(Wdl::Loss),
+            // WDL and DTZ tables: the value knows the 50-move counter, unless DTZ rounding
+            // leaves it open.
             Ok(w) => match w.unambiguous() {
                 Some(w) => Probe::Exact(wdl(w)),
                 None => Probe::IgnoringFiftyMoves(wdl(w.after_zeroing())),
             },
-            Err(e) => match from_error(e) {
-                Some(p) => p,
-                None => match self.tables.probe_wdl_after_zeroing(pos) {
-                    Ok(w) if pos.halfmoves() == 0 => Probe::Exact(wdl(w)),
-                    Ok(w) => Probe::IgnoringFiftyMoves(wdl(w)),
-                    Err(e) => from_error(e).unwrap_or_else(|| {
-                        Probe::Failed("the DTZ and WDL probes both failed".to_string())
-                    }),
-                },
+            // No DTZ table: the WDL table alone, exact only right after a zeroing move.
+            Err(SyzygyError::MissingTable {
+                metric: Metric::Dtz,
+                ..
+            }) => match self.tables.probe_wdl_after_zeroing(pos) {
+                Ok(w) if pos.halfmoves() == 0 => Probe::Exact(wdl(w)),
+                Ok(w) => Probe::IgnoringFiftyMoves(wdl(w)),
+                Err(e) => from_error(e),
             },
+            Err(e) => from_error(e),
         }
     }
 }
