@@ -1512,6 +1512,16 @@ impl Event {
                 )));
             }
         }
+        if let Some(p) = self.pab_half_points {
+            let allowed = matches!(self.format, Format::DoubleSwiss | Format::UsSwiss);
+            if !allowed || p > 2 * self.format.games_per_round() {
+                return Err(EventError::Inconsistent(format!(
+                    "pab_half_points {p} is not possible for a {} event (see `event new \
+                     --pab-points`)",
+                    self.format
+                )));
+            }
+        }
         let g = self.format.games_per_round() as usize;
         for (i, r) in self.round_list.iter().enumerate() {
             if r.number != i as u32 + 1 {

@@ -517,6 +517,12 @@ fn pab_points_set_by_the_regulations() {
     // The file keeps the value, and a changed value after pairing is refused.
     let back: Event = serde_json::from_str(&serde_json::to_string(&e).unwrap()).unwrap();
     assert_eq!(back.pab_half_points, Some(3));
+    back.validate().unwrap();
+    // A hand-edited file with an impossible value is refused when loaded.
+    let mut edited = back.clone();
+    edited.pab_half_points = Some(5);
+    let err = edited.validate().unwrap_err();
+    assert!(err.to_string().contains("pab_half_points 5"), "{err}");
     let err = e.set_pab_points("2").unwrap_err();
     assert!(matches!(err, EventError::NotAllowed(_)), "{err}");
 }
