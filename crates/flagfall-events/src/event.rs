@@ -69,6 +69,13 @@ impl Format {
         }
     }
 
+    /// Whether the director may set the pairing-allocated bye's points
+    /// ([`Event::set_pab_points`]): only where the pairing engine pairs on the event's own
+    /// scores (the Dutch engine scores the bye as a win; round robins have none).
+    pub fn pab_points_settable(self) -> bool {
+        matches!(self, Format::DoubleSwiss | Format::UsSwiss)
+    }
+
     /// True for the two round-robin formats.
     pub fn is_round_robin(self) -> bool {
         matches!(
@@ -902,7 +909,7 @@ impl Event {
     /// `BBU` line, and round robins give no pairing-allocated bye. Refused once a round is
     /// paired, so that pairings already made and the standings agree.
     pub fn set_pab_points(&mut self, text: &str) -> Result<(), EventError> {
-        if !matches!(self.format, Format::DoubleSwiss | Format::UsSwiss) {
+        if !self.format.pab_points_settable() {
             return Err(EventError::NotAllowed(format!(
                 "the pairing-allocated bye of a {} event is worth a win (C.04.1 c); other \
                  values are supported for double-swiss and us-swiss events",
@@ -1512,15 +1519,14 @@ impl Event {
                 )));
             }
         }
-        if let Some(p) = self.pab_half_points {
-            let allowed = matches!(self.format, Format::DoubleSwiss | Format::UsSwiss);
-            if !allowed || p > 2 * self.format.games_per_round() {
-                return Err(EventError::Inconsistent(format!(
-                    "pab_half_points {p} is not possible for a {} event (see `event new \
-                     --pab-points`)",
-                    self.format
-                )));
-            }
+        if let Some(p) = self.pab_half_points
+            && (!self.format.pab_points_settable() || p > 2 * self.format.games_per_round())
+        {
+            return Err(EventError::Inconsistent(format!(
+                "pab_half_points {p} is not possible for a {} event (see `event new \
+                 --pab-points`)",
+                self.format
+            )));
         }
         let g = self.format.games_per_round() as usize;
         for (i, r) in self.round_list.iter().enumerate() {
