@@ -16,6 +16,11 @@
 //!   reaches 0 first, the alternating path from its root to it is flipped (Galil's rule),
 //!   which leaves it exposed with dual 0.
 //!
+//! Blossoms that survive from one stage (or solve) to the next are not rescanned vertex by
+//! vertex: each keeps, per outside vertex, which of its vertices has the edge of least
+//! slack to it (`near`), valid for the blossom's whole life because its vertices' duals
+//! always move together; an S-blossom is then scanned with one edge per outside vertex.
+//!
 //! Optimality at the end: every edge has slack ≥ 0, matched edges and blossom edges have
 //! slack 0, blossoms with a positive dual are full, and exposed vertices have dual 0.
 //!
@@ -78,6 +83,10 @@ pub struct Matcher<const N: usize> {
     wid: Vec<u32>,
     table: Vec<Wide<N>>,
     interned: HashMap<Wide<N>, u32, BuildHasherDefault<WordHasher>>,
+    /// The largest weight in `table`.
+    table_max: Wide<N>,
+    /// The weight interned last and its index (zero: none yet).
+    last_interned: (Wide<N>, u32),
     alive: Vec<bool>,
     alive_list: Vec<u32>,
     mate: Vec<u32>,
@@ -97,7 +106,7 @@ pub struct Matcher<const N: usize> {
     /// (one endpoint of each changed edge), in the order the vertices were first named.
     touched: Vec<u32>,
     is_touched: Vec<bool>,
-    pending: Vec<Vec<(u32, Wide<N>)>>,
+    pending: Vec<Vec<(u32, u32)>>,
     /// Vertices to remove (finalised pairs) at the next solve.
     killed: Vec<u32>,
     /// Partners of removed vertices.
@@ -132,6 +141,18 @@ pub struct Matcher<const N: usize> {
     best_to_slack: Vec<Wide<N>>,
     /// Scratch for `lift`: the vertices of the blossom being expanded.
     fresh_leaves: Vec<u32>,
+    /// `near[b][w]`, when `near[b]` is filled (length `n`): the vertex of blossom `b` whose
+    /// edge to `w` (outside `b`) has the least slack, or `NONE` without an edge. While `b`
+    /// exists the duals of its vertices all move by the same amounts (dual steps act on
+    /// top-level blossoms, an expansion pushes a dual onto every vertex below it), so the
+    /// choice stays valid until an edge of one of its vertices changes weight (the cache is
+    /// then dropped). Scanning an S-blossom this way reads one edge per outside vertex
+    /// instead of one per vertex of the blossom and outside vertex.
+    near: Vec<Vec<u32>>,
+    /// Scratch for filling `near`: the least slack found so far per outside vertex, and
+    /// which vertices belong to the blossom being filled.
+    near_slack: Vec<Wide<N>>,
+    in_b: Vec<bool>,
 }
 
 /// Index of edge `i`-`j` in the square weight matrix (row `i`).
@@ -149,6 +170,8 @@ impl<const N: usize> Matcher<N> {
             wid: vec![0; n * n],
             table: vec![Wide::ZERO],
             interned: HashMap::default(),
+            last_interned: (Wide::ZERO, 0),
+            table_max: Wide::ZERO,
             alive: vec![true; n],
             alive_list: (0..n as u32).collect(),
             mate: vec![NONE; n],
@@ -184,6 +207,9 @@ impl<const N: usize> Matcher<N> {
             best_to: vec![Ep::NONE; two_n],
             best_to_slack: vec![Wide::ZERO; two_n],
             fresh_leaves: Vec::new(),
+            near: vec![Vec::new(); two_n],
+            near_slack: vec![Wide::ZERO; n],
+            in_b: vec![false; n],
         }
     }
 
@@ -192,12 +218,21 @@ impl<const N: usize> Matcher<N> {
         if w.is_zero() {
             return 0;
         }
+        // Weights come in runs of equal values (a row of one bracket).
+        if self.last_interned.0 == w {
+            return self.last_interned.1;
+        }
         if let Some(&id) = self.interned.get(&w) {
+            self.last_interned = (w, id);
             return id;
         }
         let id = u32::try_from(self.table.len()).expect("fewer than 2^32 distinct weights");
         self.table.push(w);
+        if w > self.table_max {
+            self.table_max = w;
+        }
         self.interned.insert(w, id);
+        self.last_interned = (w, id);
         id
     }
 
@@ -215,7 +250,8 @@ impl<const N: usize> Matcher<N> {
             self.is_touched[owner] = true;
             self.touched.push(owner as u32);
         }
-        self.pending[owner].push((other as u32, w));
+        let id = self.intern(w.double());
+        self.pending[owner].push((other as u32, id));
     }
 
     /// Take the matched pair `a`-`b` out of the graph for good (it stays matched).
@@ -279,6 +315,17 @@ impl<const N: usize> Matcher<N> {
             self.s_mark[v as usize] = self.stage;
             self.s_list.push(v);
         }
+    }
+
+    /// List the vertices of blossom `b` among the S-vertices of the stage.
+    fn mark_s_leaves(&mut self, b: u32) {
+        let mut leaves = std::mem::take(&mut self.fresh_leaves);
+        leaves.clear();
+        self.leaves(b, &mut leaves);
+        for &x in &leaves {
+            self.mark_s(x);
+        }
+        self.fresh_leaves = leaves;
     }
 
     /// List non-trivial blossom `b` among the labelled blossoms of the stage (once).
@@ -388,6 +435,7 @@ impl<const N: usize> Matcher<N> {
         self.label[bi] = 0;
         self.labelend[bi] = Ep::NONE;
         self.dual[bi] = Wide::ZERO;
+        self.near[bi].clear();
         self.unused.push(b);
         if z.is_zero() {
             return;
@@ -440,6 +488,86 @@ impl<const N: usize> Matcher<N> {
         true
     }
 
+    /// Drop the `near` caches of the blossoms containing vertex `v` (an edge of `v` changed).
+    fn drop_near(&mut self, v: u32) {
+        let mut b = self.parent[v as usize];
+        while b != NONE {
+            self.near[b as usize].clear();
+            b = self.parent[b as usize];
+        }
+    }
+
+    /// Fill `near[b]` if it is not filled: from the sub-blossoms' own caches where they
+    /// have one, from the edges of the other vertices directly.
+    fn ensure_near(&mut self, b: u32) {
+        let bi = b as usize;
+        let n = self.n;
+        if self.near[bi].len() == n {
+            return;
+        }
+        let mut near = std::mem::take(&mut self.near[bi]);
+        near.clear();
+        near.resize(n, NONE);
+        // Compared by `u_x + (top - w2)`, which orders the vertices of the blossom as
+        // their slacks to `w` do but cannot wrap: an edge inside an enclosing blossom can
+        // have a negative slack without that blossom's dual, and the cache must still be
+        // right once that blossom is expanded.
+        let top = self.table_max;
+        let mut slack = std::mem::take(&mut self.near_slack);
+        let mut leaves = std::mem::take(&mut self.fresh_leaves);
+        leaves.clear();
+        self.leaves(b, &mut leaves);
+        for &l in &leaves {
+            self.in_b[l as usize] = true;
+        }
+        for k in 0..self.childs[bi].len() {
+            let c = self.childs[bi][k];
+            let ci = c as usize;
+            if ci >= n && self.near[ci].len() == n {
+                for &w in &self.alive_list {
+                    let wi = w as usize;
+                    let x = self.near[ci][wi];
+                    if x == NONE || self.in_b[wi] {
+                        continue;
+                    }
+                    let id = self.wid[at(n, x as usize, wi)];
+                    let s = self.dual[x as usize].add(&top.sub(&self.table[id as usize]));
+                    if near[wi] == NONE || s < slack[wi] {
+                        near[wi] = x;
+                        slack[wi] = s;
+                    }
+                }
+            } else {
+                let start = leaves.len();
+                self.leaves(c, &mut leaves);
+                for j in start..leaves.len() {
+                    let x = leaves[j];
+                    let row = at(n, x as usize, 0);
+                    let dx = self.dual[x as usize];
+                    for &w in &self.alive_list {
+                        let wi = w as usize;
+                        let id = self.wid[row + wi];
+                        if id == 0 || self.in_b[wi] {
+                            continue;
+                        }
+                        let s = dx.add(&top.sub(&self.table[id as usize]));
+                        if near[wi] == NONE || s < slack[wi] {
+                            near[wi] = x;
+                            slack[wi] = s;
+                        }
+                    }
+                }
+                leaves.truncate(start);
+            }
+        }
+        for &l in &leaves {
+            self.in_b[l as usize] = false;
+        }
+        self.fresh_leaves = leaves;
+        self.near_slack = slack;
+        self.near[bi] = near;
+    }
+
     /// Repair the optimum after weight changes and removals: vertices whose dual can
     /// absorb their changes keep their place; the others are exposed and re-matched.
     pub fn solve(&mut self) {
@@ -452,13 +580,21 @@ impl<const N: usize> Matcher<N> {
         for &x in &touched {
             let xi = x as usize;
             self.is_touched[xi] = false;
-            let list = std::mem::take(&mut self.pending[xi]);
-            for (y, w) in list {
-                if self.alive[xi] && self.alive[y as usize] {
-                    let id = self.intern(w.double());
-                    self.wid[at(self.n, xi, y as usize)] = id;
-                    self.wid[at(self.n, y as usize, xi)] = id;
+            let mut list = std::mem::take(&mut self.pending[xi]);
+            let mut changed = false;
+            for &(y, id) in &list {
+                let yi = y as usize;
+                if self.alive[xi] && self.alive[yi] && self.wid[at(self.n, xi, yi)] != id {
+                    self.wid[at(self.n, xi, yi)] = id;
+                    self.wid[at(self.n, yi, xi)] = id;
+                    self.drop_near(y);
+                    changed = true;
                 }
+            }
+            list.clear();
+            self.pending[xi] = list;
+            if changed {
+                self.drop_near(x);
             }
         }
         let mut work = killed.clone();
@@ -592,6 +728,53 @@ impl<const N: usize> Matcher<N> {
                 return Err(format!("exposed {i} with dual"));
             }
         }
+        for b in n..2 * n {
+            self.near_err(b)?;
+        }
+        Ok(())
+    }
+
+    /// Every filled `near` cache names, for each outside vertex, a vertex of the blossom
+    /// with an edge of least slack to it.
+    #[cfg(test)]
+    fn near_err(&self, b: usize) -> Result<(), String> {
+        let n = self.n;
+        if self.near[b].is_empty() {
+            return Ok(());
+        }
+        if self.base[b] == NONE {
+            return Err(format!("cache of freed blossom {b}"));
+        }
+        let leaves = self.leaves_of(b as u32);
+        let mut top = b as u32;
+        while self.parent[top as usize] != NONE {
+            top = self.parent[top as usize];
+        }
+        for &l in &leaves {
+            if self.inblossom[l as usize] != top {
+                return Err(format!(
+                    "leaf {l} of {b} has inblossom {} not {top}",
+                    self.inblossom[l as usize]
+                ));
+            }
+        }
+        for &w in &self.alive_list {
+            if leaves.contains(&w) {
+                continue;
+            }
+            let slack = |x: u32| {
+                let id = self.wid[at(n, x as usize, w as usize)];
+                (id != 0).then(|| {
+                    self.dual[x as usize].add(&self.table_max.sub(&self.table[id as usize]))
+                })
+            };
+            let best = leaves.iter().filter_map(|&x| slack(x)).min();
+            let x = self.near[b][w as usize];
+            let got = if x == NONE { None } else { slack(x) };
+            if got != best || (x != NONE && !leaves.contains(&x)) {
+                return Err(format!("stale near cache of blossom {b} at {w}"));
+            }
+        }
         Ok(())
     }
 
@@ -610,13 +793,9 @@ impl<const N: usize> Matcher<N> {
                 self.queue.push(b);
                 self.mark_s(b);
             } else {
-                let mut queue = std::mem::take(&mut self.queue);
-                let start = queue.len();
-                self.leaves(b, &mut queue);
-                for &x in &queue[start..] {
-                    self.mark_s(x);
-                }
-                self.queue = queue;
+                // The blossom is scanned as one unit (see `near`).
+                self.queue.push(b);
+                self.mark_s_leaves(b);
             }
         } else {
             let base = self.base[bi];
@@ -688,12 +867,14 @@ impl<const N: usize> Matcher<N> {
         self.mark_b(b);
         self.labelend[bi] = self.labelend[bb as usize];
         self.dual[bi] = Wide::ZERO;
+        for &c in &path {
+            if self.label[c as usize] == 2 {
+                self.queue.push(c);
+                self.mark_s_leaves(c);
+            }
+        }
         let leaves = self.leaves_of_path(&path);
         for &l in &leaves {
-            if self.label[self.inblossom[l as usize] as usize] == 2 {
-                self.queue.push(l);
-                self.mark_s(l);
-            }
             self.inblossom[l as usize] = b;
         }
         self.childs[bi] = path.clone();
@@ -728,6 +909,33 @@ impl<const N: usize> Matcher<N> {
                                 best_to[bji] = e;
                                 best_to_slack[bji] = s;
                             }
+                        }
+                    }
+                }
+                None if ci >= self.n && self.near[ci].len() == self.n => {
+                    // A sub-blossom with a `near` cache: its least-slack edge to each
+                    // S-vertex.
+                    for k in 0..self.s_list.len() {
+                        let y = self.s_list[k];
+                        let yi = y as usize;
+                        let x = self.near[ci][yi];
+                        if x == NONE {
+                            continue;
+                        }
+                        let bj = self.inblossom[yi];
+                        let bji = bj as usize;
+                        if bj == b || self.label[bji] != 1 {
+                            continue;
+                        }
+                        let e = Ep { from: x, to: y };
+                        let s = self.slack(e);
+                        if best_to[bji].is_none() {
+                            touched_to.push(bj);
+                            best_to[bji] = e;
+                            best_to_slack[bji] = s;
+                        } else if s < best_to_slack[bji] {
+                            best_to[bji] = e;
+                            best_to_slack[bji] = s;
                         }
                     }
                 }
@@ -883,6 +1091,7 @@ impl<const N: usize> Matcher<N> {
         self.bestedges[bi] = None;
         self.bestedge[bi] = Ep::NONE;
         self.dual[bi] = Wide::ZERO;
+        self.near[bi].clear();
         self.unused.push(b);
     }
 
@@ -1016,71 +1225,105 @@ impl<const N: usize> Matcher<N> {
         }
     }
 
-    /// Grow the forest from the queued S-vertices; true if the matching changed.
+    /// Grow the forest from the queued S-vertices and S-blossoms; true if the matching
+    /// changed. A queued blossom is scanned through its `near` cache: for each outside
+    /// vertex only its least-slack edge matters (a tight one grows the forest once, and
+    /// the best edges keep the least slack).
     fn scan_queue(&mut self) -> bool {
-        while let Some(v) = self.queue.pop() {
-            let dv = self.dual[v as usize];
-            let row = at(self.n, v as usize, 0);
-            for k in 0..self.alive_list.len() {
-                let w = self.alive_list[k];
-                let wi = w as usize;
-                // Cheap index tests first, the wide weight last.
-                let bv = self.inblossom[v as usize];
-                let bw = self.inblossom[wi];
-                if w == v || bv == bw {
-                    continue;
-                }
-                let (bvi, bwi) = (bv as usize, bw as usize);
-                // A vertex already labelled T needs nothing from this edge.
-                if self.label[bwi] == 2 && self.label[wi] != 0 {
-                    continue;
-                }
-                let id = self.wid[row + wi];
-                if id == 0 {
-                    continue;
-                }
-                let w2 = self.table[id as usize];
-                let e = Ep { from: v, to: w };
-                let sum = dv.add(&self.dual[wi]);
-                if sum == w2 {
-                    if self.label[bwi] == 0 {
-                        if self.mate[self.base[bwi] as usize] == NONE {
-                            // An exposed vertex with dual 0: augment into it.
-                            self.augment_side(v, w);
-                            if bwi >= self.n {
-                                self.augment_blossom(bw, w);
-                            }
-                            self.mate[wi] = v;
-                            return true;
-                        }
-                        self.assign_label(w, 2, e.flip());
-                    } else if self.label[bwi] == 1 {
-                        let base = self.scan_blossom(v, w);
-                        if base != NONE {
-                            self.add_blossom(base, v, w);
-                        } else {
-                            self.augment_side(v, w);
-                            self.augment_side(w, v);
-                            return true;
-                        }
-                    } else {
-                        // Inside a T-blossom, first reached through this edge.
-                        self.label[wi] = 2;
-                        self.labelend[wi] = e.flip();
+        let n = self.n;
+        while let Some(item) = self.queue.pop() {
+            if (item as usize) < n {
+                let v = item;
+                let dv = self.dual[v as usize];
+                let row = at(n, v as usize, 0);
+                for k in 0..self.alive_list.len() {
+                    let w = self.alive_list[k];
+                    let id = self.wid[row + w as usize];
+                    if self.scan_edge(v, w, id, &dv) {
+                        return true;
                     }
+                }
+            } else {
+                self.ensure_near(item);
+                let near = std::mem::take(&mut self.near[item as usize]);
+                for k in 0..self.alive_list.len() {
+                    let w = self.alive_list[k];
+                    let x = near[w as usize];
+                    if x == NONE {
+                        continue;
+                    }
+                    let id = self.wid[at(n, x as usize, w as usize)];
+                    let dx = self.dual[x as usize];
+                    if self.scan_edge(x, w, id, &dx) {
+                        self.near[item as usize] = near;
+                        return true;
+                    }
+                }
+                self.near[item as usize] = near;
+            }
+        }
+        false
+    }
+
+    /// Look at edge `v`-`w` (weight index `id`) from S-vertex `v` (dual `dv`); true if the
+    /// matching changed.
+    #[inline(always)]
+    fn scan_edge(&mut self, v: u32, w: u32, id: u32, dv: &Wide<N>) -> bool {
+        let wi = w as usize;
+        // Cheap index tests first, the wide weight last.
+        let bv = self.inblossom[v as usize];
+        let bw = self.inblossom[wi];
+        if w == v || bv == bw {
+            return false;
+        }
+        let (bvi, bwi) = (bv as usize, bw as usize);
+        // A vertex already labelled T needs nothing from this edge.
+        if self.label[bwi] == 2 && self.label[wi] != 0 {
+            return false;
+        }
+        if id == 0 {
+            return false;
+        }
+        let w2 = self.table[id as usize];
+        let e = Ep { from: v, to: w };
+        let sum = dv.add(&self.dual[wi]);
+        if sum == w2 {
+            if self.label[bwi] == 0 {
+                if self.mate[self.base[bwi] as usize] == NONE {
+                    // An exposed vertex with dual 0: augment into it.
+                    self.augment_side(v, w);
+                    if bwi >= self.n {
+                        self.augment_blossom(bw, w);
+                    }
+                    self.mate[wi] = v;
+                    return true;
+                }
+                self.assign_label(w, 2, e.flip());
+            } else if self.label[bwi] == 1 {
+                let base = self.scan_blossom(v, w);
+                if base != NONE {
+                    self.add_blossom(base, v, w);
                 } else {
-                    debug_assert!(sum > w2, "negative slack");
-                    let kslack = sum.sub(&w2);
-                    if self.label[bwi] == 1 {
-                        if self.bestedge[bvi].is_none() || kslack < self.best_slack_of(bvi) {
-                            self.set_best(bvi, e, kslack);
-                        }
-                    } else if self.label[wi] == 0
-                        && (self.bestedge[wi].is_none() || kslack < self.best_slack_of(wi))
-                    {
-                        self.set_best(wi, e, kslack);
-                    }
+                    self.augment_side(v, w);
+                    self.augment_side(w, v);
+                    return true;
                 }
+            } else {
+                // Inside a T-blossom, first reached through this edge.
+                self.label[wi] = 2;
+                self.labelend[wi] = e.flip();
+            }
+        } else {
+            debug_assert!(sum > w2, "negative slack");
+            let kslack = sum.sub(&w2);
+            if self.label[bwi] == 1 {
+                if self.bestedge[bvi].is_none() || kslack < self.best_slack_of(bvi) {
+                    self.set_best(bvi, e, kslack);
+                }
+            } else if self.label[wi] == 0
+                && (self.bestedge[wi].is_none() || kslack < self.best_slack_of(wi))
+            {
+                self.set_best(wi, e, kslack);
             }
         }
         false
