@@ -460,6 +460,9 @@ struct Context {
     score_shift: HashMap<u32, u32>,
     groups_shift: u32,
     group_size_bits: u32,
+    /// Zero bits added below every edge weight: the room the wide type has beyond what
+    /// the weights need (set by `pair`), used for the S1 players' addends.
+    extra_low_bits: u32,
 }
 
 fn bits_to_represent(x: u64) -> u32 {
@@ -628,6 +631,7 @@ fn prepare(input: &DutchInput) -> Result<Context, PairingError> {
         score_shift,
         groups_shift,
         group_size_bits: bits_to_represent(max_group),
+        extra_low_bits: 0,
     })
 }
 
@@ -666,6 +670,52 @@ struct WeightParams<'a> {
     unplayed_ranks: &'a HashMap<u32, u64>,
 }
 
+/// A weight built the way the criteria read, highest field first ("shift left, add"), but
+/// placed only at the end: the additions are recorded with the shift in force, and each
+/// lands at its final bit once, instead of shifting the whole wide value for every field
+/// (the same value, modulo `2^(64 N)`).
+struct Packer {
+    terms: [(u64, u32, u32); 32],
+    len: usize,
+    shifted: u32,
+}
+
+impl Packer {
+    fn new(v: u64) -> Self {
+        let mut p = Packer {
+            terms: [(0, 0, 0); 32],
+            len: 0,
+            shifted: 0,
+        };
+        p.add_small(v);
+        p
+    }
+
+    fn shl(&mut self, bits: u32) {
+        self.shifted += bits;
+    }
+
+    fn add_small(&mut self, v: u64) {
+        if v != 0 {
+            self.terms[self.len] = (v, self.shifted, 0);
+            self.len += 1;
+        }
+    }
+
+    fn add_bit(&mut self, bit: u32) {
+        self.terms[self.len] = (1, self.shifted, bit);
+        self.len += 1;
+    }
+
+    fn finish<const N: usize>(&self) -> Wide<N> {
+        let mut r = Wide::ZERO;
+        for &(v, at, bit) in &self.terms[..self.len] {
+            r.add_shifted(v, self.shifted - at + bit);
+        }
+        r
+    }
+}
+
 fn edge_weight<const N: usize>(
     ctx: &Context,
     hi: &Entrant,
@@ -682,28 +732,28 @@ fn edge_weight<const N: usize>(
     let shift = |s: u32| ctx.score_shift[&s];
     let candidate = |p: &Entrant| p.eligible_bye && p.score <= wp.bye_score;
     // C4 completion and C2 PAB eligibility.
-    let mut r = Wide::<N>::from_u64(1 + u64::from(!candidate(hi)) + u64::from(!candidate(lo)));
+    let mut r = Packer::new(1 + u64::from(!candidate(hi)) + u64::from(!candidate(lo)));
     // C6: maximise the pairs in the current bracket, then (C7) the scores paired.
-    r.shl_assign(sb);
+    r.shl(sb);
     if lower_in_current {
         r.add_small(1);
     }
-    r.shl_assign(gs);
+    r.shl(gs);
     if lower_in_current {
         r.add_bit(shift(hi.score));
     }
     // The same for the next bracket (C.04.3 C8: look ahead).
-    r.shl_assign(sb);
+    r.shl(sb);
     if lower_in_next {
         r.add_small(1);
     }
-    r.shl_assign(gs);
+    r.shl(gs);
     if lower_in_next {
         r.add_bit(shift(hi.score));
     }
     // C9: the PAB assignee should have played as many games as possible.
-    r.shl_assign(sb);
-    r.shl_assign(sb);
+    r.shl(sb);
+    r.shl(sb);
     if wp.single_downfloater_is_bye {
         if hi.score == wp.bye_score {
             r.add_small(wp.unplayed_ranks[&hi.played_games]);
@@ -731,7 +781,7 @@ fn edge_weight<const N: usize>(
         || (p.absolute() && o.absolute())
         || p.pref != o.pref;
     for c in [c10, c11, c12, c13] {
-        r.shl_assign(sb);
+        r.shl(sb);
         if mask && c {
             r.add_small(1);
         }
@@ -740,7 +790,7 @@ fn edge_weight<const N: usize>(
     // C14-C17: repeated floats one and two rounds back.
     for back in [1u32, 2] {
         if (back == 1 && ctx.played_rounds >= 1) || (back == 2 && ctx.played_rounds > 1) {
-            r.shl_assign(sb);
+            r.shl(sb);
             if lower_in_current {
                 if floats(back, lo) == Float::Down {
                     r.add_small(1);
@@ -749,7 +799,7 @@ fn edge_weight<const N: usize>(
                     r.add_small(1);
                 }
             }
-            r.shl_assign(sb);
+            r.shl(sb);
             if lower_in_current && !(hi.score > lo.score && floats(back, lo) == Float::Up) {
                 r.add_small(1);
             }
@@ -758,7 +808,7 @@ fn edge_weight<const N: usize>(
     // C18-C21: scores of repeated floaters.
     for back in [1u32, 2] {
         if (back == 1 && ctx.played_rounds >= 1) || (back == 2 && ctx.played_rounds > 1) {
-            r.shl_assign(gs);
+            r.shl(gs);
             if lower_in_current {
                 if floats(back, lo) == Float::Down {
                     r.add_bit(shift(lo.score));
@@ -767,18 +817,19 @@ fn edge_weight<const N: usize>(
                     r.add_bit(shift(hi.score));
                 }
             }
-            r.shl_assign(gs);
+            r.shl(gs);
             if lower_in_current && !(floats(back, lo) == Float::Up && hi.score > lo.score) {
                 r.add_bit(shift(hi.score));
             }
         }
     }
     // Room for the transposition and exchange order (B.3-B.5).
-    r.shl_assign(sb);
-    r.shl_assign(sb);
-    r.shl_assign(sb);
-    r.shl_assign(1);
-    r
+    r.shl(sb);
+    r.shl(sb);
+    r.shl(sb);
+    r.shl(1);
+    r.shl(ctx.extra_low_bits);
+    r.finish()
 }
 
 /// Pair the next round by the Dutch system.
@@ -786,24 +837,38 @@ fn edge_weight<const N: usize>(
 /// # Errors
 /// [`PairingError`] if the input is inconsistent or no legal pairing exists.
 pub fn pair(input: &DutchInput) -> Result<Pairing, PairingError> {
-    let ctx = prepare(input)?;
+    let mut ctx = prepare(input)?;
     if ctx.players.is_empty() {
         return Ok(Pairing::default());
     }
     let bits = ctx.weight_bits() + 8;
-    let words = bits.div_ceil(64);
+    // The width of the wide integers, in words. The bits it has beyond what the weights
+    // need go below them, as room for the S1 players' addends (`run`).
+    let words: u32 = match bits.div_ceil(64) {
+        0..=2 => 2,
+        3 => 3,
+        4 => 4,
+        5..=6 => 6,
+        7..=8 => 8,
+        9..=10 => 10,
+        11..=12 => 12,
+        13..=16 => 16,
+        17..=24 => 24,
+        25..=32 => 32,
+        _ => return Err(PairingError::TooLarge(bits)),
+    };
+    ctx.extra_low_bits = words * 64 - bits;
     let (pairs, bye) = match words {
-        0..=2 => run::<2>(&ctx)?,
+        2 => run::<2>(&ctx)?,
         3 => run::<3>(&ctx)?,
         4 => run::<4>(&ctx)?,
-        5..=6 => run::<6>(&ctx)?,
-        7..=8 => run::<8>(&ctx)?,
-        9..=10 => run::<10>(&ctx)?,
-        11..=12 => run::<12>(&ctx)?,
-        13..=16 => run::<16>(&ctx)?,
-        17..=24 => run::<24>(&ctx)?,
-        25..=32 => run::<32>(&ctx)?,
-        _ => return Err(PairingError::TooLarge(bits)),
+        6 => run::<6>(&ctx)?,
+        8 => run::<8>(&ctx)?,
+        10 => run::<10>(&ctx)?,
+        12 => run::<12>(&ctx)?,
+        16 => run::<16>(&ctx)?,
+        24 => run::<24>(&ctx)?,
+        _ => run::<32>(&ctx)?,
     };
     Ok(build_pairing(&ctx, &pairs, bye))
 }
@@ -837,7 +902,8 @@ type RawPairing = (Vec<(usize, usize)>, Option<usize>);
 /// 3. "Does some optimum have property P?" (a moved-down player paired in the bracket, a
 ///    resident staying in S1 or entering it, B.5 / B.3): the engine reads P on `stable`
 ///    and, when P is false there, adds ±1 in the free low bits on the edges that make P
-///    true (or false) and solves again. Base weights end with `3 sb + 1` zero bits and
+///    true (or false) and solves again. Base weights end with `3 sb + 1 + e` zero bits
+///    (`e` = `extra_low_bits`, the spare width of the wide type) and
 ///    exchange weights are shifted left once, so optima of different base value differ by
 ///    at least 2 and a ±1 perturbation only breaks ties: the answer is the same for every
 ///    optimum reached.
@@ -845,7 +911,14 @@ type RawPairing = (Vec<(usize, usize)>, Option<usize>);
 ///    highest possible S2 opponent): the candidate edges are raised by pairwise distinct
 ///    addends in the free low bits, so exactly one partner gives the maximum, and that pair
 ///    is then finalised (taken out of the graph); the final pairs are read only from
-///    these finalised choices.
+///    these finalised choices. S1 players are settled `(3 sb + e) / sb` at a time: the
+///    i-th player of a batch has its addends (each below `2^sb`, as there are fewer
+///    candidates than players in a score group) multiplied by `2^(sb (k - 1 - i))`, so
+///    that any gain for an earlier player outweighs every later player's addends
+///    together. The batch's maximum is then the lexicographic one, which is exactly the
+///    sequence of choices made one player at a time, each with the earlier ones
+///    finalised. The addends of a batch stay below `2^(3 sb + e)`, half the step between
+///    base values, as a single player's did.
 ///
 /// Reads not fully covered by the argument above (they are the same reads bbpPairings
 /// makes, and no generated event has shown a difference): the S1/S2 split read at "Fix S1
@@ -952,7 +1025,6 @@ fn run<const N: usize>(ctx: &Context) -> Result<RawPairing, PairingError> {
             }
         }
     }
-
     let mut partner: Vec<Option<usize>> = vec![None; n];
     // Players of the current bracket followed by the next score group; `vi` maps them to
     // matcher vertices (= indices into `pl`).
@@ -1105,7 +1177,6 @@ fn run<const N: usize>(ctx: &Context) -> Result<RawPairing, PairingError> {
             matched[mv] = true;
             m.finalize_pair(pv, mv);
         }
-
         // The remainder: residents not paired with moved-down players.
         let mut remainder: Vec<usize> = Vec::new();
         let mut rem_pairs = 0usize;
@@ -1216,6 +1287,7 @@ fn run<const N: usize>(ctx: &Context) -> Result<RawPairing, PairingError> {
             ri += 1;
             pos += 1;
         }
+
         // Fix S1 and S2: only S1 -> S2 edges remain.
         for (a, &pi) in remainder.iter().enumerate() {
             let pv = in_bracket[pi];
@@ -1227,10 +1299,21 @@ fn run<const N: usize>(ctx: &Context) -> Result<RawPairing, PairingError> {
                 m.set_weight(pv, ov, base[oi][pi]);
             }
         }
-        // S1 players in order take the highest S2 opponent that keeps the optimum.
-        for &pi in &remainder {
-            let pv = in_bracket[pi];
-            if forward(&stable, pv) {
+        // S1 players in order take the highest S2 opponent that keeps the optimum. Several
+        // S1 players are settled by one solve: each one's addends (distinct, below 2^sb)
+        // sit `sb` bits above the next one's, so the solve maximises the first player's
+        // addend, then the second's, and so on, which is what solving for them one after
+        // the other gives (see `run`, item 4).
+        let s1: Vec<usize> = remainder
+            .iter()
+            .copied()
+            .filter(|&pi| forward(&stable, in_bracket[pi]))
+            .collect();
+        let s1_batch = ((3 * sb + ctx.extra_low_bits) / sb.max(1)) as usize;
+        for chunk in s1.chunks(s1_batch) {
+            for (j, &pi) in chunk.iter().enumerate() {
+                let pv = in_bracket[pi];
+                let shift = sb * (chunk.len() - 1 - j) as u32;
                 let mut addend = 0u64;
                 for &oi in remainder.iter().rev() {
                     let ov = in_bracket[oi];
@@ -1239,19 +1322,25 @@ fn run<const N: usize>(ctx: &Context) -> Result<RawPairing, PairingError> {
                     }
                     let mut w = base[oi][pi];
                     if !w.is_zero() {
-                        w.add_small(addend);
+                        let mut a = Wide::<N>::from_u64(addend);
+                        a.shl_assign(shift);
+                        w.add_assign(&a);
                         m.set_weight(pv, ov, w);
                     }
                     addend += 1;
                 }
-                m.solve();
-                stable = m.matching();
+            }
+            m.solve();
+            stable = m.matching();
+            for &pi in chunk {
+                let pv = in_bracket[pi];
                 let mv = stable[pv];
                 matched[pv] = true;
                 matched[mv] = true;
                 m.finalize_pair(pv, mv);
             }
         }
+
         // Carry the unpaired players down to the next bracket.
         let mut carried = Vec::new();
         let mut new_moved_down = 0usize;

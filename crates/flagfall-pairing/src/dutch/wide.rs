@@ -152,21 +152,6 @@ impl<const N: usize> Wide<N> {
         self.sub_assign(&Self::from_u64(v));
     }
 
-    /// `self += 1 << bit`.
-    pub fn add_bit(&mut self, bit: u32) {
-        let mut b = Self::ZERO;
-        b.set_bit(bit);
-        self.add_assign(&b);
-    }
-
-    /// `self |= 1 << bit`.
-    pub fn set_bit(&mut self, bit: u32) {
-        let word = (bit / 64) as usize;
-        if word < N {
-            self.0[word] |= 1u64 << (bit % 64);
-        }
-    }
-
     /// `self <<= bits` (bits shifted out are lost).
     #[inline]
     pub fn shl_assign(&mut self, bits: u32) {
@@ -200,6 +185,33 @@ impl<const N: usize> Wide<N> {
         let (s, mut carry) = self.0[0].overflowing_add(v);
         self.0[0] = s;
         let mut i = 1;
+        while carry && i < N {
+            let (s, c) = self.0[i].overflowing_add(1);
+            self.0[i] = s;
+            carry = c;
+            i += 1;
+        }
+    }
+
+    /// `self += v << pos` (wrapping).
+    #[inline]
+    pub fn add_shifted(&mut self, v: u64, pos: u32) {
+        let word = (pos / 64) as usize;
+        if word >= N {
+            return;
+        }
+        let off = pos % 64;
+        let (s, mut carry) = self.0[word].overflowing_add(v << off);
+        self.0[word] = s;
+        let mut i = word + 1;
+        if i < N {
+            let hi = if off == 0 { 0 } else { v >> (64 - off) };
+            let (s1, c1) = self.0[i].overflowing_add(hi);
+            let (s2, c2) = s1.overflowing_add(u64::from(carry));
+            self.0[i] = s2;
+            carry = c1 || c2;
+            i += 1;
+        }
         while carry && i < N {
             let (s, c) = self.0[i].overflowing_add(1);
             self.0[i] = s;
@@ -256,6 +268,26 @@ mod tests {
     }
 
     #[test]
+    fn add_shifted_matches_shift_then_add() {
+        for &(v, pos) in &[
+            (1u64, 0u32),
+            (3, 63),
+            (u64::MAX, 64),
+            (u64::MAX, 70),
+            (5, 127),
+            (9, 190),
+        ] {
+            let mut a = Wide::<3>([u64::MAX, 12, 1]);
+            let mut b = a;
+            a.add_shifted(v, pos);
+            let mut t = Wide::<3>::from_u64(v);
+            t.shl_assign(pos);
+            b.add_assign(&t);
+            assert_eq!(a, b, "v {v} pos {pos}");
+        }
+    }
+
+    #[test]
     fn add_small_carries_through_full_words() {
         let mut a = Wide::<3>([u64::MAX, u64::MAX, 5]);
         a.add_small(2);
@@ -273,7 +305,7 @@ mod tests {
         a.sub_small(2);
         assert_eq!(a.0, [u64::MAX - 1, 0]);
         let mut b = Wide::<2>::ZERO;
-        b.add_bit(64);
+        b.add_shifted(1, 64);
         assert!(b > a);
         assert_eq!(b.sub(&Wide::from_u64(1)), Wide([u64::MAX, 0]));
     }
