@@ -155,6 +155,27 @@ pub struct Matcher<const N: usize> {
     in_b: Vec<bool>,
 }
 
+/// Keep `e` (slack `s`) as the best edge to S-blossom `bj` if it is the first one or has
+/// less slack than the one kept (`add_blossom`).
+fn offer_best<const N: usize>(
+    best_to: &mut [Ep],
+    best_to_slack: &mut [Wide<N>],
+    touched_to: &mut Vec<u32>,
+    bj: u32,
+    e: Ep,
+    s: Wide<N>,
+) {
+    let bji = bj as usize;
+    if best_to[bji].is_none() {
+        touched_to.push(bj);
+        best_to[bji] = e;
+        best_to_slack[bji] = s;
+    } else if s < best_to_slack[bji] {
+        best_to[bji] = e;
+        best_to_slack[bji] = s;
+    }
+}
+
 /// Index of edge `i`-`j` in the square weight matrix (row `i`).
 fn at(n: usize, i: usize, j: usize) -> usize {
     i * n + j
@@ -901,14 +922,7 @@ impl<const N: usize> Matcher<N> {
                         if bj != b && self.label[bji] == 1 {
                             let e = Ep { from: i, to: j };
                             let s = self.slack(e);
-                            if best_to[bji].is_none() {
-                                touched_to.push(bj);
-                                best_to[bji] = e;
-                                best_to_slack[bji] = s;
-                            } else if s < best_to_slack[bji] {
-                                best_to[bji] = e;
-                                best_to_slack[bji] = s;
-                            }
+                            offer_best(&mut best_to, &mut best_to_slack, &mut touched_to, bj, e, s);
                         }
                     }
                 }
@@ -929,14 +943,7 @@ impl<const N: usize> Matcher<N> {
                         }
                         let e = Ep { from: x, to: y };
                         let s = self.slack(e);
-                        if best_to[bji].is_none() {
-                            touched_to.push(bj);
-                            best_to[bji] = e;
-                            best_to_slack[bji] = s;
-                        } else if s < best_to_slack[bji] {
-                            best_to[bji] = e;
-                            best_to_slack[bji] = s;
-                        }
+                        offer_best(&mut best_to, &mut best_to_slack, &mut touched_to, bj, e, s);
                     }
                 }
                 None => {
