@@ -153,6 +153,12 @@ pub struct Matcher<const N: usize> {
     /// which vertices belong to the blossom being filled.
     near_slack: Vec<Wide<N>>,
     in_b: Vec<bool>,
+    /// Scratch for `add_blossom`: the other S-blossoms with a `near` cache, the vertices
+    /// of the other S-blossoms, and a stamp marking the blossoms listed.
+    units: Vec<u32>,
+    loose: Vec<u32>,
+    unit_mark: Vec<u64>,
+    unit_stamp: u64,
 }
 
 /// Keep `e` (slack `s`) as the best edge to S-blossom `bj` if it is the first one or has
@@ -231,6 +237,10 @@ impl<const N: usize> Matcher<N> {
             near: vec![Vec::new(); two_n],
             near_slack: vec![Wide::ZERO; n],
             in_b: vec![false; n],
+            units: Vec::new(),
+            loose: Vec::new(),
+            unit_mark: vec![0; two_n],
+            unit_stamp: 0,
         }
     }
 
@@ -908,6 +918,9 @@ impl<const N: usize> Matcher<N> {
         let mut best_to_slack = std::mem::take(&mut self.best_to_slack);
         let mut touched_to: Vec<u32> = Vec::new();
         let mut leaves = Vec::new();
+        let mut loose = std::mem::take(&mut self.loose);
+        let mut units = std::mem::take(&mut self.units);
+        let mut units_ready = false;
         for &c in &path {
             let ci = c as usize;
             match self.bestedges[ci].take() {
@@ -948,16 +961,22 @@ impl<const N: usize> Matcher<N> {
                 }
                 None => {
                     // Only S-vertices can end an edge to another S-blossom, so the
-                    // stage's S-list replaces the scan of all vertices; it is not in
-                    // vertex order, so equal slacks from the same `x` go to the lower
-                    // `y` explicitly (an earlier `x` keeps its edge, as in the scan).
+                    // stage's S-list replaces the scan of all vertices, and an S-blossom
+                    // with a `near` cache is one lookup per vertex `x` instead of one per
+                    // vertex of it. The list is not in vertex order, so equal slacks from
+                    // the same `x` go to the lower `y` explicitly (an earlier `x` keeps
+                    // its edge, as in the scan).
+                    if !units_ready {
+                        self.collect_s_units(b, &mut loose, &mut units);
+                        units_ready = true;
+                    }
                     leaves.clear();
                     self.leaves(c, &mut leaves);
                     for &x in &leaves {
                         let xi = x as usize;
                         let row = at(self.n, xi, 0);
                         let dx = self.dual[xi];
-                        for &y in &self.s_list {
+                        for &y in &loose {
                             let yi = y as usize;
                             let id = self.wid[row + yi];
                             if y == x || id == 0 {
@@ -965,9 +984,6 @@ impl<const N: usize> Matcher<N> {
                             }
                             let bj = self.inblossom[yi];
                             let bji = bj as usize;
-                            if bj == b || self.label[bji] != 1 {
-                                continue;
-                            }
                             let s = dx.add(&self.dual[yi]).sub(&self.table[id as usize]);
                             if best_to[bji].is_none() {
                                 touched_to.push(bj);
@@ -982,12 +998,23 @@ impl<const N: usize> Matcher<N> {
                                 best_to_slack[bji] = s;
                             }
                         }
+                        for &bj in &units {
+                            let y = self.near[bj as usize][xi];
+                            if y == NONE {
+                                continue;
+                            }
+                            let e = Ep { from: x, to: y };
+                            let s = self.slack(e);
+                            offer_best(&mut best_to, &mut best_to_slack, &mut touched_to, bj, e, s);
+                        }
                     }
                 }
             }
             self.bestedges[ci] = None;
             self.bestedge[ci] = Ep::NONE;
         }
+        self.loose = loose;
+        self.units = units;
         touched_to.sort_unstable();
         let mut list: Vec<Ep> = Vec::with_capacity(touched_to.len());
         let mut best = Ep::NONE;
@@ -1006,6 +1033,30 @@ impl<const N: usize> Matcher<N> {
         self.best_to_slack = best_to_slack;
         self.bestedges[bi] = Some(list);
         self.set_best(bi, best, best_slack);
+    }
+
+    /// The other top-level S-blossoms of the stage, for `add_blossom` making blossom `b`:
+    /// those with a `near` cache in `units` (once each), the vertices of the others in
+    /// `loose`.
+    fn collect_s_units(&mut self, b: u32, loose: &mut Vec<u32>, units: &mut Vec<u32>) {
+        loose.clear();
+        units.clear();
+        self.unit_stamp += 1;
+        for &y in &self.s_list {
+            let bj = self.inblossom[y as usize];
+            let bji = bj as usize;
+            if bj == b || self.label[bji] != 1 {
+                continue;
+            }
+            if bji >= self.n && self.near[bji].len() == self.n {
+                if self.unit_mark[bji] != self.unit_stamp {
+                    self.unit_mark[bji] = self.unit_stamp;
+                    units.push(bj);
+                }
+            } else {
+                loose.push(y);
+            }
+        }
     }
 
     fn leaves_of_path(&self, path: &[u32]) -> Vec<u32> {
