@@ -316,10 +316,12 @@ impl<const N: usize> Matcher<N> {
 
     #[inline(always)]
     fn slack(&self, e: Ep) -> Wide<N> {
-        let s = self.dual[e.from as usize].add(&self.dual[e.to as usize]);
         let w2 = self.w2(e.from, e.to);
-        debug_assert!(s >= w2, "negative slack");
-        s.sub(&w2)
+        debug_assert!(
+            self.dual[e.from as usize].add(&self.dual[e.to as usize]) >= w2,
+            "negative slack"
+        );
+        self.dual[e.from as usize].add_sub(&self.dual[e.to as usize], &w2)
     }
 
     /// The slack of `bestedge[x]` (which must be set), from the cache when current.
@@ -562,7 +564,7 @@ impl<const N: usize> Matcher<N> {
                         continue;
                     }
                     let id = self.wid[at(n, x as usize, wi)];
-                    let s = self.dual[x as usize].add(&top.sub(&self.table[id as usize]));
+                    let s = self.dual[x as usize].add_sub(&top, &self.table[id as usize]);
                     if near[wi] == NONE || s < slack[wi] {
                         near[wi] = x;
                         slack[wi] = s;
@@ -581,7 +583,7 @@ impl<const N: usize> Matcher<N> {
                         if id == 0 || self.in_b[wi] {
                             continue;
                         }
-                        let s = dx.add(&top.sub(&self.table[id as usize]));
+                        let s = dx.add_sub(&top, &self.table[id as usize]);
                         if near[wi] == NONE || s < slack[wi] {
                             near[wi] = x;
                             slack[wi] = s;
@@ -984,7 +986,7 @@ impl<const N: usize> Matcher<N> {
                             }
                             let bj = self.inblossom[yi];
                             let bji = bj as usize;
-                            let s = dx.add(&self.dual[yi]).sub(&self.table[id as usize]);
+                            let s = dx.add_sub(&self.dual[yi], &self.table[id as usize]);
                             if best_to[bji].is_none() {
                                 touched_to.push(bj);
                                 best_to[bji] = Ep { from: x, to: y };
@@ -1344,8 +1346,9 @@ impl<const N: usize> Matcher<N> {
         }
         let w2 = self.table[id as usize];
         let e = Ep { from: v, to: w };
-        let sum = dv.add(&self.dual[wi]);
-        if sum == w2 {
+        debug_assert!(dv.add(&self.dual[wi]) >= w2, "negative slack");
+        let kslack = dv.add_sub(&self.dual[wi], &w2);
+        if kslack.is_zero() {
             if self.label[bwi] == 0 {
                 if self.mate[self.base[bwi] as usize] == NONE {
                     // An exposed vertex with dual 0: augment into it.
@@ -1372,8 +1375,6 @@ impl<const N: usize> Matcher<N> {
                 self.labelend[wi] = e.flip();
             }
         } else {
-            debug_assert!(sum > w2, "negative slack");
-            let kslack = sum.sub(&w2);
             if self.label[bwi] == 1 {
                 if self.bestedge[bvi].is_none() || kslack < self.best_slack_of(bvi) {
                     self.set_best(bvi, e, kslack);

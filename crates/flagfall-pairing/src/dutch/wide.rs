@@ -111,11 +111,11 @@ impl<const N: usize> Wide<N> {
     /// `self += other` (wrapping).
     #[inline]
     pub fn add_assign(&mut self, other: &Self) {
-        let mut carry = 0u128;
+        let mut carry = false;
         for i in 0..N {
-            let s = u128::from(self.0[i]) + u128::from(other.0[i]) + carry;
-            self.0[i] = s as u64;
-            carry = s >> 64;
+            let (s, c) = self.0[i].carrying_add(other.0[i], carry);
+            self.0[i] = s;
+            carry = c;
         }
     }
 
@@ -124,11 +124,27 @@ impl<const N: usize> Wide<N> {
     pub fn sub_assign(&mut self, other: &Self) {
         let mut borrow = false;
         for i in 0..N {
-            let (d1, b1) = self.0[i].overflowing_sub(other.0[i]);
-            let (d2, b2) = d1.overflowing_sub(u64::from(borrow));
-            self.0[i] = d2;
-            borrow = b1 || b2;
+            let (d, b) = self.0[i].borrowing_sub(other.0[i], borrow);
+            self.0[i] = d;
+            borrow = b;
         }
+    }
+
+    /// `self + b - c` (wrapping), in one pass over the words.
+    #[must_use]
+    #[inline]
+    pub fn add_sub(&self, b: &Self, c: &Self) -> Self {
+        let mut r = [0; N];
+        let mut carry = false;
+        let mut borrow = false;
+        for i in 0..N {
+            let (s, c1) = self.0[i].carrying_add(b.0[i], carry);
+            let (d, b1) = s.borrowing_sub(c.0[i], borrow);
+            r[i] = d;
+            carry = c1;
+            borrow = b1;
+        }
+        Wide(r)
     }
 
     /// `self + other`.
@@ -285,6 +301,15 @@ mod tests {
             b.add_assign(&t);
             assert_eq!(a, b, "v {v} pos {pos}");
         }
+    }
+
+    #[test]
+    fn add_sub_is_add_then_sub() {
+        let a = Wide::<3>([u64::MAX, 3, 9]);
+        let b = Wide::<3>([2, u64::MAX, 0]);
+        let c = Wide::<3>([5, 7, 4]);
+        assert_eq!(a.add_sub(&b, &c), a.add(&b).sub(&c));
+        assert_eq!(c.add_sub(&c, &c), c);
     }
 
     #[test]
