@@ -675,6 +675,8 @@ struct WeightParams<'a> {
 /// lands at its final bit once, instead of shifting the whole wide value for every field
 /// (the same value, modulo `2^(64 N)`).
 struct Packer {
+    /// (value, shift in force when added, bit offset): `edge_weight` makes at most 23
+    /// additions, so 32 slots are enough.
     terms: [(u64, u32, u32); 32],
     len: usize,
     shifted: u32,
@@ -842,34 +844,25 @@ pub fn pair(input: &DutchInput) -> Result<Pairing, PairingError> {
         return Ok(Pairing::default());
     }
     let bits = ctx.weight_bits() + 8;
-    // The width of the wide integers, in words. The bits it has beyond what the weights
-    // need go below them, as room for the S1 players' addends (`run`).
-    let words: u32 = match bits.div_ceil(64) {
-        0..=2 => 2,
-        3 => 3,
-        4 => 4,
-        5..=6 => 6,
-        7..=8 => 8,
-        9..=10 => 10,
-        11..=12 => 12,
-        13..=16 => 16,
-        17..=24 => 24,
-        25..=32 => 32,
+    // The width of the wide integers, in words, and the engine at that width. The bits
+    // the width has beyond what the weights need go below them, as room for the S1
+    // players' addends (`run`).
+    type Run = fn(&Context) -> Result<RawPairing, PairingError>;
+    let (words, engine): (u32, Run) = match bits.div_ceil(64) {
+        0..=2 => (2, run::<2>),
+        3 => (3, run::<3>),
+        4 => (4, run::<4>),
+        5..=6 => (6, run::<6>),
+        7..=8 => (8, run::<8>),
+        9..=10 => (10, run::<10>),
+        11..=12 => (12, run::<12>),
+        13..=16 => (16, run::<16>),
+        17..=24 => (24, run::<24>),
+        25..=32 => (32, run::<32>),
         _ => return Err(PairingError::TooLarge(bits)),
     };
     ctx.extra_low_bits = words * 64 - bits;
-    let (pairs, bye) = match words {
-        2 => run::<2>(&ctx)?,
-        3 => run::<3>(&ctx)?,
-        4 => run::<4>(&ctx)?,
-        6 => run::<6>(&ctx)?,
-        8 => run::<8>(&ctx)?,
-        10 => run::<10>(&ctx)?,
-        12 => run::<12>(&ctx)?,
-        16 => run::<16>(&ctx)?,
-        24 => run::<24>(&ctx)?,
-        _ => run::<32>(&ctx)?,
-    };
+    let (pairs, bye) = engine(&ctx)?;
     Ok(build_pairing(&ctx, &pairs, bye))
 }
 
@@ -1025,6 +1018,7 @@ fn run<const N: usize>(ctx: &Context) -> Result<RawPairing, PairingError> {
             }
         }
     }
+
     let mut partner: Vec<Option<usize>> = vec![None; n];
     // Players of the current bracket followed by the next score group; `vi` maps them to
     // matcher vertices (= indices into `pl`).
@@ -1177,6 +1171,7 @@ fn run<const N: usize>(ctx: &Context) -> Result<RawPairing, PairingError> {
             matched[mv] = true;
             m.finalize_pair(pv, mv);
         }
+
         // The remainder: residents not paired with moved-down players.
         let mut remainder: Vec<usize> = Vec::new();
         let mut rem_pairs = 0usize;
@@ -1287,7 +1282,6 @@ fn run<const N: usize>(ctx: &Context) -> Result<RawPairing, PairingError> {
             ri += 1;
             pos += 1;
         }
-
         // Fix S1 and S2: only S1 -> S2 edges remain.
         for (a, &pi) in remainder.iter().enumerate() {
             let pv = in_bracket[pi];
@@ -1322,9 +1316,7 @@ fn run<const N: usize>(ctx: &Context) -> Result<RawPairing, PairingError> {
                     }
                     let mut w = base[oi][pi];
                     if !w.is_zero() {
-                        let mut a = Wide::<N>::from_u64(addend);
-                        a.shl_assign(shift);
-                        w.add_assign(&a);
+                        w.add_shifted(addend, shift);
                         m.set_weight(pv, ov, w);
                     }
                     addend += 1;
@@ -1340,7 +1332,6 @@ fn run<const N: usize>(ctx: &Context) -> Result<RawPairing, PairingError> {
                 m.finalize_pair(pv, mv);
             }
         }
-
         // Carry the unpaired players down to the next bracket.
         let mut carried = Vec::new();
         let mut new_moved_down = 0usize;

@@ -182,6 +182,15 @@ fn offer_best<const N: usize>(
     }
 }
 
+/// Keep `x` as `near[w]` if it is the first candidate or its key `s` is smaller
+/// (`ensure_near`).
+fn keep_least<const N: usize>(near: &mut [u32], key: &mut [Wide<N>], w: usize, x: u32, s: Wide<N>) {
+    if near[w] == NONE || s < key[w] {
+        near[w] = x;
+        key[w] = s;
+    }
+}
+
 /// Index of edge `i`-`j` in the square weight matrix (row `i`).
 fn at(n: usize, i: usize, j: usize) -> usize {
     i * n + j
@@ -352,6 +361,10 @@ impl<const N: usize> Matcher<N> {
 
     /// List the vertices of blossom `b` among the S-vertices of the stage.
     fn mark_s_leaves(&mut self, b: u32) {
+        if (b as usize) < self.n {
+            self.mark_s(b);
+            return;
+        }
         let mut leaves = std::mem::take(&mut self.fresh_leaves);
         leaves.clear();
         self.leaves(b, &mut leaves);
@@ -565,10 +578,7 @@ impl<const N: usize> Matcher<N> {
                     }
                     let id = self.wid[at(n, x as usize, wi)];
                     let s = self.dual[x as usize].add_sub(&top, &self.table[id as usize]);
-                    if near[wi] == NONE || s < slack[wi] {
-                        near[wi] = x;
-                        slack[wi] = s;
-                    }
+                    keep_least(&mut near, &mut slack, wi, x, s);
                 }
             } else {
                 let start = leaves.len();
@@ -584,10 +594,7 @@ impl<const N: usize> Matcher<N> {
                             continue;
                         }
                         let s = dx.add_sub(&top, &self.table[id as usize]);
-                        if near[wi] == NONE || s < slack[wi] {
-                            near[wi] = x;
-                            slack[wi] = s;
-                        }
+                        keep_least(&mut near, &mut slack, wi, x, s);
                     }
                 }
                 leaves.truncate(start);
@@ -798,7 +805,7 @@ impl<const N: usize> Matcher<N> {
             let slack = |x: u32| {
                 let id = self.wid[at(n, x as usize, w as usize)];
                 (id != 0).then(|| {
-                    self.dual[x as usize].add(&self.table_max.sub(&self.table[id as usize]))
+                    self.dual[x as usize].add_sub(&self.table_max, &self.table[id as usize])
                 })
             };
             let best = leaves.iter().filter_map(|&x| slack(x)).min();
@@ -822,14 +829,9 @@ impl<const N: usize> Matcher<N> {
         self.bestedge[bi] = Ep::NONE;
         self.mark_b(b);
         if t == 1 {
-            if bi < self.n {
-                self.queue.push(b);
-                self.mark_s(b);
-            } else {
-                // The blossom is scanned as one unit (see `near`).
-                self.queue.push(b);
-                self.mark_s_leaves(b);
-            }
+            // A blossom is scanned as one unit (see `near`).
+            self.queue.push(b);
+            self.mark_s_leaves(b);
         } else {
             let base = self.base[bi];
             let m = self.mate[base as usize];
@@ -912,10 +914,9 @@ impl<const N: usize> Matcher<N> {
         }
         self.childs[bi] = path.clone();
         self.endps[bi] = endps;
-        // Best edges from the new blossom to every other S-blossom: the first edge of
-        // least slack to each, in the order the children and their edges are listed.
-        // The slack of the best edge so far is kept beside it (same choice as
-        // recomputing it, fewer random reads of the weight matrix).
+        // Best edges from the new blossom to every other S-blossom: an edge of least
+        // slack to each (which one among equals does not matter). The slack of the best
+        // edge so far is kept beside it (fewer random reads of the weight matrix).
         let mut best_to = std::mem::take(&mut self.best_to);
         let mut best_to_slack = std::mem::take(&mut self.best_to_slack);
         let mut touched_to: Vec<u32> = Vec::new();
@@ -965,9 +966,7 @@ impl<const N: usize> Matcher<N> {
                     // Only S-vertices can end an edge to another S-blossom, so the
                     // stage's S-list replaces the scan of all vertices, and an S-blossom
                     // with a `near` cache is one lookup per vertex `x` instead of one per
-                    // vertex of it. The list is not in vertex order, so equal slacks from
-                    // the same `x` go to the lower `y` explicitly (an earlier `x` keeps
-                    // its edge, as in the scan).
+                    // vertex of it.
                     if !units_ready {
                         self.collect_s_units(b, &mut loose, &mut units);
                         units_ready = true;
@@ -984,21 +983,16 @@ impl<const N: usize> Matcher<N> {
                             if y == x || id == 0 {
                                 continue;
                             }
-                            let bj = self.inblossom[yi];
-                            let bji = bj as usize;
                             let s = dx.add_sub(&self.dual[yi], &self.table[id as usize]);
-                            if best_to[bji].is_none() {
-                                touched_to.push(bj);
-                                best_to[bji] = Ep { from: x, to: y };
-                                best_to_slack[bji] = s;
-                            } else if s < best_to_slack[bji]
-                                || (s == best_to_slack[bji]
-                                    && best_to[bji].from == x
-                                    && y < best_to[bji].to)
-                            {
-                                best_to[bji] = Ep { from: x, to: y };
-                                best_to_slack[bji] = s;
-                            }
+                            let e = Ep { from: x, to: y };
+                            offer_best(
+                                &mut best_to,
+                                &mut best_to_slack,
+                                &mut touched_to,
+                                self.inblossom[yi],
+                                e,
+                                s,
+                            );
                         }
                         for &bj in &units {
                             let y = self.near[bj as usize][xi];

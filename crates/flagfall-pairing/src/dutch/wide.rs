@@ -195,18 +195,10 @@ impl<const N: usize> Wide<N> {
         }
     }
 
-    /// `self += v` for a small `v`, stopping at the last carry.
+    /// `self += v` for a small `v` (wrapping).
     #[inline]
     pub fn add_small(&mut self, v: u64) {
-        let (s, mut carry) = self.0[0].overflowing_add(v);
-        self.0[0] = s;
-        let mut i = 1;
-        while carry && i < N {
-            let (s, c) = self.0[i].overflowing_add(1);
-            self.0[i] = s;
-            carry = c;
-            i += 1;
-        }
+        self.add_shifted(v, 0);
     }
 
     /// `self += v << pos` (wrapping).
