@@ -94,14 +94,14 @@ pub fn replay_game(
         if consumed[i] {
             continue;
         }
-        if let Some(j) = stalemate_at_the_same_moment(&game, events, i, &consumed) {
+        if let Some((j, stalemated)) = stalemate_at_the_same_moment(&game, events, i, &consumed) {
             // The stalemate stands even if a fallen flag is claimed at the same moment
-            // (blitz-2006 8a; applied in every ruleset, docs/arbiter.md).
-            consumed[j] = true;
-            game.apply(&events[j], j + 1);
-            observe(&game, j + 1);
+            // (blitz-2006 8a; applied in every ruleset, docs/arbiter.md): the events up
+            // to the stalemating press come first, then the claim, observed once.
+            consumed[i + 1..=j].fill(true);
+            game = stalemated;
             game.apply(&events[i], i + 1);
-            observe(&game, i + 1);
+            observe(&game, j + 1);
             continue;
         }
         if let Some(j) = simultaneous_partner(&game, events, i, &consumed) {
@@ -125,6 +125,23 @@ fn claim_by_player(e: &Event) -> Option<(ClaimKind, shakmaty::Color)> {
     }
 }
 
+/// The events after event `i`, in order, that are not yet applied and no later than the
+/// simultaneity window after it (uscf-2020 7e, uscf-classic 2a, blitz-2006 7a5).
+fn window_after<'a>(
+    game: &Game,
+    events: &'a [Event],
+    i: usize,
+    consumed: &'a [bool],
+) -> impl Iterator<Item = (usize, &'a Event)> + 'a {
+    let end = events[i].at.saturating_add(game.setup().simultaneous_ms);
+    events
+        .iter()
+        .enumerate()
+        .skip(i + 1)
+        .take_while(move |(_, e)| e.at <= end)
+        .filter(move |(j, _)| !consumed[*j])
+}
+
 /// A flag claim and an illegal-move claim by the two players no further apart than the
 /// simultaneity window (uscf-2020 7e, uscf-classic 2a, blitz-2006 7a5).
 fn simultaneous_partner(
@@ -133,59 +150,40 @@ fn simultaneous_partner(
     i: usize,
     consumed: &[bool],
 ) -> Option<usize> {
-    let first = &events[i];
     let kind_of = |e: &Event| {
         claim_by_player(e).filter(|(c, _)| matches!(c, ClaimKind::Flag | ClaimKind::Illegal))
     };
-    let (k1, p1) = kind_of(first)?;
-    let window = game.setup().simultaneous_ms;
-    for (j, e) in events.iter().enumerate().skip(i + 1) {
-        if e.at > first.at.saturating_add(window) {
-            break;
-        }
-        if let Some((k2, p2)) = kind_of(e)
-            && !consumed[j]
-            && p2 == !p1
-            && k2 != k1
-        {
-            return Some(j);
-        }
-    }
-    None
+    let (k1, p1) = kind_of(&events[i])?;
+    window_after(game, events, i, consumed)
+        .find(|(_, e)| kind_of(e).is_some_and(|(k2, p2)| p2 == !p1 && k2 != k1))
+        .map(|(j, _)| j)
 }
 
 /// A flag claim, and within the simultaneity window a press by the other player that
-/// completes a stalemating move: the index of that press.
+/// completes a stalemating move: the index of that press and the game with every event
+/// from the claim (excluded) up to that press applied in order. Only stalemate is given
+/// this precedence (blitz-2006 8a, RULES.md); a mating press and a flag claim at the same
+/// moment are decided in the order of the record (docs/arbiter.md).
 fn stalemate_at_the_same_moment(
     game: &Game,
     events: &[Event],
     i: usize,
     consumed: &[bool],
-) -> Option<usize> {
-    let first = &events[i];
-    let claimant = match claim_by_player(first)? {
+) -> Option<(usize, Game)> {
+    let claimant = match claim_by_player(&events[i])? {
         (ClaimKind::Flag, p) => p,
         _ => return None,
     };
     if game.is_over() {
         return None;
     }
-    let window = game.setup().simultaneous_ms;
-    for (j, e) in events.iter().enumerate().skip(i + 1) {
-        if e.at > first.at.saturating_add(window) {
-            break;
-        }
-        let presses = matches!(e.action, Action::Press | Action::Move { press: true, .. });
-        if consumed[j] || !presses || e.by.and_then(Party::color) != Some(!claimant) {
-            continue;
-        }
-        let mut trial = game.clone();
+    let mut trial = game.clone();
+    for (j, e) in window_after(game, events, i, consumed) {
         trial.apply(e, j + 1);
-        if trial
-            .outcome()
-            .is_some_and(|o| o.reason == Reason::Stalemate)
-        {
-            return Some(j);
+        if let Some(o) = trial.outcome() {
+            let presses = matches!(e.action, Action::Press | Action::Move { press: true, .. });
+            let by_opponent = e.by.and_then(Party::color) == Some(!claimant);
+            return (presses && by_opponent && o.reason == Reason::Stalemate).then_some((j, trial));
         }
     }
     None

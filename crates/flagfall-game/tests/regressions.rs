@@ -31,6 +31,24 @@ fn issue_2_stalemate_stands_against_a_simultaneous_flag_claim() {
             "the late claim is refused"
         );
     }
+    // The move and the press recorded as two events after the claim: the stalemate is
+    // decided first all the same, and an observer sees the window once.
+    let moved = r#"{"at":301000,"by":"white","move":"d7c7"}"#;
+    let press = r#"{"at":301000,"by":"white","press":true}"#;
+    let text = format!("{setup}\n{claim}\n{moved}\n{press}\n");
+    let mut seen = Vec::new();
+    let r =
+        flagfall_game::replay_observed(&script::parse(&text).expect("script parses"), |_, n| {
+            seen.push(n);
+        });
+    assert_eq!(r.result, GameResult::Draw, "{text}");
+    assert_eq!(r.reason, Some(Reason::Stalemate));
+    assert_eq!(
+        r.rulings[1].kind,
+        RulingKind::Refused,
+        "the late claim is refused"
+    );
+    assert_eq!(seen, vec![3], "observed once, after the last event applied");
     // One millisecond apart, with no simultaneity window, the earlier claim wins.
     let text = format!("{setup}\n{claim}\n{}\n", mate.replace("301000", "301001"));
     let r = run(&text);
