@@ -11,7 +11,9 @@
 //! material), so "no mate found" is then a proof: [`Outcome::Exhausted`].
 
 use rustc_hash::FxHashMap;
-use shakmaty::{Bitboard, Chess, Color, EnPassantMode, Move, Position, Role, Square, attacks};
+use shakmaty::{
+    Bitboard, CastlingSide, Chess, Color, EnPassantMode, Move, Position, Role, Square, attacks,
+};
 
 use crate::material;
 
@@ -26,16 +28,11 @@ pub(crate) struct Key {
 impl Key {
     pub(crate) fn of(pos: &Chess) -> Key {
         let b = pos.board();
-        let corners = pos.castles().castling_rights();
-        let mut castle = 0u16;
-        for (i, sq) in [Square::A1, Square::H1, Square::A8, Square::H8]
+        let castle = pos
+            .castles()
+            .castling_rights()
             .into_iter()
-            .enumerate()
-        {
-            if corners.contains(sq) {
-                castle |= 1 << i;
-            }
-        }
+            .fold(0u16, |bits, sq| bits | Key::castle_bit(sq));
         let ep = pos
             .ep_square(EnPassantMode::Always)
             .map_or(0u16, |sq| sq as u16 + 1);
@@ -55,19 +52,14 @@ impl Key {
 }
 
 impl Key {
-    /// Index into `bb` of a role's bitboard.
+    /// Index into `bb` of a role's bitboard: shakmaty numbers the roles from 1 (pawn) to 6
+    /// (king), in the order of `bb` after the colour board.
     fn slot(role: Role) -> usize {
-        match role {
-            Role::Pawn => 1,
-            Role::Knight => 2,
-            Role::Bishop => 3,
-            Role::Rook => 4,
-            Role::Queen => 5,
-            Role::King => 6,
-        }
+        role as usize
     }
 
-    /// Castling bit of a corner (as in [`Key::of`]), 0 for other squares.
+    /// Castling bit of a rook's corner in [`Key`] (the one place the layout is written),
+    /// 0 for other squares.
     fn castle_bit(sq: Square) -> u16 {
         match sq {
             Square::A1 => 1,
@@ -133,16 +125,11 @@ impl Key {
                 k.put(to, promotion.unwrap_or(role), us);
             }
             Move::Castle { king, rook } => {
-                let queen_side = rook < king;
-                let (king_file, rook_file) = if queen_side {
-                    (shakmaty::File::C, shakmaty::File::D)
-                } else {
-                    (shakmaty::File::G, shakmaty::File::F)
-                };
+                let side = CastlingSide::from_queen_side(rook < king);
                 k.remove(king, Role::King);
                 k.remove(rook, Role::Rook);
-                k.put(Square::from_coords(king_file, king.rank()), Role::King, us);
-                k.put(Square::from_coords(rook_file, king.rank()), Role::Rook, us);
+                k.put(side.king_to(us), Role::King, us);
+                k.put(side.rook_to(us), Role::Rook, us);
                 castle &= !ours;
             }
             Move::EnPassant { from, to } => {
