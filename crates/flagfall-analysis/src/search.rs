@@ -323,7 +323,9 @@ pub(crate) struct Searcher {
     line: Vec<Move>,
     cut: bool,
     aborted: bool,
-    /// Targets of the current iteration.
+    /// Targets of the current iteration: set by [`Searcher::deepen`] before every iteration
+    /// (the dive, or one of `choices`, which [`Targets::for_position`] never leaves empty);
+    /// `None` only before the first [`Searcher::retarget`] or iteration.
     targets: Option<Targets>,
     /// Candidate targets, best first ([`Targets::for_position`]).
     choices: Vec<Targets>,
@@ -489,13 +491,9 @@ impl Searcher {
         }
         let us = pos.turn();
         let winner_moves = us == self.winner;
-        let targets = self.targets.unwrap_or(Targets {
-            corner: Square::H8,
-            helper: Square::F6,
-            loser_pushes: false,
-            style: Style::Corner,
-            ..Targets::dive(Square::H8)
-        });
+        let targets = self
+            .targets
+            .expect("deepen sets the targets before every iteration");
         let their_king = board.king_of(!us);
         let our_king = board.king_of(us);
         // Score each move onto the shared stack: one packed ordering key per move (checks
