@@ -774,11 +774,11 @@ fn parse_players_csv(text: &str, label: &str) -> anyhow::Result<Vec<NewPlayer>> 
     Ok(out)
 }
 
-/// Read and check an event file.
+/// Read an event file, bring it up to the current layout and check it.
 fn load(path: &Path) -> anyhow::Result<Event> {
     let text = fs::read_to_string(path)
         .with_context(|| format!("cannot read event file {}", path.display()))?;
-    let event: Event = serde_json::from_str(&text).map_err(|e| {
+    let mut event: Event = serde_json::from_str(&text).map_err(|e| {
         anyhow!(
             "event file {}: line {} column {}: {e}",
             path.display(),
@@ -786,6 +786,7 @@ fn load(path: &Path) -> anyhow::Result<Event> {
             e.column()
         )
     })?;
+    event.upgrade();
     event
         .validate()
         .with_context(|| format!("event file {}", path.display()))?;

@@ -19,10 +19,10 @@ use std::str::FromStr;
 use flagfall_core::ruleset::{Ruleset, TimeControlJudgement};
 use flagfall_core::timecontrol::TimeControl;
 use flagfall_pairing::berger::{self, RoundRobinOptions};
-use flagfall_pairing::double_swiss;
 use flagfall_pairing::dutch::{self, DutchInput, DutchPlayer, RoundRecord};
 use flagfall_pairing::trf::Colour as PColour;
 use flagfall_pairing::us_swiss::{self, SwissPlayer, SwissRound};
+use flagfall_pairing::{double_swiss, trf};
 use serde::{Deserialize, Serialize};
 use thiserror::Error;
 
@@ -31,8 +31,10 @@ use crate::tiebreak::{
     PlayerInfo, RoundEntry, Standings, Tiebreak,
 };
 
-/// Version of the stored event layout.
-pub const EVENT_FILE_VERSION: u32 = 1;
+/// Version of the stored event layout. Version 2: a Double Swiss pairing-allocated bye
+/// defaults to 1½ points (version 1 scored it as a win of both games; see
+/// [`Event::upgrade`]).
+pub const EVENT_FILE_VERSION: u32 = 2;
 
 /// Most rounds an event may plan.
 pub const MAX_ROUNDS: u32 = 200;
@@ -889,7 +891,8 @@ impl Event {
     }
 
     /// Points of the pairing-allocated bye, in half points: the value the director set, or
-    /// else a win (C.04.1 c: a win "unless the rules of the tournament state otherwise"),
+    /// else a win (C.04.1 c: a win "unless the rules of the tournament state otherwise";
+    /// US Chess 28L, byes, for the US Swiss),
     /// except in a Double Swiss, where the bye is worth 1½ of the two-game match (a win and
     /// a draw; C.04.5 as summarised in docs/events.md, **interpretation**: the primary text
     /// of that article was not available to us).
@@ -901,7 +904,7 @@ impl Event {
         })
     }
 
-    /// Set the points of the pairing-allocated bye from text such as `2`, `1.5` or `1½`
+    /// Set the points of the pairing-allocated bye from text such as `2`, `1.5`, `1.50` or `1½`
     /// (points for the whole round: at most a win of every game of the round).
     ///
     /// Only for the Double Swiss and the US Chess Swiss, whose engines pair on the event's
@@ -932,19 +935,13 @@ impl Event {
                 "a multiple of 0.5 from 0 to the number of games a round"
             },
         };
-        let t = text.trim();
-        let (whole, half) = if let Some(w) = t.strip_suffix('½') {
-            (if w.is_empty() { "0" } else { w }, 1)
-        } else if let Some(w) = t.strip_suffix(".5") {
-            (if w.is_empty() { "0" } else { w }, 1)
-        } else {
-            (t.strip_suffix(".0").unwrap_or(t), 0)
-        };
-        let whole: u32 = whole.parse().map_err(|_| bad())?;
-        let half_points = whole.checked_mul(2).map(|w| w + half).ok_or_else(bad)?;
-        if half_points > 2 * g {
-            return Err(bad());
-        }
+        // Points as the TRF writes them (`1.5`, `2`, `2.0`), or with a `½` sign.
+        let t = text.trim().replace('½', ".5");
+        let half_points = trf::parse_tenths(&t)
+            .filter(|tenths| tenths % 5 == 0)
+            .map(|tenths| tenths / 5)
+            .filter(|&h| h <= 2 * g)
+            .ok_or_else(bad)?;
         self.pab_half_points = Some(half_points);
         Ok(())
     }
@@ -1499,6 +1496,19 @@ impl Event {
             .map_err(|e| EventError::Tiebreak(e.to_string()))?;
         let opts = tiebreak::Options::default();
         tiebreak::standings(&ct, &list, &opts).map_err(|e| EventError::Tiebreak(e.to_string()))
+    }
+
+    /// Bring a file written in an earlier layout up to [`EVENT_FILE_VERSION`], keeping
+    /// what it meant: a version-1 Double Swiss scored its pairing-allocated bye as a win of
+    /// both games, so that value is now stated explicitly (the default became 1½). Files
+    /// of other versions are left for [`Event::validate`] to refuse.
+    pub fn upgrade(&mut self) {
+        if self.version == 1 {
+            if self.format == Format::DoubleSwiss && self.pab_half_points.is_none() {
+                self.pab_half_points = Some(2 * self.format.games_per_round());
+            }
+            self.version = 2;
+        }
     }
 
     /// Check the stored data (for files that may have been edited by hand).

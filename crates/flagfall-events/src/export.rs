@@ -109,6 +109,7 @@ pub fn trf(event: &Event) -> String {
                 .into(),
         });
     }
+    let pab = event.pab_value();
     let players = event
         .players
         .iter()
@@ -121,8 +122,7 @@ pub fn trf(event: &Event) -> String {
                         // A pairing-allocated bye worth less than a win of every game
                         // (a Double Swiss 1½) is spread over the match's columns so the
                         // columns add up to the player's points: `U` for each win it
-                        // holds, `H` for a half point, `Z` for the rest.
-                        let pab = event.pab_value();
+                        // holds, `H` for a half point, `Z` for the rest (docs/events.md).
                         for game in 0..games {
                             let result = match kind {
                                 ByeKind::Pab if 2 * (game + 1) <= pab => ResultCode::PairingBye,

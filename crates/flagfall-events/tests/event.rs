@@ -527,10 +527,38 @@ fn pab_points_set_by_the_regulations() {
     assert!(matches!(err, EventError::NotAllowed(_)), "{err}");
 }
 
+/// A Double Swiss file written before the bye's default became 1½ (layout version 1)
+/// keeps the value it was scored with: a win of both games.
+#[test]
+fn version_1_double_swiss_keeps_its_pab_value() {
+    let mut e = Event::new("DS", Format::DoubleSwiss, Some(3)).unwrap();
+    for i in 1..=5 {
+        e.add_player(player(i)).unwrap();
+    }
+    e.pair_next().unwrap();
+    let mut v: serde_json::Value = serde_json::to_value(&e).unwrap();
+    v["version"] = 1.into();
+    let mut old: Event = serde_json::from_value(v).unwrap();
+    assert!(
+        old.validate().is_err(),
+        "version 1 is not read as it stands"
+    );
+    old.upgrade();
+    old.validate().unwrap();
+    assert_eq!(old.version, flagfall_events::event::EVENT_FILE_VERSION);
+    assert_eq!(old.pab_value(), 4);
+    // A Swiss of version 1 meant a win too, which is still its default.
+    let mut v = serde_json::to_value(Event::new("S", Format::Swiss, Some(3)).unwrap()).unwrap();
+    v["version"] = 1.into();
+    let mut swiss: Event = serde_json::from_value(v).unwrap();
+    swiss.upgrade();
+    assert_eq!((swiss.pab_half_points, swiss.pab_value()), (None, 2));
+}
+
 #[test]
 fn pab_points_bad_values_are_named() {
     let mut ds = Event::new("DS", Format::DoubleSwiss, Some(3)).unwrap();
-    for bad in ["2.5", "3", "x", "-1", "1.25"] {
+    for bad in ["2.5", "3", "x", "-1", "+1", "1.25", "1½.5", ""] {
         let err = ds.set_pab_points(bad).unwrap_err();
         assert!(err.to_string().contains(bad), "{bad}: {err}");
     }
@@ -539,6 +567,8 @@ fn pab_points_bad_values_are_named() {
         ("0.5", 1),
         ("½", 1),
         ("1.5", 3),
+        ("1.50", 3),
+        ("1½", 3),
         ("2", 4),
         ("2.0", 4),
     ] {

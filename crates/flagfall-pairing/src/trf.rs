@@ -294,8 +294,10 @@ impl Columns {
     }
 }
 
-/// Parse points written like `11.5`, `3`, `3.0` into tenths.
-fn parse_tenths(text: &str) -> Option<u32> {
+/// Parse points written like `11.5`, `3`, `3.0`, `3.50` or `.5` into tenths (`None` for
+/// anything else: signs, more than one decimal digit that is not zero, other text).
+#[must_use]
+pub fn parse_tenths(text: &str) -> Option<u32> {
     let (int, frac) = match text.split_once('.') {
         Some((i, f)) => (i, f),
         None => (text, ""),
