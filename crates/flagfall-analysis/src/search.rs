@@ -524,15 +524,7 @@ impl Searcher {
             } else {
                 classify_loser(pos, &m, our_king, &targets)
             };
-            // After a progress move by the winner, the loser's plain reply is free too (so
-            // that a run of winner's progress moves costs nothing while the loser waits);
-            // after the loser's king stepped towards its corner, the winner may wait freely.
-            let paid = if prev_free && cost == NORMAL {
-                FREE
-            } else {
-                cost
-            };
-            if paid > budget {
+            if paid(cost, prev_free) > budget {
                 // Unaffordable: never sorted nor played.
                 self.cut = true;
                 continue;
@@ -547,16 +539,15 @@ impl Searcher {
             let packed = self.stack[i];
             let m = moves[key_index(packed)];
             let cost = key_cost(packed);
-            let paid = if prev_free && cost == NORMAL {
-                FREE
-            } else {
-                cost
-            };
+            let paid = paid(cost, prev_free);
             self.line.push(m);
             let child_key = key.after(us, &m);
             if self.enter(child_key, budget - paid, cap) {
                 let mut child = pos.clone();
                 child.play_unchecked(m);
+                // Progress (which makes the reply's plain move free, see `paid`): every free
+                // move of the winner, a free king move of the loser, and in the dive any
+                // free move of a loser that must promote (see `classify_loser_dive`).
                 let progress = cost == FREE
                     && (winner_moves
                         || m.role() == Role::King
@@ -597,6 +588,19 @@ impl Searcher {
             }
         }
         child.legal_moves().is_empty()
+    }
+}
+
+/// What a ply of cost `cost` takes from the budget: after a progress move (`prev_free`, see
+/// [`Searcher::expand`]) a plain reply costs nothing, so that a run of the winner's progress
+/// moves costs nothing while the loser waits, and after the loser's king stepped towards
+/// its corner the winner may wait freely.
+#[inline]
+fn paid(cost: u16, prev_free: bool) -> u16 {
+    if prev_free && cost == NORMAL {
+        FREE
+    } else {
+        cost
     }
 }
 
@@ -841,6 +845,12 @@ fn closes_in(m: &Move, from: Square, king_square: Square, knight_square: Square)
 /// (`Targets::minors_only`; measured on eight corpus seeds: 4-11% fewer search nodes on
 /// every one) or the loser must promote to get blockers ([`loser_must_promote`]), pawn
 /// pushes; captures are dear; the rest costs one unit.
+///
+/// Progress: when the loser must promote ([`Targets::loser_pushes`]), every free move of
+/// the loser in the dive (pawn push, king or knight closing in) counts as progress, so the
+/// winner's plain reply to it is free ([`paid`]), as after any free move of the winner; in
+/// the corner style, and in the dive otherwise, only the loser's free king moves do. The
+/// rule is applied in [`Searcher::expand`].
 fn classify_loser_dive(m: &Move, targets: &Targets) -> (u16, i32) {
     if m.is_capture() {
         return (REGRESS, 0);
