@@ -79,21 +79,27 @@ pub fn fide_material_verdict(board: &Board, winner: Color) -> Option<MaterialVer
     if board.pawns().is_empty()
         && board.knights().is_empty()
         && our_non_king.is_subset(board.bishops())
+        && let Some(colour) = one_colour(our_non_king)
+        && (their_non_king & board.bishops()).is_subset(colour)
     {
-        let colour = if our_non_king.is_subset(Bitboard::DARK_SQUARES) {
-            Some(Bitboard::DARK_SQUARES)
-        } else if our_non_king.is_subset(Bitboard::LIGHT_SQUARES) {
-            Some(Bitboard::LIGHT_SQUARES)
-        } else {
-            None
-        };
-        if let Some(colour) = colour
-            && (their_non_king & board.bishops()).is_subset(colour)
-        {
-            return Some(MaterialVerdict::SameColouredBishops);
-        }
+        return Some(MaterialVerdict::SameColouredBishops);
     }
     None
+}
+
+/// The squares of one colour (`Bitboard::DARK_SQUARES` or `Bitboard::LIGHT_SQUARES`) that
+/// hold every square of `set`, e.g. the colour of bishops that all stand on one colour;
+/// `None` when `set` has squares of both colours or is empty.
+pub(crate) fn one_colour(set: Bitboard) -> Option<Bitboard> {
+    if set.is_empty() {
+        None
+    } else if set.is_subset(Bitboard::DARK_SQUARES) {
+        Some(Bitboard::DARK_SQUARES)
+    } else if set.is_subset(Bitboard::LIGHT_SQUARES) {
+        Some(Bitboard::LIGHT_SQUARES)
+    } else {
+        None
+    }
 }
 
 /// Boolean form of [`fide_material_verdict`].

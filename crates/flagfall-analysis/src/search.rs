@@ -261,13 +261,7 @@ impl Targets {
         let their_bishops = theirs & b.bishops();
         let strong = ours & (b.queens() | b.rooks() | b.pawns());
         let allowed = if heavy.is_empty() && bishops.any() {
-            if bishops.is_subset(Bitboard::DARK_SQUARES) {
-                Bitboard::CORNERS & Bitboard::DARK_SQUARES
-            } else if bishops.is_subset(Bitboard::LIGHT_SQUARES) {
-                Bitboard::CORNERS & Bitboard::LIGHT_SQUARES
-            } else {
-                Bitboard::CORNERS
-            }
+            material::one_colour(bishops).map_or(Bitboard::CORNERS, |c| Bitboard::CORNERS & c)
         } else if strong.is_empty()
             && bishops.is_empty()
             && (theirs & b.knights()).is_empty()
@@ -278,13 +272,8 @@ impl Targets {
             // corner, which has the other colour (K+N v K+B: Kh8, Bg8, Nf7 mate). So the
             // corner takes the colour opposite the loser's bishops. Ordering only: the
             // search stays complete whatever corner is chosen.
-            if their_bishops.is_subset(Bitboard::DARK_SQUARES) {
-                Bitboard::CORNERS & Bitboard::LIGHT_SQUARES
-            } else if their_bishops.is_subset(Bitboard::LIGHT_SQUARES) {
-                Bitboard::CORNERS & Bitboard::DARK_SQUARES
-            } else {
-                Bitboard::CORNERS
-            }
+            material::one_colour(their_bishops)
+                .map_or(Bitboard::CORNERS, |c| Bitboard::CORNERS & !c)
         } else {
             Bitboard::CORNERS
         };
@@ -885,14 +874,10 @@ fn loser_must_promote(pos: &Chess, winner: Color) -> bool {
     }
     let their_pieces = theirs & !b.pawns() & !b.kings();
     let bishops = ours & b.bishops();
-    let one_colour = if (ours & b.knights()).any() || bishops.is_empty() {
+    let one_colour = if (ours & b.knights()).any() {
         None
-    } else if bishops.is_subset(Bitboard::DARK_SQUARES) {
-        Some(Bitboard::DARK_SQUARES)
-    } else if bishops.is_subset(Bitboard::LIGHT_SQUARES) {
-        Some(Bitboard::LIGHT_SQUARES)
     } else {
-        None
+        material::one_colour(bishops)
     };
     match one_colour {
         None => their_pieces.is_empty(),
