@@ -203,25 +203,15 @@ enum Style {
 impl Targets {
     /// Dive-style targets for a mate in `corner`.
     fn dive(corner: Square) -> Targets {
-        let df = if corner.file() == shakmaty::File::A {
-            1
-        } else {
-            -1
-        };
-        let dr = if corner.rank() == shakmaty::Rank::First {
-            8
-        } else {
-            -8
-        };
         Targets {
             corner,
             helper: helper_of(corner),
             loser_pushes: false,
             minors_only: false,
             style: Style::Dive,
-            king_target: corner.offset(df + dr).unwrap_or(corner),
-            knight_target: corner.offset(3 * df + 3 * dr).unwrap_or(corner),
-            loser_knight: corner.offset(df).unwrap_or(corner),
+            king_target: inward(corner, 1, 1),
+            knight_target: inward(corner, 3, 3),
+            loser_knight: inward(corner, 1, 0),
         }
     }
 
@@ -1055,17 +1045,23 @@ fn dist(a: Square, b: Square) -> i32 {
 
 /// The winner king's square for a mate in `corner`: one file and two ranks in from it.
 fn helper_of(corner: Square) -> Square {
+    inward(corner, 1, 2)
+}
+
+/// The square `files` files and `ranks` ranks in from `corner` (towards the middle of the
+/// board); `corner` itself if that leaves the board (never for offsets below 8).
+fn inward(corner: Square, files: i32, ranks: i32) -> Square {
     let df = if corner.file() == shakmaty::File::A {
         1
     } else {
         -1
     };
     let dr = if corner.rank() == shakmaty::Rank::First {
-        16
+        8
     } else {
-        -16
+        -8
     };
-    corner.offset(df + dr).unwrap_or(corner)
+    corner.offset(files * df + ranks * dr).unwrap_or(corner)
 }
 
 #[cfg(test)]
@@ -1118,6 +1114,20 @@ mod tests {
             }
         }
         assert!(compared > 1_000, "only {compared} moves compared");
+    }
+
+    /// The target squares counted in from each corner.
+    #[test]
+    fn inward_counts_files_and_ranks_from_each_corner() {
+        assert_eq!(inward(Square::A1, 1, 2), Square::B3);
+        assert_eq!(inward(Square::H1, 1, 2), Square::G3);
+        assert_eq!(inward(Square::A8, 1, 2), Square::B6);
+        assert_eq!(inward(Square::H8, 1, 2), Square::G6);
+        assert_eq!(inward(Square::H8, 3, 3), Square::E5);
+        assert_eq!(inward(Square::A1, 3, 3), Square::D4);
+        assert_eq!(inward(Square::H1, 1, 1), Square::G2);
+        assert_eq!(inward(Square::A8, 1, 0), Square::B8);
+        assert_eq!(inward(Square::H8, 1, 0), Square::G8);
     }
 
     /// The key computed from the parent's key and the move is the key of the position
