@@ -988,13 +988,14 @@ fn role_value(role: Role) -> i32 {
 /// where the reachable set is small and a helpmate may be long.
 pub(crate) fn breadth_first(root: &Chess, winner: Color, node_limit: u64) -> Outcome {
     let mut seen: rustc_hash::FxHashSet<Key> = rustc_hash::FxHashSet::default();
-    seen.insert(Key::of(root));
+    let root_key = Key::of(root);
+    seen.insert(root_key);
     // Parent index and move for every position found (root has no entry).
     let mut tree: Vec<(u32, Move)> = Vec::new();
-    let mut frontier: Vec<(Chess, u32)> = vec![(root.clone(), u32::MAX)];
+    let mut frontier: Vec<(Chess, Key, u32)> = vec![(root.clone(), root_key, u32::MAX)];
     while !frontier.is_empty() {
         let mut next = Vec::new();
-        for (pos, idx) in frontier {
+        for (pos, key, idx) in frontier {
             let moves = pos.legal_moves();
             if moves.is_empty() {
                 if pos.turn() != winner && pos.is_check() {
@@ -1005,15 +1006,17 @@ pub(crate) fn breadth_first(root: &Chess, winner: Color, node_limit: u64) -> Out
             if material::fide_material_cannot_mate(pos.board(), winner) {
                 continue;
             }
+            // A child is built only when its key (from the parent's) is new.
             for &m in moves.iter() {
-                let mut child = pos.clone();
-                child.play_unchecked(m);
-                if seen.insert(Key::of(&child)) {
+                let child_key = key.after(pos.turn(), &m);
+                if seen.insert(child_key) {
                     if tree.len() as u64 >= node_limit {
                         return Outcome::Limit;
                     }
+                    let mut child = pos.clone();
+                    child.play_unchecked(m);
                     tree.push((idx, m));
-                    next.push((child, (tree.len() - 1) as u32));
+                    next.push((child, child_key, (tree.len() - 1) as u32));
                 }
             }
         }
