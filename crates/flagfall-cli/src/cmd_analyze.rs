@@ -41,8 +41,14 @@ pub struct Args {
     nodes: u64,
     /// Ask the director's assistant about a draw claim instead: `ilc` (club-ilc 4.3) or
     /// `draw-position` (blitz-2006 8e, 8g, 8h, 8i). Needs --fen and --claimant.
-    #[arg(long, value_name = "KIND", conflicts_with_all = ["batch", "winner"], requires = "claimant")]
-    draw_claim: Option<String>,
+    #[arg(
+        long,
+        value_name = "KIND",
+        ignore_case = true,
+        conflicts_with_all = ["batch", "winner"],
+        requires = "claimant"
+    )]
+    draw_claim: Option<ClaimArg>,
     /// The player who claims the draw: white or black (with --draw-claim).
     #[arg(long, requires = "draw_claim")]
     claimant: Option<String>,
@@ -50,6 +56,32 @@ pub struct Args {
     /// given more than once.
     #[arg(long = "tablebases", value_name = "DIR", requires = "draw_claim")]
     tablebases: Vec<PathBuf>,
+}
+
+/// The draw claims the assistant answers (`--draw-claim`).
+#[derive(Clone, Copy, clap::ValueEnum)]
+enum ClaimArg {
+    /// Insufficient losing chances (club-ilc 4.3).
+    Ilc,
+    /// A drawn position in the last two minutes (blitz-2006 8e, 8g, 8h, 8i).
+    #[value(alias = "draw_position")]
+    DrawPosition,
+}
+
+impl ClaimArg {
+    fn claim(self) -> DrawClaim {
+        match self {
+            ClaimArg::Ilc => DrawClaim::Ilc,
+            ClaimArg::DrawPosition => DrawClaim::DrawPosition,
+        }
+    }
+
+    fn name(self) -> &'static str {
+        match self {
+            ClaimArg::Ilc => "ilc",
+            ClaimArg::DrawPosition => "draw-position",
+        }
+    }
 }
 
 /// Lines between two progress reports on stderr in batch mode.
@@ -63,7 +95,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     let Some(fen) = &args.fen else {
         bail!("give --fen FEN --winner white|black, or --batch FILE");
     };
-    if let Some(kind) = &args.draw_claim {
+    if let Some(kind) = args.draw_claim {
         return run_draw_claim(&args, fen, kind);
     }
     if args.winner.is_none() {
@@ -102,16 +134,12 @@ fn parse_fen(text: &str) -> anyhow::Result<Setup> {
     Ok(fen.into_setup())
 }
 
-fn run_draw_claim(args: &Args, fen: &str, kind: &str) -> anyhow::Result<ExitCode> {
-    let claim = match kind.trim().to_ascii_lowercase().as_str() {
-        "ilc" => DrawClaim::Ilc,
-        "draw-position" | "draw_position" => DrawClaim::DrawPosition,
-        other => bail!("--draw-claim: expected `ilc` or `draw-position`, found `{other}`"),
-    };
+fn run_draw_claim(args: &Args, fen: &str, kind: ClaimArg) -> anyhow::Result<ExitCode> {
+    let claim = kind.claim();
     let claimant_text = args.claimant.as_deref().unwrap_or_default();
     let claimant = parse_winner(claimant_text).context("--claimant")?;
     let setup = parse_fen(fen).context("--fen")?;
-    let tablebase = crate::cmd_replay::open_tablebases(&args.tablebases)?;
+    let tablebase = crate::tables::open_tablebases(&args.tablebases)?;
     let rec = match &tablebase {
         Some(tb) => recommend_with_tablebase(&setup, claimant, claim, tb.0.as_ref()),
         None => recommend(&setup, claimant, claim),
@@ -119,7 +147,7 @@ fn run_draw_claim(args: &Args, fen: &str, kind: &str) -> anyhow::Result<ExitCode
     if args.json {
         let out = serde_json::json!({
             "fen": fen,
-            "claim": kind.trim().to_ascii_lowercase().replace('_', "-"),
+            "claim": kind.name(),
             "claimant": claimant_text.trim().to_ascii_lowercase(),
             "grant": rec.grant,
             "pattern": rec.pattern,

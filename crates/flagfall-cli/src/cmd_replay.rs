@@ -6,7 +6,7 @@ use std::process::ExitCode;
 
 use anyhow::{Context, bail};
 use flagfall_core::ruleset::Ruleset;
-use flagfall_game::{SharedTablebase, pgn, script};
+use flagfall_game::{pgn, script};
 
 #[derive(clap::Args)]
 pub struct Args {
@@ -31,18 +31,6 @@ pub struct Args {
     pub tablebases: Vec<PathBuf>,
 }
 
-/// The tables named by `--tablebases`, opened once (None when none are named).
-pub fn open_tablebases(dirs: &[PathBuf]) -> anyhow::Result<Option<SharedTablebase>> {
-    let Some((first, rest)) = dirs.split_first() else {
-        return Ok(None);
-    };
-    let mut tables = flagfall_syzygy::SyzygyTables::open(first).context("--tablebases")?;
-    for dir in rest {
-        tables.add_directory(dir).context("--tablebases")?;
-    }
-    Ok(Some(SharedTablebase(std::sync::Arc::new(tables))))
-}
-
 fn read_input(path: &str) -> anyhow::Result<String> {
     if path == "-" {
         let mut s = String::new();
@@ -56,7 +44,7 @@ fn read_input(path: &str) -> anyhow::Result<String> {
 }
 
 pub fn run(args: Args) -> anyhow::Result<ExitCode> {
-    let tablebase = open_tablebases(&args.tablebases)?;
+    let tablebase = crate::tables::open_tablebases(&args.tablebases)?;
     let mut extra = Vec::new();
     for path in &args.rulesets {
         let text = std::fs::read_to_string(path)
@@ -80,10 +68,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     if args.pgn {
         print!("{}", pgn::to_pgn_with(&script, tablebase));
     } else {
-        let replay = match tablebase {
-            Some(tb) => flagfall_game::replay_with_tablebase(&script, tb),
-            None => flagfall_game::replay(&script),
-        };
+        let replay = flagfall_game::replay_with_tablebase(&script, tablebase);
         println!("{}", replay.to_json());
     }
     Ok(ExitCode::SUCCESS)

@@ -12,6 +12,7 @@ mod cmd_event;
 mod cmd_pair;
 mod cmd_replay;
 mod cmd_rules;
+mod tables;
 
 #[derive(Parser)]
 #[command(

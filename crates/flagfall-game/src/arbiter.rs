@@ -157,8 +157,8 @@ impl Game {
 
     /// The same game, with `tablebase` consulted for the director's recommendation on
     /// `ilc` and `draw_position` claims.
-    pub fn with_tablebase(mut self, tablebase: SharedTablebase) -> Game {
-        self.tablebase = Some(tablebase);
+    pub fn with_tablebase(mut self, tablebase: Option<SharedTablebase>) -> Game {
+        self.tablebase = tablebase;
         self
     }
 

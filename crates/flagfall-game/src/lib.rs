@@ -75,8 +75,9 @@ pub fn replay_observed(script: &Script, observe: impl FnMut(&Game, usize)) -> Re
     replay_game(Game::new(script.setup.clone()), script, observe)
 }
 
-/// [`replay`] with endgame tables for the director's assistant (see [`SharedTablebase`]).
-pub fn replay_with_tablebase(script: &Script, tablebase: SharedTablebase) -> Replay {
+/// [`replay`] with endgame tables for the director's assistant (see [`SharedTablebase`];
+/// `None` is the same as [`replay`]).
+pub fn replay_with_tablebase(script: &Script, tablebase: Option<SharedTablebase>) -> Replay {
     let game = Game::new(script.setup.clone()).with_tablebase(tablebase);
     replay_game(game, script, |_, _| {})
 }

@@ -168,10 +168,7 @@ pub fn to_pgn_with(script: &Script, tablebase: Option<SharedTablebase>) -> Strin
     let mut completed_by: Vec<Vec<MoveRecord>> = vec![Vec::new(); script.events.len() + 1];
     let mut last_seen = 0usize;
     let mut last_len = 0usize;
-    let mut game = Game::new(script.setup.clone());
-    if let Some(tb) = tablebase {
-        game = game.with_tablebase(tb);
-    }
+    let game = Game::new(script.setup.clone()).with_tablebase(tablebase);
     let replay: Replay = replay_game(game, script, |game, n| {
         let history = game.history();
         let len = history.len();

@@ -67,7 +67,7 @@ impl flagfall_analysis::assistant::Tablebase for FixedTable {
 
 fn run_with_table(text: &str, probe: flagfall_analysis::assistant::Probe) -> flagfall_game::Replay {
     let table = flagfall_game::SharedTablebase(std::sync::Arc::new(FixedTable(probe)));
-    flagfall_game::replay_with_tablebase(&script::parse(text).expect("script parses"), table)
+    flagfall_game::replay_with_tablebase(&script::parse(text).expect("script parses"), Some(table))
 }
 
 /// Issue 3 (blitz-2006 8e, "unless a forced win can be demonstrated"): with no director,

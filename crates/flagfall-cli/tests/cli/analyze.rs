@@ -205,9 +205,9 @@ fn tablebases_directory_errors_are_clear() {
         "--claimant",
         "white",
     ]);
-    assert_eq!(code, Some(1));
+    assert_eq!(code, Some(2), "a usage error");
     assert!(
-        err.contains("expected `ilc` or `draw-position`, found `maybe`"),
+        err.contains("'maybe'") && err.contains("ilc") && err.contains("draw-position"),
         "{err}"
     );
     let (_, err, code) = run(&["analyze", "--fen", ROOK_EACH]);
