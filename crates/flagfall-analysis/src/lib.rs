@@ -9,20 +9,24 @@
 //!
 //! The public contract below is what `flagfall-game` calls; keep it stable.
 //!
-//! How [`can_checkmate`] decides, cheapest first:
+//! How [`can_checkmate`] decides, cheapest first (the phases are numbered the same way in
+//! the code):
 //! 1. game already over; material that can never mate ([`material::fide_material_verdict`]);
-//! 2. forced moves are played out (a forced cycle is a proof of unwinnability);
-//! 3. a quick helpmate search along cheap lines (`search`, target-directed: the loser's king
-//!    heads for a corner, the winner's king for the square that covers it, captures,
-//!    passed-pawn pushes and promotions are free; mate in one is always tried; successive
-//!    iterations take turns between the nearest corners and a "dive" with fewer free moves);
-//! 4. the semi-static blockade analysis (`blockade`): locked pawns, confined pieces,
+//!    forced moves are played out (a forced cycle is a proof of unwinnability);
+//! 2. a quick helpmate search along cheap lines (`search`, target-directed: the loser's king
+//!    heads for a corner, its other pieces step in beside its king or the corner, the
+//!    winner's king heads for the square that covers the corner; free are the winner's
+//!    captures, promotions and pawn moves, its knights, rooks and queens closing in on the
+//!    loser's king and a bishop stepping onto the corner's diagonal; mate in one is always
+//!    tried; successive iterations take turns between the nearest corners and a "dive"
+//!    with fewer free moves);
+//! 3. the semi-static blockade analysis (`blockade`): locked pawns, confined pieces,
 //!    permanently guarded squares, and an exact blocker matching for the mating net (run
-//!    before step 3 when the board has no queens, rooks or knights);
-//! 5. the helpmate search with larger budgets and capped iterations;
-//! 6. with at most four pieces, a breadth-first search of the whole reachable set;
-//! 7. the helpmate search uncapped, which proves
-//!    unwinnability when an iteration visits every reachable position without a cut.
+//!    before phase 2 when the board has no queens, rooks or knights);
+//! 4. the helpmate search with larger budgets and capped iterations;
+//! 5. with at most four pieces, a breadth-first search of the whole reachable set;
+//! 6. the helpmate search uncapped, which proves unwinnability when an iteration visits
+//!    every reachable position without a cut.
 //!
 //! Every witness is replayed before it is returned; an answer is `Undetermined` only when
 //! the node limit ([`Limits::nodes`]) is spent.
