@@ -14,7 +14,12 @@ fn verdict(fen: &str, winner: Color) -> Verdict {
 }
 
 fn assert_winnable(fen: &str, winner: Color) -> Vec<String> {
-    match verdict(fen, winner) {
+    assert_winnable_within(fen, winner, &Limits::default())
+}
+
+/// `winner` can mate in `fen` within `limits`, and the witness replays to mate.
+fn assert_winnable_within(fen: &str, winner: Color, limits: &Limits) -> Vec<String> {
+    match can_checkmate(&setup(fen), winner, limits) {
         Verdict::Winnable { witness } => {
             verify_helpmate(&setup(fen), winner, &witness).expect("witness replays to mate");
             witness
@@ -193,12 +198,7 @@ fn long_minor_piece_helpmates_within_a_tenth_of_the_default_limit() {
         ("3kb3/7b/2b3K1/8/8/7B/2P5/8 w - - 0 1", Color::Black),
     ];
     for (fen, winner) in cases {
-        match can_checkmate(&setup(fen), winner, &limits) {
-            Verdict::Winnable { witness } => {
-                verify_helpmate(&setup(fen), winner, &witness).expect("witness replays to mate");
-            }
-            other => panic!("{fen} ({winner:?}): expected winnable, got {other:?}"),
-        }
+        assert_winnable_within(fen, winner, &limits);
     }
 }
 
