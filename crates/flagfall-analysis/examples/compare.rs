@@ -2,8 +2,11 @@
 //! `FEN<TAB>white|black` per line) through flagfall and through chasolver's full mode,
 //! and print disagreements, undetermined counts and timings.
 //!
-//! `cargo run --release -p flagfall-analysis --example compare -- FILE [--no-chasolver]`
-//! `[--verbose] [--nodes N] [--every N] [--family NAME] [--slowest N] [--seed N]`
+//! `cargo run --release -p flagfall-analysis --example compare -- (FILE | --corpus [--seed N])`
+//! `[--no-chasolver] [--verbose] [--nodes N] [--every N] [--family NAME] [--slowest N]`
+//!
+//! Bad arguments give a usage error (exit status 2) naming the flag; an unreadable file or
+//! a bad line gives an error naming the line (exit status 1).
 //!
 //! `FILE` may be `--corpus` (the benchmark corpus; `--seed` generates another one with the
 //! same recipe). `--family` keeps only one family of the corpus; `--slowest N` lists the N
@@ -19,19 +22,58 @@ use std::time::{Duration, Instant};
 use flagfall_analysis::{Limits, Verdict, can_checkmate};
 use shakmaty::{Color, fen::Fen};
 
+const USAGE: &str = "usage: compare (FILE | --corpus [--seed N]) [--no-chasolver] [--verbose] \
+                     [--nodes N] [--every N] [--family NAME] [--slowest N]";
+
+/// Flags that take a value, and flags that stand alone (`--corpus` only in first place).
+const VALUE_FLAGS: [&str; 5] = ["--seed", "--nodes", "--every", "--family", "--slowest"];
+const SWITCHES: [&str; 2] = ["--no-chasolver", "--verbose"];
+
+/// Prints `message` and the usage text, and exits with status 2.
+fn usage_error(message: &str) -> ! {
+    eprintln!("compare: {message}\n{USAGE}");
+    std::process::exit(2);
+}
+
+/// The value given after `flag` (`None` when the flag is absent), parsed; a usage error
+/// naming the flag when no value follows it or the value does not parse.
+fn opt<T: FromStr>(args: &[String], flag: &str) -> Option<T> {
+    let i = args.iter().position(|a| a == flag)?;
+    let Some(value) = args.get(i + 1) else {
+        usage_error(&format!("{flag} needs a value"));
+    };
+    match value.parse() {
+        Ok(v) => Some(v),
+        Err(_) => usage_error(&format!("{flag}: `{value}` is not a valid value")),
+    }
+}
+
 fn main() {
     let args: Vec<String> = std::env::args().collect();
     let Some(path) = args.get(1) else {
-        eprintln!("usage: compare FILE [--no-chasolver] [--verbose]");
-        std::process::exit(2);
+        usage_error("no FILE given");
     };
+    if path == "--help" || path == "-h" {
+        println!("{USAGE}");
+        return;
+    }
+    if path.starts_with("--") && path != "--corpus" {
+        usage_error(&format!(
+            "`{path}` in place of FILE (FILE or --corpus comes first)"
+        ));
+    }
+    let mut rest = args.iter().skip(2);
+    while let Some(a) = rest.next() {
+        if VALUE_FLAGS.contains(&a.as_str()) {
+            rest.next();
+        } else if !SWITCHES.contains(&a.as_str()) {
+            usage_error(&format!("unknown argument `{a}`"));
+        }
+    }
     let with_cha = !args.iter().any(|a| a == "--no-chasolver");
     let verbose = args.iter().any(|a| a == "--verbose");
     let text = if path == "--corpus" {
-        let seed = args
-            .iter()
-            .position(|a| a == "--seed")
-            .map_or(0x5eed_2026, |i| args[i + 1].parse().expect("--seed N"));
+        let seed = opt(&args, "--seed").unwrap_or(0x5eed_2026);
         corpus::corpus(seed, 1)
             .into_iter()
             .map(|q| {
@@ -44,53 +86,71 @@ fn main() {
             })
             .collect()
     } else {
-        std::fs::read_to_string(path).expect("read file")
+        std::fs::read_to_string(path).unwrap_or_else(|e| {
+            eprintln!("compare: cannot read {path}: {e}");
+            std::process::exit(1);
+        })
     };
     let mut queries: Vec<(String, Color, Option<bool>)> = Vec::new();
     let mut families: Vec<String> = Vec::new();
-    for line in text.lines() {
+    for (n, line) in text.lines().enumerate() {
         if line.trim().is_empty() || line.starts_with('#') {
             continue;
         }
+        let bad = |message: String| -> ! {
+            eprintln!("compare: {path}, line {}: {message}", n + 1);
+            std::process::exit(1);
+        };
+        let check_fen = |fen: &str| {
+            if let Err(e) = fen.parse::<Fen>() {
+                bad(format!("FEN `{fen}`: {e}"));
+            }
+            if with_cha && let Err(e) = chess::Board::from_str(fen) {
+                bad(format!(
+                    "FEN `{fen}` rejected by the chess crate (chasolver): {e}"
+                ));
+            }
+        };
         if let Some((fen, who)) = line.split_once('\t') {
             let (who, family) = who.split_once('\t').unwrap_or((who, "file"));
-            families.push(family.to_string());
-            let c = if who.trim() == "white" {
-                Color::White
-            } else {
-                Color::Black
+            let c = match who.trim() {
+                "white" => Color::White,
+                "black" => Color::Black,
+                other => bad(format!("winner `{other}`: expected white or black")),
             };
+            check_fen(fen);
+            families.push(family.to_string());
             queries.push((fen.to_string(), c, None));
         } else {
-            let (class, fen) = line.split_at(2);
-            let b = class.as_bytes();
+            let (white, black, fen) = match (line.get(..2), line.get(2..)) {
+                (Some("WB"), Some(fen)) => (true, true, fen),
+                (Some("W-"), Some(fen)) => (true, false, fen),
+                (Some("-B"), Some(fen)) => (false, true, fen),
+                (Some("--"), Some(fen)) => (false, false, fen),
+                _ => bad("expected `WB|W-|-B|-- FEN` or `FEN<TAB>white|black`".to_string()),
+            };
+            let fen = fen.trim();
+            check_fen(fen);
             families.push("file".to_string());
             families.push("file".to_string());
-            queries.push((fen.trim().to_string(), Color::White, Some(b[0] == b'W')));
-            queries.push((fen.trim().to_string(), Color::Black, Some(b[1] == b'B')));
+            queries.push((fen.to_string(), Color::White, Some(white)));
+            queries.push((fen.to_string(), Color::Black, Some(black)));
         }
     }
-    let mut limits = Limits::default();
-    if let Some(i) = args.iter().position(|a| a == "--nodes") {
-        limits.nodes = args[i + 1].parse().expect("--nodes N");
+    let limits = Limits {
+        nodes: opt(&args, "--nodes").unwrap_or(Limits::default().nodes),
+    };
+    let skip: usize = opt(&args, "--every").unwrap_or(1);
+    if skip == 0 {
+        usage_error("--every: `0` is not a valid value (at least 1)");
     }
-    let skip: usize = args
-        .iter()
-        .position(|a| a == "--every")
-        .map_or(1, |i| args[i + 1].parse().expect("--every N"));
-    let only: Option<&String> = args
-        .iter()
-        .position(|a| a == "--family")
-        .map(|i| &args[i + 1]);
-    let slowest: usize = args
-        .iter()
-        .position(|a| a == "--slowest")
-        .map_or(0, |i| args[i + 1].parse().expect("--slowest N"));
+    let only: Option<String> = opt(&args, "--family");
+    let slowest: usize = opt(&args, "--slowest").unwrap_or(0);
     let (queries, families): (Vec<_>, Vec<String>) = queries
         .into_iter()
         .zip(families)
         .step_by(skip)
-        .filter(|(_, f)| only.is_none_or(|o| o == f))
+        .filter(|(_, f)| only.as_ref().is_none_or(|o| o == f))
         .unzip();
     // family -> (flagfall time, chasolver time, fen, winner, verdict kind)
     let mut per_query: Vec<(String, Duration, Duration, String, Color, &'static str)> = Vec::new();
@@ -99,11 +159,14 @@ fn main() {
         Default::default();
     let (mut ff_time, mut cha_time) = (Duration::ZERO, Duration::ZERO);
     let (mut ff_und, mut cha_und, mut wrong, mut disagree) = (0, 0, 0, 0);
-    let mut worst: Vec<(Duration, String, Color)> = Vec::new();
     for (qi, (fen, winner, expected)) in queries.iter().enumerate() {
         let fam = per_family.entry(families[qi].clone()).or_default();
         fam.0 += 1;
-        let setup = fen.parse::<Fen>().expect("fen").into_setup();
+        // Both parses were checked when the file was read.
+        let setup = fen
+            .parse::<Fen>()
+            .expect("FEN checked on reading")
+            .into_setup();
         let t = Instant::now();
         let v = can_checkmate(&setup, *winner, &limits);
         let dt = t.elapsed();
@@ -118,7 +181,6 @@ fn main() {
                 dt.as_secs_f64() * 1e3
             );
         }
-        worst.push((dt, fen.clone(), *winner));
         let kind = match &v {
             Verdict::Winnable { .. } => "winnable",
             Verdict::Unwinnable { .. } => "unwinnable",
@@ -143,7 +205,7 @@ fn main() {
             println!("WRONG {fen} {winner:?} expected {e} got {v:?}");
         }
         if with_cha {
-            let board = chess::Board::from_str(fen).expect("chess fen");
+            let board = chess::Board::from_str(fen).expect("FEN checked on reading");
             let c = if winner.is_white() {
                 chess::Color::White
             } else {
@@ -200,8 +262,9 @@ fn main() {
             cha.as_secs_f64()
         );
     }
-    worst.sort_by_key(|w| std::cmp::Reverse(w.0));
-    for (d, fen, c) in worst.iter().take(8) {
+    let mut worst: Vec<_> = per_query.iter().collect();
+    worst.sort_by_key(|q| std::cmp::Reverse(q.1));
+    for (_, d, _, fen, c, _) in worst.iter().take(8) {
         println!("slow {:>9.3} ms  {fen} {c:?}", d.as_secs_f64() * 1e3);
     }
     println!(
