@@ -1072,6 +1072,45 @@ mod tests {
     use super::*;
     use shakmaty::{CastlingMode, fen::Fen};
 
+    /// Plays `walks` pseudo-random games of up to `plies` plies from each of `fens` (one
+    /// linear congruential generator seeded with `seed` picks the moves of them all), calls
+    /// `f(fen, position, move)` for every legal move of every position met on the way, and
+    /// returns the number of calls.
+    fn each_move_on_walks(
+        fens: &[&str],
+        walks: usize,
+        plies: usize,
+        mut seed: u64,
+        mut f: impl FnMut(&str, &Chess, &Move),
+    ) -> usize {
+        let mut calls = 0;
+        for &fen in fens {
+            let setup = fen.parse::<Fen>().expect("valid FEN").into_setup();
+            let start: Chess = setup
+                .position(CastlingMode::Standard)
+                .expect("legal position");
+            for _ in 0..walks {
+                let mut pos = start.clone();
+                for _ in 0..plies {
+                    let moves = pos.legal_moves();
+                    if moves.is_empty() {
+                        break;
+                    }
+                    for m in &moves {
+                        f(fen, &pos, m);
+                        calls += 1;
+                    }
+                    seed = seed
+                        .wrapping_mul(6_364_136_223_846_793_005)
+                        .wrapping_add(1_442_695_040_888_963_407);
+                    let m = moves[(seed >> 33) as usize % moves.len()];
+                    pos.play_unchecked(m);
+                }
+            }
+        }
+        calls
+    }
+
     /// The precomputed check test gives the same answer as the direct one, and both match
     /// the position after the move (castling and en passant aside, which both call checks),
     /// over pseudo-random games from positions with sliders, pins and promotions.
@@ -1084,38 +1123,18 @@ mod tests {
             "4k3/1P6/8/3B4/8/8/6Q1/R3K2R w KQ - 0 1",
             "3q4/8/8/3k4/8/3N4/8/3RK1B1 w - - 0 1",
         ];
-        let mut seed = 0x1234_5678_u64;
-        let mut compared = 0;
-        for fen in fens {
-            let setup = fen.parse::<Fen>().expect("valid FEN").into_setup();
-            let mut pos: Chess = setup
-                .position(CastlingMode::Standard)
-                .expect("legal position");
-            for _ in 0..60 {
-                let moves = pos.legal_moves();
-                if moves.is_empty() {
-                    break;
-                }
-                let us = pos.turn();
-                let k = pos.board().king_of(!us).expect("king");
-                let info = CheckInfo::new(pos.board(), us, k);
-                for m in &moves {
-                    let direct = gives_check(&pos, m, Some(k));
-                    assert_eq!(info.gives_check(&pos, m), direct, "{fen}: {m:?}");
-                    if !m.is_castle() && !m.is_en_passant() {
-                        let mut child = pos.clone();
-                        child.play_unchecked(*m);
-                        assert_eq!(direct, child.is_check(), "{fen}: {m:?}");
-                    }
-                    compared += 1;
-                }
-                seed = seed
-                    .wrapping_mul(6_364_136_223_846_793_005)
-                    .wrapping_add(1_442_695_040_888_963_407);
-                let m = moves[(seed >> 33) as usize % moves.len()];
-                pos.play_unchecked(m);
+        let compared = each_move_on_walks(&fens, 1, 60, 0x1234_5678, |fen, pos, m| {
+            let us = pos.turn();
+            let k = pos.board().king_of(!us).expect("king");
+            let info = CheckInfo::new(pos.board(), us, k);
+            let direct = gives_check(pos, m, Some(k));
+            assert_eq!(info.gives_check(pos, m), direct, "{fen}: {m:?}");
+            if !m.is_castle() && !m.is_en_passant() {
+                let mut child = pos.clone();
+                child.play_unchecked(*m);
+                assert_eq!(direct, child.is_check(), "{fen}: {m:?}");
             }
-        }
+        });
         assert!(compared > 1_000, "only {compared} moves compared");
     }
 
@@ -1145,35 +1164,14 @@ mod tests {
             "8/2p5/3p4/KP5r/1R3p1k/8/4P1P1/8 w - - 0 1",
             "rnbqkbnr/ppp1p1pp/8/3pPp2/8/8/PPPP1PPP/RNBQKBNR w KQkq f6 0 3",
         ];
-        let mut seed = 0x9e37_79b9_u64;
-        let mut compared = 0;
-        for fen in fens {
-            let setup = fen.parse::<Fen>().expect("valid FEN").into_setup();
-            let start: Chess = setup
-                .position(CastlingMode::Standard)
-                .expect("legal position");
-            for _ in 0..8 {
-                let mut pos = start.clone();
-                for _ in 0..80 {
-                    let moves = pos.legal_moves();
-                    if moves.is_empty() {
-                        break;
-                    }
-                    let key = Key::of(&pos);
-                    for m in &moves {
-                        let mut child = pos.clone();
-                        child.play_unchecked(*m);
-                        assert!(key.after(pos.turn(), m) == Key::of(&child), "{fen}: {m:?}");
-                        compared += 1;
-                    }
-                    seed = seed
-                        .wrapping_mul(6_364_136_223_846_793_005)
-                        .wrapping_add(1_442_695_040_888_963_407);
-                    let m = moves[(seed >> 33) as usize % moves.len()];
-                    pos.play_unchecked(m);
-                }
-            }
-        }
+        let compared = each_move_on_walks(&fens, 8, 80, 0x9e37_79b9, |fen, pos, m| {
+            let mut child = pos.clone();
+            child.play_unchecked(*m);
+            assert!(
+                Key::of(pos).after(pos.turn(), m) == Key::of(&child),
+                "{fen}: {m:?}"
+            );
+        });
         assert!(compared > 10_000, "only {compared} moves compared");
     }
 }
