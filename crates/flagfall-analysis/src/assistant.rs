@@ -102,7 +102,7 @@ pub const FORCED_MATE_PLIES: u32 = 7;
 
 /// Recommendation for `claimant`'s `claim` in `setup`, without tablebases.
 pub fn recommend(setup: &Setup, claimant: Color, claim: DrawClaim) -> Recommendation {
-    recommend_impl(setup, claimant, claim, None)
+    recommend_using(setup, claimant, claim, None)
 }
 
 /// Like [`recommend`], consulting `tablebase` for a forced win when it covers the position.
@@ -112,7 +112,7 @@ pub fn recommend_with_tablebase(
     claim: DrawClaim,
     tablebase: &dyn Tablebase,
 ) -> Recommendation {
-    recommend_impl(setup, claimant, claim, Some(tablebase))
+    recommend_using(setup, claimant, claim, Some(tablebase))
 }
 
 fn deny(pattern: Option<String>, reasons: Vec<String>) -> Recommendation {
@@ -123,7 +123,9 @@ fn deny(pattern: Option<String>, reasons: Vec<String>) -> Recommendation {
     }
 }
 
-fn recommend_impl(
+/// [`recommend`] or [`recommend_with_tablebase`], for a caller that may or may not have
+/// tables.
+pub fn recommend_using(
     setup: &Setup,
     claimant: Color,
     claim: DrawClaim,

@@ -18,7 +18,7 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use anyhow::{Context, bail};
-use flagfall_analysis::assistant::{DrawClaim, recommend, recommend_with_tablebase};
+use flagfall_analysis::assistant::{DrawClaim, recommend_using};
 use flagfall_analysis::{Limits, Verdict, can_checkmate};
 use shakmaty::{Color, Setup, fen::Fen};
 
@@ -140,10 +140,8 @@ fn run_draw_claim(args: &Args, fen: &str, kind: ClaimArg) -> anyhow::Result<Exit
     let claimant = parse_winner(claimant_text).context("--claimant")?;
     let setup = parse_fen(fen).context("--fen")?;
     let tablebase = crate::tables::open_tablebases(&args.tablebases)?;
-    let rec = match &tablebase {
-        Some(tb) => recommend_with_tablebase(&setup, claimant, claim, tb.0.as_ref()),
-        None => recommend(&setup, claimant, claim),
-    };
+    let tables = tablebase.as_ref().map(|tb| tb.0.as_ref() as _);
+    let rec = recommend_using(&setup, claimant, claim, tables);
     if args.json {
         let out = serde_json::json!({
             "fen": fen,

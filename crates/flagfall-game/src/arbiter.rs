@@ -1312,10 +1312,8 @@ impl Game {
         }
         self.clock.stop(at);
         let setup = self.pos.setup();
-        let recommendation = match &self.tablebase {
-            Some(tb) => assistant::recommend_with_tablebase(&setup, p, kind, tb.0.as_ref()),
-            None => assistant::recommend(&setup, p, kind),
-        };
+        let tables = self.tablebase.as_ref().map(|tb| tb.0.as_ref() as _);
+        let recommendation = assistant::recommend_using(&setup, p, kind, tables);
         self.rule(
             at,
             event,
