@@ -21,7 +21,7 @@ use flagfall_core::ruleset::{
 use shakmaty::{Color, Role, Square};
 
 use crate::outcome::{GameResult, Outcome, Reason, Ruling, RulingKind, TimeChange};
-use crate::script::{Action, ClaimKind, Declared, Event, Party, Setup};
+use crate::script::{Action, ClaimKind, Declared, Event, GameSetup, Party};
 
 const MINUTE: i64 = 60_000;
 
@@ -76,7 +76,7 @@ impl std::fmt::Debug for SharedTablebase {
 /// The state of one game under one ruleset.
 #[derive(Debug, Clone)]
 pub struct Game {
-    setup: Setup,
+    setup: GameSetup,
     tablebase: Option<SharedTablebase>,
     rules: BoardRules,
     /// The position after the last completed move.
@@ -117,7 +117,7 @@ fn name(c: Color) -> &'static str {
 
 impl Game {
     /// A new game from a validated setup; White's (or the side to move's) clock starts at 0.
-    pub fn new(setup: Setup) -> Game {
+    pub fn new(setup: GameSetup) -> Game {
         let rules = BoardRules {
             setup_castling: match setup.ruleset.moves.setup_castling {
                 SetupCastling::Mirror => CastlingSetupRule::Mirror,
@@ -162,7 +162,7 @@ impl Game {
         self
     }
 
-    pub fn setup(&self) -> &Setup {
+    pub fn setup(&self) -> &GameSetup {
         &self.setup
     }
 

@@ -16,7 +16,7 @@ use serde::Serialize;
 
 pub use arbiter::{Game, SharedTablebase};
 pub use outcome::{GameResult, Outcome, Reason, Ruling, RulingKind};
-pub use script::{Action, ClaimKind, Event, Party, Script, ScriptError};
+pub use script::{Action, ClaimKind, Event, GameSetup, Party, Script, ScriptError};
 
 /// Clock readings in a report.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]

@@ -36,7 +36,7 @@ impl ScriptError {
 
 /// The setup line, validated against its ruleset.
 #[derive(Debug, Clone)]
-pub struct Setup {
+pub struct GameSetup {
     pub ruleset: Ruleset,
     pub time_control: TimeControl,
     /// Whether the ruleset counts this control for its blitz rating (shown, not enforced).
@@ -191,7 +191,7 @@ pub struct Event {
 /// A parsed game script.
 #[derive(Debug, Clone)]
 pub struct Script {
-    pub setup: Setup,
+    pub setup: GameSetup,
     pub events: Vec<Event>,
 }
 
@@ -345,7 +345,7 @@ const SETUP_FIELDS: [&str; 10] = [
     "director",
 ];
 
-fn parse_setup(line: usize, text: &str, extra: &[Ruleset]) -> Result<Setup, ScriptError> {
+fn parse_setup(line: usize, text: &str, extra: &[Ruleset]) -> Result<GameSetup, ScriptError> {
     let map = object(line, text)?;
     check_fields(&map, line, &SETUP_FIELDS)?;
     let rules = get_str(&map, line, "rules")?.ok_or_else(|| {
@@ -429,7 +429,7 @@ fn parse_setup(line: usize, text: &str, extra: &[Ruleset]) -> Result<Setup, Scri
         ));
     }
     let simultaneous_ms = get_u64(&map, line, "simultaneous_ms")?.unwrap_or(0);
-    Ok(Setup {
+    Ok(GameSetup {
         time_control,
         ratable,
         start,
@@ -906,7 +906,7 @@ impl Event {
     }
 }
 
-impl Setup {
+impl GameSetup {
     /// The setup as its game-script JSON object, with every option resolved.
     pub fn to_json(&self) -> Value {
         let mut m = Map::new();
