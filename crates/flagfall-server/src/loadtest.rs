@@ -174,10 +174,11 @@ async fn open_game(addr: SocketAddr) -> Result<Bots, LoadError> {
         addr,
         "POST",
         "/api/games",
-        r#"{"rules":"uscf-2020","time_control":"G/60;d0"}"#,
+        r#"{"rules":"uscf-2020","time_control":"G/10;d0"}"#,
     )
     .await?;
-    let created: flagfall_protocol::Created = serde_json::from_str(&body).map_err(bot)?;
+    let created: flagfall_protocol::Created =
+        serde_json::from_str(&body).map_err(|e| bot(format!("creating a game: {e}: {body}")))?;
     let url = |t: &str| format!("ws://{addr}/ws/games/{}?token={t}", created.id);
     let (mut white, _) = tokio_tungstenite::connect_async(url(&created.tokens.white))
         .await
