@@ -20,15 +20,16 @@ use flagfall_core::ruleset::{Ruleset, TimeControlJudgement};
 use flagfall_core::timecontrol::TimeControl;
 use flagfall_pairing::berger::{self, RoundRobinOptions};
 use flagfall_pairing::dutch::{self, DutchInput, DutchPlayer, RoundRecord};
-use flagfall_pairing::trf::Colour as PColour;
 use flagfall_pairing::us_swiss::{self, SwissPlayer, SwissRound};
 use flagfall_pairing::{double_swiss, trf};
 use serde::{Deserialize, Serialize};
 use thiserror::Error;
 
+pub use crate::format::{Format, MAX_ROUNDS};
+pub use crate::tiebreak::ByeKind;
 use crate::tiebreak::{
-    self, ByeKind as TbBye, Colour, Crosstable, Format as TbFormat, Game, GameOutcome, HalfPoints,
-    PlayerInfo, RoundEntry, Standings, Tiebreak,
+    self, Colour, Crosstable, Game, GameOutcome, HalfPoints, PlayerInfo, RoundEntry, Standings,
+    Tiebreak,
 };
 
 /// Version of the stored event layout. Version 2: a Double Swiss pairing-allocated bye
@@ -36,109 +37,8 @@ use crate::tiebreak::{
 /// [`Event::upgrade`]).
 pub const EVENT_FILE_VERSION: u32 = 2;
 
-/// Most rounds an event may plan.
-pub const MAX_ROUNDS: u32 = 200;
-
 /// Most players an event may hold.
 pub const MAX_PLAYERS: usize = 2000;
-
-/// The pairing system.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum Format {
-    /// Single round robin, FIDE Berger tables (C.05 Annex 1).
-    RoundRobin,
-    /// Double round robin: the Berger table twice, second cycle colours reversed.
-    DoubleRoundRobin,
-    /// Round robin of two-game matches: the Berger table once, every pairing plays two
-    /// games in the same round with colours reversed (the blitz habit of playing both
-    /// games of a double round robin back to back).
-    RoundRobinMatches,
-    /// Swiss by the FIDE Dutch system (C.04.3).
-    Swiss,
-    /// FIDE Double Swiss (C.04.5): every pairing is a two-game match.
-    DoubleSwiss,
-    /// US Chess Swiss (US Chess rules 27–29).
-    UsSwiss,
-}
-
-impl Format {
-    /// Games per pairing: 2 for the Double Swiss, else 1.
-    pub fn games_per_round(self) -> u32 {
-        match self {
-            Format::DoubleSwiss | Format::RoundRobinMatches => 2,
-            _ => 1,
-        }
-    }
-
-    /// Whether the director may set the pairing-allocated bye's points
-    /// ([`Event::set_pab_points`]): only where the pairing engine pairs on the event's own
-    /// scores (the Dutch engine scores the bye as a win; round robins have none).
-    pub fn pab_points_settable(self) -> bool {
-        matches!(self, Format::DoubleSwiss | Format::UsSwiss)
-    }
-
-    /// True for the two round-robin formats.
-    pub fn is_round_robin(self) -> bool {
-        matches!(
-            self,
-            Format::RoundRobin | Format::DoubleRoundRobin | Format::RoundRobinMatches
-        )
-    }
-
-    /// The name used on the command line and in files.
-    pub fn name(self) -> &'static str {
-        match self {
-            Format::RoundRobin => "round-robin",
-            Format::DoubleRoundRobin => "double-round-robin",
-            Format::RoundRobinMatches => "round-robin-matches",
-            Format::Swiss => "swiss",
-            Format::DoubleSwiss => "double-swiss",
-            Format::UsSwiss => "us-swiss",
-        }
-    }
-
-    /// Default tiebreak order, until the director sets one (**interpretation**: a
-    /// starting point, not a regulation): round robin DE, SB, WIN, KS (FIDE C.07 arts.
-    /// 6, 9.1, 7.1, 9.2); Swiss BH-C1, BH, SB, DE (C.07 arts. 8.1, 14, 9.1, 6); US Swiss
-    /// the first four systems in the order US Chess 34E lists them (34E1-34E4).
-    pub fn default_tiebreaks(self) -> &'static str {
-        match self {
-            Format::RoundRobin | Format::DoubleRoundRobin | Format::RoundRobinMatches => {
-                "DE,SB,WIN,KS"
-            }
-            Format::Swiss | Format::DoubleSwiss => "BH-C1,BH,SB,DE",
-            Format::UsSwiss => "US-MM,US-SOLKOFF,US-CUM,US-OPPCUM",
-        }
-    }
-}
-
-impl fmt::Display for Format {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.name())
-    }
-}
-
-impl FromStr for Format {
-    type Err = EventError;
-    fn from_str(s: &str) -> Result<Self, Self::Err> {
-        Ok(match s.trim().to_ascii_lowercase().as_str() {
-            "rr" | "round-robin" => Format::RoundRobin,
-            "drr" | "double-round-robin" => Format::DoubleRoundRobin,
-            "rr-matches" | "round-robin-matches" => Format::RoundRobinMatches,
-            "swiss" | "dutch" => Format::Swiss,
-            "double-swiss" | "ds" => Format::DoubleSwiss,
-            "us-swiss" | "uscf" => Format::UsSwiss,
-            _ => {
-                return Err(EventError::BadValue {
-                    what: "format",
-                    value: s.to_string(),
-                    expected: "round-robin (rr), double-round-robin (drr), round-robin-matches (rr-matches), swiss, double-swiss, us-swiss",
-                });
-            }
-        })
-    }
-}
 
 /// A bye a player asked for in advance (kinds as in FIDE C.07 16.1; US Chess rule 28
 /// byes).
@@ -168,6 +68,16 @@ impl FromStr for RequestedBye {
                 });
             }
         })
+    }
+}
+
+impl From<RequestedBye> for ByeKind {
+    fn from(kind: RequestedBye) -> ByeKind {
+        match kind {
+            RequestedBye::Full => ByeKind::Full,
+            RequestedBye::Half => ByeKind::Half,
+            RequestedBye::Zero => ByeKind::Zero,
+        }
     }
 }
 
@@ -327,22 +237,6 @@ impl Board {
     pub fn complete(&self) -> bool {
         self.games.iter().all(|g| g.result != GameResult::Pending)
     }
-}
-
-/// Why a player has no opponent in a round.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum ByeKind {
-    /// Pairing-allocated bye (odd field), worth a win.
-    Pab,
-    /// Requested full-point bye.
-    Full,
-    /// Requested half-point bye.
-    Half,
-    /// Requested zero-point bye.
-    Zero,
-    /// Not paired: not yet entered, withdrawn, or the round-robin phantom.
-    Absent,
 }
 
 /// A player without an opponent in a round.
@@ -612,13 +506,6 @@ fn check_name(name: &str, what: &str) -> Result<String, EventError> {
     Ok(t.to_string())
 }
 
-fn to_pcolour(c: Colour) -> PColour {
-    match c {
-        Colour::White => PColour::White,
-        Colour::Black => PColour::Black,
-    }
-}
-
 /// One player's record in one round, derived from the stored round.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Cell<'a> {
@@ -652,6 +539,7 @@ impl Event {
                     value: r.to_string(),
                     expected: "1 to 200",
                 });
+                const _: () = assert!(MAX_ROUNDS == 200, "the message above names the limit");
             }
             (false, Some(r)) => r,
         };
@@ -999,7 +887,7 @@ impl Event {
                     opponent,
                 } => {
                     if self.met_in(board) {
-                        colours.push(to_pcolour(colour));
+                        colours.push(colour);
                         opponents.push(opponent);
                     }
                     // A win without play (forfeit) rules out the PAB (C.04.1 d; US 28L).
@@ -1049,7 +937,7 @@ impl Event {
                             if board.games[0].result.is_played() {
                                 RoundRecord::Played {
                                     opponent,
-                                    colour: to_pcolour(colour),
+                                    colour,
                                     half_points: pts,
                                 }
                             } else {
@@ -1071,7 +959,7 @@ impl Event {
         DutchInput {
             players,
             total_rounds: self.rounds,
-            initial_colour: to_pcolour(self.initial_colour),
+            initial_colour: self.initial_colour,
         }
     }
 
@@ -1110,11 +998,7 @@ impl Event {
             } else if let Some(kind) = p.byes.get(&round) {
                 byes.push(RoundBye {
                     player: p.id,
-                    kind: match kind {
-                        RequestedBye::Full => ByeKind::Full,
-                        RequestedBye::Half => ByeKind::Half,
-                        RequestedBye::Zero => ByeKind::Zero,
-                    },
+                    kind: ByeKind::from(*kind),
                 });
             } else {
                 field.push(self.swiss_player(p, round));
@@ -1130,7 +1014,7 @@ impl Event {
             round,
             total_rounds: self.rounds,
             players: field,
-            initial_colour: to_pcolour(self.initial_colour),
+            initial_colour: self.initial_colour,
         };
         let err = |e: &dyn fmt::Display| EventError::Pairing {
             round,
@@ -1411,11 +1295,6 @@ impl Event {
                 "standings after round {rounds} need all its results; rounds complete: {complete}"
             )));
         }
-        let format = if self.format.is_round_robin() {
-            TbFormat::RoundRobin
-        } else {
-            TbFormat::Swiss
-        };
         let infos = self
             .players
             .iter()
@@ -1425,7 +1304,7 @@ impl Event {
                 rating: p.rating,
             })
             .collect();
-        let mut ct = Crosstable::new(format, rounds, infos);
+        let mut ct = Crosstable::new(self.format, rounds, infos);
         ct.games_per_round = self.format.games_per_round();
         ct.pab_half_points = Some(self.pab_value());
         let index = |id: u32| -> Result<usize, EventError> {
@@ -1436,13 +1315,7 @@ impl Event {
         for r in 1..=rounds {
             for (row, p) in self.players.iter().enumerate() {
                 let entry = match self.cell(p.id, r) {
-                    Cell::Bye(kind) => RoundEntry::Bye(match kind {
-                        ByeKind::Pab => TbBye::Pab,
-                        ByeKind::Full => TbBye::Full,
-                        ByeKind::Half => TbBye::Half,
-                        ByeKind::Zero => TbBye::Zero,
-                        ByeKind::Absent => TbBye::Absent,
-                    }),
+                    Cell::Bye(kind) => RoundEntry::Bye(kind),
                     Cell::Paired {
                         board, opponent, ..
                     } => {

@@ -5,19 +5,10 @@
 use std::fmt::Write as _;
 
 use flagfall_core::timecontrol::{Delay, TimeControl};
-use flagfall_pairing::trf::{
-    Colour as TColour, HeaderLine, ResultCode, RoundEntry as TEntry, Trf, TrfPlayer,
-};
+use flagfall_pairing::trf::{HeaderLine, ResultCode, RoundEntry as TEntry, Trf, TrfPlayer};
 
 use crate::event::{ByeKind, Cell, Event, EventError, Format, GameResult};
 use crate::tiebreak::{Colour, Standings};
-
-fn t_colour(c: Colour) -> TColour {
-    match c {
-        Colour::White => TColour::White,
-        Colour::Black => TColour::Black,
-    }
-}
 
 fn bye_code(kind: ByeKind) -> ResultCode {
     match kind {
@@ -150,7 +141,7 @@ pub fn trf(event: &Event) -> String {
                             };
                             rounds.push(Some(TEntry {
                                 opponent: Some(opponent),
-                                colour: Some(t_colour(colour)),
+                                colour: Some(colour),
                                 result: game_code(game.result, white_side),
                             }));
                         }
@@ -176,7 +167,7 @@ pub fn trf(event: &Event) -> String {
     let t = Trf {
         name: Some(event.name.clone()),
         total_rounds: Some(event.planned_rounds() * games),
-        initial_colour: Some(t_colour(event.initial_colour)),
+        initial_colour: Some(event.initial_colour),
         headers,
         players,
     };
@@ -371,11 +362,7 @@ fn cell_text(event: &Event, id: u32, round: u32) -> String {
             colour,
             opponent,
         } => {
-            let mut s = format!(
-                "{}{}",
-                opponent,
-                if colour == Colour::White { 'w' } else { 'b' }
-            );
+            let mut s = format!("{}{}", opponent, colour.letter());
             for (g, game) in board.games.iter().enumerate() {
                 let (w, _) = board.players_of_game(g);
                 let c = match game_code(game.result, w == id) {

@@ -1,5 +1,7 @@
 //! flagfall-events: blitz events as data (no I/O).
 //!
+//! - [`format`]: the pairing system ([`format::Format`]) and [`format::MAX_ROUNDS`], shared
+//!   by the event, its crosstable and the tiebreaks.
 //! - [`event`]: the event model (players, rounds, pairings, results, byes, late entries,
 //!   withdrawals, manual overrides) and its operations; pairing by the Berger tables,
 //!   FIDE Dutch, FIDE Double Swiss or US Chess Swiss.
@@ -9,5 +11,6 @@
 
 pub mod event;
 pub mod export;
+pub mod format;
 pub mod rating;
 pub mod tiebreak;

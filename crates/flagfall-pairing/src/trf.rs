@@ -35,10 +35,14 @@
 
 use std::fmt::{self, Write as _};
 
+use serde::{Deserialize, Serialize};
 use thiserror::Error;
 
-/// A colour a player had (or is to have) in a game.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+/// A colour a player had (or is to have) in a game: the one colour type of the pairing
+/// engines, the events crate (its crosstable, its event files) and their exports. Stored
+/// as `"White"` / `"Black"`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[cfg_attr(feature = "clap", derive(clap::ValueEnum))]
 pub enum Colour {
     /// White.
     White,
@@ -53,6 +57,35 @@ impl Colour {
         match self {
             Colour::White => Colour::Black,
             Colour::Black => Colour::White,
+        }
+    }
+
+    /// The colour's name in lower case (`white`, `black`), as the command line takes it.
+    #[must_use]
+    pub fn name(self) -> &'static str {
+        match self {
+            Colour::White => "white",
+            Colour::Black => "black",
+        }
+    }
+
+    /// The colour's letter in lower case (`w`, `b`), as TRF rounds and crosstables write
+    /// it; [`char::to_ascii_uppercase`] gives the header form (`152 W`).
+    #[must_use]
+    pub fn letter(self) -> char {
+        match self {
+            Colour::White => 'w',
+            Colour::Black => 'b',
+        }
+    }
+
+    /// The colour written as a letter, either case (`w`, `W`, `b`, `B`).
+    #[must_use]
+    pub fn from_letter(c: char) -> Option<Colour> {
+        match c.to_ascii_lowercase() {
+            'w' => Some(Colour::White),
+            'b' => Some(Colour::Black),
+            _ => None,
         }
     }
 }
@@ -413,11 +446,11 @@ fn parse_round(cols: &Columns, start: usize, round: usize) -> Result<RoundEntry,
         if n == 0 { None } else { Some(n) }
     };
     let colour_col = start + 5;
-    let colour = match cols.char_at(colour_col) {
-        'w' | 'W' => Some(Colour::White),
-        'b' | 'B' => Some(Colour::Black),
-        '-' | ' ' => None,
-        c => {
+    let colour_char = cols.char_at(colour_col);
+    let colour = match (colour_char, Colour::from_letter(colour_char)) {
+        ('-' | ' ', _) => None,
+        (_, Some(colour)) => Some(colour),
+        (c, None) => {
             return Err(err(
                 line,
                 colour_col,
@@ -554,10 +587,14 @@ impl Trf {
                     trf.total_rounds = Some(n);
                 }
                 "152" => {
-                    trf.initial_colour = Some(match rest_trim {
-                        "W" | "w" => Colour::White,
-                        "B" | "b" => Colour::Black,
-                        _ => {
+                    let mut letters = rest_trim.chars();
+                    let letter = match (letters.next(), letters.next()) {
+                        (Some(c), None) => Colour::from_letter(c),
+                        _ => None,
+                    };
+                    trf.initial_colour = Some(match letter {
+                        Some(colour) => colour,
+                        None => {
                             return Err(err(
                                 line_no,
                                 5,
@@ -631,14 +668,7 @@ impl Trf {
             let _ = writeln!(out, "142 {n}");
         }
         if let Some(c) = self.initial_colour {
-            let _ = writeln!(
-                out,
-                "152 {}",
-                match c {
-                    Colour::White => 'W',
-                    Colour::Black => 'B',
-                }
-            );
+            let _ = writeln!(out, "152 {}", c.letter().to_ascii_uppercase());
         }
         for p in &self.players {
             let _ = writeln!(out, "{p}");
@@ -696,11 +726,7 @@ impl fmt::Display for TrfPlayer {
                         None => line.push_str("0000"),
                     }
                     line.push(' ');
-                    line.push(match e.colour {
-                        Some(Colour::White) => 'w',
-                        Some(Colour::Black) => 'b',
-                        None => '-',
-                    });
+                    line.push(e.colour.map_or('-', Colour::letter));
                     line.push(' ');
                     line.push(e.result.to_char());
                 }

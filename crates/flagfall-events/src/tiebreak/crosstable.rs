@@ -24,6 +24,8 @@
 use serde::{Deserialize, Serialize};
 use thiserror::Error;
 
+use crate::format::{Format, MAX_ROUNDS};
+
 /// A score in half-points: `HalfPoints(3)` is 1½ points.
 #[derive(
     Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize,
@@ -63,24 +65,8 @@ impl std::fmt::Display for HalfPoints {
     }
 }
 
-/// The colour a player had in one game.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
-pub enum Colour {
-    /// White pieces.
-    White,
-    /// Black pieces.
-    Black,
-}
-
-impl Colour {
-    /// The other colour.
-    pub fn opposite(self) -> Colour {
-        match self {
-            Colour::White => Colour::Black,
-            Colour::Black => Colour::White,
-        }
-    }
-}
+/// The colour a player had in one game: the pairing engines' type.
+pub use flagfall_pairing::trf::Colour;
 
 /// The outcome of one game, from the point of view of the player whose row holds it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -141,18 +127,22 @@ pub struct Game {
     pub outcome: GameOutcome,
 }
 
-/// Kinds of round without an opponent (FIDE C.07 art. 16.1, C.04.1 art. 4).
+/// Why a player has no opponent in a round (FIDE C.07 art. 16.1, C.04.1 art. 4): the one
+/// bye type of the event, its crosstable and its exports. Stored in kebab case (`pab`,
+/// `full`, `half`, `zero`, `absent`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
 pub enum ByeKind {
-    /// Pairing-allocated bye (odd number of players), worth a win.
+    /// Pairing-allocated bye (odd number of players), worth a win unless the event says
+    /// otherwise (see `Event::pab_value`).
     Pab,
-    /// Full-point bye granted by the organiser (not requested), worth a win.
+    /// Full-point bye (requested, or granted by the organiser), worth a win.
     Full,
     /// Requested half-point bye.
     Half,
     /// Requested zero-point bye.
     Zero,
-    /// Not paired: absent or withdrawn. Counts as a zero-point bye (FIDE C.07 art. 16.1.1: every
+    /// Not paired: not yet entered, withdrawn, or the round-robin phantom. Counts as a zero-point bye (FIDE C.07 art. 16.1.1: every
     /// round after a withdrawal is a zero-point bye).
     Absent,
 }
@@ -192,22 +182,6 @@ impl RoundEntry {
     }
 }
 
-/// Whether pairings were made round by round (Swiss) or fixed in advance (round robin).
-///
-/// The distinction matters for unplayed games: in a round robin forfeits are treated as regular
-/// games (FIDE C.07 art. 15.2), in a Swiss the unplayed-rounds rules of art. 16 apply (15.3).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
-pub enum Format {
-    /// Swiss system (including Double Swiss).
-    #[default]
-    Swiss,
-    /// Round robin (single or multiple), or any pre-determined pairing schedule. With an odd
-    /// number of players, give each player's free round as `Bye(ByeKind::Zero)`: it scores
-    /// nothing and, the only unplayed rounds of a round robin being forfeits (C.07 15.2), it
-    /// is ignored by BH, SB, KS, DE and REP.
-    RoundRobin,
-}
-
 /// A participant.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct PlayerInfo {
@@ -241,9 +215,6 @@ pub struct Crosstable {
 
 /// Most games a round may hold (a match of this many games).
 pub const MAX_GAMES_PER_ROUND: u32 = 8;
-
-/// Most rounds a crosstable may hold.
-pub const MAX_ROUNDS: u32 = 1000;
 
 /// A crosstable that does not describe a possible event.
 #[derive(Clone, Debug, PartialEq, Eq, Error)]
