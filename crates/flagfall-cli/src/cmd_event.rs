@@ -14,7 +14,7 @@ use std::process::ExitCode;
 use anyhow::{Context, anyhow, bail};
 use clap::{Subcommand, ValueEnum};
 use flagfall_events::event::{
-    ByeKind, Event, Format, GameResult, ManualPairing, NewPlayer, RequestedBye,
+    ByeKind, Event, Format, ManualPairing, NewPlayer, RecordedResult, RequestedBye,
 };
 use flagfall_events::export;
 use flagfall_events::tiebreak::Colour;
@@ -46,12 +46,6 @@ us-swiss (US Chess rules 27-29).";
 pub struct Args {
     #[command(subcommand)]
     command: EventCommand,
-}
-
-#[derive(Clone, Copy, ValueEnum)]
-enum ColourArg {
-    White,
-    Black,
 }
 
 #[derive(Clone, Copy, ValueEnum)]
@@ -107,7 +101,7 @@ enum EventCommand {
         date: Option<String>,
         /// Colour drawn by lot for the top player in round 1.
         #[arg(long, value_enum, default_value = "white")]
-        initial_colour: ColourArg,
+        initial_colour: Colour,
         /// Tiebreak order, e.g. "BH-C1,BH,SB" (default depends on the format).
         #[arg(long)]
         tiebreaks: Option<String>,
@@ -285,10 +279,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
             if let Some(id) = ruleset {
                 event.set_ruleset(&id)?;
             }
-            event.initial_colour = match initial_colour {
-                ColourArg::White => Colour::White,
-                ColourArg::Black => Colour::Black,
-            };
+            event.initial_colour = initial_colour;
             if let Some(list) = tiebreaks {
                 event.set_tiebreaks(&list)?;
             }
@@ -436,7 +427,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
             let mut event = load(&file)?;
             let parsed = results
                 .iter()
-                .map(|r| r.parse::<GameResult>())
+                .map(|r| r.parse::<RecordedResult>())
                 .collect::<Result<Vec<_>, _>>()?;
             event.set_result(round, board, &parsed)?;
             save(&file, &event)?;
@@ -466,7 +457,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
                     anyhow!("stdin line {}: board {board_text:?} is not a number", n + 1)
                 })?;
                 let results = fields
-                    .map(|f| f.parse::<GameResult>())
+                    .map(|f| f.parse::<RecordedResult>())
                     .collect::<Result<Vec<_>, _>>()
                     .with_context(|| format!("stdin line {}", n + 1))?;
                 event

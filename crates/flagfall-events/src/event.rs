@@ -28,8 +28,8 @@ use thiserror::Error;
 pub use crate::format::{Format, MAX_ROUNDS};
 pub use crate::tiebreak::ByeKind;
 use crate::tiebreak::{
-    self, Colour, Crosstable, Game, GameOutcome, HalfPoints, PlayerInfo, RoundEntry, Standings,
-    Tiebreak,
+    self, Colour, Crosstable, CrosstableGame, GameOutcome, HalfPoints, PlayerInfo, RoundEntry,
+    Standings, Tiebreak,
 };
 
 /// Version of the stored event layout. Version 2: a Double Swiss pairing-allocated bye
@@ -110,7 +110,7 @@ pub struct Player {
 /// The result of one game, from the scoresheet's point of view (White first).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
-pub enum GameResult {
+pub enum RecordedResult {
     /// Not in yet.
     Pending,
     /// 1-0.
@@ -127,43 +127,43 @@ pub enum GameResult {
     DoubleForfeit,
 }
 
-impl GameResult {
+impl RecordedResult {
     /// The PGN result string.
     pub fn pgn(self) -> &'static str {
         match self {
-            GameResult::Pending => "*",
-            GameResult::WhiteWins | GameResult::WhiteWinsByForfeit => "1-0",
-            GameResult::Draw => "1/2-1/2",
-            GameResult::BlackWins | GameResult::BlackWinsByForfeit => "0-1",
+            RecordedResult::Pending => "*",
+            RecordedResult::WhiteWins | RecordedResult::WhiteWinsByForfeit => "1-0",
+            RecordedResult::Draw => "1/2-1/2",
+            RecordedResult::BlackWins | RecordedResult::BlackWinsByForfeit => "0-1",
             // PGN knows only 1-0, 0-1, 1/2-1/2 and *: a game neither side played has
             // no result there (the export adds a comment and a Termination tag).
-            GameResult::DoubleForfeit => "*",
+            RecordedResult::DoubleForfeit => "*",
         }
     }
 
     /// The short form accepted by [`FromStr`] and printed in listings.
     pub fn short(self) -> &'static str {
         match self {
-            GameResult::Pending => "*",
-            GameResult::WhiteWins => "1-0",
-            GameResult::Draw => "1/2",
-            GameResult::BlackWins => "0-1",
-            GameResult::WhiteWinsByForfeit => "+-",
-            GameResult::BlackWinsByForfeit => "-+",
-            GameResult::DoubleForfeit => "--",
+            RecordedResult::Pending => "*",
+            RecordedResult::WhiteWins => "1-0",
+            RecordedResult::Draw => "1/2",
+            RecordedResult::BlackWins => "0-1",
+            RecordedResult::WhiteWinsByForfeit => "+-",
+            RecordedResult::BlackWinsByForfeit => "-+",
+            RecordedResult::DoubleForfeit => "--",
         }
     }
 
     /// White's outcome in crosstable terms (`None` while pending).
     pub fn white_outcome(self) -> Option<GameOutcome> {
         Some(match self {
-            GameResult::Pending => return None,
-            GameResult::WhiteWins => GameOutcome::Win,
-            GameResult::Draw => GameOutcome::Draw,
-            GameResult::BlackWins => GameOutcome::Loss,
-            GameResult::WhiteWinsByForfeit => GameOutcome::ForfeitWin,
-            GameResult::BlackWinsByForfeit => GameOutcome::ForfeitLoss,
-            GameResult::DoubleForfeit => GameOutcome::DoubleForfeit,
+            RecordedResult::Pending => return None,
+            RecordedResult::WhiteWins => GameOutcome::Win,
+            RecordedResult::Draw => GameOutcome::Draw,
+            RecordedResult::BlackWins => GameOutcome::Loss,
+            RecordedResult::WhiteWinsByForfeit => GameOutcome::ForfeitWin,
+            RecordedResult::BlackWinsByForfeit => GameOutcome::ForfeitLoss,
+            RecordedResult::DoubleForfeit => GameOutcome::DoubleForfeit,
         })
     }
 
@@ -171,22 +171,22 @@ impl GameResult {
     pub fn is_played(self) -> bool {
         matches!(
             self,
-            GameResult::WhiteWins | GameResult::Draw | GameResult::BlackWins
+            RecordedResult::WhiteWins | RecordedResult::Draw | RecordedResult::BlackWins
         )
     }
 }
 
-impl FromStr for GameResult {
+impl FromStr for RecordedResult {
     type Err = EventError;
     fn from_str(s: &str) -> Result<Self, Self::Err> {
         Ok(match s.trim() {
-            "1-0" | "1:0" => GameResult::WhiteWins,
-            "0-1" | "0:1" => GameResult::BlackWins,
-            "1/2" | "=" | "1/2-1/2" | "½-½" | "0.5-0.5" => GameResult::Draw,
-            "+-" | "+/-" | "1-0f" => GameResult::WhiteWinsByForfeit,
-            "-+" | "-/+" | "0-1f" => GameResult::BlackWinsByForfeit,
-            "--" | "-/-" | "0-0f" => GameResult::DoubleForfeit,
-            "*" => GameResult::Pending,
+            "1-0" | "1:0" => RecordedResult::WhiteWins,
+            "0-1" | "0:1" => RecordedResult::BlackWins,
+            "1/2" | "=" | "1/2-1/2" | "½-½" | "0.5-0.5" => RecordedResult::Draw,
+            "+-" | "+/-" | "1-0f" => RecordedResult::WhiteWinsByForfeit,
+            "-+" | "-/+" | "0-1f" => RecordedResult::BlackWinsByForfeit,
+            "--" | "-/-" | "0-0f" => RecordedResult::DoubleForfeit,
+            "*" => RecordedResult::Pending,
             _ => {
                 return Err(EventError::BadValue {
                     what: "result",
@@ -202,7 +202,7 @@ impl FromStr for GameResult {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct GameRecord {
     /// The result.
-    pub result: GameResult,
+    pub result: RecordedResult,
     /// PGN movetext, when the game was played online; `None` in paper mode.
     #[serde(default)]
     pub moves: Option<String>,
@@ -235,7 +235,9 @@ impl Board {
 
     /// True when every game has a result.
     pub fn complete(&self) -> bool {
-        self.games.iter().all(|g| g.result != GameResult::Pending)
+        self.games
+            .iter()
+            .all(|g| g.result != RecordedResult::Pending)
     }
 }
 
@@ -871,7 +873,7 @@ impl Event {
         board
             .games
             .iter()
-            .any(|g| g.result.is_played() || g.result == GameResult::Pending)
+            .any(|g| g.result.is_played() || g.result == RecordedResult::Pending)
     }
 
     /// The round's history as the Swiss engines see it.
@@ -894,8 +896,8 @@ impl Event {
                     for (g, game) in board.games.iter().enumerate() {
                         let (w, _) = board.players_of_game(g);
                         let won_unplayed = match game.result {
-                            GameResult::WhiteWinsByForfeit => w == p.id,
-                            GameResult::BlackWinsByForfeit => w != p.id,
+                            RecordedResult::WhiteWinsByForfeit => w == p.id,
+                            RecordedResult::BlackWinsByForfeit => w != p.id,
                             _ => false,
                         };
                         if won_unplayed && !self.met_in(board) {
@@ -1056,7 +1058,7 @@ impl Event {
                 black: b,
                 games: vec![
                     GameRecord {
-                        result: GameResult::Pending,
+                        result: RecordedResult::Pending,
                         moves: None,
                     };
                     g
@@ -1097,9 +1099,9 @@ impl Event {
                 // Each game with its own colours (game 2 of a match reverses them).
                 let (w, bl) = b.players_of_game(g);
                 let result = match (gone(w), gone(bl)) {
-                    (true, true) => Some(GameResult::DoubleForfeit),
-                    (true, false) => Some(GameResult::BlackWinsByForfeit),
-                    (false, true) => Some(GameResult::WhiteWinsByForfeit),
+                    (true, true) => Some(RecordedResult::DoubleForfeit),
+                    (true, false) => Some(RecordedResult::BlackWinsByForfeit),
+                    (false, true) => Some(RecordedResult::WhiteWinsByForfeit),
                     (false, false) => None,
                 };
                 if let Some(res) = result {
@@ -1134,7 +1136,7 @@ impl Event {
             .boards
             .iter()
             .flat_map(|b| b.games.iter())
-            .any(|g| g.result != GameResult::Pending);
+            .any(|g| g.result != RecordedResult::Pending);
         if entered {
             return Err(EventError::NotAllowed(format!(
                 "round {} already has results; set them back to * first",
@@ -1225,7 +1227,7 @@ impl Event {
         &mut self,
         round: u32,
         board: u32,
-        results: &[GameResult],
+        results: &[RecordedResult],
     ) -> Result<(), EventError> {
         let format = self.format;
         let b = self.board_mut(round, board)?;
@@ -1332,12 +1334,12 @@ impl Event {
                                     ))
                                 })?;
                                 Ok(if w == p.id {
-                                    Game {
+                                    CrosstableGame {
                                         colour: Colour::White,
                                         outcome: out,
                                     }
                                 } else {
-                                    Game {
+                                    CrosstableGame {
                                         colour: Colour::Black,
                                         outcome: out.mirrored(),
                                     }

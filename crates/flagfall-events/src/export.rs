@@ -5,9 +5,9 @@
 use std::fmt::Write as _;
 
 use flagfall_core::timecontrol::{Delay, TimeControl};
-use flagfall_pairing::trf::{HeaderLine, ResultCode, RoundEntry as TEntry, Trf, TrfPlayer};
+use flagfall_pairing::trf::{HeaderLine, ResultCode, Trf, TrfPlayer, TrfRoundEntry};
 
-use crate::event::{ByeKind, Cell, Event, EventError, Format, GameResult};
+use crate::event::{ByeKind, Cell, Event, EventError, Format, RecordedResult};
 use crate::tiebreak::{Colour, Standings};
 
 fn bye_code(kind: ByeKind) -> ResultCode {
@@ -22,8 +22,8 @@ fn bye_code(kind: ByeKind) -> ResultCode {
 }
 
 /// The TRF result code of one game for the player with `colour` in it.
-fn game_code(result: GameResult, white_side: bool) -> ResultCode {
-    use GameResult as G;
+fn game_code(result: RecordedResult, white_side: bool) -> ResultCode {
+    use RecordedResult as G;
     match (result, white_side) {
         (G::Pending, _) => ResultCode::ZeroBye,
         (G::WhiteWins, true) | (G::BlackWins, false) => ResultCode::Win,
@@ -121,7 +121,7 @@ pub fn trf(event: &Event) -> String {
                                 ByeKind::Pab => ResultCode::ZeroBye,
                                 _ => bye_code(kind),
                             };
-                            rounds.push(Some(TEntry {
+                            rounds.push(Some(TrfRoundEntry {
                                 opponent: None,
                                 colour: None,
                                 result,
@@ -139,7 +139,7 @@ pub fn trf(event: &Event) -> String {
                             } else {
                                 Colour::Black
                             };
-                            rounds.push(Some(TEntry {
+                            rounds.push(Some(TrfRoundEntry {
                                 opponent: Some(opponent),
                                 colour: Some(colour),
                                 result: game_code(game.result, white_side),
@@ -238,7 +238,7 @@ pub fn pgn(event: &Event) -> String {
                     }
                     let _ = writeln!(out, "[FlagfallTimeControl \"{}\"]", pgn_escape(tc));
                 }
-                let forfeit = !game.result.is_played() && game.result != GameResult::Pending;
+                let forfeit = !game.result.is_played() && game.result != RecordedResult::Pending;
                 if forfeit {
                     let _ = writeln!(out, "[Termination \"forfeit\"]");
                 }
@@ -250,7 +250,7 @@ pub fn pgn(event: &Event) -> String {
                     Some(m) if !m.trim().is_empty() => {
                         let _ = writeln!(out, "{} {}", m.trim(), game.result.pgn());
                     }
-                    _ if game.result == GameResult::DoubleForfeit => {
+                    _ if game.result == RecordedResult::DoubleForfeit => {
                         let _ = writeln!(out, "{{double forfeit: neither player played}} *");
                     }
                     _ if forfeit => {
@@ -366,7 +366,7 @@ fn cell_text(event: &Event, id: u32, round: u32) -> String {
             for (g, game) in board.games.iter().enumerate() {
                 let (w, _) = board.players_of_game(g);
                 let c = match game_code(game.result, w == id) {
-                    _ if game.result == GameResult::Pending => '*',
+                    _ if game.result == RecordedResult::Pending => '*',
                     ResultCode::Win => '1',
                     ResultCode::Loss => '0',
                     ResultCode::Draw => '=',

@@ -7,7 +7,8 @@
 use std::collections::HashMap;
 
 use flagfall_events::event::{
-    ByeKind, Cell, Event, EventError, Format, GameResult, ManualPairing, NewPlayer, RequestedBye,
+    ByeKind, Cell, Event, EventError, Format, ManualPairing, NewPlayer, RecordedResult,
+    RequestedBye,
 };
 use flagfall_events::export;
 use proptest::prelude::*;
@@ -21,12 +22,12 @@ fn player(i: u32) -> NewPlayer {
     }
 }
 
-fn result_from(k: u8) -> GameResult {
+fn result_from(k: u8) -> RecordedResult {
     match k % 8 {
-        0..=2 => GameResult::WhiteWins,
-        3..=4 => GameResult::BlackWins,
-        5..=6 => GameResult::Draw,
-        _ => GameResult::WhiteWinsByForfeit,
+        0..=2 => RecordedResult::WhiteWins,
+        3..=4 => RecordedResult::BlackWins,
+        5..=6 => RecordedResult::Draw,
+        _ => RecordedResult::WhiteWinsByForfeit,
     }
 }
 
@@ -38,7 +39,7 @@ fn play_round(event: &mut Event, round: u32, rng: &mut impl Iterator<Item = u8>)
         .collect();
     let g = event.format.games_per_round() as usize;
     for b in boards {
-        let results: Vec<GameResult> = (0..g)
+        let results: Vec<RecordedResult> = (0..g)
             .map(|_| result_from(rng.next().unwrap_or(0)))
             .collect();
         event.set_result(round, b, &results).unwrap();
@@ -178,25 +179,33 @@ fn corrections_change_standings_and_results_need_the_right_count() {
     let b = &e.round_list[0].boards[0];
     assert_eq!((b.white, b.black), (1, 3));
     assert!(matches!(
-        e.set_result(1, 1, &[GameResult::WhiteWins]),
+        e.set_result(1, 1, &[RecordedResult::WhiteWins]),
         Err(EventError::ResultCount {
             expected: 2,
             given: 1,
             ..
         })
     ));
-    e.set_result(1, 1, &[GameResult::WhiteWins, GameResult::BlackWins])
-        .unwrap();
+    e.set_result(
+        1,
+        1,
+        &[RecordedResult::WhiteWins, RecordedResult::BlackWins],
+    )
+    .unwrap();
     assert_eq!(e.score_after(1, 1), 4, "2-0 is four half points");
     assert!(matches!(
         e.pair_next(),
         Err(EventError::RoundIncomplete { round: 1, .. })
     ));
-    e.set_result(1, 2, &[GameResult::Draw, GameResult::Draw])
+    e.set_result(1, 2, &[RecordedResult::Draw, RecordedResult::Draw])
         .unwrap();
     // Correction: game 2 of board 1 was won by 3 (White in game 2).
-    e.set_result(1, 1, &[GameResult::WhiteWins, GameResult::WhiteWins])
-        .unwrap();
+    e.set_result(
+        1,
+        1,
+        &[RecordedResult::WhiteWins, RecordedResult::WhiteWins],
+    )
+    .unwrap();
     assert_eq!(e.score_after(1, 1), 2);
     assert_eq!(e.score_after(3, 1), 2);
     let st = e.standings(None, Some("BH")).unwrap();
@@ -246,7 +255,7 @@ fn bad_values_are_named() {
     );
     assert!(
         "2-0"
-            .parse::<GameResult>()
+            .parse::<RecordedResult>()
             .unwrap_err()
             .to_string()
             .starts_with("result \"2-0\" is not valid")
@@ -306,9 +315,10 @@ fn pgn_marks_forfeits_and_paper_games_have_only_a_result() {
         e.add_player(player(i)).unwrap();
     }
     e.pair_next().unwrap();
-    e.set_result(1, 1, &[GameResult::WhiteWinsByForfeit])
+    e.set_result(1, 1, &[RecordedResult::WhiteWinsByForfeit])
         .unwrap();
-    e.set_result(1, 2, &[GameResult::DoubleForfeit]).unwrap();
+    e.set_result(1, 2, &[RecordedResult::DoubleForfeit])
+        .unwrap();
     let pgn = export::pgn(&e);
     assert!(pgn.contains("[Event \"P \\\"quoted\\\"\"]"), "{pgn}");
     assert!(
@@ -321,7 +331,7 @@ fn pgn_marks_forfeits_and_paper_games_have_only_a_result() {
         "{pgn}"
     );
     // A played game with no moves recorded: headers, blank line, result.
-    e.set_result(1, 1, &[GameResult::Draw]).unwrap();
+    e.set_result(1, 1, &[RecordedResult::Draw]).unwrap();
     let pgn = export::pgn(&e);
     assert!(pgn.contains("[BlackElo \"2449\"]\n\n1/2-1/2\n"), "{pgn}");
     // Online games carry their moves.
@@ -433,7 +443,7 @@ fn round_robin_withdrawal_forfeits_every_remaining_game() {
                 .map(|b| b.number)
                 .collect();
             for b in boards {
-                let draws = vec![GameResult::Draw; games as usize];
+                let draws = vec![RecordedResult::Draw; games as usize];
                 e.set_result(round, b, &draws).unwrap();
             }
         }
@@ -485,8 +495,12 @@ fn pab_points_set_by_the_regulations() {
     assert_eq!(e.round_points(pab, 1), 3);
     let boards: Vec<u32> = e.round_list[0].boards.iter().map(|b| b.number).collect();
     for b in boards {
-        e.set_result(1, b, &[GameResult::WhiteWins, GameResult::WhiteWins])
-            .unwrap();
+        e.set_result(
+            1,
+            b,
+            &[RecordedResult::WhiteWins, RecordedResult::WhiteWins],
+        )
+        .unwrap();
     }
     let st = e.standings(None, Some("WIN")).unwrap();
     let row = st

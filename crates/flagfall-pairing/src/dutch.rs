@@ -318,7 +318,7 @@ impl DutchInput {
 fn record_from_entry(
     number: u32,
     round: u32,
-    e: crate::trf::RoundEntry,
+    e: crate::trf::TrfRoundEntry,
     numbers: &HashSet<u32>,
 ) -> Result<RoundRecord, PairingError> {
     let bad = |m: String| PairingError::InvalidInput(m);

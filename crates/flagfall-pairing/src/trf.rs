@@ -194,7 +194,7 @@ impl ResultCode {
 
 /// One round block of a player record.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub struct RoundEntry {
+pub struct TrfRoundEntry {
     /// The scheduled opponent's starting rank; `None` for `0000` (bye, absent).
     pub opponent: Option<u32>,
     /// The colour; `None` for `-` or blank.
@@ -227,13 +227,13 @@ pub struct TrfPlayer {
     /// Rank (columns 86-89), if given.
     pub rank: Option<u32>,
     /// Round blocks, index 0 = round 1; `None` where the block is blank.
-    pub rounds: Vec<Option<RoundEntry>>,
+    pub rounds: Vec<Option<TrfRoundEntry>>,
 }
 
 impl TrfPlayer {
     /// The entry for round `round` (1-based), if any.
     #[must_use]
-    pub fn round(&self, round: u32) -> Option<&RoundEntry> {
+    pub fn round(&self, round: u32) -> Option<&TrfRoundEntry> {
         let index = usize::try_from(round.checked_sub(1)?).ok()?;
         self.rounds.get(index).and_then(Option::as_ref)
     }
@@ -426,7 +426,7 @@ fn parse_player(cols: &Columns) -> Result<TrfPlayer, TrfError> {
     })
 }
 
-fn parse_round(cols: &Columns, start: usize, round: usize) -> Result<RoundEntry, TrfError> {
+fn parse_round(cols: &Columns, start: usize, round: usize) -> Result<TrfRoundEntry, TrfError> {
     let line = cols.line;
     let opp_raw = cols.field(start, start + 3);
     let opp_text = opp_raw.trim();
@@ -524,7 +524,7 @@ fn parse_round(cols: &Columns, start: usize, round: usize) -> Result<RoundEntry,
         }
         _ => {}
     }
-    Ok(RoundEntry {
+    Ok(TrfRoundEntry {
         opponent,
         colour,
         result,

@@ -1,7 +1,7 @@
 //! Derived per-round facts shared by every tiebreak: what kind of round each entry is, scores,
 //! and the FIDE C.07 art. 16 views of unplayed rounds.
 
-use super::crosstable::{ByeKind, Colour, Crosstable, Game, GameOutcome, RoundEntry};
+use super::crosstable::{ByeKind, Colour, Crosstable, CrosstableGame, GameOutcome, RoundEntry};
 use super::{Edition, Options};
 
 /// What a round was for one player, after folding matches and byes (FIDE C.07 art. 15.1, 16.1).
@@ -47,7 +47,7 @@ pub(crate) struct RoundInfo<'a> {
     /// Points scored this round, in half-points.
     pub points: u32,
     pub opponent: Option<usize>,
-    pub games: &'a [Game],
+    pub games: &'a [CrosstableGame],
 }
 
 /// Everything the tiebreaks derive from a validated crosstable.

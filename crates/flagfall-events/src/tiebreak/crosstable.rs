@@ -120,7 +120,7 @@ impl GameOutcome {
 
 /// One game of a round.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
-pub struct Game {
+pub struct CrosstableGame {
     /// This player's colour (for a forfeit: the colour scheduled by the pairing).
     pub colour: Colour,
     /// The outcome for this player.
@@ -156,7 +156,7 @@ pub enum RoundEntry {
         /// Index of the opponent in [`Crosstable::players`].
         opponent: usize,
         /// The games of this round, at least one.
-        games: Vec<Game>,
+        games: Vec<CrosstableGame>,
     },
     /// No opponent this round.
     Bye(ByeKind),
@@ -167,7 +167,7 @@ impl RoundEntry {
     pub fn played(opponent: usize, colour: Colour, outcome: GameOutcome) -> RoundEntry {
         RoundEntry::Paired {
             opponent,
-            games: vec![Game { colour, outcome }],
+            games: vec![CrosstableGame { colour, outcome }],
         }
     }
 

@@ -78,7 +78,7 @@ mod value;
 
 pub use crate::format::{Format, MAX_ROUNDS};
 pub use crosstable::{
-    ByeKind, Colour, Crosstable, CrosstableError, Game, GameOutcome, HalfPoints,
+    ByeKind, Colour, Crosstable, CrosstableError, CrosstableGame, GameOutcome, HalfPoints,
     MAX_GAMES_PER_ROUND, PlayerInfo, RoundEntry,
 };
 pub use value::Value;
