@@ -344,11 +344,19 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
                 bail!("no players to add");
             }
             let count = new_players.len();
+            let mut numbers = Vec::with_capacity(count);
             for (i, p) in new_players.into_iter().enumerate() {
                 let shown = p.name.clone();
-                event
+                let id = event
                     .add_player(p)
                     .with_context(|| format!("player #{} ({shown:?})", i + 1))?;
+                // Those already added from `id` on moved down one number.
+                for (_, earlier) in &mut numbers {
+                    if *earlier >= id {
+                        *earlier += 1;
+                    }
+                }
+                numbers.push((shown, id));
             }
             save(&file, &event)?;
             println!(
@@ -361,6 +369,11 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
                     if count == 1 { "y joins" } else { "ies join" },
                     event.rounds_paired() + 1
                 );
+                // Pairing numbers follow the ranking (FIDE C.04.2): a late entrant rated
+                // above others takes its place and they move down one number.
+                for (name, id) in numbers {
+                    println!("{name}: pairing number {id}");
+                }
             }
         }
         EventCommand::Withdraw {

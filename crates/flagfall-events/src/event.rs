@@ -628,10 +628,14 @@ impl Event {
             .ok_or(EventError::UnknownPlayer(id))
     }
 
-    /// Add a player. Before round 1 is paired, pairing numbers follow rating order
-    /// (highest first, unrated last, then the order of entry; FIDE C.04.2 initial order,
-    /// US Chess 28: ranking by rating); after that a late entry gets the next number and
-    /// joins from the next round (the rounds missed are absences, scoring nothing).
+    /// Add a player and return the pairing number it gets. Pairing numbers follow rating
+    /// order (highest first, unrated last, then the order of entry; FIDE C.04.2 initial
+    /// order, US Chess 29B/29C: ranking by rating). A late entry (after round 1 is paired,
+    /// Swiss formats only) joins from the next round (the rounds missed are absences,
+    /// scoring nothing; US Chess 28K) and takes the place its rating gives it: the players
+    /// below it move down one number, in the rounds already paired too (FIDE C.04.2: pairing
+    /// numbers are re-assigned by the initial ranking when late entrants join; for the US
+    /// Swiss the same order, see docs/events.md).
     pub fn add_player(&mut self, new: NewPlayer) -> Result<u32, EventError> {
         let name = check_name(&new.name, "player name")?;
         if self.players.len() >= MAX_PLAYERS {
@@ -668,8 +672,15 @@ impl Event {
         if started && next_round > self.rounds {
             return Err(EventError::EventOver(self.rounds));
         }
+        // Its place in the ranking: after everyone rated at least as high (unrated = 0).
+        let rating = new.rating.unwrap_or(0);
+        let place = self
+            .players
+            .iter()
+            .position(|p| p.rating.unwrap_or(0) < rating)
+            .unwrap_or(self.players.len());
         let player = Player {
-            id: self.players.len() as u32 + 1,
+            id: place as u32 + 1,
             name,
             rating: new.rating,
             federation: new.federation.map(|f| f.to_ascii_uppercase()),
@@ -678,23 +689,29 @@ impl Event {
             withdrawn_from: None,
             byes: BTreeMap::new(),
         };
-        let id = player.id;
-        self.players.push(player);
-        if !started {
-            // Before round 1: rating order (descending, unrated last, then entry order).
-            self.players.sort_by(|a, b| {
-                b.rating
-                    .unwrap_or(0)
-                    .cmp(&a.rating.unwrap_or(0))
-                    .then(a.id.cmp(&b.id))
-            });
-            let pos = self.players.iter().position(|p| p.id == id).unwrap_or(0);
-            for (i, p) in self.players.iter_mut().enumerate() {
-                p.id = i as u32 + 1;
+        self.players.insert(place, player);
+        self.renumber_from(place);
+        Ok(place as u32 + 1)
+    }
+
+    /// Give every player from list position `place` on the pairing number of its position,
+    /// after a player was inserted there: each moves down one number, in the player list
+    /// and in every round already paired (boards and byes).
+    fn renumber_from(&mut self, place: usize) {
+        let inserted = place as u32 + 1;
+        let moved = |id: u32| if id >= inserted { id + 1 } else { id };
+        for round in &mut self.round_list {
+            for board in &mut round.boards {
+                board.white = moved(board.white);
+                board.black = moved(board.black);
             }
-            return Ok(pos as u32 + 1);
+            for bye in &mut round.byes {
+                bye.player = moved(bye.player);
+            }
         }
-        Ok(id)
+        for (i, p) in self.players.iter_mut().enumerate().skip(place) {
+            p.id = i as u32 + 1;
+        }
     }
 
     /// Withdraw a player from round `from` on (default: the next round to be paired).

@@ -105,7 +105,10 @@ proptest! {
         for round in 1..=rounds {
             if round == 2 {
                 for j in 0..late {
-                    e.add_player(player(100 + j)).unwrap();
+                    // The first late entrant is rated above the field: it takes number 1.
+                    let new = if j == 0 { rated("Strong late", 2600) } else { player(100 + j) };
+                    let id = e.add_player(new).unwrap();
+                    prop_assert_eq!(id == 1, j == 0);
                 }
             }
             if round == 3 {
@@ -592,4 +595,122 @@ fn pab_points_bad_values_are_named() {
     let mut dutch = Event::new("D", Format::Swiss, Some(5)).unwrap();
     let err = dutch.set_pab_points("0.5").unwrap_err();
     assert!(err.to_string().contains("worth a win (C.04.1 c)"), "{err}");
+}
+
+/// The boards of a round as (White, Black) pairing numbers.
+fn pairs(event: &Event, round: u32) -> Vec<(u32, u32)> {
+    event.round_list[round as usize - 1]
+        .boards
+        .iter()
+        .map(|b| (b.white, b.black))
+        .collect()
+}
+
+fn rated(name: &str, rating: u32) -> NewPlayer {
+    NewPlayer {
+        name: name.to_string(),
+        rating: Some(rating),
+        federation: None,
+        fide_id: None,
+    }
+}
+
+/// Eight players rated 2000 down to 1300, round 1 paired and won by the top half.
+fn eight_after_round_one(format: Format) -> Event {
+    let mut e = Event::new("Late", format, Some(5)).unwrap();
+    for i in 0..8 {
+        e.add_player(rated(&format!("P{}", i + 1), 2000 - 100 * i))
+            .unwrap();
+    }
+    e.pair_next().unwrap();
+    let g = format.games_per_round() as usize;
+    let boards: Vec<(u32, u32, u32)> = e.round_list[0]
+        .boards
+        .iter()
+        .map(|b| (b.number, b.white, b.black))
+        .collect();
+    for (number, white, black) in boards {
+        // The better-rated (lower number) player wins every game of the board.
+        let results: Vec<RecordedResult> = (0..g)
+            .map(|game| {
+                let white_of_game = if game % 2 == 0 { white } else { black };
+                if white_of_game == white.min(black) {
+                    RecordedResult::WhiteWins
+                } else {
+                    RecordedResult::BlackWins
+                }
+            })
+            .collect();
+        e.set_result(1, number, &results).unwrap();
+    }
+    e
+}
+
+#[test]
+fn a_late_entrant_rated_above_the_field_gets_pairing_number_one_in_the_dutch() {
+    let mut e = eight_after_round_one(Format::Swiss);
+    assert_eq!(pairs(&e, 1), vec![(1, 5), (6, 2), (3, 7), (8, 4)]);
+    // FIDE C.04.2: pairing numbers are re-assigned by the initial ranking.
+    let id = e.add_player(rated("Late", 2400)).unwrap();
+    assert_eq!(id, 1);
+    assert_eq!(e.players[0].name, "Late");
+    assert_eq!(e.players[0].joined_round, 2);
+    let numbers: Vec<(u32, &str)> = e.players.iter().map(|p| (p.id, p.name.as_str())).collect();
+    assert_eq!(numbers[1], (2, "P1"));
+    assert_eq!(numbers[8], (9, "P8"));
+    // Round 1 as played, in the new numbers; the late entrant was absent.
+    assert_eq!(pairs(&e, 1), vec![(2, 6), (7, 3), (4, 8), (9, 5)]);
+    assert_eq!(e.cell(1, 1), Cell::Bye(ByeKind::Absent));
+    assert_eq!(e.score_after(2, 1), 2);
+    e.validate().unwrap();
+    // Round 2. 1 point: 2, 3, 4, 5; 2 and 4 both had White, so the Dutch transposes
+    // (2-5, 3-4) to give every colour preference. 0 points: the late entrant, ranked first
+    // there, then 6, 7, 8, 9; 8 takes the bye, so that 6 and 9 both get their colours.
+    e.pair_next().unwrap();
+    assert_eq!(pairs(&e, 2), vec![(5, 2), (3, 4), (1, 7), (6, 9)]);
+    let byes = &e.round_list[1].byes;
+    assert_eq!(byes.len(), 1);
+    assert_eq!((byes[0].player, byes[0].kind), (8, ByeKind::Pab));
+    // The TRF carries the new numbers: the late entrant is 001, absent in round 1.
+    let trf = export::trf(&e);
+    let first = trf.lines().find(|l| l.starts_with("001    1")).unwrap();
+    assert!(first.contains("Late"), "{first}");
+    assert!(first.contains("0000 - -"), "{first}");
+    let second = trf.lines().find(|l| l.starts_with("001    2")).unwrap();
+    assert!(
+        second.contains("P1") && second.contains("   6 w 1"),
+        "{second}"
+    );
+}
+
+#[test]
+fn late_entrants_take_their_rating_place_in_every_swiss_format() {
+    for format in [Format::Swiss, Format::DoubleSwiss, Format::UsSwiss] {
+        let mut e = eight_after_round_one(format);
+        let before = pairs(&e, 1);
+        // Rated between P3 (1800) and P4 (1700): number 4; equal to P5 (1600): after it.
+        assert_eq!(e.add_player(rated("Mid", 1750)).unwrap(), 4, "{format}");
+        assert_eq!(e.add_player(rated("Tie", 1600)).unwrap(), 7, "{format}");
+        assert_eq!(e.add_player(rated("Unrated", 0)).unwrap(), 11, "{format}");
+        let moved = |id: u32| match id {
+            1..=3 => id,
+            4..=5 => id + 1,
+            _ => id + 2,
+        };
+        let expected: Vec<(u32, u32)> = before.iter().map(|&(w, b)| (moved(w), moved(b))).collect();
+        assert_eq!(pairs(&e, 1), expected, "{format}");
+        e.validate().unwrap();
+        e.pair_next().unwrap();
+        check_round(&e, 2);
+        no_rematches(&e);
+        // The bye goes to a low-ranked player of the 0-point group (rated 1400 or less,
+        // or unrated), never to the late entrants rated 1750 and 1600 (4 and 7), who would
+        // have been 9 and 10 by entry order.
+        let bye = e.round_list[1]
+            .byes
+            .iter()
+            .find(|b| b.kind == ByeKind::Pab)
+            .map(|b| b.player);
+        assert!(bye >= Some(9), "{format}: bye {bye:?}");
+    }
 }

@@ -523,3 +523,34 @@ fn pab_points_from_the_command_line() {
         serde_json::from_str(&std::fs::read_to_string(&file).unwrap()).unwrap();
     assert_eq!(again, saved);
 }
+
+#[test]
+fn a_strong_late_entrant_takes_pairing_number_one() {
+    let dir = temp_dir("late");
+    let file = dir.join("e.json");
+    let f = file.to_str().unwrap();
+    ok(&[
+        "event", "new", f, "--name", "Late", "--format", "swiss", "--rounds", "3",
+    ]);
+    for (name, rating) in [("A", "2000"), ("B", "1900"), ("C", "1800"), ("D", "1700")] {
+        ok(&["event", "add-player", f, "--name", name, "--rating", rating]);
+    }
+    let out = ok(&["event", "pair", f]);
+    assert!(out.contains("1 A (0) -   3 C (0)"), "{out}");
+    ok_stdin(&["event", "results", f, "1"], "1 1-0\n2 0-1\n");
+    // FIDE C.04.2: the late entrant takes the number its rating gives it.
+    let out = ok(&["event", "add-player", f, "--name", "Z", "--rating", "2400"]);
+    assert!(out.contains("Z: pairing number 1"), "{out}");
+    // Round 1 as played, in the new numbers (A is now 2, C 4).
+    let out = ok(&["event", "show", f, "--round", "1"]);
+    assert!(out.contains("2 A (0) -   4 C (0)"), "{out}");
+    let trf = ok(&["event", "export", f, "--as", "trf"]);
+    let z = trf.lines().find(|l| l.starts_with("001    1")).unwrap();
+    assert!(z.contains('Z'), "{z}");
+    // Round 2: Z (0 points) ranks first of its group; D, now the lowest, has the bye
+    // (with Z numbered 5, Z had it).
+    let out = ok(&["event", "pair", f]);
+    assert!(out.contains("4 C (0) -   1 Z (0)"), "{out}");
+    assert!(out.contains("5 D: pairing-allocated bye"), "{out}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
