@@ -14,7 +14,6 @@
 
 use std::collections::{BTreeMap, HashSet};
 use std::fmt;
-use std::str::FromStr;
 
 use flagfall_core::ruleset::{Ruleset, TimeControlJudgement};
 use flagfall_core::timecontrol::TimeControl;
@@ -26,6 +25,7 @@ use serde::{Deserialize, Serialize};
 use thiserror::Error;
 
 pub use crate::format::{Format, MAX_ROUNDS};
+use crate::spelling::{Spelled, spelled};
 pub use crate::tiebreak::ByeKind;
 use crate::tiebreak::{
     self, Colour, Crosstable, CrosstableGame, GameOutcome, HalfPoints, PlayerInfo, RoundEntry,
@@ -53,23 +53,28 @@ pub enum RequestedBye {
     Zero,
 }
 
-impl FromStr for RequestedBye {
-    type Err = EventError;
-    fn from_str(s: &str) -> Result<Self, Self::Err> {
-        Ok(match s.trim().to_ascii_lowercase().as_str() {
-            "full" | "1" => RequestedBye::Full,
-            "half" | "0.5" | "1/2" => RequestedBye::Half,
-            "zero" | "0" => RequestedBye::Zero,
-            _ => {
-                return Err(EventError::BadValue {
-                    what: "bye kind",
-                    value: s.to_string(),
-                    expected: "full, half or zero",
-                });
-            }
-        })
+impl Spelled for RequestedBye {
+    const ALL: &'static [RequestedBye] =
+        &[RequestedBye::Full, RequestedBye::Half, RequestedBye::Zero];
+    const WHAT: &'static str = "bye kind";
+    const EXPECTED: &'static str = "full, half or zero";
+    fn spellings(self) -> &'static [&'static str] {
+        match self {
+            RequestedBye::Full => &["full", "1"],
+            RequestedBye::Half => &["half", "0.5", "1/2"],
+            RequestedBye::Zero => &["zero", "0"],
+        }
+    }
+    fn help(self) -> &'static str {
+        match self {
+            RequestedBye::Full => "worth a win",
+            RequestedBye::Half => "worth a draw",
+            RequestedBye::Zero => "worth nothing",
+        }
     }
 }
+
+spelled!(RequestedBye);
 
 impl From<RequestedBye> for ByeKind {
     fn from(kind: RequestedBye) -> ByeKind {
@@ -141,17 +146,9 @@ impl RecordedResult {
         }
     }
 
-    /// The short form accepted by [`FromStr`] and printed in listings.
+    /// The short form accepted by [`FromStr`](std::str::FromStr) and printed in listings.
     pub fn short(self) -> &'static str {
-        match self {
-            RecordedResult::Pending => "*",
-            RecordedResult::WhiteWins => "1-0",
-            RecordedResult::Draw => "1/2",
-            RecordedResult::BlackWins => "0-1",
-            RecordedResult::WhiteWinsByForfeit => "+-",
-            RecordedResult::BlackWinsByForfeit => "-+",
-            RecordedResult::DoubleForfeit => "--",
-        }
+        self.spellings()[0]
     }
 
     /// White's outcome in crosstable terms (`None` while pending).
@@ -176,27 +173,43 @@ impl RecordedResult {
     }
 }
 
-impl FromStr for RecordedResult {
-    type Err = EventError;
-    fn from_str(s: &str) -> Result<Self, Self::Err> {
-        Ok(match s.trim() {
-            "1-0" | "1:0" => RecordedResult::WhiteWins,
-            "0-1" | "0:1" => RecordedResult::BlackWins,
-            "1/2" | "=" | "1/2-1/2" | "½-½" | "0.5-0.5" => RecordedResult::Draw,
-            "+-" | "+/-" | "1-0f" => RecordedResult::WhiteWinsByForfeit,
-            "-+" | "-/+" | "0-1f" => RecordedResult::BlackWinsByForfeit,
-            "--" | "-/-" | "0-0f" => RecordedResult::DoubleForfeit,
-            "*" => RecordedResult::Pending,
-            _ => {
-                return Err(EventError::BadValue {
-                    what: "result",
-                    value: s.to_string(),
-                    expected: "1-0, 0-1, 1/2, +- (White wins by forfeit), -+ (Black wins by forfeit), -- (double forfeit) or * (not in yet)",
-                });
-            }
-        })
+impl Spelled for RecordedResult {
+    const ALL: &'static [RecordedResult] = &[
+        RecordedResult::WhiteWins,
+        RecordedResult::BlackWins,
+        RecordedResult::Draw,
+        RecordedResult::WhiteWinsByForfeit,
+        RecordedResult::BlackWinsByForfeit,
+        RecordedResult::DoubleForfeit,
+        RecordedResult::Pending,
+    ];
+    const WHAT: &'static str = "result";
+    const EXPECTED: &'static str = "1-0, 0-1, 1/2, +- (White wins by forfeit), -+ (Black wins by forfeit), -- (double forfeit) or * (not in yet)";
+    fn spellings(self) -> &'static [&'static str] {
+        match self {
+            RecordedResult::Pending => &["*"],
+            RecordedResult::WhiteWins => &["1-0", "1:0"],
+            RecordedResult::Draw => &["1/2", "=", "1/2-1/2", "½-½", "0.5-0.5"],
+            RecordedResult::BlackWins => &["0-1", "0:1"],
+            RecordedResult::WhiteWinsByForfeit => &["+-", "+/-", "1-0f"],
+            RecordedResult::BlackWinsByForfeit => &["-+", "-/+", "0-1f"],
+            RecordedResult::DoubleForfeit => &["--", "-/-", "0-0f"],
+        }
+    }
+    fn help(self) -> &'static str {
+        match self {
+            RecordedResult::Pending => "not in yet",
+            RecordedResult::WhiteWins => "White wins",
+            RecordedResult::Draw => "draw",
+            RecordedResult::BlackWins => "Black wins",
+            RecordedResult::WhiteWinsByForfeit => "White wins by forfeit",
+            RecordedResult::BlackWinsByForfeit => "Black wins by forfeit",
+            RecordedResult::DoubleForfeit => "double forfeit",
+        }
     }
 }
+
+spelled!(RecordedResult);
 
 /// One game of a pairing.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]

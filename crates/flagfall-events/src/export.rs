@@ -8,6 +8,7 @@ use flagfall_core::timecontrol::{Delay, TimeControl};
 use flagfall_pairing::trf::{HeaderLine, ResultCode, Trf, TrfPlayer, TrfRoundEntry};
 
 use crate::event::{ByeKind, Cell, Event, EventError, Format, RecordedResult};
+use crate::spelling::Spelled as _;
 use crate::tiebreak::{Colour, Standings};
 
 fn bye_code(kind: ByeKind) -> ResultCode {
@@ -429,6 +430,55 @@ pub fn crosstable_text(event: &Event) -> Result<String, EventError> {
             out,
             " {:>5}",
             Event::score_text(event.score_after(p.id, rounds))
+        );
+    }
+    Ok(out)
+}
+
+/// A round's pairings and results as printed after pairing (`event pair`, `event show`):
+/// a title line, then one line per board (number, White with score before the round,
+/// Black likewise, the results so far) and one per player without an opponent.
+pub fn round_text(event: &Event, round: u32) -> Result<String, EventError> {
+    let r = event
+        .round_list
+        .get((round as usize).wrapping_sub(1))
+        .ok_or(EventError::UnknownRound {
+            round,
+            paired: event.rounds_paired(),
+        })?;
+    let mut out = format!(
+        "Round {round} of {}{}\n",
+        event.rounds,
+        if r.manual {
+            " (changed by the director)"
+        } else {
+            ""
+        }
+    );
+    let name = |id: u32| event.player(id).map_or("?", |p| p.name.as_str());
+    let pts = |id: u32| Event::score_text(event.score_after(id, round - 1));
+    for b in &r.boards {
+        let results: Vec<&str> = b.games.iter().map(|g| g.result.short()).collect();
+        let _ = writeln!(
+            out,
+            "{:>3}. {:>3} {} ({}) - {:>3} {} ({})   {}",
+            b.number,
+            b.white,
+            name(b.white),
+            pts(b.white),
+            b.black,
+            name(b.black),
+            pts(b.black),
+            results.join(" ")
+        );
+    }
+    for bye in &r.byes {
+        let _ = writeln!(
+            out,
+            "     {:>3} {}: {}",
+            bye.player,
+            name(bye.player),
+            bye.kind.help()
         );
     }
     Ok(out)

@@ -3,11 +3,10 @@
 //! whether it is a round robin ([`Format::is_round_robin`]).
 
 use std::fmt;
-use std::str::FromStr;
 
 use serde::{Deserialize, Serialize};
 
-use crate::event::EventError;
+use crate::spelling::{Spelled, spelled};
 
 /// Most rounds an event (and so a crosstable) may hold.
 pub const MAX_ROUNDS: u32 = 200;
@@ -22,27 +21,20 @@ pub const MAX_ROUNDS: u32 = 200;
 /// forfeits (C.07 15.2), it is ignored by BH, SB, KS, DE and REP.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
-#[cfg_attr(feature = "clap", derive(clap::ValueEnum))]
 pub enum Format {
     /// Single round robin, FIDE Berger tables (C.05 Annex 1).
-    #[cfg_attr(feature = "clap", value(alias = "rr"))]
     RoundRobin,
     /// Double round robin: the Berger table twice, second cycle colours reversed.
-    #[cfg_attr(feature = "clap", value(alias = "drr"))]
     DoubleRoundRobin,
     /// Round robin of two-game matches: the Berger table once, every pairing plays two
     /// games in the same round with colours reversed (the blitz habit of playing both
     /// games of a double round robin back to back).
-    #[cfg_attr(feature = "clap", value(alias = "rr-matches"))]
     RoundRobinMatches,
     /// Swiss by the FIDE Dutch system (C.04.3).
-    #[cfg_attr(feature = "clap", value(alias = "dutch"))]
     Swiss,
     /// FIDE Double Swiss (C.04.5): every pairing is a two-game match.
-    #[cfg_attr(feature = "clap", value(alias = "ds"))]
     DoubleSwiss,
     /// US Chess Swiss (US Chess rules 27–29).
-    #[cfg_attr(feature = "clap", value(alias = "uscf"))]
     UsSwiss,
 }
 
@@ -72,14 +64,7 @@ impl Format {
 
     /// The name used on the command line and in files.
     pub fn name(self) -> &'static str {
-        match self {
-            Format::RoundRobin => "round-robin",
-            Format::DoubleRoundRobin => "double-round-robin",
-            Format::RoundRobinMatches => "round-robin-matches",
-            Format::Swiss => "swiss",
-            Format::DoubleSwiss => "double-swiss",
-            Format::UsSwiss => "us-swiss",
-        }
+        self.spellings()[0]
     }
 
     /// Default tiebreak order, until the director sets one (**interpretation**: a
@@ -103,23 +88,37 @@ impl fmt::Display for Format {
     }
 }
 
-impl FromStr for Format {
-    type Err = EventError;
-    fn from_str(s: &str) -> Result<Self, Self::Err> {
-        Ok(match s.trim().to_ascii_lowercase().as_str() {
-            "rr" | "round-robin" => Format::RoundRobin,
-            "drr" | "double-round-robin" => Format::DoubleRoundRobin,
-            "rr-matches" | "round-robin-matches" => Format::RoundRobinMatches,
-            "swiss" | "dutch" => Format::Swiss,
-            "double-swiss" | "ds" => Format::DoubleSwiss,
-            "us-swiss" | "uscf" => Format::UsSwiss,
-            _ => {
-                return Err(EventError::BadValue {
-                    what: "format",
-                    value: s.to_string(),
-                    expected: "round-robin (rr), double-round-robin (drr), round-robin-matches (rr-matches), swiss, double-swiss, us-swiss",
-                });
-            }
-        })
+impl Spelled for Format {
+    const ALL: &'static [Format] = &[
+        Format::RoundRobin,
+        Format::DoubleRoundRobin,
+        Format::RoundRobinMatches,
+        Format::Swiss,
+        Format::DoubleSwiss,
+        Format::UsSwiss,
+    ];
+    const WHAT: &'static str = "format";
+    const EXPECTED: &'static str = "round-robin (rr), double-round-robin (drr), round-robin-matches (rr-matches), swiss, double-swiss, us-swiss";
+    fn spellings(self) -> &'static [&'static str] {
+        match self {
+            Format::RoundRobin => &["round-robin", "rr"],
+            Format::DoubleRoundRobin => &["double-round-robin", "drr"],
+            Format::RoundRobinMatches => &["round-robin-matches", "rr-matches"],
+            Format::Swiss => &["swiss", "dutch"],
+            Format::DoubleSwiss => &["double-swiss", "ds"],
+            Format::UsSwiss => &["us-swiss", "uscf"],
+        }
+    }
+    fn help(self) -> &'static str {
+        match self {
+            Format::RoundRobin => "FIDE Berger tables",
+            Format::DoubleRoundRobin => "the Berger table twice, colours reversed",
+            Format::RoundRobinMatches => "the Berger table once, two-game matches",
+            Format::Swiss => "FIDE Dutch (C.04.3)",
+            Format::DoubleSwiss => "FIDE Double Swiss (C.04.5), two-game matches",
+            Format::UsSwiss => "US Chess Swiss (rules 27-29)",
+        }
     }
 }
+
+spelled!(Format);

@@ -45,8 +45,10 @@ use thiserror::Error;
 #[cfg_attr(feature = "clap", derive(clap::ValueEnum))]
 pub enum Colour {
     /// White.
+    #[cfg_attr(feature = "clap", value(alias = "w"))]
     White,
     /// Black.
+    #[cfg_attr(feature = "clap", value(alias = "b"))]
     Black,
 }
 

@@ -25,6 +25,7 @@ use serde::{Deserialize, Serialize};
 use thiserror::Error;
 
 use crate::format::{Format, MAX_ROUNDS};
+use crate::spelling::{Spelled, spelled};
 
 /// A score in half-points: `HalfPoints(3)` is 1½ points.
 #[derive(
@@ -146,6 +147,38 @@ pub enum ByeKind {
     /// round after a withdrawal is a zero-point bye).
     Absent,
 }
+
+impl Spelled for ByeKind {
+    const ALL: &'static [ByeKind] = &[
+        ByeKind::Pab,
+        ByeKind::Full,
+        ByeKind::Half,
+        ByeKind::Zero,
+        ByeKind::Absent,
+    ];
+    const WHAT: &'static str = "bye kind";
+    const EXPECTED: &'static str = "pab, full, half, zero or absent";
+    fn spellings(self) -> &'static [&'static str] {
+        match self {
+            ByeKind::Pab => &["pab", "u"],
+            ByeKind::Full => &["full", "f"],
+            ByeKind::Half => &["half", "h"],
+            ByeKind::Zero => &["zero", "z"],
+            ByeKind::Absent => &["absent", "-"],
+        }
+    }
+    fn help(self) -> &'static str {
+        match self {
+            ByeKind::Pab => "pairing-allocated bye",
+            ByeKind::Full => "full-point bye",
+            ByeKind::Half => "half-point bye",
+            ByeKind::Zero => "zero-point bye",
+            ByeKind::Absent => "not paired",
+        }
+    }
+}
+
+spelled!(ByeKind);
 
 /// What one player did in one round.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
