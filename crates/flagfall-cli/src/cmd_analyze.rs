@@ -20,6 +20,7 @@ use std::process::ExitCode;
 use anyhow::{Context, bail};
 use flagfall_analysis::assistant::{DrawClaim, recommend_using};
 use flagfall_analysis::{Limits, Verdict, can_checkmate};
+use flagfall_pairing::trf::Colour;
 use shakmaty::{Color, Setup, fen::Fen};
 
 #[derive(clap::Args)]
@@ -27,9 +28,9 @@ pub struct Args {
     /// Position to analyse, as FEN.
     #[arg(long, conflicts_with = "batch")]
     fen: Option<String>,
-    /// The side whose mating chances are asked about: white or black.
-    #[arg(long)]
-    winner: Option<String>,
+    /// The side whose mating chances are asked about.
+    #[arg(long, value_enum, ignore_case = true)]
+    winner: Option<Colour>,
     /// Print the verdict as JSON (single query only).
     #[arg(long, conflicts_with = "batch")]
     json: bool,
@@ -49,9 +50,9 @@ pub struct Args {
         requires = "claimant"
     )]
     draw_claim: Option<ClaimArg>,
-    /// The player who claims the draw: white or black (with --draw-claim).
-    #[arg(long, requires = "draw_claim")]
-    claimant: Option<String>,
+    /// The player who claims the draw (with --draw-claim).
+    #[arg(long, value_enum, ignore_case = true, requires = "draw_claim")]
+    claimant: Option<Colour>,
     /// A directory of Syzygy tables the assistant consults (with --draw-claim); may be
     /// given more than once.
     #[arg(long = "tablebases", value_name = "DIR", requires = "draw_claim")]
@@ -98,17 +99,16 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     if let Some(kind) = args.draw_claim {
         return run_draw_claim(&args, fen, kind);
     }
-    if args.winner.is_none() {
+    let Some(side) = args.winner else {
         bail!("--fen needs --winner white|black (or --draw-claim KIND --claimant white|black)");
-    }
-    let winner_text = args.winner.as_deref().unwrap_or_default();
-    let winner = parse_winner(winner_text).with_context(|| "--winner")?;
+    };
+    let winner = color(side);
     let setup = parse_fen(fen).with_context(|| "--fen")?;
     let verdict = can_checkmate(&setup, winner, &limits);
     if args.json {
         let out = serde_json::json!({
             "fen": fen,
-            "winner": winner_text.to_ascii_lowercase(),
+            "winner": side.name(),
             "result": verdict,
         });
         println!("{}", serde_json::to_string_pretty(&out)?);
@@ -118,11 +118,23 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
+/// The command line's colour as shakmaty's.
+fn color(side: Colour) -> Color {
+    match side {
+        Colour::White => Color::White,
+        Colour::Black => Color::Black,
+    }
+}
+
+/// A batch line's colour, spelled as on the command line (`white`, `w`, any case).
 fn parse_winner(text: &str) -> anyhow::Result<Color> {
-    match text.trim().to_ascii_lowercase().as_str() {
-        "white" | "w" => Ok(Color::White),
-        "black" | "b" => Ok(Color::Black),
-        other => bail!("expected `white` or `black`, found `{other}`"),
+    let text = text.trim();
+    match <Colour as clap::ValueEnum>::from_str(text, true) {
+        Ok(side) => Ok(color(side)),
+        Err(_) => bail!(
+            "expected `white` or `black`, found `{}`",
+            text.to_ascii_lowercase()
+        ),
     }
 }
 
@@ -136,8 +148,10 @@ fn parse_fen(text: &str) -> anyhow::Result<Setup> {
 
 fn run_draw_claim(args: &Args, fen: &str, kind: ClaimArg) -> anyhow::Result<ExitCode> {
     let claim = kind.claim();
-    let claimant_text = args.claimant.as_deref().unwrap_or_default();
-    let claimant = parse_winner(claimant_text).context("--claimant")?;
+    let Some(side) = args.claimant else {
+        bail!("--draw-claim needs --claimant white|black");
+    };
+    let claimant = color(side);
     let setup = parse_fen(fen).context("--fen")?;
     let tablebase = crate::tables::open_tablebases(&args.tablebases)?;
     let tables = tablebase.as_ref().map(|tb| tb.0.as_ref() as _);
@@ -146,7 +160,7 @@ fn run_draw_claim(args: &Args, fen: &str, kind: ClaimArg) -> anyhow::Result<Exit
         let out = serde_json::json!({
             "fen": fen,
             "claim": kind.name(),
-            "claimant": claimant_text.trim().to_ascii_lowercase(),
+            "claimant": side.name(),
             "grant": rec.grant,
             "pattern": rec.pattern,
             "reasons": rec.reasons,

@@ -72,8 +72,11 @@ fn bad_fen_is_a_clear_error() {
         "--winner",
         "green",
     ]);
-    assert_eq!(code, Some(1));
-    assert!(stderr.contains("green"), "{stderr}");
+    assert_eq!(code, Some(2), "a usage error");
+    assert!(
+        stderr.contains("'green'") && stderr.contains("white") && stderr.contains("black"),
+        "{stderr}"
+    );
 }
 
 #[test]

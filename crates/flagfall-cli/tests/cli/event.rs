@@ -36,6 +36,17 @@ fn fails(args: &[&str]) -> String {
     String::from_utf8(out.stderr).expect("utf-8")
 }
 
+/// Runs and expects exit code 2 (a usage error); returns stderr.
+fn usage_error(args: &[&str]) -> String {
+    let out = flagfall().args(args).output().expect("run flagfall");
+    assert_eq!(
+        out.status.code(),
+        Some(2),
+        "flagfall {args:?}: a usage error"
+    );
+    String::from_utf8(out.stderr).expect("utf-8")
+}
+
 fn boards(file: &Path, round: usize) -> Vec<(u64, u64)> {
     let json: Value = serde_json::from_str(&ok(&[
         "event",
@@ -385,10 +396,27 @@ fn bad_input_gets_clear_errors() {
     let dir = temp_dir("errors");
     let file = dir.join("e.json");
     let f = file.to_str().unwrap();
-    let err = fails(&[
+    let err = usage_error(&[
         "event", "new", f, "--name", "X", "--format", "knockout", "--rounds", "3",
     ]);
-    assert!(err.contains("format \"knockout\" is not valid"), "{err}");
+    assert!(
+        err.contains("'knockout'") && err.contains("double-swiss") && err.contains("us-swiss"),
+        "{err}"
+    );
+    let err = usage_error(&[
+        "event",
+        "new",
+        f,
+        "--name",
+        "X",
+        "--format",
+        "swiss",
+        "--rounds",
+        "3",
+        "--initial-colour",
+        "green",
+    ]);
+    assert!(err.contains("'green'") && err.contains("black"), "{err}");
     let err = fails(&["event", "new", f, "--name", "X", "--format", "swiss"]);
     assert!(err.contains("needs its number of rounds"), "{err}");
     let err = fails(&[
@@ -455,14 +483,35 @@ fn bad_input_gets_clear_errors() {
     ok(&["event", "pair", f]);
     let err = fails(&["event", "result", f, "1", "1", "1-0"]);
     assert!(err.contains("2 result(s) needed"), "{err}");
-    let err = fails(&["event", "result", f, "1", "1", "1-0", "2-0"]);
-    assert!(err.contains("result \"2-0\" is not valid"), "{err}");
+    let err = usage_error(&["event", "result", f, "1", "1", "1-0", "2-0"]);
+    assert!(err.contains("'2-0'") && err.contains("1/2"), "{err}");
+    // Every enumerated argument is checked by the command line (exit 2).
+    let err = usage_error(&["event", "bye", f, "1", "--round", "2", "--kind", "lots"]);
+    assert!(err.contains("'lots'") && err.contains("half"), "{err}");
+    let err = usage_error(&["event", "override", f, "--round", "1", "--board", "1x2"]);
+    assert!(err.contains("is not WHITE-BLACK"), "{err}");
+    let err = usage_error(&[
+        "event", "override", f, "--round", "1", "--board", "1-2", "--bye", "3:lots",
+    ]);
+    assert!(err.contains("pab, full, half, zero or absent"), "{err}");
+    let err = usage_error(&["event", "export", f, "--as", "xls"]);
+    assert!(err.contains("'xls'"), "{err}");
     let err = fails(&["event", "result", f, "1", "7", "1-0", "0-1"]);
     assert!(err.contains("round 1 has no board 7"), "{err}");
-    let out = run_with_stdin(&["event", "results", f, "1"], "1 1-0\nx 1-0 0-1\n");
+    let out = run_with_stdin(&["event", "results", f, "1"], "1 1-0 0-1\nx 1-0 0-1\n");
     assert_eq!(out.status.code(), Some(1));
     let err = String::from_utf8_lossy(&out.stderr);
-    assert!(err.contains("stdin line 1"), "{err}");
+    assert!(
+        err.contains("stdin line 2: board \"x\" is not a number"),
+        "{err}"
+    );
+    let out = run_with_stdin(&["event", "results", f, "1"], "1 1-0\n");
+    assert_eq!(out.status.code(), Some(1));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("stdin line 1") && err.contains("2 result(s) needed"),
+        "{err}"
+    );
     let out = run_with_stdin(&["event", "results", f, "9"], "");
     assert_eq!(out.status.code(), Some(1));
     assert!(String::from_utf8_lossy(&out.stderr).contains("round 9 has not been paired"));
