@@ -13,6 +13,7 @@ use std::process::ExitCode;
 
 use anyhow::{Context, anyhow, bail};
 use clap::{Subcommand, ValueEnum};
+use flagfall_core::ruleset::BUILTIN;
 use flagfall_events::event::{
     ByeKind, Event, Format, ManualPairing, NewPlayer, RecordedResult, RequestedBye,
     TimeControlCheck,
@@ -87,8 +88,9 @@ enum EventCommand {
         /// Time control, e.g. "G/5;d0", "3+2" (checked; its blitz/ratable status is shown).
         #[arg(long)]
         time_control: Option<String>,
-        /// Ruleset id (uscf-2020, fide-b3, ...), recorded in the exports.
-        #[arg(long)]
+        /// A built-in ruleset id, recorded in the exports; the time control is judged
+        /// under it.
+        #[arg(long, value_parser = builtin_ruleset_ids())]
         ruleset: Option<String>,
         /// Paper mode: games on physical boards, results typed in.
         #[arg(long)]
@@ -576,6 +578,11 @@ fn check_date(d: &str) -> anyhow::Result<()> {
         bail!("date {d:?} is not in the form YYYY-MM-DD");
     }
     Ok(())
+}
+
+/// The built-in ruleset ids, the values `event new --ruleset` takes.
+fn builtin_ruleset_ids() -> clap::builder::PossibleValuesParser {
+    clap::builder::PossibleValuesParser::new(BUILTIN.map(|(id, _)| id))
 }
 
 /// `--board WHITE-BLACK` (a clap value parser: a bad value is a usage error).

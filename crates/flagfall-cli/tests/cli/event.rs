@@ -494,6 +494,23 @@ fn bad_input_gets_clear_errors() {
         "event", "override", f, "--round", "1", "--board", "1-2", "--bye", "3:lots",
     ]);
     assert!(err.contains("pab, full, half, zero or absent"), "{err}");
+    let err = usage_error(&[
+        "event",
+        "new",
+        "other.json",
+        "--name",
+        "X",
+        "--format",
+        "swiss",
+        "--rounds",
+        "3",
+        "--ruleset",
+        "fide-b9",
+    ]);
+    assert!(
+        err.contains("'fide-b9'") && err.contains("uscf-2020"),
+        "{err}"
+    );
     let err = usage_error(&["event", "export", f, "--as", "xls"]);
     assert!(err.contains("'xls'"), "{err}");
     let err = fails(&["event", "result", f, "1", "7", "1-0", "0-1"]);
