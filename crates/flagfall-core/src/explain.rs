@@ -32,6 +32,7 @@ use std::sync::OnceLock;
 use serde::{Deserialize, Serialize};
 
 use crate::ruleset::Ruleset;
+use crate::schema;
 
 /// The source name of the citations inherited from the ordinary laws of chess.
 pub const LAWS: &str = "laws";
@@ -322,107 +323,29 @@ pub fn citations(rs: &Ruleset) -> BTreeMap<String, Vec<String>> {
 }
 
 /// The fields of a ruleset that hold a citation (`flags.no_material_rule`,
-/// `illegal.rule`, ...), as `(path, citation)`, sections in [`Ruleset::settings`] order.
-/// Penalty ladders and variations are left out: [`Ruleset::settings`] reports ladders
-/// with their rule, and a variation's fields count once it is applied.
+/// `illegal.rule`, ...), as `(path, citation)`: the rows of [`schema::CITATIONS`] the
+/// ruleset has, sorted by path. Penalty ladders and variations are left out:
+/// [`Ruleset::settings`] reports ladders with their rule, and a variation's fields count
+/// once it is applied.
 pub fn rule_fields(rs: &Ruleset) -> Vec<(String, String)> {
-    let mut out = Vec::new();
-    let Ok(table) = toml::Table::try_from(rs) else {
-        return out;
-    };
-    for (section, value) in &table {
-        let toml::Value::Table(t) = value else {
-            continue;
-        };
-        if section == "variations" || section == "penalties" {
-            continue;
-        }
-        for (key, v) in t {
-            if let (true, Some(citation)) = (key.ends_with("rule"), v.as_str()) {
-                out.push((format!("{section}.{key}"), citation.to_string()));
-            }
-        }
-    }
+    let mut out: Vec<(String, String)> = schema::CITATIONS
+        .iter()
+        .filter_map(|c| (c.get)(rs).map(|v| (c.path.to_string(), v.to_string())))
+        .collect();
+    out.sort();
     out
 }
 
 /// What the arbiter cites a ruleset's citation field for (docs/arbiter.md, "Claims" and
 /// "Citations of refusals"), by path: `flags.no_material_rule` is the rule of the draw
 /// on a flag claim without mating material. `None` for a path that is not a citation
-/// field (a plain setting such as `illegal.first`).
+/// field (a plain setting such as `illegal.first`). The texts are those of
+/// [`schema::CITATIONS`].
 pub fn ruling_use(path: &str) -> Option<String> {
-    if let Some(kind) = path.strip_prefix("penalties.") {
-        return Some(format!(
-            "the penalty ladder for a `{kind}` offence, and refusing it where it is no offence"
-        ));
+    if let Some(kind) = path.strip_prefix(schema::PENALTIES_PREFIX) {
+        return Some(schema::penalty_cited_for(kind));
     }
-    let text = match path {
-        "time.policy_rule" => "accepting or rejecting a time control",
-        "time.rating_rule" => "whether an accepted time control is ratable",
-        "time.setup_rule" => {
-            "correcting the clock setting, and refusing it after the set-up window"
-        }
-        "flags.flag_rule" => {
-            "a win on time, and rejecting a flag claim when the opponent's flag is up"
-        }
-        "flags.no_material_rule" => {
-            "the draw on a flag (claimed or automatic) when the side that would win has no mating material"
-        }
-        "flags.both_flags_rule" => "the draw when both flags are down",
-        "flags.void_rule" => "voiding a flag claim made with the claimant's own flag down",
-        "flags.auto_flag_rule" => "ending the game at a flag fall under automatic flagging",
-        "moves.retract_rule" => "refusing to take back a legal move",
-        "moves.touch_move_rule" => {
-            "refusing another piece after a retracted or reinstated illegal move"
-        }
-        "moves.completed_rule" => {
-            "completing a move by the press, and refusing a move out of turn, a second move on \
-             the board, a physically impossible move, or a press or retraction with no move"
-        }
-        "moves.setup_castling_rule" => "castling with a wrongly set-up king or rook",
-        "illegal.window_rule" => "refusing an illegal-move claim after its window closed",
-        "illegal.rule" => "the result or penalty of a correct illegal-move claim",
-        "illegal.no_material_rule" => {
-            "the draw on a correct illegal-move claim by a player without mating material"
-        }
-        "illegal.king_adjacent_trap_rule" => {
-            "the king-adjacent trap, and refusing a king taking the king where forbidden"
-        }
-        "illegal.simultaneous_rule" => "simultaneous flag and illegal-move claims",
-        "results.checkmate_rule" => "the win by checkmate",
-        "results.resignation_rule" => "the win by resignation",
-        "material.rule" => "the mating-material test on flag and illegal-move claims",
-        "draws.agreement_rule" => {
-            "the draw by agreement, and refusing an accept or decline with no offer standing"
-        }
-        "draws.stalemate_rule" => "the draw by stalemate",
-        "draws.threefold_rule" => {
-            "the draw by repetition, and refusing a claim by the player not on move"
-        }
-        "draws.fifty_rule" => "the fifty-move draw, and refusing a claim by the player not on move",
-        "draws.wrong_claim_rule" => "the minute for a wrong repetition or fifty-move claim",
-        "draws.ilc_rule" => {
-            "ILC claims: refusing them where not allowed or outside their conditions, granting \
-             them, and the minute a denied claim costs"
-        }
-        "draws.draw_positions_rule" => {
-            "drawn-position appeals: refusing them where not allowed, and granting them when \
-             no pattern rule matches"
-        }
-        "draws.draw_position_denied_rule" => "the minute for a denied drawn-position appeal",
-        "draws.dead_position_rule" => "the automatic draw in a dead position",
-        "draws.illegal_position_rule" => {
-            "the draw when an illegal position is still on the board after the next move"
-        }
-        "director.rule" => {
-            "director actions, and refusing a player's director action or anything while a \
-             claim waits for the director"
-        }
-        "director.result_rule" => "a result declared by the director",
-        "director.cancel_rule" => "cancelling a game for a replay",
-        _ => return None,
-    };
-    Some(text.to_string())
+    schema::citation(path).map(|c| c.cited_for.to_string())
 }
 
 /// The settings of `rs` that cite `citation` (compared ignoring case and extra spaces).
