@@ -37,7 +37,7 @@ use crate::schema;
 /// The source name of the citations inherited from the ordinary laws of chess.
 pub const LAWS: &str = "laws";
 
-/// The explanation files as shipped: `(source, TOML text)`, in the order of RULES.md, laws
+/// The explanation files as shipped: `(source, TOML text)`, in the order of docs/rules.md §0, laws
 /// last.
 pub const DATA: [(&str, &str); 6] = [
     (
@@ -72,7 +72,7 @@ pub struct Explanation {
     pub summary: String,
     /// How flagfall applies it (settings, arbiter behaviour), or why it is not modelled.
     pub applies: String,
-    /// The reading chosen where RULES.md or docs/arbiter.md marks an interpretation.
+    /// The reading chosen where docs/rules.md or docs/arbiter.md marks an interpretation.
     pub interpretation: Option<String>,
     /// False when the rule has no effect in the program (`applies` says why).
     pub modelled: bool,
@@ -587,18 +587,18 @@ mod tests {
         assert!(lookup("my-club", "laws stalemate").is_some());
     }
 
-    /// Every choice RULES.md or docs/arbiter.md marks **interpretation**, with the rules
+    /// Every choice docs/rules.md or docs/arbiter.md marks **interpretation**, with the rules
     /// whose explanation must record it and a phrase that identifies it.
     const INTERPRETATIONS: [(&str, &[&str], &str); 9] = [
-        // RULES.md 3: two knights are not mating material in US-based rulesets.
+        // docs/rules.md §3.3: two knights are not mating material in US-based rulesets.
         (
             "two knights",
             &["uscf-2020 7c", "uscf-classic 2", "club-ilc 3"],
             "two knights",
         ),
-        // RULES.md 4 and docs/arbiter.md: a denied drawn-position appeal's minute.
+        // docs/rules.md §4.6 and docs/arbiter.md: a denied drawn-position appeal's minute.
         ("denied appeal", &["blitz-2006 13b"], "opponent's clock"),
-        // RULES.md 6: mirrored castling, not Chess960.
+        // docs/rules.md §6.2: mirrored castling, not Chess960.
         (
             "mirror castling",
             &["uscf-2020 3a", "blitz-2006 19"],
@@ -657,6 +657,99 @@ mod tests {
                 );
             }
         }
+    }
+
+    /// The project's own account of the rules, which the explanations cite by section.
+    const RULES_DOC: &str = include_str!("../../../docs/rules.md");
+
+    /// The section number that starts `text` (`3.2` in `3.2 Mating...`), if any.
+    fn section_at(text: &str) -> Option<&str> {
+        let end = text
+            .find(|c: char| !(c.is_ascii_digit() || c == '.'))
+            .unwrap_or(text.len());
+        let number = text[..end].trim_end_matches('.');
+        (!number.is_empty()).then_some(number)
+    }
+
+    /// The sections docs/rules.md defines: `## §N` headings and `**§N.M` or
+    /// `**Interpretation (§N.M)` paragraph openings.
+    fn defined_sections() -> BTreeSet<String> {
+        let mut out = BTreeSet::new();
+        for line in RULES_DOC.lines() {
+            for opening in ["## §", "**§", "**Interpretation (§"] {
+                if let Some(rest) = line.strip_prefix(opening)
+                    && let Some(n) = section_at(rest)
+                {
+                    out.insert(n.to_string());
+                }
+            }
+        }
+        out
+    }
+
+    #[test]
+    fn explanations_cite_sections_that_docs_rules_md_defines() {
+        let defined = defined_sections();
+        for n in ["0", "1", "2", "3", "4", "5", "6", "7", "8", "3.3", "6.2"] {
+            assert!(defined.contains(n), "docs/rules.md lacks §{n}: {defined:?}");
+        }
+        let mut cited = 0;
+        for e in all().expect("data") {
+            let texts = [
+                Some(&e.summary),
+                Some(&e.applies),
+                e.interpretation.as_ref(),
+            ];
+            for text in texts.into_iter().flatten() {
+                for (i, m) in text.match_indices("docs/rules.md §") {
+                    let n = section_at(&text[i + m.len()..]).unwrap_or("");
+                    assert!(
+                        defined.contains(n),
+                        "{} cites docs/rules.md §{n}, which does not exist",
+                        e.citation()
+                    );
+                    cited += 1;
+                }
+            }
+        }
+        assert!(cited > 0, "the explanations cite docs/rules.md");
+    }
+
+    #[test]
+    fn every_interpretation_listed_in_docs_rules_md_is_recorded() {
+        let defined = defined_sections();
+        let mut rows = 0;
+        for line in RULES_DOC.lines() {
+            // Rows of the §8 table; its header row has no section number.
+            let Some(rest) = line.strip_prefix("| §").filter(|r| section_at(r).is_some()) else {
+                continue;
+            };
+            let cells: Vec<&str> = rest.split('|').map(str::trim).collect();
+            let [section, what, recorded_at, ..] = cells.as_slice() else {
+                panic!("docs/rules.md §8: a row needs three cells: {line}");
+            };
+            assert!(
+                defined.contains(*section),
+                "§{section} ({what}) is not defined"
+            );
+            let citations: Vec<&str> = recorded_at
+                .split('`')
+                .skip(1)
+                .step_by(2)
+                .filter(|c| !c.is_empty())
+                .collect();
+            assert!(!citations.is_empty(), "§{section}: no rule named");
+            for citation in citations {
+                let e = find(&RuleRef::parse("", citation))
+                    .unwrap_or_else(|| panic!("§{section}: no explanation of {citation}"));
+                assert!(
+                    e.interpretation.is_some_and(|i| !i.trim().is_empty()),
+                    "§{section} ({what}): {citation} records no interpretation"
+                );
+            }
+            rows += 1;
+        }
+        assert!(rows >= 10, "docs/rules.md §8 lists the interpretations");
     }
 
     #[test]

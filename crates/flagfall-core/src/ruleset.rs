@@ -46,7 +46,7 @@ pub enum RulesetError {
     },
 }
 
-/// How a ruleset judges a time control (RULES.md §1).
+/// How a ruleset judges a time control (docs/rules.md §1.2).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum TimePolicy {
@@ -61,7 +61,7 @@ pub enum TimePolicy {
     FiveMinutes,
 }
 
-/// What a wrongly set-up king or rook allows (RULES.md §6).
+/// What a wrongly set-up king or rook allows (docs/rules.md §6).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum SetupCastling {
@@ -73,7 +73,7 @@ pub enum SetupCastling {
     Fide,
 }
 
-/// When the claim window on an opponent's completed illegal move closes (RULES.md §2).
+/// When the claim window on an opponent's completed illegal move closes (docs/rules.md §2.3).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum IllegalWindow {
@@ -95,12 +95,12 @@ pub enum IllegalPenalty {
     MinuteAndReinstate,
 }
 
-/// How mating material is defined (RULES.md §3).
+/// How mating material is defined (docs/rules.md §3).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum MaterialDefinition {
     /// US Chess piece count: two minor pieces, a pawn, a rook or a queen; two knights
-    /// against a lone king are not enough (interpretation, RULES.md §3).
+    /// against a lone king are not enough (interpretation, docs/rules.md §3.3).
     UsCount,
     /// FIDE: can checkmate by any possible series of legal moves (helpmate search).
     FideAnySeries,
@@ -120,7 +120,7 @@ pub enum PenaltyStep {
     NotAnOffence,
 }
 
-/// The kinds of infraction a director records (game-script.md `offence`).
+/// The kinds of infraction a director records (docs/game-script.md §3, `offence`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum OffenceKind {
@@ -317,7 +317,7 @@ impl Ruleset {
         Ruleset::from_toml(text)
     }
 
-    /// All five built-in rulesets, in the order of RULES.md.
+    /// All five built-in rulesets, in the order of docs/rules.md §0.
     pub fn all_builtin() -> Vec<Ruleset> {
         BUILTIN
             .iter()
@@ -394,7 +394,7 @@ impl Ruleset {
         })
     }
 
-    /// Judge a time control under this ruleset (RULES.md §1).
+    /// Judge a time control under this ruleset (docs/rules.md §1.2).
     pub fn judge_time_control(&self, tc: &TimeControl) -> TimeControlJudgement {
         let rule = self.time.policy_rule.clone();
         match self.time.policy {
