@@ -7,6 +7,9 @@
 //! - [`pgn`]: the game as PGN, and back.
 
 pub mod arbiter;
+/// Test hook (feature `test-support`): deterministic random games for benchmarks and
+/// property tests; not part of the public API.
+#[cfg(feature = "test-support")]
 pub mod generate;
 pub mod outcome;
 pub mod pgn;

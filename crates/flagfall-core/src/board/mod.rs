@@ -91,7 +91,8 @@ pub struct Position {
     /// The same position as shakmaty `Chess` (standard castling rights only) when it is a
     /// legal position: the fast path.
     chess: Option<Chess>,
-    /// Never use the fast path (for testing the generic path against shakmaty).
+    /// Never use the fast path (set only by the `test-support` hook `generic_only`, to
+    /// test the generic path against shakmaty).
     generic_only: bool,
 }
 
@@ -332,8 +333,9 @@ impl Position {
 
     /// A copy that never takes the shakmaty fast path: every classification, move
     /// generation, SAN and status goes through the generic code. Meant for tests that
-    /// check the generic path against shakmaty; slower, same results.
-    #[doc(hidden)]
+    /// check the generic path against shakmaty; slower, same results. A test hook: only
+    /// with the `test-support` feature.
+    #[cfg(feature = "test-support")]
     pub fn generic_only(&self) -> Self {
         let mut p = self.clone();
         p.generic_only = true;
