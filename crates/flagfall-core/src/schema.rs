@@ -308,7 +308,8 @@ mod tests {
                         }
                     } else {
                         problems.push(format!(
-                            "{}: {path} is in no row of SETTINGS or CITATIONS",
+                            "{}: {path} is in no row: add `setting!({path}, cited by ...)` to \
+                             SETTINGS or `citation!({path}, \"...\")` to CITATIONS",
                             rs.id
                         ));
                     }
