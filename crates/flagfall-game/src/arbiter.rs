@@ -300,7 +300,7 @@ impl Game {
 
     // ----- the material question -----------------------------------------------------
 
-    /// Can `who` still mate, as the ruleset defines mating material (RULES.md §3)?
+    /// Can `who` still mate, as the ruleset defines mating material (docs/rules.md §3)?
     fn can_mate(&self, who: Color) -> bool {
         match self.setup.ruleset.material.definition {
             MaterialDefinition::UsCount => {
