@@ -292,24 +292,13 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
             csv,
             trf,
         } => {
-            let new_players = if let Some(name) = name {
-                vec![NewPlayer {
-                    name,
-                    rating,
-                    federation,
-                    fide_id,
-                }]
-            } else if let Some(src) = csv {
-                let (text, label) = read_source(&src)?;
-                import::players_from_csv(&text, &label)?
-            } else if let Some(path) = trf {
-                let text = fs::read_to_string(&path)
-                    .with_context(|| format!("cannot read {}", path.display()))?;
-                let t = Trf::parse(&text).map_err(|e| anyhow!("{}: {e}", path.display()))?;
-                import::players_from_trf(&t)
-            } else {
-                bail!("give --name, --csv or --trf");
-            };
+            let one = name.map(|name| NewPlayer {
+                name,
+                rating,
+                federation,
+                fide_id,
+            });
+            let new_players = players_to_add(one, csv, trf)?;
             add_players(&file, new_players)?;
         }
         EventCommand::Withdraw {
@@ -365,30 +354,13 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
             println!("round {round} board {board}: {}", shown.join(" "));
         }
         EventCommand::Results { file, round } => enter_results(&file, round)?,
-        EventCommand::Show { file, round } => {
-            let event = load(&file)?;
-            let round = match round {
-                Some(r) => r,
-                None if event.rounds_paired() == 0 => bail!("no round has been paired yet"),
-                None => event.rounds_paired(),
-            };
-            print!("{}", export::round_text(&event, round)?);
-        }
+        EventCommand::Show { file, round } => show_round(&file, round)?,
         EventCommand::Standings {
             file,
             after_round,
             tiebreaks,
             output,
-        } => {
-            let event = load(&file)?;
-            let after = after_round.unwrap_or_else(|| event.rounds_complete());
-            let st = event.standings(Some(after), tiebreaks.as_deref())?;
-            match output {
-                StandingsAs::Text => print!("{}", export::standings_text(&event, &st, after)),
-                StandingsAs::Csv => print!("{}", export::standings_csv(&event, &st)),
-                StandingsAs::Json => println!("{}", serde_json::to_string_pretty(&st)?),
-            }
-        }
+        } => print_standings(&file, after_round, tiebreaks.as_deref(), output)?,
         EventCommand::Tiebreaks { file, list } => {
             let order = change(&file, |event| {
                 event.set_tiebreaks(&list)?;
@@ -441,6 +413,58 @@ fn new_event(file: &Path, mut event: Event, settings: Settings) -> anyhow::Resul
             format!(", {} rounds", event.rounds)
         }
     );
+    Ok(())
+}
+
+/// The players `event add-player` enters: one from the command line, or those of a CSV
+/// (`-`: stdin) or TRF file.
+fn players_to_add(
+    one: Option<NewPlayer>,
+    csv: Option<String>,
+    trf: Option<PathBuf>,
+) -> anyhow::Result<Vec<NewPlayer>> {
+    if let Some(player) = one {
+        Ok(vec![player])
+    } else if let Some(src) = csv {
+        let (text, label) = read_source(&src)?;
+        Ok(import::players_from_csv(&text, &label)?)
+    } else if let Some(path) = trf {
+        let text =
+            fs::read_to_string(&path).with_context(|| format!("cannot read {}", path.display()))?;
+        let t = Trf::parse(&text).map_err(|e| anyhow!("{}: {e}", path.display()))?;
+        Ok(import::players_from_trf(&t))
+    } else {
+        bail!("give --name, --csv or --trf");
+    }
+}
+
+/// `event show`: a round's pairings and results (default: the latest round).
+fn show_round(file: &Path, round: Option<u32>) -> anyhow::Result<()> {
+    let event = load(file)?;
+    let round = match round {
+        Some(r) => r,
+        None if event.rounds_paired() == 0 => bail!("no round has been paired yet"),
+        None => event.rounds_paired(),
+    };
+    print!("{}", export::round_text(&event, round)?);
+    Ok(())
+}
+
+/// `event standings`: after the last complete round unless another is asked for.
+fn print_standings(
+    file: &Path,
+    after_round: Option<u32>,
+    tiebreaks: Option<&str>,
+    output: StandingsAs,
+) -> anyhow::Result<()> {
+    let event = load(file)?;
+    let after = after_round.unwrap_or_else(|| event.rounds_complete());
+    let st = event.standings(Some(after), tiebreaks)?;
+    match output {
+        StandingsAs::Text => print!("{}", export::standings_text(&event, &st, after)),
+        StandingsAs::Csv => print!("{}", export::standings_csv(&event, &st)),
+        StandingsAs::Json => println!("{}", serde_json::to_string_pretty(&st)?),
+    }
     Ok(())
 }
 
