@@ -17,9 +17,11 @@
 //!    heads for a corner, its other pieces step in beside its king or the corner, the
 //!    winner's king heads for the square that covers the corner; free are the winner's
 //!    captures, promotions and pawn moves, its knights, rooks and queens closing in on the
-//!    loser's king and a bishop stepping onto the corner's diagonal; mate in one is always
-//!    tried; successive iterations take turns between the nearest corners and a "dive"
-//!    with fewer free moves);
+//!    loser's king and a bishop stepping onto the corner's diagonal; behind a wall of
+//!    rammed pawns, a winner's piece offered to a pawn of the wall and that pawn's capture,
+//!    which opens a file for the winner's pawn behind it; mate in one is always tried;
+//!    successive iterations take turns between the nearest corners and a "dive" with fewer
+//!    free moves);
 //! 3. the semi-static blockade analysis (`blockade`): locked pawns, confined pieces,
 //!    permanently guarded squares, and an exact blocker matching for the mating net (run
 //!    before phase 2 when the board has no queens, rooks or knights);
