@@ -204,7 +204,9 @@ enum Style {
 }
 
 /// Fewest pairs of rammed pawns (a loser's pawn directly in front of a winner's pawn) for
-/// a position to count as walled in ([`Breach::of`]).
+/// a position to count as walled in ([`Breach::of`]). Measured on four corpus seeds: 3, 4
+/// and 5 within 0.3% of each other in total search nodes (6 worse on the partial walls,
+/// by 10% on one seed; 2 costs the random playouts 1-6% more).
 const BREACH_MIN_RAMS: u32 = 4;
 
 /// How the winner breaks through a pawn wall: behind a wall of rammed pawns its pawns can

@@ -281,3 +281,45 @@ fn locked_walls_without_a_breach() {
         assert_unwinnable(fen, winner, UnwinnableReason::LockedPawns);
     }
 }
+
+#[test]
+fn counting_variant_gives_the_same_verdict_and_repeatable_nodes() {
+    use flagfall_analysis::can_checkmate_counting;
+    let limits = Limits::default();
+    // Decided by material or on the board: no search, no nodes.
+    let (v, nodes) = can_checkmate_counting(
+        &setup("7k/8/8/8/8/8/8/KN6 w - - 0 1"),
+        Color::White,
+        &limits,
+    );
+    assert_eq!(
+        v,
+        Verdict::Unwinnable {
+            reason: UnwinnableReason::InsufficientMaterial
+        }
+    );
+    assert_eq!(nodes, 0);
+    // Searched: the same verdict as `can_checkmate`, and the same count every time.
+    for (fen, winner) in [
+        (
+            "6b1/1pk5/pPp1p1p1/P1PpPpPp/3P1P1P/2B2K2/8/R7 b - - 0 1",
+            Color::White,
+        ),
+        ("8/8/p7/8/6N1/8/1k5K/8 b - - 0 1", Color::White),
+    ] {
+        let (v, nodes) = can_checkmate_counting(&setup(fen), winner, &limits);
+        assert_eq!(v, can_checkmate(&setup(fen), winner, &limits), "{fen}");
+        assert!(nodes > 0, "{fen}: no nodes counted");
+        assert_eq!(
+            can_checkmate_counting(&setup(fen), winner, &limits).1,
+            nodes,
+            "{fen}"
+        );
+    }
+    // At the node limit the count reaches the limit.
+    let small = Limits { nodes: 50 };
+    let fen = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1";
+    let (v, nodes) = can_checkmate_counting(&setup(fen), Color::White, &small);
+    assert!(matches!(v, Verdict::Undetermined { .. }));
+    assert!(nodes > small.nodes, "{nodes}");
+}
