@@ -7,6 +7,7 @@ use flagfall_core::clock::format_ms;
 use flagfall_core::ruleset::{IllegalPenalty, MaterialDefinition};
 use shakmaty::{Color, Role};
 
+use super::record::Draft;
 use super::{Game, MINUTE, Pending, idx, name};
 use crate::outcome::{GameResult, Reason, RulingKind};
 use crate::script::{Action, ClaimKind, Event, Party};
@@ -114,32 +115,34 @@ impl Game {
         let mine = self.clock.remaining(at, p);
         let theirs = self.clock.remaining(at, !p);
         if mine <= 0 {
-            self.rule(
+            self.record(
                 at,
                 event,
-                RulingKind::ClaimRejected,
-                &flags.void_rule,
-                Some(p),
-                None,
-                format!(
-                    "{}'s own flag is down ({}): the time claim is void",
-                    name(p),
-                    format_ms(mine)
-                ),
+                Draft::new(
+                    RulingKind::ClaimRejected,
+                    &flags.void_rule,
+                    format!(
+                        "{}'s own flag is down ({}): the time claim is void",
+                        name(p),
+                        format_ms(mine)
+                    ),
+                )
+                .concerning(p),
             );
         } else if theirs > 0 {
-            self.rule(
+            self.record(
                 at,
                 event,
-                RulingKind::ClaimRejected,
-                &flags.flag_rule,
-                Some(p),
-                None,
-                format!(
-                    "{}'s flag is not down ({} left)",
-                    name(!p),
-                    format_ms(theirs)
-                ),
+                Draft::new(
+                    RulingKind::ClaimRejected,
+                    &flags.flag_rule,
+                    format!(
+                        "{}'s flag is not down ({} left)",
+                        name(!p),
+                        format_ms(theirs)
+                    ),
+                )
+                .concerning(p),
             );
         } else if self.can_mate(p) {
             self.finish(
@@ -182,18 +185,19 @@ impl Game {
                 "both flags are down: draw".to_string(),
             );
         } else {
-            self.rule(
+            self.record(
                 at,
                 event,
-                RulingKind::ClaimRejected,
-                &rule,
-                Some(p),
-                None,
-                format!(
-                    "not both flags are down (White {}, Black {})",
-                    format_ms(w),
-                    format_ms(b)
-                ),
+                Draft::new(
+                    RulingKind::ClaimRejected,
+                    &rule,
+                    format!(
+                        "not both flags are down (White {}, Black {})",
+                        format_ms(w),
+                        format_ms(b)
+                    ),
+                )
+                .concerning(p),
             );
         }
         self.restart_after_claim(at, was_running);
@@ -220,14 +224,15 @@ impl Game {
             return;
         }
         let was_running = self.stop_for_claim(at);
-        self.rule(
+        self.record(
             at,
             event,
-            RulingKind::ClaimRejected,
-            &illegal.rule,
-            Some(p),
-            None,
-            format!("{}'s last move was legal", name(!p)),
+            Draft::new(
+                RulingKind::ClaimRejected,
+                &illegal.rule,
+                format!("{}'s last move was legal", name(!p)),
+            )
+            .concerning(p),
         );
         self.restart_after_claim(at, was_running);
     }
@@ -407,20 +412,12 @@ impl Game {
                 if self.setup.ruleset.moves.touch_move && self.piece_has_legal_move(from) {
                     self.touch = Some((offender, from));
                 }
-                self.rule(
-                    at,
-                    event,
-                    RulingKind::ClaimUpheld,
-                    &illegal.rule,
-                    Some(claimant),
-                    Some(time),
-                    format!(
+                self.record(at, event, Draft::new(RulingKind::ClaimUpheld, &illegal.rule, format!(
                         "{what}: {}'s move {} was illegal; one minute to {}, the position before it is reinstated",
                         name(offender),
                         completed.record.mv,
                         name(claimant)
-                    ),
-                );
+                    )).concerning(claimant).with_time(time));
             }
         }
     }

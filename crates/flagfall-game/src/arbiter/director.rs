@@ -3,6 +3,7 @@
 use flagfall_core::ruleset::{OffenceKind, PenaltyStep};
 use shakmaty::Color;
 
+use super::record::Draft;
 use super::{Game, MINUTE, name};
 use crate::outcome::{GameResult, Reason, RulingKind};
 use crate::script::Declared;
@@ -34,15 +35,7 @@ impl Game {
         } else {
             "the director stops the clock"
         };
-        self.rule(
-            at,
-            event,
-            RulingKind::Clock,
-            &rule,
-            None,
-            None,
-            text.to_string(),
-        );
+        self.record(at, event, Draft::new(RulingKind::Clock, &rule, text));
     }
 
     fn moves_completed(&self, side: Color) -> u32 {
@@ -61,14 +54,16 @@ impl Game {
         let reduce_excess = time.reduce_excess_after_setup && ms < 0 && excess > 0;
         if within_setup || reduce_excess {
             let change = self.adjust(at, color, ms);
-            self.rule(
+            self.record(
                 at,
                 event,
-                RulingKind::TimeChange,
-                &time.setup_rule,
-                Some(color),
-                Some(change),
-                format!("the director changes {}'s time by {} ms", name(color), ms),
+                Draft::new(
+                    RulingKind::TimeChange,
+                    &time.setup_rule,
+                    format!("the director changes {}'s time by {} ms", name(color), ms),
+                )
+                .concerning(color)
+                .with_time(change),
             );
         } else {
             self.refuse(
@@ -139,14 +134,12 @@ impl Game {
         };
         self.offences.push((player, kind));
         let time = change.map(|(side, ms)| self.adjust(at, side, ms));
-        self.rule(
+        self.record(
             at,
             event,
-            RulingKind::Penalty,
-            &ladder.rule,
-            Some(player),
-            time,
-            text,
+            Draft::new(RulingKind::Penalty, &ladder.rule, text)
+                .concerning(player)
+                .with_time(time),
         );
     }
 
@@ -159,14 +152,14 @@ impl Game {
                 self.outcome = None;
                 self.cancelled = true;
                 self.claim = None;
-                self.rule(
+                self.record(
                     at,
                     event,
-                    RulingKind::Result,
-                    &director.cancel_rule,
-                    None,
-                    None,
-                    "the director cancels the game; a new game is to be played".to_string(),
+                    Draft::new(
+                        RulingKind::Result,
+                        &director.cancel_rule,
+                        "the director cancels the game; a new game is to be played",
+                    ),
                 );
             }
             Declared::Result(result, reason) => {

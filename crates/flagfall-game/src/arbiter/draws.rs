@@ -7,6 +7,7 @@ use flagfall_core::board::PhysicalMove;
 use flagfall_core::clock::format_ms;
 use shakmaty::Color;
 
+use super::record::Draft;
 use super::{Game, MINUTE, Pending, PendingClaim, name};
 use crate::outcome::{GameResult, Reason, RulingKind};
 use crate::script::ClaimKind;
@@ -125,19 +126,21 @@ impl Game {
         } else {
             "the claim is not correct"
         };
-        self.rule(
+        self.record(
             at,
             event,
-            RulingKind::ClaimRejected,
-            &draws.wrong_claim_rule,
-            Some(p),
-            Some(time),
-            format!(
-                "{} claims a draw by {}: {why}; one minute to {}",
-                name(p),
-                kind.name(),
-                name(!p)
-            ),
+            Draft::new(
+                RulingKind::ClaimRejected,
+                &draws.wrong_claim_rule,
+                format!(
+                    "{} claims a draw by {}: {why}; one minute to {}",
+                    name(p),
+                    kind.name(),
+                    name(!p)
+                ),
+            )
+            .concerning(p)
+            .with_time(time),
         );
         // The intended move must then be played (laws 9.5; interpretation, docs/arbiter.md).
         if let (Some(mv), true) = (intended, legal_intent) {
@@ -203,18 +206,19 @@ impl Game {
         let setup = self.pos.setup();
         let tables = self.tablebase.as_ref().map(|tb| tb.0.as_ref() as _);
         let recommendation = assistant::recommend_using(&setup, p, kind, tables);
-        self.rule(
+        self.record(
             at,
             event,
-            RulingKind::ClaimPending,
-            &rule,
-            Some(p),
-            None,
-            format!(
-                "{} claims a draw ({}); the clock is stopped for the director",
-                name(p),
-                draw_claim_name(kind)
-            ),
+            Draft::new(
+                RulingKind::ClaimPending,
+                &rule,
+                format!(
+                    "{} claims a draw ({}); the clock is stopped for the director",
+                    name(p),
+                    draw_claim_name(kind)
+                ),
+            )
+            .concerning(p),
         );
         let advice = format!(
             "recommend {}{}: {}",
@@ -234,14 +238,10 @@ impl Game {
             .pattern
             .clone()
             .unwrap_or_else(|| rule.clone());
-        self.rule(
+        self.record(
             at,
             event,
-            RulingKind::Recommendation,
-            &advice_rule,
-            Some(p),
-            None,
-            advice,
+            Draft::new(RulingKind::Recommendation, &advice_rule, advice).concerning(p),
         );
         let grant = recommendation.grant;
         self.claim = Some(PendingClaim {
@@ -303,14 +303,16 @@ impl Game {
             (DrawClaim::Ilc, false) => {
                 self.offer = None;
                 let time = self.adjust(at, p, -(draws.ilc_denied_claimant_ms as i64));
-                self.rule(
+                self.record(
                     at,
                     event,
-                    RulingKind::ClaimRejected,
-                    &draws.ilc_rule,
-                    Some(p),
-                    Some(time),
-                    format!("ILC claim denied: one minute off {}'s clock", name(p)),
+                    Draft::new(
+                        RulingKind::ClaimRejected,
+                        &draws.ilc_rule,
+                        format!("ILC claim denied: one minute off {}'s clock", name(p)),
+                    )
+                    .concerning(p)
+                    .with_time(time),
                 );
                 self.clock.resume(at);
             }
@@ -320,14 +322,16 @@ impl Game {
                     .clone()
                     .unwrap_or_else(|| draws.draw_positions_rule.clone());
                 let time = self.adjust(at, !p, MINUTE);
-                self.rule(
+                self.record(
                     at,
                     event,
-                    RulingKind::ClaimRejected,
-                    &rule,
-                    Some(p),
-                    Some(time),
-                    format!("draw claim denied: one minute to {}", name(!p)),
+                    Draft::new(
+                        RulingKind::ClaimRejected,
+                        &rule,
+                        format!("draw claim denied: one minute to {}", name(!p)),
+                    )
+                    .concerning(p)
+                    .with_time(time),
                 );
                 self.clock.resume(at);
             }

@@ -6,24 +6,58 @@ use shakmaty::Color;
 use super::Game;
 use crate::outcome::{GameResult, Outcome, Reason, Ruling, RulingKind, TimeChange};
 
+/// A ruling being written: its kind, the rule it cites and the sentence for people, and,
+/// where they apply, whom it concerns and the clock change it made. [`Game::record`]
+/// stamps it with the event's instant and number.
+#[must_use = "a draft is only a ruling once it is recorded"]
+pub(super) struct Draft {
+    kind: RulingKind,
+    rule: String,
+    text: String,
+    player: Option<Color>,
+    time: Option<TimeChange>,
+}
+
+impl Draft {
+    pub(super) fn new(kind: RulingKind, rule: &str, text: impl Into<String>) -> Draft {
+        Draft {
+            kind,
+            rule: rule.to_string(),
+            text: text.into(),
+            player: None,
+            time: None,
+        }
+    }
+
+    /// The player the ruling concerns (the claimant, the offender, the refused player).
+    pub(super) fn concerning(mut self, player: impl Into<Option<Color>>) -> Draft {
+        self.player = player.into();
+        self
+    }
+
+    /// The clock change the ruling made.
+    pub(super) fn with_time(mut self, change: impl Into<Option<TimeChange>>) -> Draft {
+        self.time = change.into();
+        self
+    }
+}
+
 impl Game {
-    #[allow(clippy::too_many_arguments)]
-    pub(super) fn rule(
-        &mut self,
-        at: u64,
-        event: usize,
-        kind: RulingKind,
-        rule: &str,
-        player: Option<Color>,
-        time: Option<TimeChange>,
-        text: String,
-    ) {
+    /// Record a ruling, stamped with the instant and number of the event that led to it.
+    pub(super) fn record(&mut self, at: u64, event: usize, draft: Draft) {
+        let Draft {
+            kind,
+            rule,
+            text,
+            player,
+            time,
+        } = draft;
         self.rulings.push(Ruling {
             at,
             event,
             kind,
             ruling: text,
-            rule: rule.to_string(),
+            rule,
             player,
             time,
         });
@@ -55,7 +89,11 @@ impl Game {
         player: Option<Color>,
         text: String,
     ) {
-        self.rule(at, event, RulingKind::Refused, rule, player, None, text);
+        self.record(
+            at,
+            event,
+            Draft::new(RulingKind::Refused, rule, text).concerning(player),
+        );
     }
 
     pub(super) fn finish(
@@ -76,7 +114,7 @@ impl Game {
             reason,
             rule: rule.to_string(),
         });
-        self.rule(at, event, RulingKind::Result, rule, None, None, text);
+        self.record(at, event, Draft::new(RulingKind::Result, rule, text));
     }
 
     pub(super) fn adjust(&mut self, at: u64, side: Color, ms: i64) -> TimeChange {
