@@ -380,6 +380,10 @@ pub fn ruling_use(path: &str) -> Option<String> {
              the board, a physically impossible move, or a press or retraction with no move"
         }
         "moves.setup_castling_rule" => "castling with a wrongly set-up king or rook",
+        "moves.press_without_move_rule" => {
+            "pressing the clock with no move on the board: handing the time to the opponent, \
+             or an illegal move the opponent may claim"
+        }
         "illegal.window_rule" => "refusing an illegal-move claim after its window closed",
         "illegal.rule" => "the result or penalty of a correct illegal-move claim",
         "illegal.no_material_rule" => {
@@ -693,10 +697,17 @@ mod tests {
             ],
             "Only the player on move",
         ),
-        // docs/arbiter.md: no press without a move.
+        // docs/arbiter.md: a press without a move, by the player on move, hands the
+        // clock to the opponent (the necessity is not checked; silent texts follow US Chess).
         (
             "press without a move",
-            &["uscf-2020 9", "uscf-2020 16"],
+            &[
+                "uscf-2020 9",
+                "uscf-2020 16",
+                "blitz-2006 9",
+                "uscf-classic intro",
+                "club-ilc intro",
+            ],
             "without a move",
         ),
         // docs/arbiter.md: the arbiter enforces touch move after a retraction.

@@ -72,6 +72,21 @@ pub enum SetupCastling {
     Fide,
 }
 
+/// What pressing the clock with no move on the board means (docs/arbiter.md, "Moves").
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum PressWithoutMove {
+    /// Refused: nothing happens (no ruleset text gives the press a meaning).
+    Refused,
+    /// The player on move may press without moving so that the opponent puts displaced
+    /// pieces back (or finishes a promotion) on his own time; the turn stays, and the
+    /// opponent presses back when done (uscf-2020 9 and 16, blitz-2006 9).
+    OpponentTime,
+    /// Pressing without a move is an illegal move (Laws 7.5.3, applied in blitz through
+    /// fide-b3 A.5.2): the opponent may claim it, with the illegal-move penalties.
+    IllegalMove,
+}
+
 /// When the claim window on an opponent's completed illegal move closes (RULES.md §2).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
@@ -184,6 +199,8 @@ pub struct MoveRules {
     pub completed_rule: String,
     pub setup_castling: SetupCastling,
     pub setup_castling_rule: String,
+    pub press_without_move: PressWithoutMove,
+    pub press_without_move_rule: String,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
