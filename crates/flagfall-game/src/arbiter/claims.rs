@@ -8,7 +8,7 @@ use flagfall_core::ruleset::{IllegalPenalty, MaterialDefinition};
 use shakmaty::{Color, Role};
 
 use super::record::Draft;
-use super::{Game, MINUTE, Pending, idx, name};
+use super::{Game, IllegalAct, MINUTE, Pending, idx, name};
 use crate::outcome::{GameResult, Reason, RulingKind};
 use crate::script::{Action, ClaimKind, Event, Party};
 
@@ -325,8 +325,11 @@ impl Game {
         let offender = window.offender;
         let illegal = self.setup.ruleset.illegal.clone();
         // The king-adjacent trap (uscf-2020 7d, uscf-classic 2b).
-        if illegal.king_adjacent_trap && self.adjacent_by == Some(claimant) {
-            let record = &self.history[window.index].record;
+        if let IllegalAct::Move(index) = window.act
+            && illegal.king_adjacent_trap
+            && self.adjacent_by == Some(claimant)
+        {
+            let record = &self.history[index].record;
             let only_king_safety = record.legality.reasons().iter().all(|r| {
                 matches!(
                     r,
@@ -363,8 +366,15 @@ impl Game {
         } else {
             illegal.later
         };
-        match penalty {
-            IllegalPenalty::Loss => {
+        let act = match window.act {
+            IllegalAct::Move(_) => format!("{}'s move was illegal", name(offender)),
+            IllegalAct::Press => format!(
+                "{} pressed the clock without making a move, an illegal move",
+                name(offender)
+            ),
+        };
+        match (penalty, window.act) {
+            (IllegalPenalty::Loss, _) => {
                 if self.can_mate(claimant) {
                     self.finish(
                         at,
@@ -372,11 +382,7 @@ impl Game {
                         GameResult::win_for(claimant),
                         Reason::IllegalMove,
                         &illegal.rule,
-                        format!(
-                            "{what}: {}'s move was illegal; {} wins",
-                            name(offender),
-                            name(claimant)
-                        ),
+                        format!("{what}: {act}; {} wins", name(claimant)),
                     );
                 } else {
                     self.finish(
@@ -386,16 +392,28 @@ impl Game {
                         Reason::InsufficientMaterial,
                         &illegal.no_material_rule,
                         format!(
-                            "{what}: {}'s move was illegal, but {} has no mating material: draw",
-                            name(offender),
+                            "{what}: {act}, but {} has no mating material: draw",
                             name(claimant)
                         ),
                     );
                 }
             }
-            IllegalPenalty::MinuteAndReinstate => {
-                let completed = self.history.drain(window.index..).next();
-                self.keys.truncate(window.index + 1);
+            (IllegalPenalty::MinuteAndReinstate, IllegalAct::Press) => {
+                // Nothing moved: the offender's clock runs again, his turn as it was.
+                let time = self.adjust(at, claimant, MINUTE);
+                self.clock.start(at, offender);
+                self.clock.stop(at);
+                let text = format!(
+                    "{what}: {act}; one minute to {}, {}'s clock runs again",
+                    name(claimant),
+                    name(offender)
+                );
+                let draft = Draft::new(RulingKind::ClaimUpheld, &illegal.rule, text);
+                self.record(at, event, draft.concerning(claimant).with_time(time));
+            }
+            (IllegalPenalty::MinuteAndReinstate, IllegalAct::Move(index)) => {
+                let completed = self.history.drain(index..).next();
+                self.keys.truncate(index + 1);
                 let Some(completed) = completed else { return };
                 let Some(before) = completed.before.clone() else {
                     return;
@@ -412,12 +430,14 @@ impl Game {
                 if self.setup.ruleset.moves.touch_move && self.piece_has_legal_move(from) {
                     self.touch = Some((offender, from));
                 }
-                self.record(at, event, Draft::new(RulingKind::ClaimUpheld, &illegal.rule, format!(
-                        "{what}: {}'s move {} was illegal; one minute to {}, the position before it is reinstated",
-                        name(offender),
-                        completed.record.mv,
-                        name(claimant)
-                    )).concerning(claimant).with_time(time));
+                let text = format!(
+                    "{what}: {}'s move {} was illegal; one minute to {}, the position before it is reinstated",
+                    name(offender),
+                    completed.record.mv,
+                    name(claimant)
+                );
+                let draft = Draft::new(RulingKind::ClaimUpheld, &illegal.rule, text);
+                self.record(at, event, draft.concerning(claimant).with_time(time));
             }
         }
     }

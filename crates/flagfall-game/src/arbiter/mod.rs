@@ -62,8 +62,17 @@ pub struct Completed {
 #[derive(Debug, Clone)]
 struct Window {
     offender: Color,
-    /// Index into `history` of the illegal move.
-    index: usize,
+    act: IllegalAct,
+}
+
+/// What the claim window is open on.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum IllegalAct {
+    /// A completed illegal move: its index in `history`.
+    Move(usize),
+    /// A press of the clock without a move, where the ruleset counts it as an illegal
+    /// move (`moves.press_without_move = illegal_move`, Laws 7.5.3).
+    Press,
 }
 
 /// A claim waiting for the director.

@@ -1,11 +1,12 @@
 //! Moves, presses and retractions on the physical board.
 
 use flagfall_core::board::{IllegalPositionReason, IllegalReason, PhysicalMove, Status};
-use flagfall_core::ruleset::IllegalWindow;
+use flagfall_core::ruleset::{IllegalWindow, PressWithoutMove};
 use shakmaty::{Color, Role, Square};
 
-use super::{Completed, Game, Pending, Window, name};
-use crate::outcome::{GameResult, Reason};
+use super::record::Draft;
+use super::{Completed, Game, IllegalAct, Pending, Window, name};
+use crate::outcome::{GameResult, Reason, RulingKind};
 
 impl Game {
     fn blocked_by_claim_or_pause(&mut self, at: u64, event: usize, p: Color) -> bool {
@@ -150,12 +151,7 @@ impl Game {
             return;
         }
         if self.pending.as_ref().is_none_or(|pm| pm.mover != p) {
-            self.refuse_completed(
-                at,
-                event,
-                p,
-                "there is no move of yours on the board to complete".to_string(),
-            );
+            self.press_without_move(at, event, p);
             return;
         }
         if let Err(e) = self.clock.press(at, p) {
@@ -215,7 +211,7 @@ impl Game {
         if !legal {
             self.window = Some(Window {
                 offender: p,
-                index: self.history.len() - 1,
+                act: IllegalAct::Move(self.history.len() - 1),
             });
             if self.setup.arbiter_calls_illegal {
                 let was_running = self.stop_for_claim(at);
@@ -267,6 +263,62 @@ impl Game {
                 }
             }
             Status::IllegalPosition(_) => {}
+        }
+    }
+
+    /// A press with no move of the presser's on the board, as `moves.press_without_move`
+    /// says: refused; or, by the player on move, the clock handed to the opponent with the
+    /// turn kept (`opponent_time`: the opponent puts displaced pieces right on his own
+    /// time) or an illegal move the opponent may claim (`illegal_move`, Laws 7.5.3); and
+    /// by the player not on move, whose clock such a press started, the clock handed back.
+    fn press_without_move(&mut self, at: u64, event: usize, p: Color) {
+        let moves = self.setup.ruleset.moves.clone();
+        if moves.press_without_move == PressWithoutMove::Refused {
+            let text = "there is no move of yours on the board to complete".to_string();
+            self.refuse_completed(at, event, p, text);
+            return;
+        }
+        if let Err(e) = self.clock.press(at, p) {
+            self.refuse_completed(at, event, p, e.to_string());
+            return;
+        }
+        let (me, them) = (name(p), name(!p));
+        if self.pos.turn() != p {
+            // The press back: the player on move has his clock again. An illegal press the
+            // presser did not claim stands.
+            if self
+                .window
+                .as_ref()
+                .is_some_and(|w| w.offender == !p && w.act == IllegalAct::Press)
+            {
+                self.window = None;
+            }
+            let text = format!(
+                "{me} presses the clock back without a move: {them}'s clock runs, {them} is to move"
+            );
+            let draft = Draft::new(RulingKind::Clock, &moves.press_without_move_rule, text);
+            self.record(at, event, draft.concerning(p));
+            return;
+        }
+        if moves.press_without_move == PressWithoutMove::OpponentTime {
+            let text = format!(
+                "{me} presses the clock without a move: {them}'s clock runs while {them} puts \
+                 the pieces right, and {me} is still to move once {them} presses back"
+            );
+            let draft = Draft::new(RulingKind::Clock, &moves.press_without_move_rule, text);
+            self.record(at, event, draft.concerning(p));
+            return;
+        }
+        // Laws 7.5.3: considered an illegal move, open to the opponent's claim.
+        self.window = Some(Window {
+            offender: p,
+            act: IllegalAct::Press,
+        });
+        if self.setup.arbiter_calls_illegal {
+            let was_running = self.stop_for_claim(at);
+            let what = "the arbiter intervenes on the press without a move (fide-b3 A.5.2)";
+            self.decide_illegal(at, event, !p, what);
+            self.restart_after_claim(at, was_running);
         }
     }
 
