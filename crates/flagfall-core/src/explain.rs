@@ -410,10 +410,17 @@ pub fn ruling_use(path: &str) -> Option<String> {
              them, and the minute a denied claim costs"
         }
         "draws.draw_positions_rule" => {
-            "drawn-position appeals: refusing them where not allowed, and granting them when \
-             no pattern rule matches"
+            "drawn-position appeals: refusing them where not allowed, the recommendation and \
+             the draw when no pattern has a rule of its own (or the opponent cannot mate)"
         }
         "draws.draw_position_denied_rule" => "the minute for a denied drawn-position appeal",
+        "draws.identical_pieces_rule"
+        | "draws.opposite_bishops_rule"
+        | "draws.king_before_pawn_rule"
+        | "draws.rook_pawn_blockaded_rule" => {
+            "the assistant's recommendation on a drawn-position claim of that pattern, and \
+             the draw when it is granted"
+        }
         "draws.dead_position_rule" => "the automatic draw in a dead position",
         "draws.illegal_position_rule" => {
             "the draw when an illegal position is still on the board after the next move"

@@ -168,6 +168,9 @@ fn draw_claim_reports_an_unreadable_table_and_still_recommends() {
     let v: serde_json::Value = serde_json::from_str(&out).expect("JSON");
     assert_eq!(v["grant"], true, "{out}");
     assert_eq!(v["claim"], "ilc");
+    // The ILC claim is cited by the club's own rule, the shape it rests on is named apart.
+    assert_eq!(v["rule"], "club-ilc 4.3", "{out}");
+    assert_eq!(v["ground"], "identical_pieces", "{out}");
     let reasons = v["reasons"].as_array().expect("reasons");
     assert!(
         reasons.iter().any(|r| r

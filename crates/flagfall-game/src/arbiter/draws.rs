@@ -2,9 +2,10 @@
 //! the claims that wait for the director (ILC, drawn positions).
 
 use flagfall_analysis::Limits;
-use flagfall_analysis::assistant::{self, DrawClaim};
+use flagfall_analysis::assistant::{self, DrawClaim, Ground};
 use flagfall_core::board::PhysicalMove;
 use flagfall_core::clock::format_ms;
+use flagfall_core::ruleset::DrawRules;
 use shakmaty::Color;
 
 use super::record::Draft;
@@ -205,7 +206,7 @@ impl Game {
         self.clock.stop(at);
         let setup = self.pos.setup();
         let tables = self.tablebase.as_ref().map(|tb| tb.0.as_ref() as _);
-        let recommendation = assistant::recommend_using(&setup, p, kind, tables);
+        let recommendation = assistant::recommend(&setup, p, kind, tables);
         self.record(
             at,
             event,
@@ -221,27 +222,19 @@ impl Game {
             .concerning(p),
         );
         let advice = format!(
-            "recommend {}{}: {}",
+            "recommend {}: {}",
             if recommendation.grant {
                 "granting"
             } else {
                 "denying"
             },
-            recommendation
-                .pattern
-                .as_ref()
-                .map(|pt| format!(" ({pt})"))
-                .unwrap_or_default(),
             recommendation.reasons.join("; ")
         );
-        let advice_rule = recommendation
-            .pattern
-            .clone()
-            .unwrap_or_else(|| rule.clone());
+        let advice_rule = recommendation_rule(&draws, kind, recommendation.ground);
         self.record(
             at,
             event,
-            Draft::new(RulingKind::Recommendation, &advice_rule, advice).concerning(p),
+            Draft::new(RulingKind::Recommendation, advice_rule, advice).concerning(p),
         );
         let grant = recommendation.grant;
         self.claim = Some(PendingClaim {
@@ -286,11 +279,8 @@ impl Game {
                 );
             }
             (DrawClaim::DrawPosition, true) => {
-                let rule = claim
-                    .recommendation
-                    .pattern
-                    .clone()
-                    .unwrap_or_else(|| draws.draw_positions_rule.clone());
+                let rule = recommendation_rule(&draws, claim.kind, claim.recommendation.ground)
+                    .to_string();
                 self.finish(
                     at,
                     event,
@@ -343,5 +333,16 @@ fn draw_claim_name(kind: DrawClaim) -> &'static str {
     match kind {
         DrawClaim::Ilc => "insufficient losing chances",
         DrawClaim::DrawPosition => "a drawn position",
+    }
+}
+
+/// The citation of the assistant's recommendation on a `claim`, from the ruleset: an ILC
+/// claim cites `draws.ilc_rule`; a drawn-position claim cites the pattern's own rule
+/// ([`DrawRules::pattern_rule`]) or else `draws.draw_positions_rule`.
+pub fn recommendation_rule(draws: &DrawRules, claim: DrawClaim, ground: Ground) -> &str {
+    match (claim, ground) {
+        (DrawClaim::Ilc, _) => &draws.ilc_rule,
+        (DrawClaim::DrawPosition, Ground::Pattern(pattern)) => draws.pattern_rule(pattern),
+        (DrawClaim::DrawPosition, _) => &draws.draw_positions_rule,
     }
 }

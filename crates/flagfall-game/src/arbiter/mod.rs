@@ -36,6 +36,8 @@ mod moves;
 mod record;
 mod time;
 
+pub use draws::recommendation_rule;
+
 const MINUTE: i64 = 60_000;
 
 /// A move on the board, not yet completed by a press.
