@@ -12,6 +12,7 @@ use std::fmt;
 
 use serde::{Deserialize, Serialize};
 
+use crate::board::CastlingSetupRule;
 use crate::timecontrol::TimeControl;
 
 /// The built-in rulesets, as shipped: `(id, TOML text)`.
@@ -58,18 +59,6 @@ pub enum TimePolicy {
     Fide,
     /// blitz-2006 1: five minutes, no delay of any kind.
     FiveMinutes,
-}
-
-/// What a wrongly set-up king or rook allows (RULES.md §6).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum SetupCastling {
-    /// King and queen swapped: mirror castling (uscf-2020 3a, blitz-2006 19).
-    Mirror,
-    /// King or rook set up wrong: no castling (uscf-classic 3).
-    None,
-    /// Wrong king square: no castling; wrong rook square: not with that rook (fide-b3 A.5.1.2).
-    Fide,
 }
 
 /// What pressing the clock with no move on the board means (docs/arbiter.md, "Moves").
@@ -197,7 +186,8 @@ pub struct MoveRules {
     pub touch_move: bool,
     pub touch_move_rule: String,
     pub completed_rule: String,
-    pub setup_castling: SetupCastling,
+    /// What a wrongly set-up king or rook allows (RULES.md §6): the board's own rule.
+    pub setup_castling: CastlingSetupRule,
     pub setup_castling_rule: String,
     pub press_without_move: PressWithoutMove,
     pub press_without_move_rule: String,

@@ -19,11 +19,9 @@
 use std::sync::Arc;
 
 use flagfall_analysis::assistant::{DrawClaim, Recommendation, Tablebase};
-use flagfall_core::board::{
-    BoardRules, CastlingSetupRule, MoveRecord, PhysicalMove, Position, RepetitionKey,
-};
+use flagfall_core::board::{BoardRules, MoveRecord, PhysicalMove, Position, RepetitionKey};
 use flagfall_core::clock::Clock;
-use flagfall_core::ruleset::{OffenceKind, Ruleset, SetupCastling};
+use flagfall_core::ruleset::{OffenceKind, Ruleset};
 use shakmaty::{Color, Square};
 
 use crate::outcome::{GameResult, Outcome, Reason, Ruling};
@@ -143,11 +141,7 @@ impl Game {
     /// A new game from a validated setup; White's (or the side to move's) clock starts at 0.
     pub fn new(setup: GameSetup) -> Game {
         let rules = BoardRules {
-            setup_castling: match setup.ruleset.moves.setup_castling {
-                SetupCastling::Mirror => CastlingSetupRule::Mirror,
-                SetupCastling::None => CastlingSetupRule::None,
-                SetupCastling::Fide => CastlingSetupRule::Fide,
-            },
+            setup_castling: setup.ruleset.moves.setup_castling,
         };
         let pos = setup.start.clone();
         let mut clock = Clock::new(setup.time_control);
