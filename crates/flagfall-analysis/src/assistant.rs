@@ -25,6 +25,7 @@
 //! - "A forced win can be demonstrated": the opponent mates by force within
 //!   [`FORCED_MATE_PLIES`] plies, or the tablebase (when given) says the opponent wins.
 
+use flagfall_core::colour;
 use flagfall_core::ruleset::DrawPattern;
 use shakmaty::{CastlingMode, Chess, Color, Position, Setup, Square};
 
@@ -167,7 +168,7 @@ pub fn recommend(
             ground: Ground::NoMatingPossibility,
             reasons: vec![format!(
                 "{} cannot checkmate by any series of legal moves ({reason:?})",
-                color_name(opponent)
+                colour::name(opponent)
             )],
         };
     }
@@ -217,14 +218,14 @@ pub fn recommend(
     if let Some(line) = forced_mate(&pos, opponent, FORCED_MATE_PLIES) {
         reasons.push(format!(
             "{} forces mate within {} plies (first move {line})",
-            color_name(opponent),
+            colour::name(opponent),
             FORCED_MATE_PLIES
         ));
         return deny(ground, reasons);
     }
     reasons.push(format!(
         "no forced mate for {} within {} plies",
-        color_name(opponent),
+        colour::name(opponent),
         FORCED_MATE_PLIES
     ));
     Recommendation {
@@ -249,7 +250,7 @@ fn tablebase_verdict(tb: &dyn Tablebase, pos: &Chess, opponent: Color) -> (bool,
             wdl.flip()
         }
     };
-    let who = color_name(opponent);
+    let who = colour::name(opponent);
     match tb.probe(pos) {
         Probe::Exact(wdl) => match for_opponent(wdl) {
             Wdl::Win => (true, format!("the tablebase shows a forced win for {who}")),
@@ -287,10 +288,6 @@ fn tablebase_verdict(tb: &dyn Tablebase, pos: &Chess, opponent: Color) -> (bool,
         ),
         Probe::Failed(why) => (false, format!("the tablebase could not be read ({why})")),
     }
-}
-
-fn color_name(c: Color) -> &'static str {
-    if c.is_white() { "White" } else { "Black" }
 }
 
 fn material_points(pos: &Chess, c: Color) -> u32 {

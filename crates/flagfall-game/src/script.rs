@@ -7,6 +7,7 @@
 use std::fmt;
 
 use flagfall_core::board::{PhysicalMove, Position};
+use flagfall_core::colour;
 use flagfall_core::ruleset::{OffenceKind, Ruleset, TimeControlJudgement};
 use flagfall_core::timecontrol::TimeControl;
 use serde::Serialize;
@@ -463,13 +464,13 @@ fn parse_move(line: usize, field: &str, v: &Value) -> Result<PhysicalMove, Scrip
 
 fn parse_color(line: usize, field: &str, v: Option<&Value>) -> Result<Color, ScriptError> {
     match v {
-        Some(Value::String(s)) if s == "white" => Ok(Color::White),
-        Some(Value::String(s)) if s == "black" => Ok(Color::Black),
-        Some(Value::String(s)) => Err(ScriptError::new(
-            line,
-            field,
-            format!("expected \"white\" or \"black\", found {s:?}"),
-        )),
+        Some(Value::String(s)) => colour::parse(s).ok_or_else(|| {
+            ScriptError::new(
+                line,
+                field,
+                format!("expected \"white\" or \"black\", found {s:?}"),
+            )
+        }),
         Some(other) => Err(ScriptError::new(
             line,
             field,
@@ -860,7 +861,7 @@ impl Event {
         if let Some(by) = self.by {
             m.insert("by".into(), Value::from(by.name()));
         }
-        let color = |c: Color| Value::from(c.fold_wb("white", "black"));
+        let color = |c: Color| Value::from(colour::key(c));
         match &self.action {
             Action::Move { mv, press } => {
                 m.insert("move".into(), Value::from(mv.to_string()));

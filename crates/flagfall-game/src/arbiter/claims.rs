@@ -4,11 +4,12 @@ use flagfall_analysis::assistant::DrawClaim;
 use flagfall_analysis::{Limits, material};
 use flagfall_core::board::{IllegalReason, PhysicalMove};
 use flagfall_core::clock::format_ms;
+use flagfall_core::colour;
 use flagfall_core::ruleset::{IllegalPenalty, MaterialDefinition};
 use shakmaty::{Color, Role};
 
 use super::record::Draft;
-use super::{Game, IllegalAct, MINUTE, Pending, idx, name};
+use super::{Game, IllegalAct, MINUTE, Pending};
 use crate::outcome::{GameResult, Reason, RulingKind};
 use crate::script::{Action, ClaimKind, Event, Party};
 
@@ -72,9 +73,9 @@ impl Game {
             &rule,
             format!(
                 "{}'s flag claim and {}'s illegal-move claim are simultaneous: {}, who made the illegal move, loses",
-                name(offender),
-                name(!offender),
-                name(offender)
+                colour::name(offender),
+                colour::name(!offender),
+                colour::name(offender)
             ),
         );
     }
@@ -123,7 +124,7 @@ impl Game {
                     &flags.void_rule,
                     format!(
                         "{}'s own flag is down ({}): the time claim is void",
-                        name(p),
+                        colour::name(p),
                         format_ms(mine)
                     ),
                 )
@@ -138,7 +139,7 @@ impl Game {
                     &flags.flag_rule,
                     format!(
                         "{}'s flag is not down ({} left)",
-                        name(!p),
+                        colour::name(!p),
                         format_ms(theirs)
                     ),
                 )
@@ -151,7 +152,11 @@ impl Game {
                 GameResult::win_for(p),
                 Reason::TimeForfeit,
                 &flags.flag_rule,
-                format!("{}'s flag is down: {} wins on time", name(!p), name(p)),
+                format!(
+                    "{}'s flag is down: {} wins on time",
+                    colour::name(!p),
+                    colour::name(p)
+                ),
             );
         } else {
             self.finish(
@@ -162,8 +167,8 @@ impl Game {
                 &flags.no_material_rule,
                 format!(
                     "{}'s flag is down, but {} has no mating material: draw",
-                    name(!p),
-                    name(p)
+                    colour::name(!p),
+                    colour::name(p)
                 ),
             );
         }
@@ -230,7 +235,7 @@ impl Game {
             Draft::new(
                 RulingKind::ClaimRejected,
                 &illegal.rule,
-                format!("{}'s last move was legal", name(!p)),
+                format!("{}'s last move was legal", colour::name(!p)),
             )
             .concerning(p),
         );
@@ -352,25 +357,25 @@ impl Game {
                     &illegal.king_adjacent_trap_rule,
                     format!(
                         "{} put his own king next to the other king and then claimed the check it gives: {} loses",
-                        name(claimant),
-                        name(claimant)
+                        colour::name(claimant),
+                        colour::name(claimant)
                     ),
                 );
                 return;
             }
         }
-        self.illegal_caught[idx(offender)] += 1;
-        let nth = self.illegal_caught[idx(offender)];
+        self.illegal_caught[colour::index(offender)] += 1;
+        let nth = self.illegal_caught[colour::index(offender)];
         let penalty = if nth == 1 {
             illegal.first
         } else {
             illegal.later
         };
         let act = match window.act {
-            IllegalAct::Move(_) => format!("{}'s move was illegal", name(offender)),
+            IllegalAct::Move(_) => format!("{}'s move was illegal", colour::name(offender)),
             IllegalAct::Press => format!(
                 "{} pressed the clock without making a move, an illegal move",
-                name(offender)
+                colour::name(offender)
             ),
         };
         match (penalty, window.act) {
@@ -382,7 +387,7 @@ impl Game {
                         GameResult::win_for(claimant),
                         Reason::IllegalMove,
                         &illegal.rule,
-                        format!("{what}: {act}; {} wins", name(claimant)),
+                        format!("{what}: {act}; {} wins", colour::name(claimant)),
                     );
                 } else {
                     self.finish(
@@ -393,7 +398,7 @@ impl Game {
                         &illegal.no_material_rule,
                         format!(
                             "{what}: {act}, but {} has no mating material: draw",
-                            name(claimant)
+                            colour::name(claimant)
                         ),
                     );
                 }
@@ -405,8 +410,8 @@ impl Game {
                 self.clock.stop(at);
                 let text = format!(
                     "{what}: {act}; one minute to {}, {}'s clock runs again",
-                    name(claimant),
-                    name(offender)
+                    colour::name(claimant),
+                    colour::name(offender)
                 );
                 let draft = Draft::new(RulingKind::ClaimUpheld, &illegal.rule, text);
                 self.record(at, event, draft.concerning(claimant).with_time(time));
@@ -432,9 +437,9 @@ impl Game {
                 }
                 let text = format!(
                     "{what}: {}'s move {} was illegal; one minute to {}, the position before it is reinstated",
-                    name(offender),
+                    colour::name(offender),
                     completed.record.mv,
-                    name(claimant)
+                    colour::name(claimant)
                 );
                 let draft = Draft::new(RulingKind::ClaimUpheld, &illegal.rule, text);
                 self.record(at, event, draft.concerning(claimant).with_time(time));

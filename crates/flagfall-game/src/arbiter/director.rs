@@ -1,10 +1,11 @@
 //! The director's actions: the clock, time changes, offences and results.
 
+use flagfall_core::colour;
 use flagfall_core::ruleset::{OffenceKind, PenaltyStep};
 use shakmaty::Color;
 
 use super::record::Draft;
-use super::{Game, MINUTE, name};
+use super::{Game, MINUTE};
 use crate::outcome::{GameResult, Reason, RulingKind};
 use crate::script::Declared;
 
@@ -60,7 +61,11 @@ impl Game {
                 Draft::new(
                     RulingKind::TimeChange,
                     &time.setup_rule,
-                    format!("the director changes {}'s time by {} ms", name(color), ms),
+                    format!(
+                        "the director changes {}'s time by {} ms",
+                        colour::name(color),
+                        ms
+                    ),
                 )
                 .concerning(color)
                 .with_time(change),
@@ -93,7 +98,7 @@ impl Game {
             .count() as u32
             + 1;
         let what = kind.name();
-        let (offender, opponent) = (name(player), name(!player));
+        let (offender, opponent) = (colour::name(player), colour::name(!player));
         // Each step: the time change it makes (whose clock, how much) and what it says.
         let (change, text) = match ladder.step(nth) {
             PenaltyStep::NotAnOffence => {

@@ -5,11 +5,12 @@ use flagfall_analysis::Limits;
 use flagfall_analysis::assistant::{self, DrawClaim, Ground};
 use flagfall_core::board::PhysicalMove;
 use flagfall_core::clock::format_ms;
+use flagfall_core::colour;
 use flagfall_core::ruleset::DrawRules;
 use shakmaty::Color;
 
 use super::record::Draft;
-use super::{Game, MINUTE, Pending, PendingClaim, name};
+use super::{Game, MINUTE, Pending, PendingClaim};
 use crate::outcome::{GameResult, Reason, RulingKind};
 use crate::script::ClaimKind;
 
@@ -21,7 +22,7 @@ impl Game {
             let text = "no draw offer by the opponent stands".to_string();
             self.refuse(at, event, &rule, Some(p), text);
         } else if accept {
-            let text = format!("{} accepts the draw offer", name(p));
+            let text = format!("{} accepts the draw offer", colour::name(p));
             self.finish(at, event, GameResult::Draw, Reason::Agreement, &rule, text);
         } else {
             self.offer = None;
@@ -117,7 +118,7 @@ impl Game {
                 GameResult::Draw,
                 reason,
                 &own_rule,
-                format!("{} claims {what}: draw", name(p)),
+                format!("{} claims {what}: draw", colour::name(p)),
             );
             return;
         }
@@ -135,9 +136,9 @@ impl Game {
                 &draws.wrong_claim_rule,
                 format!(
                     "{} claims a draw by {}: {why}; one minute to {}",
-                    name(p),
+                    colour::name(p),
                     kind.name(),
-                    name(!p)
+                    colour::name(!p)
                 ),
             )
             .concerning(p)
@@ -194,7 +195,7 @@ impl Game {
                     format!(
                         "ILC needs less than {} left; {} has {}",
                         format_ms(draws.ilc_max_remaining_ms as i64),
-                        name(p),
+                        colour::name(p),
                         format_ms(left)
                     ),
                 );
@@ -215,7 +216,7 @@ impl Game {
                 &rule,
                 format!(
                     "{} claims a draw ({}); the clock is stopped for the director",
-                    name(p),
+                    colour::name(p),
                     draw_claim_name(kind)
                 ),
             )
@@ -299,7 +300,10 @@ impl Game {
                     Draft::new(
                         RulingKind::ClaimRejected,
                         &draws.ilc_rule,
-                        format!("ILC claim denied: one minute off {}'s clock", name(p)),
+                        format!(
+                            "ILC claim denied: one minute off {}'s clock",
+                            colour::name(p)
+                        ),
                     )
                     .concerning(p)
                     .with_time(time),
@@ -318,7 +322,7 @@ impl Game {
                     Draft::new(
                         RulingKind::ClaimRejected,
                         &rule,
-                        format!("draw claim denied: one minute to {}", name(!p)),
+                        format!("draw claim denied: one minute to {}", colour::name(!p)),
                     )
                     .concerning(p)
                     .with_time(time),

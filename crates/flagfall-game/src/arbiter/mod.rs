@@ -21,6 +21,7 @@ use std::sync::Arc;
 use flagfall_analysis::assistant::{DrawClaim, Recommendation, Tablebase};
 use flagfall_core::board::{BoardRules, MoveRecord, PhysicalMove, Position, RepetitionKey};
 use flagfall_core::clock::Clock;
+use flagfall_core::colour;
 use flagfall_core::ruleset::{OffenceKind, Ruleset};
 use shakmaty::{Color, Square};
 
@@ -127,14 +128,6 @@ pub struct Game {
     ended_at: Option<u64>,
     last_at: u64,
     rulings: Vec<Ruling>,
-}
-
-fn idx(c: Color) -> usize {
-    c.fold_wb(0, 1)
-}
-
-fn name(c: Color) -> &'static str {
-    c.fold_wb("White", "Black")
 }
 
 impl Game {
@@ -284,7 +277,10 @@ impl Game {
                     event,
                     |r| &r.director.rule,
                     Some(player),
-                    format!("only the director may do that, not {}", name(player)),
+                    format!(
+                        "only the director may do that, not {}",
+                        colour::name(player)
+                    ),
                 );
             }
             (action, None) if !action.is_director_action() => {
@@ -315,7 +311,7 @@ impl Game {
                     GameResult::win_for(!p),
                     Reason::Resignation,
                     &rule,
-                    format!("{} resigns", name(p)),
+                    format!("{} resigns", colour::name(p)),
                 );
             }
             (Action::StopClock, None) => self.on_director_clock(at, event, false),

@@ -1,11 +1,12 @@
 //! Moves, presses and retractions on the physical board.
 
 use flagfall_core::board::{IllegalPositionReason, IllegalReason, PhysicalMove, Status};
+use flagfall_core::colour;
 use flagfall_core::ruleset::{IllegalWindow, PressWithoutMove};
 use shakmaty::{Color, Role, Square};
 
 use super::record::Draft;
-use super::{Completed, Game, IllegalAct, Pending, Window, name};
+use super::{Completed, Game, IllegalAct, Pending, Window};
 use crate::outcome::{GameResult, Reason, RulingKind};
 
 impl Game {
@@ -57,7 +58,12 @@ impl Game {
             return;
         }
         if self.pos.turn() != p {
-            self.refuse_completed(at, event, p, format!("it is not {}'s turn", name(p)));
+            self.refuse_completed(
+                at,
+                event,
+                p,
+                format!("it is not {}'s turn", colour::name(p)),
+            );
             return;
         }
         if self.pending.is_some() {
@@ -234,7 +240,7 @@ impl Game {
                     GameResult::win_for(p),
                     Reason::Checkmate,
                     &rule,
-                    format!("{} is checkmated", name(!p)),
+                    format!("{} is checkmated", colour::name(!p)),
                 );
             }
             Status::Stalemate => {
@@ -245,7 +251,7 @@ impl Game {
                     GameResult::Draw,
                     Reason::Stalemate,
                     &rule,
-                    format!("{} is stalemated", name(!p)),
+                    format!("{} is stalemated", colour::name(!p)),
                 );
             }
             Status::Ongoing => {
@@ -282,7 +288,7 @@ impl Game {
             self.refuse_completed(at, event, p, e.to_string());
             return;
         }
-        let (me, them) = (name(p), name(!p));
+        let (me, them) = (colour::name(p), colour::name(!p));
         if self.pos.turn() != p {
             // The press back: the player on move has his clock again. An illegal press the
             // presser did not claim stands.

@@ -1,7 +1,8 @@
 //! The clock around events: automatic flagging, stopping and restarting for claims.
 
-use super::{Game, name};
+use super::Game;
 use crate::outcome::{GameResult, Reason};
+use flagfall_core::colour;
 
 impl Game {
     pub(super) fn check_auto_flag(&mut self, at: u64, event: usize) {
@@ -26,9 +27,9 @@ impl Game {
                 &clock_rule,
                 format!(
                     "{}'s flag fell at {}: {} wins on time",
-                    name(side),
+                    colour::name(side),
                     fell,
-                    name(winner)
+                    colour::name(winner)
                 ),
             );
         } else {
@@ -41,8 +42,8 @@ impl Game {
                 &rule,
                 format!(
                     "{}'s flag fell, but {} cannot mate: draw",
-                    name(side),
-                    name(winner)
+                    colour::name(side),
+                    colour::name(winner)
                 ),
             );
         }
