@@ -6,7 +6,7 @@
 
 use std::fmt;
 
-use flagfall_core::board::{PhysicalMove, Position};
+use flagfall_core::board::{PhysicalMove, PhysicalPosition};
 use flagfall_core::colour;
 use flagfall_core::ruleset::{OffenceKind, Ruleset, TimeControlJudgement};
 use flagfall_core::timecontrol::TimeControl;
@@ -42,7 +42,7 @@ pub struct GameSetup {
     pub time_control: TimeControl,
     /// Whether the ruleset counts this control for its blitz rating (shown, not enforced).
     pub ratable: bool,
-    pub start: Position,
+    pub start: PhysicalPosition,
     pub fen: Option<String>,
     pub auto_flag: bool,
     pub arbiter_calls_illegal: bool,
@@ -412,10 +412,9 @@ fn parse_setup(line: usize, text: &str, extra: &[Ruleset]) -> Result<GameSetup, 
     };
     let fen = get_str(&map, line, "fen")?.map(str::to_string);
     let start = match &fen {
-        Some(f) => {
-            Position::from_fen(f).map_err(|e| ScriptError::new(line, "fen", e.to_string()))?
-        }
-        None => Position::new(),
+        Some(f) => PhysicalPosition::from_fen(f)
+            .map_err(|e| ScriptError::new(line, "fen", e.to_string()))?,
+        None => PhysicalPosition::new(),
     };
     let auto_flag = get_bool(&map, line, "auto_flag")?.unwrap_or(ruleset.flags.auto_flag_default);
     let arbiter_calls_illegal = get_bool(&map, line, "arbiter_calls_illegal")?.unwrap_or(false);

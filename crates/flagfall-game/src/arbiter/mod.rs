@@ -19,7 +19,7 @@
 use std::sync::Arc;
 
 use flagfall_analysis::assistant::{DrawClaim, Recommendation, Tablebase};
-use flagfall_core::board::{BoardRules, MoveRecord, PhysicalMove, Position, RepetitionKey};
+use flagfall_core::board::{BoardRules, MoveRecord, PhysicalMove, PhysicalPosition, RepetitionKey};
 use flagfall_core::clock::Clock;
 use flagfall_core::colour;
 use flagfall_core::ruleset::{OffenceKind, Ruleset};
@@ -44,7 +44,7 @@ const MINUTE: i64 = 60_000;
 struct Pending {
     mover: Color,
     record: MoveRecord,
-    after: Position,
+    after: PhysicalPosition,
 }
 
 /// A completed move, as the game record keeps it.
@@ -54,7 +54,7 @@ pub struct Completed {
     pub record: MoveRecord,
     /// The position before the move, kept for illegal moves only (a correct claim may
     /// reinstate it); legal moves are never taken back.
-    pub before: Option<Box<Position>>,
+    pub before: Option<Box<PhysicalPosition>>,
     /// The event that completed it.
     pub event: usize,
 }
@@ -103,7 +103,7 @@ pub struct Game {
     tablebase: Option<SharedTablebase>,
     rules: BoardRules,
     /// The position after the last completed move.
-    pos: Position,
+    pos: PhysicalPosition,
     pending: Option<Pending>,
     clock: Clock,
     history: Vec<Completed>,
@@ -206,12 +206,12 @@ impl Game {
     }
 
     /// The physical board as it stands, including a move not yet pressed.
-    pub fn board_position(&self) -> &Position {
+    pub fn board_position(&self) -> &PhysicalPosition {
         self.pending.as_ref().map_or(&self.pos, |p| &p.after)
     }
 
     /// The position of the last completed move.
-    pub fn position(&self) -> &Position {
+    pub fn position(&self) -> &PhysicalPosition {
         &self.pos
     }
 
