@@ -173,7 +173,7 @@ pub fn recommend(
         };
     }
 
-    let pattern = draw_pattern(&pos, claimant);
+    let pattern = draw_pattern(&pos);
     match (&pattern, claim) {
         (Some((_, why)), _) => reasons.push(why.clone()),
         (None, DrawClaim::DrawPosition) => {
@@ -296,7 +296,7 @@ fn material_points(pos: &Chess, c: Color) -> u32 {
 }
 
 /// The blitz-2006 8e/8g/8h/8i pattern the position matches, with a short description.
-fn draw_pattern(pos: &Chess, claimant: Color) -> Option<(DrawPattern, String)> {
+fn draw_pattern(pos: &Chess) -> Option<(DrawPattern, String)> {
     let b = pos.board();
     let non_kings = b.occupied() & !b.kings();
     let pawns = b.pawns();
@@ -345,10 +345,7 @@ fn draw_pattern(pos: &Chess, claimant: Color) -> Option<(DrawPattern, String)> {
         let p = pawns.first()?;
         let attacker = b.color_at(p)?;
         let defender_king = b.king_of(!attacker)?;
-        if attacker == claimant {
-            // The claim belongs to the defending side; the attacker claiming a draw is not
-            // the listed situation but the position is handled the same way.
-        }
+        // Whichever side claims (the listed case is the defender), the position is judged alike.
         let rook_file = matches!(p.file(), shakmaty::File::A | shakmaty::File::H);
         if rook_file && in_front_on_file(p, defender_king, attacker) {
             return Some((

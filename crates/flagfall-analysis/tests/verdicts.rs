@@ -78,7 +78,7 @@ fn material_rules() {
         Color::White,
         UnwinnableReason::SameColouredBishops,
     );
-    // K+B v K+P is winnable (RULES.md section 3): the pawn can box its own king in.
+    // K+B v K+P is winnable (docs/rules.md §3.5): the pawn can box its own king in.
     assert_winnable("7k/7p/8/8/8/8/8/KB6 w - - 0 1", Color::White);
     // K+N v K+N too.
     assert_winnable("6nk/8/8/8/8/8/8/KN6 w - - 0 1", Color::White);

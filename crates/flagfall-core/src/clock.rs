@@ -25,7 +25,7 @@
 //! remaining time at the run's start. Time added with [`Clock::adjust`] can raise a
 //! flag again; a later fall records a new instant. Comparing
 //! [`Clock::flag_fell_at`] for both sides answers "which flag fell first"
-//! (RULES.md §3, uscf-2020 8c).
+//! (docs/rules.md §3.7, uscf-2020 8c).
 //!
 //! **Interpretation:** a side whose flag is down when it presses gets no increment and
 //! no Bronstein give-back: its time ran out before the move was completed, and the
@@ -313,7 +313,7 @@ impl Clock {
     }
 
     /// Adds `delta_ms` (negative: removes) to `side`'s time at `at`: penalties and
-    /// director corrections (RULES.md §5). The flag follows the time: taking a side to
+    /// director corrections (docs/rules.md §5). The flag follows the time: taking a side to
     /// ≤ 0 drops its flag at `at`; taking it above 0 raises it.
     pub fn adjust(&mut self, at: u64, side: Color, delta_ms: i64) {
         let at = self.clamp(at);

@@ -13,6 +13,7 @@ use std::fmt;
 use serde::{Deserialize, Serialize};
 
 use crate::board::CastlingSetupRule;
+use crate::schema;
 use crate::timecontrol::TimeControl;
 
 /// The built-in rulesets, as shipped: `(id, TOML text)`.
@@ -46,7 +47,7 @@ pub enum RulesetError {
     },
 }
 
-/// How a ruleset judges a time control (RULES.md §1).
+/// How a ruleset judges a time control (docs/rules.md §1.2).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum TimePolicy {
@@ -76,7 +77,7 @@ pub enum PressWithoutMove {
     IllegalMove,
 }
 
-/// When the claim window on an opponent's completed illegal move closes (RULES.md §2).
+/// When the claim window on an opponent's completed illegal move closes (docs/rules.md §2.3).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum IllegalWindow {
@@ -98,12 +99,12 @@ pub enum IllegalPenalty {
     MinuteAndReinstate,
 }
 
-/// How mating material is defined (RULES.md §3).
+/// How mating material is defined (docs/rules.md §3).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum MaterialDefinition {
     /// US Chess piece count: two minor pieces, a pawn, a rook or a queen; two knights
-    /// against a lone king are not enough (interpretation, RULES.md §3).
+    /// against a lone king are not enough (interpretation, docs/rules.md §3.3).
     UsCount,
     /// FIDE: can checkmate by any possible series of legal moves (helpmate search).
     FideAnySeries,
@@ -123,7 +124,7 @@ pub enum PenaltyStep {
     NotAnOffence,
 }
 
-/// The kinds of infraction a director records (game-script.md `offence`).
+/// The kinds of infraction a director records (docs/game-script.md §3, `offence`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum OffenceKind {
@@ -376,7 +377,7 @@ impl Ruleset {
         Ruleset::from_toml(text)
     }
 
-    /// All five built-in rulesets, in the order of RULES.md.
+    /// All five built-in rulesets, in the order of docs/rules.md §0.
     pub fn all_builtin() -> Vec<Ruleset> {
         BUILTIN
             .iter()
@@ -453,7 +454,7 @@ impl Ruleset {
         })
     }
 
-    /// Judge a time control under this ruleset (RULES.md §1).
+    /// Judge a time control under this ruleset (docs/rules.md §1.2).
     pub fn judge_time_control(&self, tc: &TimeControl) -> TimeControlJudgement {
         let rule = self.time.policy_rule.clone();
         match self.time.policy {
@@ -523,72 +524,30 @@ impl Ruleset {
         }
     }
 
-    /// Every setting with its citation, one `(path, value, rule)` per line, for
-    /// `flagfall rules show`.
+    /// Every setting with its citation, one `(path, value, rule)` per line sorted by path,
+    /// for `flagfall rules show`: the rows of [`schema::SETTINGS`] and one per penalty
+    /// ladder. A setting whose optional citation field is absent has an empty rule.
     pub fn settings(&self) -> Vec<(String, String, String)> {
-        let mut out = Vec::new();
-        let table = match toml::Table::try_from(self) {
-            Ok(t) => t,
-            Err(_) => return out,
-        };
-        for (section, value) in &table {
-            let toml::Value::Table(t) = value else {
-                continue;
-            };
-            if section == "variations" {
-                continue;
-            }
-            if section == "penalties" {
-                for (kind, ladder) in t {
-                    let rule = ladder
-                        .get("rule")
-                        .and_then(|r| r.as_str())
-                        .unwrap_or("")
-                        .to_string();
-                    let steps = ladder
-                        .get("ladder")
-                        .map(|l| l.to_string())
-                        .unwrap_or_default();
-                    out.push((format!("penalties.{kind}"), steps, rule));
-                }
-                continue;
-            }
-            for (key, v) in t {
-                if key.ends_with("rule") {
-                    continue;
-                }
-                let rule = t
-                    .get(&format!("{key}_rule"))
-                    .or_else(|| rule_for(section, key, t))
-                    .and_then(|r| r.as_str())
-                    .unwrap_or("")
-                    .to_string();
-                out.push((format!("{section}.{key}"), v.to_string(), rule));
-            }
+        let mut out: Vec<(String, String, String)> = schema::SETTINGS
+            .iter()
+            .map(|s| {
+                (
+                    s.path.to_string(),
+                    (s.value)(self),
+                    (s.rule)(self).unwrap_or("").to_string(),
+                )
+            })
+            .collect();
+        for (kind, ladder) in &self.penalties {
+            out.push((
+                format!("{}{}", schema::PENALTIES_PREFIX, kind.name()),
+                schema::value_text(&ladder.ladder),
+                ladder.rule.clone(),
+            ));
         }
+        out.sort_by(|a, b| a.0.cmp(&b.0));
         out
     }
-}
-
-/// The section-wide rule that covers a key with no `<key>_rule` of its own.
-fn rule_for<'a>(section: &str, key: &str, t: &'a toml::Table) -> Option<&'a toml::Value> {
-    let candidates: &[&str] = match (section, key) {
-        ("time", "policy") => &["policy_rule"],
-        ("time", _) => &["setup_rule", "policy_rule"],
-        ("flags", _) => &["flag_rule"],
-        ("moves", "retract_legal") => &["retract_rule"],
-        ("moves", _) => &["completed_rule"],
-        ("illegal", "window") => &["window_rule"],
-        ("illegal", "king_adjacent_trap") => &["king_adjacent_trap_rule"],
-        ("illegal", _) => &["rule"],
-        ("material", _) => &["rule"],
-        ("draws", "wrong_claim_penalty_ms") => &["wrong_claim_rule"],
-        ("draws", "ilc_max_remaining_ms" | "ilc_denied_claimant_ms") => &["ilc_rule"],
-        ("draws", "illegal_position_after_next_move") => &["illegal_position_rule"],
-        ("director", _) => &["rule"],
-        _ => &[],
-    };
-    candidates.iter().find_map(|c| t.get(*c))
 }
 
 fn merge(base: &mut toml::Table, overrides: &toml::Table) {

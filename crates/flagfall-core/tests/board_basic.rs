@@ -461,7 +461,7 @@ fn physically_impossible_moves_are_errors() {
     assert!(e.to_string().contains("e7"), "{e}");
 }
 
-// ---------- castling after a wrong set-up (RULES.md §6) ----------
+// ---------- castling after a wrong set-up (docs/rules.md §6) ----------
 
 const SWAPPED: &str = "r2k3r/pppppppp/8/8/8/8/PPPPPPPP/R2K3R w KQkq - 0 1";
 

@@ -325,7 +325,7 @@ fn flip_move(m: &PhysicalMove) -> PhysicalMove {
 proptest! {
     #![proptest_config(ProptestConfig { cases: 64, .. ProptestConfig::default() })]
 
-    /// Mirror castling (uscf-2020 3a, RULES.md §6 interpretation) is ordinary castling
+    /// Mirror castling (uscf-2020 3a, docs/rules.md §6.2 interpretation) is ordinary castling
     /// reflected across the board's middle: with king and queen swapped, every legal move
     /// under `Mirror` is the reflection of a legal move in the normal start position, along
     /// a whole random game.

@@ -534,7 +534,7 @@ pub struct ManualPairing {
     pub byes: Vec<(u32, ByeKind)>,
 }
 
-/// What the ratable-time-control check found (RULES.md §1).
+/// What the ratable-time-control check found (docs/rules.md §1.2).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct TimeControlCheck {
     /// The time control as normalised by the parser.
@@ -549,7 +549,7 @@ pub struct TimeControlCheck {
     pub ruleset_verdict: Option<String>,
 }
 
-/// Check a time control (RULES.md §1: accepted even when not ratable, with that fact
+/// Check a time control (docs/rules.md §1.2: accepted even when not ratable, with that fact
 /// shown). Returns an error naming the problem when the notation cannot be read.
 pub fn check_time_control(text: &str) -> Result<TimeControlCheck, EventError> {
     check_time_control_under(text, None)
@@ -557,7 +557,7 @@ pub fn check_time_control(text: &str) -> Result<TimeControlCheck, EventError> {
 
 /// Check a time control, and judge it under a built-in ruleset when one is given: a
 /// control the ruleset forbids is rejected with the rule cited; an allowed one carries
-/// the ruleset's ratable verdict and its citation (RULES.md §1, via
+/// the ruleset's ratable verdict and its citation (docs/rules.md §1.2, via
 /// `flagfall_core::ruleset::Ruleset::judge_time_control`).
 pub fn check_time_control_under(
     text: &str,

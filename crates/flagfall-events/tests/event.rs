@@ -258,7 +258,7 @@ fn bad_values_are_named() {
     let check = e.set_time_control("G/3;inc2").unwrap();
     assert!(
         check.us_blitz_ratable,
-        "G/3;inc2 is rated blitz (RULES.md §1)"
+        "G/3;inc2 is rated blitz (docs/rules.md §1.2)"
     );
     let check = e.set_time_control("G/15;d0").unwrap();
     assert!(!check.us_blitz && !check.us_blitz_ratable);

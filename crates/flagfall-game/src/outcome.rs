@@ -43,7 +43,7 @@ impl Serialize for GameResult {
     }
 }
 
-/// Why a game ended (game-script.md).
+/// Why a game ended (docs/game-script.md §4).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Reason {

@@ -1,4 +1,4 @@
-//! The game script (`spec/game-script.md`): a setup line and one JSON event per line.
+//! The game script (docs/game-script.md): a setup line and one JSON event per line.
 //!
 //! Parsing is strict: an unknown field, a wrong type or an impossible value is a
 //! [`ScriptError`] naming the 1-based line and the field. Whether an event is *allowed*
@@ -81,7 +81,7 @@ impl Party {
     }
 }
 
-/// The claims of game-script.md.
+/// The claims of docs/game-script.md §3.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "snake_case")]
 pub enum ClaimKind {

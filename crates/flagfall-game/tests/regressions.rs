@@ -6,7 +6,7 @@ fn run(text: &str) -> flagfall_game::Replay {
     replay(&script::parse(text).expect("script parses"))
 }
 
-/// Issue 2 (RULES.md §3, blitz-2006 8a): a stalemate stands even if a fallen flag is
+/// Issue 2 (docs/rules.md §3.7, blitz-2006 8a): a stalemate stands even if a fallen flag is
 /// claimed at the same moment, whichever of the two the record lists first.
 #[test]
 fn issue_2_stalemate_stands_against_a_simultaneous_flag_claim() {

@@ -13,7 +13,7 @@ fn run(args: &[&str]) -> (String, String, Option<i32>) {
 
 #[test]
 fn single_query_winnable_with_witness() {
-    // K+B v K+P: a helpmate exists (RULES.md section 3, fide-b3 A.5.3).
+    // K+B v K+P: a helpmate exists (docs/rules.md §3.5, fide-b3 A.5.3).
     let (stdout, _, code) = run(&[
         "analyze",
         "--fen",

@@ -1,6 +1,6 @@
 //! The physical board and the classification of completed moves.
 //!
-//! A [`PhysicalPosition`] holds whatever stands on the board (RULES.md §2): any piece of the mover's
+//! A [`PhysicalPosition`] holds whatever stands on the board (docs/rules.md §2.1): any piece of the mover's
 //! colour may be put on any square that does not hold one of the mover's own pieces, and
 //! the result stands even when it breaks the laws. Every move is classified
 //! ([`Legality`]): legal, or illegal with [`IllegalReason`]s, most important first.
@@ -9,7 +9,7 @@
 //! promotion), judged on the position actually on the board, also when that position is
 //! already illegal: the side to move may then take a king left in check (classified
 //! [`IllegalReason::CapturesKing`], for the arbiter to rule on), and its own king safety
-//! still counts. Castling after a wrong set-up follows [`CastlingSetupRule`] (RULES.md §6).
+//! still counts. Castling after a wrong set-up follows [`CastlingSetupRule`] (docs/rules.md §6).
 //!
 //! Whenever the position is a legal chess position, classification and play go through
 //! shakmaty's `Chess` (fast path); the generic path handles everything else, and both agree
@@ -25,7 +25,7 @@
 //!   corner (with the king's and rook's destinations free), is a castling attempt: the rook
 //!   moves too, and the attempt is judged by the castling conditions. A two-square king step
 //!   whose destinations are taken is an ordinary (wrong) king move. King on the d-file:
-//!   mirror castling (RULES.md §6, uscf-2020 3a, blitz-2006 19); see [`CastlingSetupRule`].
+//!   mirror castling (docs/rules.md §6.1, uscf-2020 3a, blitz-2006 19); see [`CastlingSetupRule`].
 //! - **Set-up errors** are read from the starting FEN's castling field: it names the castling
 //!   rooks; a right with the king off the e-file or the rook off the a/h-files is a wrong
 //!   set-up of that piece (uscf-classic 3, fide-b3 A.5.1.2).
@@ -91,7 +91,8 @@ pub struct PhysicalPosition {
     /// The same position as shakmaty `Chess` (standard castling rights only) when it is a
     /// legal position: the fast path.
     chess: Option<Chess>,
-    /// Never use the fast path (for testing the generic path against shakmaty).
+    /// Never use the fast path (set only by the `test-support` hook `generic_only`, to
+    /// test the generic path against shakmaty).
     generic_only: bool,
 }
 
@@ -180,7 +181,7 @@ fn push_king_safety(reasons: &mut Vec<IllegalReason>, left: bool, put: bool) {
 }
 
 /// King and rook destinations for castling with the king on `king` and the rook on `rook`.
-/// King on the d-file: mirror castling (RULES.md §6 interpretation); otherwise the ordinary
+/// King on the d-file: mirror castling (docs/rules.md §6.2 interpretation); otherwise the ordinary
 /// destinations (g/f or c/d).
 fn castle_targets(king: Square, rook: Square) -> (CastlingKind, Square, Square) {
     let rank = king.rank();
@@ -332,8 +333,9 @@ impl PhysicalPosition {
 
     /// A copy that never takes the shakmaty fast path: every classification, move
     /// generation, SAN and status goes through the generic code. Meant for tests that
-    /// check the generic path against shakmaty; slower, same results.
-    #[doc(hidden)]
+    /// check the generic path against shakmaty; slower, same results. A test hook: only
+    /// with the `test-support` feature.
+    #[cfg(feature = "test-support")]
     pub fn generic_only(&self) -> Self {
         let mut p = self.clone();
         p.generic_only = true;
@@ -871,7 +873,7 @@ impl PhysicalPosition {
     }
 
     /// Whether the set-up rule lets `mover` castle with this king and rook at all
-    /// (RULES.md §6), given the rights are intact.
+    /// (docs/rules.md §6), given the rights are intact.
     fn setup_allows(&self, plan: &CastlePlan, mover: Color, rules: &BoardRules) -> bool {
         let rook_in_corner = plan.rook_from.file() == File::A || plan.rook_from.file() == File::H;
         let standard = plan.king_from.file() == File::E && rook_in_corner;

@@ -141,7 +141,7 @@ impl<'de> Deserialize<'de> for PhysicalMove {
     }
 }
 
-/// What castling a wrongly set-up start position allows (RULES.md §6).
+/// What castling a wrongly set-up start position allows (docs/rules.md §6).
 ///
 /// A set-up is "wrong" for a colour when the castling field of the starting FEN gives that
 /// colour rights while its king is not on the e-file, or one of its castling rooks is not on
@@ -150,7 +150,7 @@ impl<'de> Deserialize<'de> for PhysicalMove {
 #[serde(rename_all = "snake_case")]
 pub enum CastlingSetupRule {
     /// uscf-2020 3a, blitz-2006 19: with king and queen swapped (king on d1/d8) castling is
-    /// the mirror image of ordinary castling (**interpretation**, RULES.md §6): "short" on the
+    /// the mirror image of ordinary castling (**interpretation**, docs/rules.md §6.2): "short" on the
     /// queen side d1→b1 with the a1 rook to c1, "long" on the king side d1→f1 with the h1
     /// rook to e1. A misplaced rook cannot castle (the rule only covers the K/Q swap;
     /// **interpretation**: the laws' castling needs the rook on its original square).

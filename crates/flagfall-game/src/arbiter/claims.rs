@@ -14,7 +14,7 @@ use crate::outcome::{GameResult, Reason, RulingKind};
 use crate::script::{Action, ClaimKind, Event, Party};
 
 impl Game {
-    /// Can `who` still mate, as the ruleset defines mating material (RULES.md §3)?
+    /// Can `who` still mate, as the ruleset defines mating material (docs/rules.md §3)?
     pub(super) fn can_mate(&self, who: Color) -> bool {
         match self.setup.ruleset.material.definition {
             MaterialDefinition::UsCount => {

@@ -54,7 +54,7 @@ for rs in ALL:
           [f"RULES §1: {tc} is forbidden by {rs} ({cite(rs, 'time.policy_rule')})",
            "a setup with a forbidden time control is a script error on line 1, field time_control"])
 
-# Delay arithmetic, stated by hand (RULES.md §1):
+# Delay arithmetic, stated by hand (docs/rules.md §1):
 S(U, "us-delay-d3", {"time_control": "G/5;d3"},
   [mv(2000, "white", "e2e4"), mv(10000, "black", "e7e5"), mv(11000, "white", "g1f3"), end(20000)],
   "*", None, None, rulings=[], clock=(300000, 289000),
@@ -296,7 +296,7 @@ for rs in ALL:
       covers=["RULES §2: after the claimant completed a move the illegal move stands (uscf-2020 3b, blitz-2006 14)",
               f"refused: {cite(rs, 'illegal.window_rule')}"])
 
-# Retraction and touch move (RULES.md §2).
+# Retraction and touch move (docs/rules.md §2).
 for rs in ALL:
     touch = RSDATA[rs]["moves"]["touch_move"]
     evs = seq("e2e4 e7e5") + [mv(3000, "white", "f1e3", press=False, _illegal=True),
@@ -892,7 +892,7 @@ S(U, "director-cancel-string-form", {}, [mv(1000, "white", "e2e4"),
                                         {"at": 2000, "by": "director", "result": "cancel"}],
   "*", "director", cite(U, "director.cancel_rule"),
   rulings=[(2, "result", cite(U, "director.cancel_rule"))], clock=(299000, 299000),
-  covers=["game-script.md: \"cancel\" orders a replay (uscf-2020 13)"])
+  covers=["docs/game-script.md: \"cancel\" orders a replay (uscf-2020 13)"])
 
 # Refusals: wrong party and impossible physical actions.
 S(U, "player-stop-clock-refused", {},
@@ -1006,11 +1006,11 @@ S(F, "rook-misplaced-other-side-castles", {"fen": "rnbqkbrn/pppppppp/8/8/8/8/PPP
   covers=["fide-b3 A.5.1.2: only the misplaced rook (g1, knight on h1) is excluded; castling long with the a1 rook stays legal"])
 S(I, "shredder-castling-rights", {"fen": "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w HAha - 0 1"},
   seq("e2e4 e7e5 g1f3 b8c6 f1c4 f8c5 e1g1"), "*", None, None, rulings=[], fen="auto",
-  covers=["game-script.md: castling rights in Shredder form (HAha) for the ordinary start position; O-O played as e1g1"])
+  covers=["docs/game-script.md: castling rights in Shredder form (HAha) for the ordinary start position; O-O played as e1g1"])
 S(U, "castling-king-onto-rook", {},
   seq("e2e4 e7e5 g1f3 b8c6 f1c4 f8c5") + [mv(7000, "white", "e1h1", _noboard=True)], "*", None, None, rulings=[],
   fen="r1bqk1nr/pppp1ppp/2n5/2b1p3/2B1P3/5N2/PPPP1PPP/RNBQ1RK1 b (unchecked)", clock=(296000, 297000),
-  covers=["game-script.md: castling may be written king-onto-rook (e1h1): short castling, Kg1 and Rf1"])
+  covers=["docs/game-script.md: castling may be written king-onto-rook (e1h1): short castling, Kg1 and Rf1"])
 
 # ============================================================ script errors
 
@@ -1053,7 +1053,7 @@ E(I, "bad-time-control-notation", [{"rules": "club-ilc", "time_control": "G/five
   ["RULES §1: a time control not in any accepted form"])
 E(F, "unknown-offence-kind", [{"rules": "fide-b3", "time_control": "G/5"}, M1,
                               {"at": 2000, "by": "director", "offence": {"player": "white", "kind": "rudeness"}}], 3, "offence.kind",
-  ["game-script.md: offence kinds are two_hands, displaced_pieces, knocked_clock, touch_move, other"])
+  ["docs/game-script.md: offence kinds are two_hands, displaced_pieces, knocked_clock, touch_move, other"])
 
 # ============================================================ edge cases (second batch)
 
@@ -1238,7 +1238,7 @@ S(F, "illegal-position-resolved-by-next-move", {"fen": "4r3/8/8/7k/8/8/4N3/4K3 w
   "*", None, None, rulings=[], clock=(299000, 299000), fen="auto",
   covers=["fide-b3 A.5.4: both kings in check after Ng3; Black's Kh6 leaves only White's king in check with White to move: no illegal position, play goes on"])
 S(C, "player-names-in-setup", {"white": "Ann", "black": "Bob"}, seq("e2e4 e7e5"), "*", None, None, rulings=[],
-  clock=(299000, 299000), fen="auto", covers=["game-script.md: optional white/black names are accepted"])
+  clock=(299000, 299000), fen="auto", covers=["docs/game-script.md: optional white/black names are accepted"])
 E(U, "two-actions-in-one-event", [G, {"at": 1000, "by": "white", "resign": True, "offer": "draw"}], 2, None,
   ["docs/arbiter.md: exactly one action per event (besides move+press and a claim's intended move)"])
 evs = seq("e2e4 e7e5") + [
