@@ -22,6 +22,7 @@ use std::process::ExitCode;
 use anyhow::{Context, bail};
 use flagfall_analysis::assistant::{DrawClaim, recommend};
 use flagfall_analysis::{Limits, Verdict, can_checkmate};
+use flagfall_core::colour;
 use flagfall_core::ruleset::Ruleset;
 use flagfall_game::arbiter::recommendation_rule;
 use shakmaty::{Color, Setup, fen::Fen};
@@ -120,7 +121,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     if args.json {
         let out = serde_json::json!({
             "fen": fen,
-            "winner": winner_text.to_ascii_lowercase(),
+            "winner": colour::key(winner),
             "result": verdict,
         });
         println!("{}", serde_json::to_string_pretty(&out)?);
@@ -131,10 +132,12 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
 }
 
 fn parse_winner(text: &str) -> anyhow::Result<Color> {
-    match text.trim().to_ascii_lowercase().as_str() {
-        "white" | "w" => Ok(Color::White),
-        "black" | "b" => Ok(Color::Black),
-        other => bail!("expected `white` or `black`, found `{other}`"),
+    let text = text.trim().to_ascii_lowercase();
+    match text.as_str() {
+        "w" => Ok(Color::White),
+        "b" => Ok(Color::Black),
+        other => colour::parse(other)
+            .with_context(|| format!("expected `white` or `black`, found `{other}`")),
     }
 }
 
@@ -161,7 +164,7 @@ fn run_draw_claim(args: &Args, fen: &str, kind: ClaimArg) -> anyhow::Result<Exit
         let out = serde_json::json!({
             "fen": fen,
             "claim": kind.name(),
-            "claimant": claimant_text.trim().to_ascii_lowercase(),
+            "claimant": colour::key(claimant),
             "grant": rec.grant,
             "ground": rec.ground.name(),
             "rule": rule,
