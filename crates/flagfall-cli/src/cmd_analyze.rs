@@ -11,15 +11,20 @@
 //! Draw claims: `flagfall analyze --fen FEN --draw-claim ilc|draw-position --claimant
 //! white|black [--tablebases DIR] [--json]` prints what the director's assistant
 //! recommends (club-ilc 4.3; blitz-2006 8e, 8g, 8h, 8i): `grant` or `deny`, a tab, the
-//! pattern, a tab, the reasons joined by `; `.
+//! rule it rests on (cited from the ruleset whose claim it is: club-ilc for `ilc`,
+//! blitz-2006 for `draw-position`, as the arbiter cites it), a tab, the reasons joined by
+//! `; `. The JSON form adds the ground (`identical_pieces`, `no_mating_possibility`, ...).
 
 use std::io::{BufRead, BufWriter, Write};
 use std::path::PathBuf;
 use std::process::ExitCode;
 
 use anyhow::{Context, bail};
-use flagfall_analysis::assistant::{DrawClaim, recommend_using};
+use flagfall_analysis::assistant::{DrawClaim, recommend};
 use flagfall_analysis::{Limits, Verdict, can_checkmate};
+use flagfall_core::colour;
+use flagfall_core::ruleset::Ruleset;
+use flagfall_game::arbiter::recommendation_rule;
 use flagfall_pairing::trf::Colour;
 use shakmaty::{Color, Setup, fen::Fen};
 
@@ -83,6 +88,14 @@ impl ClaimArg {
             ClaimArg::DrawPosition => "draw-position",
         }
     }
+
+    /// The built-in ruleset whose claim this is, for its citations.
+    fn ruleset_id(self) -> &'static str {
+        match self {
+            ClaimArg::Ilc => "club-ilc",
+            ClaimArg::DrawPosition => "blitz-2006",
+        }
+    }
 }
 
 /// Lines between two progress reports on stderr in batch mode.
@@ -108,7 +121,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     if args.json {
         let out = serde_json::json!({
             "fen": fen,
-            "winner": side.name(),
+            "winner": colour::key(winner),
             "result": verdict,
         });
         println!("{}", serde_json::to_string_pretty(&out)?);
@@ -155,14 +168,18 @@ fn run_draw_claim(args: &Args, fen: &str, kind: ClaimArg) -> anyhow::Result<Exit
     let setup = parse_fen(fen).context("--fen")?;
     let tablebase = crate::tables::open_tablebases(&args.tablebases)?;
     let tables = tablebase.as_ref().map(|tb| tb.0.as_ref() as _);
-    let rec = recommend_using(&setup, claimant, claim, tables);
+    let rec = recommend(&setup, claimant, claim, tables);
+    let ruleset = Ruleset::builtin(kind.ruleset_id())
+        .with_context(|| format!("built-in ruleset {}", kind.ruleset_id()))?;
+    let rule = recommendation_rule(&ruleset.draws, claim, rec.ground);
     if args.json {
         let out = serde_json::json!({
             "fen": fen,
             "claim": kind.name(),
-            "claimant": side.name(),
+            "claimant": colour::key(claimant),
             "grant": rec.grant,
-            "pattern": rec.pattern,
+            "ground": rec.ground.name(),
+            "rule": rule,
             "reasons": rec.reasons,
         });
         println!("{}", serde_json::to_string_pretty(&out)?);
@@ -170,7 +187,7 @@ fn run_draw_claim(args: &Args, fen: &str, kind: ClaimArg) -> anyhow::Result<Exit
         println!(
             "{}\t{}\t{}",
             if rec.grant { "grant" } else { "deny" },
-            rec.pattern.as_deref().unwrap_or("-"),
+            rule,
             rec.reasons.join("; ")
         );
     }

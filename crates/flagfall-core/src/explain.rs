@@ -616,10 +616,17 @@ mod tests {
             ],
             "Only the player on move",
         ),
-        // docs/arbiter.md: no press without a move.
+        // docs/arbiter.md: a press without a move, by the player on move, hands the
+        // clock to the opponent (the necessity is not checked; silent texts follow US Chess).
         (
             "press without a move",
-            &["uscf-2020 9", "uscf-2020 16"],
+            &[
+                "uscf-2020 9",
+                "uscf-2020 16",
+                "blitz-2006 9",
+                "uscf-classic intro",
+                "club-ilc intro",
+            ],
             "without a move",
         ),
         // docs/arbiter.md: the arbiter enforces touch move after a retraction.

@@ -13,6 +13,7 @@
 
 pub mod board;
 pub mod clock;
+pub mod colour;
 pub mod explain;
 pub mod ruleset;
 pub mod schema;

@@ -12,6 +12,7 @@ use std::fmt;
 
 use serde::{Deserialize, Serialize};
 
+use crate::board::CastlingSetupRule;
 use crate::schema;
 use crate::timecontrol::TimeControl;
 
@@ -61,16 +62,19 @@ pub enum TimePolicy {
     FiveMinutes,
 }
 
-/// What a wrongly set-up king or rook allows (docs/rules.md §6).
+/// What pressing the clock with no move on the board means (docs/arbiter.md, "Moves").
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
-pub enum SetupCastling {
-    /// King and queen swapped: mirror castling (uscf-2020 3a, blitz-2006 19).
-    Mirror,
-    /// King or rook set up wrong: no castling (uscf-classic 3).
-    None,
-    /// Wrong king square: no castling; wrong rook square: not with that rook (fide-b3 A.5.1.2).
-    Fide,
+pub enum PressWithoutMove {
+    /// Refused: nothing happens (no ruleset text gives the press a meaning).
+    Refused,
+    /// The player on move may press without moving so that the opponent puts displaced
+    /// pieces back (or finishes a promotion) on his own time; the turn stays, and the
+    /// opponent presses back when done (uscf-2020 9 and 16, blitz-2006 9).
+    OpponentTime,
+    /// Pressing without a move is an illegal move (Laws 7.5.3, applied in blitz through
+    /// fide-b3 A.5.2): the opponent may claim it, with the illegal-move penalties.
+    IllegalMove,
 }
 
 /// When the claim window on an opponent's completed illegal move closes (docs/rules.md §2.3).
@@ -183,8 +187,11 @@ pub struct MoveRules {
     pub touch_move: bool,
     pub touch_move_rule: String,
     pub completed_rule: String,
-    pub setup_castling: SetupCastling,
+    /// What a wrongly set-up king or rook allows (RULES.md §6): the board's own rule.
+    pub setup_castling: CastlingSetupRule,
     pub setup_castling_rule: String,
+    pub press_without_move: PressWithoutMove,
+    pub press_without_move_rule: String,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -222,8 +229,50 @@ fn minute() -> u64 {
     60_000
 }
 
+impl DrawRules {
+    /// The citation of a drawn-position pattern: its own rule where the ruleset lists
+    /// one, else `draw_positions_rule`.
+    pub fn pattern_rule(&self, pattern: DrawPattern) -> &str {
+        let own = match pattern {
+            DrawPattern::IdenticalPieces => &self.identical_pieces_rule,
+            DrawPattern::OppositeBishops => &self.opposite_bishops_rule,
+            DrawPattern::KingBeforePawn => &self.king_before_pawn_rule,
+            DrawPattern::RookPawnBlockaded => &self.rook_pawn_blockaded_rule,
+        };
+        own.as_deref().unwrap_or(&self.draw_positions_rule)
+    }
+}
+
 fn laws_dead() -> String {
     "laws dead_position".to_string()
+}
+
+/// A claimable drawn position, as the director's assistant recognises it (blitz-2006 8e,
+/// 8g, 8h, 8i; the shapes club-ilc 4.3 grants). Its citation is the ruleset's
+/// ([`DrawRules::pattern_rule`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum DrawPattern {
+    /// One identical piece each, no pawns (blitz-2006 8e).
+    IdenticalPieces,
+    /// Opposite-coloured bishops with one pawn, or two pawns v one clearly blockaded (8g).
+    OppositeBishops,
+    /// King and pawn v king, the defending king before the pawn (8h).
+    KingBeforePawn,
+    /// King, rook and rook pawn v king and rook, the pawn blockaded by the king (8i).
+    RookPawnBlockaded,
+}
+
+impl DrawPattern {
+    /// The pattern's name in snake case (as serde writes it).
+    pub fn name(self) -> &'static str {
+        match self {
+            DrawPattern::IdenticalPieces => "identical_pieces",
+            DrawPattern::OppositeBishops => "opposite_bishops",
+            DrawPattern::KingBeforePawn => "king_before_pawn",
+            DrawPattern::RookPawnBlockaded => "rook_pawn_blockaded",
+        }
+    }
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -247,6 +296,17 @@ pub struct DrawRules {
     pub draw_positions_rule: String,
     #[serde(default)]
     pub draw_position_denied_rule: Option<String>,
+    /// The rule of each claimable drawn position ([`DrawPattern`]) where the ruleset
+    /// lists them (blitz-2006 8e, 8g, 8h, 8i); a pattern without one is cited by
+    /// `draw_positions_rule`.
+    #[serde(default)]
+    pub identical_pieces_rule: Option<String>,
+    #[serde(default)]
+    pub opposite_bishops_rule: Option<String>,
+    #[serde(default)]
+    pub king_before_pawn_rule: Option<String>,
+    #[serde(default)]
+    pub rook_pawn_blockaded_rule: Option<String>,
     pub dead_position: bool,
     #[serde(default = "laws_dead")]
     pub dead_position_rule: String,

@@ -111,6 +111,7 @@ pub const SETTINGS: &[SettingSpec] = &[
     setting!(moves.retract_legal, cited by retract_rule),
     setting!(moves.touch_move, cited by touch_move_rule),
     setting!(moves.setup_castling, cited by setup_castling_rule),
+    setting!(moves.press_without_move, cited by press_without_move_rule),
     setting!(illegal.window, cited by window_rule),
     setting!(illegal.first, cited by rule),
     setting!(illegal.later, cited by rule),
@@ -172,6 +173,11 @@ pub const CITATIONS: &[CitationSpec] = &[
         "castling with a wrongly set-up king or rook"
     ),
     citation!(
+        moves.press_without_move_rule,
+        "pressing the clock with no move on the board: handing the time to the opponent, \
+         or an illegal move the opponent may claim"
+    ),
+    citation!(
         illegal.window_rule,
         "refusing an illegal-move claim after its window closed"
     ),
@@ -221,12 +227,32 @@ pub const CITATIONS: &[CitationSpec] = &[
     ),
     citation!(
         draws.draw_positions_rule,
-        "drawn-position appeals: refusing them where not allowed, and granting them when \
-         no pattern rule matches"
+        "drawn-position appeals: refusing them where not allowed, the recommendation and \
+         the draw when no pattern has a rule of its own (or the opponent cannot mate)"
     ),
     citation!(
         draws.draw_position_denied_rule,
         "the minute for a denied drawn-position appeal"
+    ),
+    citation!(
+        draws.identical_pieces_rule,
+        "the recommendation on a drawn-position claim with one identical piece each, and \
+         the draw when it is granted"
+    ),
+    citation!(
+        draws.opposite_bishops_rule,
+        "the recommendation on a drawn-position claim with opposite-coloured bishops, and \
+         the draw when it is granted"
+    ),
+    citation!(
+        draws.king_before_pawn_rule,
+        "the recommendation on a drawn-position claim with the king before the pawn, and \
+         the draw when it is granted"
+    ),
+    citation!(
+        draws.rook_pawn_blockaded_rule,
+        "the recommendation on a drawn-position claim with a blockaded rook pawn, and the \
+         draw when it is granted"
     ),
     citation!(
         draws.dead_position_rule,

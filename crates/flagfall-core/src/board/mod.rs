@@ -1,6 +1,6 @@
 //! The physical board and the classification of completed moves.
 //!
-//! A [`Position`] holds whatever stands on the board (docs/rules.md §2.1): any piece of the mover's
+//! A [`PhysicalPosition`] holds whatever stands on the board (docs/rules.md §2.1): any piece of the mover's
 //! colour may be put on any square that does not hold one of the mover's own pieces, and
 //! the result stands even when it breaks the laws. Every move is classified
 //! ([`Legality`]): legal, or illegal with [`IllegalReason`]s, most important first.
@@ -56,7 +56,7 @@ use std::num::NonZeroU32;
 use shakmaty::san::{San, SanPlus, Suffix};
 use shakmaty::{
     Bitboard, Board, ByColor, CastlingMode, CastlingSide, Chess, Color, File, FromSetup, Move,
-    MoveList, Piece, Position as _, PositionError, Rank, Role, Setup, Square, attacks,
+    MoveList, Piece, Position, PositionError, Rank, Role, Setup, Square, attacks,
 };
 
 /// Key for threefold repetition: two positions are the same when this is equal (laws 9.2.2:
@@ -72,7 +72,7 @@ pub struct RepetitionKey {
 
 /// The position on a physical board. See the module documentation.
 #[derive(Clone, Debug)]
-pub struct Position {
+pub struct PhysicalPosition {
     board: Board,
     turn: Color,
     /// Rook squares that still carry a castling right (cleared when the rook moves or is
@@ -96,7 +96,7 @@ pub struct Position {
     generic_only: bool,
 }
 
-impl PartialEq for Position {
+impl PartialEq for PhysicalPosition {
     fn eq(&self, other: &Self) -> bool {
         self.board == other.board
             && self.turn == other.turn
@@ -109,38 +109,38 @@ impl PartialEq for Position {
     }
 }
 
-impl Eq for Position {}
+impl Eq for PhysicalPosition {}
 
-/// Serialised as its FEN ([`Position::fen`]). Reading it back recomputes which colours had
+/// Serialised as its FEN ([`PhysicalPosition::fen`]). Reading it back recomputes which colours had
 /// a wrongly set-up start from the castling rights still present.
-impl serde::Serialize for Position {
+impl serde::Serialize for PhysicalPosition {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         s.serialize_str(&self.fen())
     }
 }
 
-impl<'de> serde::Deserialize<'de> for Position {
+impl<'de> serde::Deserialize<'de> for PhysicalPosition {
     fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
         let text = <String as serde::Deserialize>::deserialize(d)?;
-        Position::from_fen(&text).map_err(serde::de::Error::custom)
+        PhysicalPosition::from_fen(&text).map_err(serde::de::Error::custom)
     }
 }
 
-impl std::str::FromStr for Position {
+impl std::str::FromStr for PhysicalPosition {
     type Err = BoardError;
 
     fn from_str(s: &str) -> Result<Self, Self::Err> {
-        Position::from_fen(s)
+        PhysicalPosition::from_fen(s)
     }
 }
 
-impl std::fmt::Display for Position {
+impl std::fmt::Display for PhysicalPosition {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.write_str(&self.fen())
     }
 }
 
-impl Default for Position {
+impl Default for PhysicalPosition {
     fn default() -> Self {
         Self::new()
     }
@@ -199,7 +199,7 @@ fn castle_targets(king: Square, rook: Square) -> (CastlingKind, Square, Square) 
     }
 }
 
-impl Position {
+impl PhysicalPosition {
     /// The standard start position.
     pub fn new() -> Self {
         let mut pos = Self {
@@ -255,7 +255,7 @@ impl Position {
         Ok(pos)
     }
 
-    /// FEN of the physical board; [`Position::from_fen`] reads it back to the same
+    /// FEN of the physical board; [`PhysicalPosition::from_fen`] reads it back to the same
     /// position (the en passant field is written whenever a double step was just made).
     pub fn fen(&self) -> String {
         let ep = self
@@ -665,7 +665,7 @@ impl Position {
         self.turn = !mover;
     }
 
-    /// All moves of the side to move that [`Position::classify`] calls legal. Castling
+    /// All moves of the side to move that [`PhysicalPosition::classify`] calls legal. Castling
     /// appears once, as the king's move to its destination (`e1g1`, or `d1b1` for mirror
     /// castling); promotions once per piece (q, r, b, n).
     pub fn legal_moves(&self, rules: &BoardRules) -> Vec<PhysicalMove> {
