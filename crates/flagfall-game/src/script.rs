@@ -594,12 +594,9 @@ pub fn parse_event(line: usize, text: &str) -> Result<Event, ScriptError> {
 
 /// Every key of an event is `at`, `by` or an action.
 fn check_event_keys(map: &Map<String, Value>, line: usize) -> Result<(), ScriptError> {
-    match map
-        .keys()
-        .find(|key| {
-            *key != "at" && *key != "by" && *key != "lag_ms" && !ACTIONS.contains(&key.as_str())
-        })
-    {
+    match map.keys().find(|key| {
+        *key != "at" && *key != "by" && *key != "lag_ms" && !ACTIONS.contains(&key.as_str())
+    }) {
         Some(key) => Err(ScriptError::new(
             line,
             key,
