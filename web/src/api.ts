@@ -68,7 +68,7 @@ export interface Explanation {
 
 /** `flagfall rules explain` over HTTP: the summary of one citation such as "uscf-2020 7d". */
 export async function explainRule(citation: string): Promise<Explanation> {
-  return json(await fetch(`/api/rules/explain?rule=${encodeURIComponent(citation)}`));
+  return json(await fetch(`/api/explain?rule=${encodeURIComponent(citation)}`));
 }
 
 export function wsUrl(id: string, token: string | null): string {

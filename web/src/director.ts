@@ -86,21 +86,15 @@ export function offenceCount(scriptLines: string, player: Color, kind: string): 
   return n;
 }
 
-function pendingText(p: Pending): string {
+export function pendingText(p: Pending): string {
+  const who = p.claimant === 'white' ? 'White' : 'Black';
   const rec = p.recommendation;
-  let r = '';
-  if (typeof rec === 'string') r = rec;
-  else if (rec && typeof rec === 'object') {
-    const verdict = rec.grant === true ? 'grant' : rec.grant === false ? 'deny' : '';
-    r = [verdict && `Recommendation: ${verdict}`, rec.ruling ?? rec.reason ?? ''].filter(Boolean).join(': ');
-  }
-  return `${p.by ? (p.by === 'white' ? 'White' : 'Black') + ' claims ' : 'Claim: '}${p.claim}.${r ? ' ' + r : ''}`;
+  const advice = rec ? ` The assistant recommends: ${rec.grant ? 'grant' : 'deny'}${rec.reasons.length ? ` (${rec.reasons.join('; ')})` : ''}.` : '';
+  return `${who} claims ${p.claim.replace('_', ' ')}; the clock is stopped.${advice}`;
 }
 
 function pendingRule(p: Pending): string | null {
-  const rec = p.recommendation;
-  if (rec && typeof rec === 'object' && typeof rec.rule === 'string') return rec.rule;
-  return null;
+  return p.recommendation?.pattern ?? null;
 }
 
 function mountCard(list: HTMLElement, id: string, token: string): () => void {
@@ -146,8 +140,9 @@ function mountCard(list: HTMLElement, id: string, token: string): () => void {
   let ladders: Record<string, Ladder> | null = null;
   async function loadLadders(rules: string): Promise<void> {
     try {
-      const r = await fetch(`/api/rules/${encodeURIComponent(rules)}/penalties`);
-      if (r.ok) ladders = (await r.json()) as Record<string, Ladder>;
+      // The ruleset as data (`flagfall rules show --json`): its penalty ladders.
+      const r = await fetch(`/api/rules/${encodeURIComponent(rules)}`);
+      if (r.ok) ladders = ((await r.json()) as { penalties?: Record<string, Ladder> }).penalties ?? null;
     } catch {
       ladders = null;
     }

@@ -302,7 +302,7 @@ export function mountGame(root: HTMLElement, opts: GamePageOptions): () => void 
     notice.hidden = !n;
     const p = s.pending;
     renderOnce(pendingEl as HTMLElement & { _key?: string }, JSON.stringify(p), () =>
-      p ? [`Waiting for the director: ${p.by ? colorName(p.by) + "'s " : ''}${p.claim} claim. The clock is stopped.`] : [],
+      p ? [`Waiting for the director: ${colorName(p.claimant)}'s ${p.claim.replace('_', ' ')} claim. The clock is stopped.`] : [],
     );
     pendingEl.hidden = !p;
     const rows = moveRows(s);

@@ -32,11 +32,18 @@ export interface MoveEntry {
 /** A move on the board not yet completed by a press. The server may send the bare UCI. */
 export type BoardMove = { uci: string; by?: Color } | string;
 
+export interface Recommendation {
+  grant: boolean;
+  /** The pattern the assistant recognised, as a citation ("blitz-2006 8h"), if any. */
+  pattern?: string | null;
+  reasons: string[];
+}
+
+/** A claim waiting for the director, with the assistant's recommendation. */
 export interface Pending {
+  claimant: Color;
   claim: string;
-  by?: Color;
-  recommendation?: { grant?: boolean; reason?: string; ruling?: string; rule?: string | null } | string | null;
-  [k: string]: unknown;
+  recommendation: Recommendation | null;
 }
 
 export interface GameSetup {
