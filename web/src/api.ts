@@ -48,6 +48,20 @@ export async function createGame(body: CreateBody): Promise<CreateAnswer> {
   return json(await fetch('/api/games', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) }));
 }
 
+export interface ComputerConfig {
+  /** The colour the computer plays. */
+  color: 'white' | 'black';
+  level: number;
+  training: boolean;
+  illegal_rate?: number;
+  seed?: number;
+}
+
+/** A game against the computer (`POST /api/practice`): the computer is a client of the game like any player. */
+export async function createPractice(setup: CreateBody, computer: ComputerConfig): Promise<CreateAnswer> {
+  return json(await fetch('/api/practice', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ setup, computer }) }));
+}
+
 export async function getGame(id: string): Promise<GameState> {
   return json(await fetch(`/api/games/${encodeURIComponent(id)}`));
 }

@@ -1,6 +1,6 @@
 // The lobby (`/`): create a game and share its links, watch live games, read finished ones.
 import qrcode from 'qrcode-generator';
-import { createGame, listGames, type CreateAnswer, type GameSummary } from './api';
+import { createGame, createPractice, listGames, type CreateAnswer, type GameSummary } from './api';
 import { copyButton, h } from './dom';
 import { rememberDirectorGame } from './director';
 
@@ -127,6 +127,56 @@ export function mountLobby(root: HTMLElement): () => void {
     }
   });
 
+  // Practice against the computer.
+  const pRules = h('select', { id: 'p-rules' }, ...RULESETS.map((r) => h('option', { value: r.id }, `${r.name} (${r.id})`))) as HTMLSelectElement;
+  const pTc = h('input', { id: 'p-tc', list: 'p-tc-list', required: true }) as HTMLInputElement;
+  const pTcList = h('datalist', { id: 'p-tc-list' });
+  const pFill = () => {
+    const r = RULESETS.find((x) => x.id === pRules.value) ?? RULESETS[0];
+    pTcList.replaceChildren(...r.controls.map((c) => h('option', { value: c })));
+    pTc.value = r.controls[0];
+  };
+  pRules.addEventListener('change', pFill);
+  pFill();
+  const pColor = h('select', { id: 'p-color' }, h('option', { value: 'white' }, 'White'), h('option', { value: 'black' }, 'Black')) as HTMLSelectElement;
+  const pLevel = h('input', { id: 'p-level', type: 'range', min: 1, max: 20, value: 5, 'aria-describedby': 'p-level-out' }) as HTMLInputElement;
+  const pLevelOut = h('output', { id: 'p-level-out', for: 'p-level' }, '5');
+  pLevel.addEventListener('input', () => (pLevelOut.textContent = pLevel.value));
+  const pTraining = h('input', { id: 'p-training', type: 'checkbox', checked: true }) as HTMLInputElement;
+  const pError = h('p', { class: 'error', role: 'alert' });
+  const practice = h(
+    'form',
+    { class: 'create practice', 'aria-labelledby': 'practice-title' },
+    h('h2', { id: 'practice-title' }, 'Practice against the computer'),
+    h('label', { for: 'p-rules' }, 'Ruleset'),
+    pRules,
+    h('label', { for: 'p-tc' }, 'Time control'),
+    pTc,
+    pTcList,
+    h('label', { for: 'p-color' }, 'You play'),
+    pColor,
+    h('label', { for: 'p-level' }, 'Strength'),
+    h('span', { class: 'range' }, pLevel, ' ', pLevelOut),
+    h('label', { class: 'check' }, pTraining, ' Training: the computer sometimes plays an illegal move or lets its flag fall — claim it'),
+    h('button', { type: 'submit', class: 'primary' }, 'Play the computer'),
+    pError,
+  );
+  practice.addEventListener('submit', async (ev) => {
+    ev.preventDefault();
+    pError.textContent = '';
+    const mine = pColor.value as 'white' | 'black';
+    const computer = mine === 'white' ? 'black' : 'white';
+    try {
+      const ans = await createPractice(
+        { rules: pRules.value, time_control: pTc.value.trim(), mode: 'otb', director: false, [computer]: 'Computer' },
+        { color: computer, level: Number(pLevel.value), training: pTraining.checked },
+      );
+      location.assign(ans.urls[mine]);
+    } catch (e) {
+      pError.textContent = `Could not start the game: ${(e as Error).message}`;
+    }
+  });
+
   const live = h('ul', { class: 'games live', 'aria-label': 'live games' });
   const finished = h('ul', { class: 'games finished', 'aria-label': 'finished games' });
   root.replaceChildren(
@@ -134,7 +184,7 @@ export function mountLobby(root: HTMLElement): () => void {
     h(
       'main',
       { class: 'lobby' },
-      h('div', { class: 'col' }, form, created),
+      h('div', { class: 'col' }, form, created, practice),
       h('div', { class: 'col' }, h('h2', {}, 'Live games'), live, h('h2', {}, 'Finished games'), finished, h('p', {}, h('a', { href: '/direct' }, 'Director console'), ' (games created in this browser)')),
     ),
   );
