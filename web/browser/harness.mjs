@@ -47,7 +47,7 @@ export async function startServer(extraArgs = []) {
   if (!existsSync(BINARY)) throw new Error(`no flagfall binary at ${BINARY}: run cargo build -p flagfall-cli first (or set FLAGFALL_BIN)`);
   const dir = mkdtempSync(join(tmpdir(), 'flagfall-web-'));
   const port = await freePort();
-  const db = `sqlite://${join(dir, 'test.db')}`;
+  const db = join(dir, 'test.db');
   let output = '';
   const child = spawn(BINARY, ['serve', '--listen', `127.0.0.1:${port}`, '--database', db, ...extraArgs], {
     cwd: dir,

@@ -401,6 +401,12 @@ export function mountGame(root: HTMLElement, opts: GamePageOptions): () => void 
     const target = ev.target as HTMLElement | null;
     if (target && (target.tagName === 'INPUT' || target.tagName === 'TEXTAREA' || target.tagName === 'SELECT')) {
       if (ev.key === 'Escape') target.blur();
+      // A move never contains a space: in the move box the space bar still presses the clock.
+      if (target === moveInput && ev.key === ' ' && me()) {
+        ev.preventDefault();
+        send({ press: true });
+        moveInput.blur();
+      }
       return;
     }
     if (ev.key === 'm') {
