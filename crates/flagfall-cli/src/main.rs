@@ -12,6 +12,7 @@ mod cmd_event;
 mod cmd_pair;
 mod cmd_replay;
 mod cmd_rules;
+mod cmd_serve;
 mod tables;
 
 #[derive(Parser)]
@@ -37,6 +38,8 @@ enum Command {
     Pair(cmd_pair::Args),
     /// Run an event: new, add-player, pair, result, standings, export.
     Event(cmd_event::Args),
+    /// Serve live games over HTTP and WebSocket (docs/protocol.md).
+    Serve(cmd_serve::Args),
 }
 
 fn main() -> ExitCode {
@@ -54,6 +57,7 @@ fn main() -> ExitCode {
         Command::Analyze(args) => cmd_analyze::run(args),
         Command::Pair(args) => cmd_pair::run(args),
         Command::Event(args) => cmd_event::run(args),
+        Command::Serve(args) => cmd_serve::run(args),
     };
     match outcome {
         Ok(code) => code,

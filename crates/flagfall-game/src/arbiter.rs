@@ -218,6 +218,32 @@ impl Game {
         self.clock.remaining(self.now(), side)
     }
 
+    /// The move on the board not yet completed by a press: who made it and the move.
+    pub fn board_move(&self) -> Option<(Color, PhysicalMove)> {
+        self.pending.as_ref().map(|p| (p.mover, p.record.mv))
+    }
+
+    /// The standing draw offer: who made it.
+    pub fn draw_offer(&self) -> Option<Color> {
+        self.offer
+    }
+
+    /// The claim waiting for the director: claimant, kind and the assistant's advice.
+    pub fn pending_claim(&self) -> Option<(Color, ClaimKind, &Recommendation)> {
+        self.claim.as_ref().map(|c| {
+            let kind = match c.kind {
+                DrawClaim::Ilc => ClaimKind::Ilc,
+                DrawClaim::DrawPosition => ClaimKind::DrawPosition,
+            };
+            (c.claimant, kind, &c.recommendation)
+        })
+    }
+
+    /// True while the director has stopped the clock.
+    pub fn paused_by_director(&self) -> bool {
+        self.paused_by_director
+    }
+
     /// The legal moves for the side to move (what a UI may offer).
     pub fn legal_moves(&self) -> Vec<PhysicalMove> {
         if self.is_over() {
@@ -319,9 +345,31 @@ impl Game {
     /// not allow is recorded as refused.
     pub fn apply(&mut self, ev: &Event, event: usize) {
         let at = ev.at.max(self.last_at);
+        // Lag compensation (`lag_ms`, docs/arbiter.md): a press by the running side is
+        // credited up to `lag_ms`, never reaching back before the previous event.
+        let presser = ev
+            .by
+            .and_then(Party::color)
+            .filter(|p| ev.action.presses() && self.clock.running() == Some(*p));
+        let credit = presser.map_or(0, |_| ev.lag_ms.min(at - self.last_at));
+        let gain = presser.map_or(0, |p| {
+            self.clock.remaining(at - credit, p) - self.clock.remaining(at, p)
+        });
+        let completed_before = self.history.len();
         if !self.is_over() {
-            self.check_auto_flag(at, event);
+            self.check_auto_flag(at - credit, event);
         }
+        self.apply_at(ev, event, at);
+        if let Some(p) = presser
+            && gain > 0
+            && self.history.len() > completed_before
+            && self.history.last().is_some_and(|c| c.event == event)
+        {
+            self.clock.adjust(at, p, gain);
+        }
+    }
+
+    fn apply_at(&mut self, ev: &Event, event: usize, at: u64) {
         self.last_at = at;
         if let Action::End = ev.action {
             return;

@@ -8,6 +8,7 @@
 
 pub mod arbiter;
 pub mod generate;
+pub mod live;
 pub mod outcome;
 pub mod pgn;
 pub mod script;
@@ -15,6 +16,7 @@ pub mod script;
 use serde::Serialize;
 
 pub use arbiter::{Game, SharedTablebase};
+pub use live::{MoveEntry, MoveList};
 pub use outcome::{GameResult, Outcome, Reason, Ruling, RulingKind};
 pub use script::{Action, ClaimKind, Event, GameSetup, Party, Script, ScriptError};
 
@@ -89,32 +91,44 @@ pub fn replay_game(
     script: &Script,
     mut observe: impl FnMut(&Game, usize),
 ) -> Replay {
-    let events = &script.events;
+    apply_events(&mut game, &script.events, 1, &mut observe);
+    Replay::of(game)
+}
+
+/// Apply `events`, numbered from `first` (1-based), grouping simultaneous claims and a
+/// stalemate against a flag claim as a replay does; `observe(game, n)` after each group.
+fn apply_events(
+    game: &mut Game,
+    events: &[Event],
+    first: usize,
+    observe: &mut dyn FnMut(&Game, usize),
+) {
     let mut consumed = vec![false; events.len()];
     for i in 0..events.len() {
         if consumed[i] {
             continue;
         }
-        if let Some((j, stalemated)) = stalemate_at_the_same_moment(&game, events, i, &consumed) {
+        if let Some((j, stalemated)) =
+            stalemate_at_the_same_moment(game, events, i, &consumed, first)
+        {
             // The stalemate stands even if a fallen flag is claimed at the same moment
             // (blitz-2006 8a; applied in every ruleset, docs/arbiter.md): the events up
             // to the stalemating press come first, then the claim, observed once.
             consumed[i + 1..=j].fill(true);
-            game = stalemated;
-            game.apply(&events[i], i + 1);
-            observe(&game, j + 1);
+            *game = stalemated;
+            game.apply(&events[i], i + first);
+            observe(game, j + first);
             continue;
         }
-        if let Some(j) = simultaneous_partner(&game, events, i, &consumed) {
+        if let Some(j) = simultaneous_partner(game, events, i, &consumed) {
             consumed[j] = true;
-            game.apply_simultaneous_claims(&events[i], i + 1, &events[j], j + 1);
-            observe(&game, j + 1);
+            game.apply_simultaneous_claims(&events[i], i + first, &events[j], j + first);
+            observe(game, j + first);
             continue;
         }
-        game.apply(&events[i], i + 1);
-        observe(&game, i + 1);
+        game.apply(&events[i], i + first);
+        observe(game, i + first);
     }
-    Replay::of(game)
 }
 
 /// The claim an event makes and the player making it (`None` for other events and for
@@ -170,6 +184,7 @@ fn stalemate_at_the_same_moment(
     events: &[Event],
     i: usize,
     consumed: &[bool],
+    first: usize,
 ) -> Option<(usize, Game)> {
     let claimant = match claim_by_player(&events[i])? {
         (ClaimKind::Flag, p) => p,
@@ -180,7 +195,7 @@ fn stalemate_at_the_same_moment(
     }
     let mut trial = game.clone();
     for (j, e) in window_after(game, events, i, consumed) {
-        trial.apply(e, j + 1);
+        trial.apply(e, j + first);
         if let Some(o) = trial.outcome() {
             let presses = matches!(e.action, Action::Press | Action::Move { press: true, .. });
             let by_opponent = e.by.and_then(Party::color) == Some(!claimant);

@@ -162,6 +162,11 @@ pub enum Action {
 }
 
 impl Action {
+    /// True for a press, alone or with a move.
+    pub fn presses(&self) -> bool {
+        matches!(self, Action::Press | Action::Move { press: true, .. })
+    }
+
     /// The director-only actions.
     pub fn is_director_action(&self) -> bool {
         matches!(
@@ -186,7 +191,13 @@ pub struct Event {
     /// Who sent it (`None` only for `end`).
     pub by: Option<Party>,
     pub action: Action,
+    /// Lag compensation granted to a pressing player, in milliseconds (`lag_ms`, 0 when
+    /// absent): the press is credited as if made up to this much earlier (docs/arbiter.md).
+    pub lag_ms: u64,
 }
+
+/// The most lag compensation one press may carry (`lag_ms`).
+pub const MAX_LAG_MS: u64 = 10_000;
 
 /// A parsed game script.
 #[derive(Debug, Clone)]
@@ -534,15 +545,17 @@ const ACTIONS: [&str; 15] = [
     "end",
 ];
 
-fn parse_event(line: usize, text: &str) -> Result<Event, ScriptError> {
+/// Parse one event line (`line` is its 1-based number, used in errors).
+pub fn parse_event(line: usize, text: &str) -> Result<Event, ScriptError> {
     let map = object(line, text)?;
     for key in map.keys() {
-        if key != "at" && key != "by" && !ACTIONS.contains(&key.as_str()) {
+        if key != "at" && key != "by" && key != "lag_ms" && !ACTIONS.contains(&key.as_str()) {
             return Err(ScriptError::new(
                 line,
                 key,
-                "unknown field (an event has `at`, `by` and one action: move, press, retract, claim, offer, \
-                 accept, decline, resign, stop_clock, start_clock, add_time, offence, ruling, result, end)",
+                "unknown field (an event has `at`, `by`, one action: move, press, retract, claim, offer, \
+                 accept, decline, resign, stop_clock, start_clock, add_time, offence, ruling, result, end, \
+                 and with a press optionally `lag_ms`)",
             ));
         }
     }
@@ -768,11 +781,27 @@ fn parse_event(line: usize, text: &str) -> Result<Event, ScriptError> {
             "press goes with a move or alone",
         ));
     }
+    let lag_ms = get_u64(&map, line, "lag_ms")?.unwrap_or(0);
+    if map.contains_key("lag_ms") && !action.presses() {
+        return Err(ScriptError::new(
+            line,
+            "lag_ms",
+            "lag compensation goes only with a press",
+        ));
+    }
+    if lag_ms > MAX_LAG_MS {
+        return Err(ScriptError::new(
+            line,
+            "lag_ms",
+            format!("{lag_ms} is more than the {MAX_LAG_MS} ms one press may be credited"),
+        ));
+    }
     Ok(Event {
         line,
         at,
         by,
         action,
+        lag_ms,
     })
 }
 
@@ -901,6 +930,9 @@ impl Event {
             Action::End => {
                 m.insert("end".into(), Value::Bool(true));
             }
+        }
+        if self.lag_ms > 0 {
+            m.insert("lag_ms".into(), Value::from(self.lag_ms));
         }
         Value::Object(m)
     }

@@ -91,6 +91,7 @@ fn random_event(rng: &mut Rng, game: &Game, at: &mut u64) -> Event {
                 at: *at,
                 by: Some(Party::Director),
                 action: d,
+                lag_ms: 0,
             };
         }
     };
@@ -99,6 +100,7 @@ fn random_event(rng: &mut Rng, game: &Game, at: &mut u64) -> Event {
         at: *at,
         by: Some(party),
         action,
+        lag_ms: 0,
     }
 }
 

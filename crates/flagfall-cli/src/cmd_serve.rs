@@ -1,0 +1,66 @@
+//! `flagfall serve`: the live game server (crates/flagfall-server).
+
+use std::process::ExitCode;
+
+use anyhow::Context;
+
+#[derive(clap::Args)]
+pub struct Args {
+    /// Address to listen on.
+    #[arg(long, default_value = "127.0.0.1:8080")]
+    listen: String,
+    /// Database URL: `sqlite:PATH`, a path, or `postgres://...` [default: DATABASE_URL,
+    /// else flagfall.db in the working directory].
+    #[arg(long)]
+    database: Option<String>,
+}
+
+pub fn run(args: Args) -> anyhow::Result<ExitCode> {
+    tracing_subscriber::fmt()
+        .with_env_filter(
+            tracing_subscriber::EnvFilter::try_from_default_env()
+                .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info")),
+        )
+        .with_writer(std::io::stderr)
+        .init();
+    let database = args
+        .database
+        .or_else(|| std::env::var("DATABASE_URL").ok())
+        .unwrap_or_else(|| "sqlite:flagfall.db".to_string());
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .context("starting the async runtime")?;
+    runtime.block_on(async {
+        let config = flagfall_server::Config {
+            listen: args.listen,
+            database,
+        };
+        flagfall_server::serve(config, shutdown_signal())
+            .await
+            .context("flagfall serve")
+    })?;
+    Ok(ExitCode::SUCCESS)
+}
+
+/// SIGTERM or ctrl-c.
+async fn shutdown_signal() {
+    let ctrl_c = async {
+        let _ = tokio::signal::ctrl_c().await;
+    };
+    #[cfg(unix)]
+    let term = async {
+        match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
+            Ok(mut s) => {
+                s.recv().await;
+            }
+            Err(_) => std::future::pending::<()>().await,
+        }
+    };
+    #[cfg(not(unix))]
+    let term = std::future::pending::<()>();
+    tokio::select! {
+        _ = ctrl_c => {}
+        _ = term => {}
+    }
+}

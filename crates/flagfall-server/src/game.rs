@@ -1,0 +1,577 @@
+//! One task per live game: it owns the game's [`Game`] and its flag timer, stamps every
+//! action with the game's clock (`at`) and the sender's role (`by`), runs it through the
+//! arbiter, has the writer commit it, and only then publishes it. Sockets and HTTP
+//! handlers talk to it through a [`GameHandle`] (an mpsc channel); no lock is held
+//! across an `.await`.
+
+use std::collections::HashMap;
+use std::sync::Arc;
+use std::sync::atomic::Ordering::Relaxed;
+use std::time::Duration;
+
+use flagfall_game::script::{self, Action, Event, Party};
+use flagfall_game::{Game, MoveList, RulingKind};
+use flagfall_protocol::{
+    ClientFrame, ClockState, ColorName, Mode, Role, ServerMsg, State, StateContext,
+};
+use flagfall_store::{NewEvent, StoredEvent};
+use serde_json::Value;
+use shakmaty::Color;
+use tokio::sync::{mpsc, oneshot};
+use tokio::time::Instant;
+
+use crate::bus::BusMsg;
+use crate::writer::WriteReq;
+use crate::{ServerError, Shared};
+
+/// What the server keeps about a game besides its events.
+#[derive(Debug, Clone)]
+pub struct GameMeta {
+    pub id: String,
+    pub setup_line: String,
+    pub setup: Value,
+    pub mode: Mode,
+    /// Token hashes: white, black, director.
+    pub token_hashes: [String; 3],
+}
+
+/// An action from a socket, already parsed.
+#[derive(Debug)]
+pub struct Act {
+    pub role: Role,
+    pub id: Option<String>,
+    pub lag_ms: Option<u64>,
+    pub action: Action,
+    /// The round trip the server last measured on this socket (WebSocket ping/pong).
+    pub rtt_ms: Option<u64>,
+}
+
+/// The direct answer to the sender of an action. Accepted events reach the sender, as
+/// everyone, through the bus; this carries refusals, errors and retried ids.
+#[derive(Debug)]
+pub enum Reply {
+    /// Stored and published as event `n`.
+    Stored(u64),
+    /// An answer for this sender only (refused, error, or a retried id's event again).
+    Direct(String),
+}
+
+pub enum Cmd {
+    Act(Act, oneshot::Sender<Reply>),
+    State(oneshot::Sender<State>),
+    Now(oneshot::Sender<u64>),
+}
+
+/// A handle to a game's task.
+#[derive(Clone)]
+pub struct GameHandle {
+    pub meta: Arc<GameMeta>,
+    pub tx: mpsc::Sender<Cmd>,
+}
+
+/// Commands a game task may have queued.
+const QUEUE: usize = 256;
+/// How long a finished game's task stays loaded without a command.
+const FINISHED_IDLE: Duration = Duration::from_secs(30);
+
+/// Lag compensation quota (docs/protocol.md): a player starts with `START`, each press
+/// refills `REFILL` up to `MAX`; one press is credited at most `PER_MOVE`, never more than
+/// the client claims nor more than half the round trip the server measured.
+pub const LAG_QUOTA_START_MS: u64 = 500;
+pub const LAG_QUOTA_REFILL_MS: u64 = 100;
+pub const LAG_QUOTA_MAX_MS: u64 = 1000;
+pub const LAG_PER_MOVE_MS: u64 = 500;
+
+/// An action waiting in an open simultaneity window, with its answer channel.
+struct Held {
+    event: Event,
+    role: Option<Role>,
+    id: Option<String>,
+    reply: Option<oneshot::Sender<Reply>>,
+}
+
+struct Live {
+    shared: Arc<Shared>,
+    meta: Arc<GameMeta>,
+    game: Game,
+    moves: MoveList,
+    /// Stored events (their JSON), in order.
+    n: u64,
+    /// The `at` of event 0 of this run: the game clock reads `base + (now - epoch)`.
+    epoch: Instant,
+    base: u64,
+    started: bool,
+    /// Client ids already stored, per role: the event number they made.
+    seen: HashMap<(Role, String), u64>,
+    /// Events stored, as JSON (to answer a retried id with its event again).
+    stored: Vec<Value>,
+    quota: [u64; 2],
+    /// Events held until the simultaneity window closes, and when it closes.
+    held: Vec<Held>,
+    window_closes: Option<u64>,
+    /// The flag falls already announced.
+    flagged: Vec<(Color, u64)>,
+    was_live: bool,
+}
+
+fn idx(c: Color) -> usize {
+    c.fold_wb(0, 1)
+}
+
+fn role_of(by: Option<&str>) -> Option<Role> {
+    match by? {
+        "white" => Some(Role::White),
+        "black" => Some(Role::Black),
+        "director" => Some(Role::Director),
+        _ => None,
+    }
+}
+
+/// Load a game from its stored events and start its task.
+pub fn spawn(
+    shared: Arc<Shared>,
+    meta: GameMeta,
+    events: Vec<StoredEvent>,
+) -> Result<GameHandle, ServerError> {
+    let mut text = meta.setup_line.clone();
+    text.push('\n');
+    for e in &events {
+        text.push_str(&e.json);
+        text.push('\n');
+    }
+    let parsed =
+        script::parse(&text).map_err(|e| ServerError::Corrupt(format!("game {}: {e}", meta.id)))?;
+    let replay = flagfall_game::replay(&parsed);
+    let game = replay.game;
+    let mut moves = MoveList::default();
+    moves.update(&game);
+    let mut seen = HashMap::new();
+    for e in &events {
+        if let (Some(role), Some(id)) = (role_of(e.by_role.as_deref()), e.client_id.clone()) {
+            seen.insert((role, id), e.n as u64);
+        }
+    }
+    let stored = events
+        .iter()
+        .map(|e| serde_json::from_str(&e.json).unwrap_or(Value::Null))
+        .collect();
+    let meta = Arc::new(meta);
+    let (tx, rx) = mpsc::channel(QUEUE);
+    let was_live = !game.is_over();
+    if was_live {
+        shared.metrics.live_games.fetch_add(1, Relaxed);
+    }
+    shared.metrics.loaded_games.fetch_add(1, Relaxed);
+    let live = Live {
+        base: game.now(),
+        started: !events.is_empty(),
+        n: events.len() as u64,
+        epoch: Instant::now(),
+        shared,
+        meta: meta.clone(),
+        game,
+        moves,
+        seen,
+        stored,
+        quota: [LAG_QUOTA_START_MS; 2],
+        held: Vec::new(),
+        window_closes: None,
+        flagged: Vec::new(),
+        was_live,
+    };
+    tokio::spawn(live.run(rx));
+    Ok(GameHandle { meta, tx })
+}
+
+impl Live {
+    /// The game's clock now (`at`).
+    fn now(&self) -> u64 {
+        if !self.started {
+            return 0;
+        }
+        self.base + self.epoch.elapsed().as_millis() as u64
+    }
+
+    fn instant_of(&self, at: u64) -> Instant {
+        self.epoch + Duration::from_millis(at.saturating_sub(self.base))
+    }
+
+    fn state(&self) -> State {
+        State::of(
+            &self.game,
+            self.moves.entries(),
+            StateContext {
+                id: &self.meta.id,
+                setup: &self.meta.setup,
+                mode: self.meta.mode,
+                n: self.n,
+                now: self.now(),
+                started: self.started,
+            },
+        )
+    }
+
+    /// When the task must wake up by itself: a window closing or a flag falling.
+    fn next_wake(&self) -> Option<(Instant, bool)> {
+        if let Some(closes) = self.window_closes {
+            return Some((self.instant_of(closes), true));
+        }
+        if !self.started || self.game.is_over() {
+            return None;
+        }
+        let now = self.now().max(self.game.now());
+        let (side, t) = self.game.clock().next_flag_fall(self.game.now())?;
+        if self.flagged.contains(&(side, t)) {
+            return None;
+        }
+        Some((self.instant_of(t.max(now)), false))
+    }
+
+    async fn run(mut self, mut rx: mpsc::Receiver<Cmd>) {
+        loop {
+            let wake = self.next_wake();
+            let idle = self.game.is_over() && self.held.is_empty();
+            let cmd = tokio::select! {
+                cmd = rx.recv() => cmd,
+                _ = sleep_until(wake.map(|w| w.0)) => {
+                    match wake {
+                        Some((_, true)) => self.close_window().await,
+                        _ => self.flag_fell().await,
+                    }
+                    continue;
+                }
+                _ = tokio::time::sleep(FINISHED_IDLE), if idle => {
+                    if self.shared.unload(&self.meta.id, &mut rx) {
+                        break;
+                    }
+                    continue;
+                }
+            };
+            let Some(cmd) = cmd else { break };
+            match cmd {
+                Cmd::State(reply) => {
+                    let _ = reply.send(self.state());
+                }
+                Cmd::Now(reply) => {
+                    let _ = reply.send(self.now());
+                }
+                Cmd::Act(act, reply) => self.act(act, reply).await,
+            }
+        }
+        if self.was_live && !self.game.is_over() {
+            self.shared.metrics.live_games.fetch_sub(1, Relaxed);
+        }
+        self.shared.metrics.loaded_games.fetch_sub(1, Relaxed);
+    }
+
+    fn refuse(&self, id: Option<String>, reason: String, rule: Option<String>) -> Reply {
+        self.shared.metrics.refused.fetch_add(1, Relaxed);
+        Reply::Direct(ServerMsg::Refused { id, reason, rule }.to_text())
+    }
+
+    async fn act(&mut self, act: Act, reply: oneshot::Sender<Reply>) {
+        let Act {
+            role,
+            id,
+            lag_ms,
+            mut action,
+            rtt_ms,
+        } = act;
+        // A retried id: the event it made, again, to this sender only.
+        if let Some(i) = &id
+            && let Some(&n) = self.seen.get(&(role, i.clone()))
+        {
+            let msg = self.event_msg(n, id.clone(), &self.state());
+            let _ = reply.send(Reply::Direct(msg.to_text()));
+            return;
+        }
+        let Some(party) = role.party() else {
+            let _ = reply.send(self.refuse(
+                id,
+                "spectators cannot act on a game (uscf-2020 13)".into(),
+                None,
+            ));
+            return;
+        };
+        let director_rule = self.game.ruleset().director.rule.clone();
+        if action.is_director_action() && party != Party::Director {
+            let text = format!("only the director may do that, not {}", role.as_str());
+            let _ = reply.send(self.refuse(id, text, Some(director_rule)));
+            return;
+        }
+        if party == Party::Director && !action.is_director_action() {
+            let text = "the director does not move, claim or offer for a player".to_string();
+            let _ = reply.send(self.refuse(id, text, Some(director_rule)));
+            return;
+        }
+        if self.meta.mode == Mode::Online {
+            match &mut action {
+                Action::Move { mv, press } => {
+                    if !self.game.is_over()
+                        && !self.game.is_legal_move(mv)
+                        && party.color() == Some(self.game.position().turn())
+                    {
+                        let text = format!(
+                            "{mv} is not a legal move (online play takes legal moves only)"
+                        );
+                        let _ = reply.send(self.refuse(id, text, None));
+                        return;
+                    }
+                    *press = true;
+                }
+                Action::Retract => {
+                    let _ = reply.send(self.refuse(
+                        id,
+                        "online play has no moves to take back".into(),
+                        None,
+                    ));
+                    return;
+                }
+                _ => {}
+            }
+        }
+        if !self.started {
+            self.started = true;
+            self.epoch = Instant::now();
+            self.base = 0;
+        }
+        let at = self.now().max(self.game.now());
+        let mut credit = 0;
+        if action.presses()
+            && let Some(c) = party.color()
+            && self.game.clock().running() == Some(c)
+        {
+            let bound = rtt_ms.map_or(0, |r| r.div_ceil(2));
+            let q = &mut self.quota[idx(c)];
+            credit = lag_ms.unwrap_or(0).min(bound).min(*q).min(LAG_PER_MOVE_MS);
+            *q = (*q - credit + LAG_QUOTA_REFILL_MS).min(LAG_QUOTA_MAX_MS);
+            if credit > 0 {
+                self.shared.metrics.lag_credit_ms.fetch_add(credit, Relaxed);
+                self.shared.metrics.lag_credits.fetch_add(1, Relaxed);
+            }
+        }
+        let event = ClientFrame::event(action, at, party, credit);
+        let held = Held {
+            event,
+            role: Some(role),
+            id,
+            reply: Some(reply),
+        };
+        if self.window_closes.is_some() || (!self.game.is_over() && Game::opens_window(&held.event))
+        {
+            // Decided when the simultaneity window closes (docs/protocol.md).
+            let closes = held.event.at + self.game.setup().simultaneous_ms + 1;
+            self.window_closes = Some(self.window_closes.map_or(closes, |c| {
+                if Game::opens_window(&held.event) {
+                    c.max(closes)
+                } else {
+                    c
+                }
+            }));
+            self.held.push(held);
+            return;
+        }
+        self.commit(vec![held]).await;
+    }
+
+    async fn close_window(&mut self) {
+        self.window_closes = None;
+        let held = std::mem::take(&mut self.held);
+        if !held.is_empty() {
+            self.commit(held).await;
+        }
+    }
+
+    async fn flag_fell(&mut self) {
+        let Some((side, t)) = self.game.clock().next_flag_fall(self.game.now()) else {
+            return;
+        };
+        if self.now() < t {
+            return;
+        }
+        self.flagged.push((side, t));
+        self.shared.metrics.flags.fetch_add(1, Relaxed);
+        let msg = ServerMsg::Flag { color: side.into() };
+        self.shared.bus.publish(
+            &self.meta.id,
+            BusMsg {
+                n: None,
+                text: msg.to_text().into(),
+            },
+        );
+        if self.game.setup().auto_flag {
+            let at = self.now().max(t);
+            let end = Event {
+                line: 0,
+                at,
+                by: None,
+                action: Action::End,
+                lag_ms: 0,
+            };
+            let held = Held {
+                event: end,
+                role: None,
+                id: None,
+                reply: None,
+            };
+            if self.window_closes.is_some() {
+                self.held.push(held);
+            } else {
+                self.commit(vec![held]).await;
+            }
+        }
+    }
+
+    /// Apply, store, and only after the commit publish and answer.
+    async fn commit(&mut self, held: Vec<Held>) {
+        let first = self.n + 1;
+        let was_over = self.game.is_over();
+        let events: Vec<Event> = held.iter().map(|h| h.event.clone()).collect();
+        let rulings_before = self.game.rulings().len();
+        self.game.apply_batch(&events, first as usize);
+        let over = self.game.is_over();
+        let jsons: Vec<Value> = events.iter().map(|e| e.to_json()).collect();
+        let last = held.len() - 1;
+        let rows: Vec<NewEvent> = held
+            .iter()
+            .zip(&jsons)
+            .enumerate()
+            .map(|(i, (h, json))| NewEvent {
+                game_id: self.meta.id.clone(),
+                n: (first as usize + i) as i64,
+                json: json.to_string(),
+                by_role: h.role.map(|r| r.as_str().to_string()),
+                client_id: h.id.clone(),
+                finished: (i == last && over && !was_over)
+                    .then(|| self.game.verdict().0.as_str().to_string()),
+            })
+            .collect();
+        let (done_tx, done_rx) = oneshot::channel();
+        let sent = self
+            .shared
+            .writer
+            .send(WriteReq {
+                events: rows,
+                done: done_tx,
+            })
+            .await;
+        let result = match sent {
+            Ok(()) => done_rx
+                .await
+                .unwrap_or_else(|_| Err("the writer stopped".into())),
+            Err(_) => Err("the writer stopped".into()),
+        };
+        if let Err(e) = result {
+            // Nothing of this was stored: go back to what is.
+            tracing::error!(game = %self.meta.id, error = %e, "events not stored");
+            self.reload().await;
+            for h in held {
+                if let Some(r) = h.reply {
+                    let msg = ServerMsg::Error {
+                        id: h.id,
+                        message: format!("not stored, try again: {e}"),
+                    };
+                    let _ = r.send(Reply::Direct(msg.to_text()));
+                }
+            }
+            return;
+        }
+        self.n += held.len() as u64;
+        self.stored.extend(jsons);
+        self.moves.update(&self.game);
+        if over && !was_over && self.was_live {
+            self.shared.metrics.live_games.fetch_sub(1, Relaxed);
+            self.was_live = false;
+        }
+        let state = self.state();
+        let new_rulings = &self.game.rulings()[rulings_before..];
+        for (i, h) in held.into_iter().enumerate() {
+            let n = first + i as u64;
+            if let (Some(role), Some(id)) = (h.role, h.id.clone()) {
+                self.seen.insert((role, id), n);
+            }
+            let msg = self.event_msg(n, h.id.clone(), &state);
+            self.shared.bus.publish(
+                &self.meta.id,
+                BusMsg {
+                    n: Some(n),
+                    text: msg.to_text().into(),
+                },
+            );
+            if let Some(r) = h.reply {
+                let refusal = new_rulings
+                    .iter()
+                    .find(|r| r.event == n as usize && r.kind == RulingKind::Refused);
+                let answer = match refusal {
+                    Some(ruling) => {
+                        self.refuse(h.id, ruling.ruling.clone(), Some(ruling.rule.clone()))
+                    }
+                    None => Reply::Stored(n),
+                };
+                let _ = r.send(answer);
+            }
+        }
+    }
+
+    fn event_msg(&self, n: u64, id: Option<String>, state: &State) -> ServerMsg {
+        let rulings = self
+            .game
+            .rulings()
+            .iter()
+            .filter(|r| r.event as u64 == n)
+            .map(|r| serde_json::to_value(r).unwrap_or(Value::Null))
+            .collect();
+        ServerMsg::Event {
+            n,
+            event: self
+                .stored
+                .get(n as usize - 1)
+                .cloned()
+                .unwrap_or(Value::Null),
+            rulings,
+            clock: ClockState { ..state.clock },
+            result: state.result.clone(),
+            id,
+            state: Box::new(state.clone()),
+        }
+    }
+
+    /// Rebuild the game from the store after a failed commit.
+    async fn reload(&mut self) {
+        let events = match self.shared.store.events(&self.meta.id).await {
+            Ok(e) => e,
+            Err(e) => {
+                tracing::error!(game = %self.meta.id, error = %e, "cannot reread the game");
+                return;
+            }
+        };
+        let mut text = self.meta.setup_line.clone();
+        text.push('\n');
+        for e in &events {
+            text.push_str(&e.json);
+            text.push('\n');
+        }
+        if let Ok(parsed) = script::parse(&text) {
+            self.game = flagfall_game::replay(&parsed).game;
+            self.moves = MoveList::default();
+            self.moves.update(&self.game);
+            self.n = events.len() as u64;
+            self.stored = events
+                .iter()
+                .map(|e| serde_json::from_str(&e.json).unwrap_or(Value::Null))
+                .collect();
+        }
+    }
+}
+
+async fn sleep_until(at: Option<Instant>) {
+    match at {
+        Some(t) => tokio::time::sleep_until(t).await,
+        None => std::future::pending().await,
+    }
+}
+
+/// Colour names for messages.
+pub fn color_name(c: Color) -> ColorName {
+    c.into()
+}

@@ -1,0 +1,253 @@
+//! HTTP routes (docs/protocol.md) and the embedded web UI.
+
+use std::sync::Arc;
+
+use axum::Router;
+use axum::body::{Body, Bytes};
+use axum::extract::{DefaultBodyLimit, Path, Query, State, WebSocketUpgrade};
+use axum::http::{StatusCode, Uri, header};
+use axum::response::{IntoResponse, Response};
+use axum::routing::get;
+use flagfall_protocol::{CreateGame, MAX_BODY_BYTES, Role};
+use flagfall_store::Status;
+use serde::Deserialize;
+use serde_json::json;
+use tokio::sync::oneshot;
+
+use crate::Shared;
+use crate::game::{Cmd, GameHandle};
+
+type AppState = Arc<Shared>;
+
+/// The web UI, embedded at build time from `web/dist`.
+#[derive(rust_embed::Embed)]
+#[folder = "$CARGO_MANIFEST_DIR/../../web/dist"]
+struct WebDist;
+
+pub fn router(shared: Arc<Shared>) -> Router {
+    Router::new()
+        .route("/api/games", get(list_games).post(create_game))
+        .route("/api/games/{id}", get(get_game))
+        .route("/api/games/{id}/script", get(get_script))
+        .route("/api/games/{id}/pgn", get(get_pgn))
+        .route("/ws/games/{id}", get(websocket))
+        .route("/healthz", get(healthz))
+        .route("/metrics", get(metrics))
+        .fallback(get(static_file))
+        .layer(DefaultBodyLimit::max(MAX_BODY_BYTES))
+        .with_state(shared)
+}
+
+fn error(status: StatusCode, message: impl Into<String>) -> Response {
+    (status, axum::Json(json!({ "error": message.into() }))).into_response()
+}
+
+fn server_error(e: crate::ServerError) -> Response {
+    tracing::error!(error = %e, "request failed");
+    error(StatusCode::INTERNAL_SERVER_ERROR, e.to_string())
+}
+
+fn not_found(id: &str) -> Response {
+    error(StatusCode::NOT_FOUND, format!("no game {id:?}"))
+}
+
+async fn create_game(State(s): State<AppState>, body: Bytes) -> Response {
+    let body = match CreateGame::from_json(&body) {
+        Ok(b) => b,
+        Err(e) => return error(StatusCode::BAD_REQUEST, e.to_string()),
+    };
+    match s.create(&body).await {
+        Ok(Ok(created)) => (StatusCode::CREATED, axum::Json(created)).into_response(),
+        Ok(Err(e)) => error(StatusCode::BAD_REQUEST, e.to_string()),
+        Err(e) => server_error(e),
+    }
+}
+
+async fn handle_or_404(s: &AppState, id: &str) -> Result<GameHandle, Response> {
+    match s.handle(id).await {
+        Ok(Some(h)) => Ok(h),
+        Ok(None) => Err(not_found(id)),
+        Err(e) => Err(server_error(e)),
+    }
+}
+
+/// Ask a game's task for its state (reloading it once if it was just unloaded).
+pub async fn state_of(s: &AppState, id: &str) -> Result<flagfall_protocol::State, Response> {
+    for _ in 0..2 {
+        let h = handle_or_404(s, id).await?;
+        let (tx, rx) = oneshot::channel();
+        if h.tx.send(Cmd::State(tx)).await.is_ok()
+            && let Ok(state) = rx.await
+        {
+            return Ok(state);
+        }
+    }
+    Err(error(
+        StatusCode::SERVICE_UNAVAILABLE,
+        "the game's task is not answering",
+    ))
+}
+
+async fn get_game(State(s): State<AppState>, Path(id): Path<String>) -> Response {
+    match state_of(&s, &id).await {
+        Ok(state) => axum::Json(state).into_response(),
+        Err(r) => r,
+    }
+}
+
+/// The stored script: the setup line and every stored event, one JSON object a line.
+async fn script_text(s: &AppState, id: &str) -> Result<String, Response> {
+    let row = match s.store.game(id).await {
+        Ok(Some(r)) => r,
+        Ok(None) => return Err(not_found(id)),
+        Err(e) => return Err(server_error(e.into())),
+    };
+    let events = s
+        .store
+        .events(id)
+        .await
+        .map_err(|e| server_error(e.into()))?;
+    let mut text = row.game.setup;
+    text.push('\n');
+    for e in events {
+        text.push_str(&e.json);
+        text.push('\n');
+    }
+    Ok(text)
+}
+
+async fn get_script(State(s): State<AppState>, Path(id): Path<String>) -> Response {
+    match script_text(&s, &id).await {
+        Ok(text) => ([(header::CONTENT_TYPE, "application/jsonl")], text).into_response(),
+        Err(r) => r,
+    }
+}
+
+async fn get_pgn(State(s): State<AppState>, Path(id): Path<String>) -> Response {
+    let text = match script_text(&s, &id).await {
+        Ok(t) => t,
+        Err(r) => return r,
+    };
+    match flagfall_game::script::parse(&text) {
+        Ok(script) => (
+            [(header::CONTENT_TYPE, "application/x-chess-pgn")],
+            flagfall_game::pgn::to_pgn(&script),
+        )
+            .into_response(),
+        Err(e) => server_error(crate::ServerError::Corrupt(e.to_string())),
+    }
+}
+
+#[derive(Deserialize)]
+struct ListQuery {
+    status: Option<String>,
+}
+
+async fn list_games(State(s): State<AppState>, Query(q): Query<ListQuery>) -> Response {
+    let status = match q.status.as_deref() {
+        None => None,
+        Some("live") => Some(Status::Live),
+        Some("finished") => Some(Status::Finished),
+        Some(other) => {
+            return error(
+                StatusCode::BAD_REQUEST,
+                format!("status {other:?}: expected \"live\" or \"finished\""),
+            );
+        }
+    };
+    match s.store.list(status, 1000).await {
+        Ok(games) => axum::Json(
+            games
+                .iter()
+                .map(|g| {
+                    json!({"id": g.id, "mode": g.mode, "status": g.status.as_str(),
+                           "result": g.result, "created_ms": g.created_ms})
+                })
+                .collect::<Vec<_>>(),
+        )
+        .into_response(),
+        Err(e) => server_error(e.into()),
+    }
+}
+
+#[derive(Deserialize)]
+struct WsQuery {
+    token: Option<String>,
+}
+
+async fn websocket(
+    State(s): State<AppState>,
+    Path(id): Path<String>,
+    Query(q): Query<WsQuery>,
+    ws: WebSocketUpgrade,
+) -> Response {
+    let h = match handle_or_404(&s, &id).await {
+        Ok(h) => h,
+        Err(r) => return r,
+    };
+    let role = match q.token.as_deref() {
+        None => Role::Spectator,
+        Some(t) => {
+            let hash = crate::token_hash(t);
+            let roles = [Role::White, Role::Black, Role::Director];
+            match h.meta.token_hashes.iter().position(|x| *x == hash) {
+                Some(i) => roles[i],
+                None => {
+                    return error(
+                        StatusCode::FORBIDDEN,
+                        format!("the token is not one of game {id}'s"),
+                    );
+                }
+            }
+        }
+    };
+    ws.max_message_size(crate::socket::MAX_MESSAGE_BYTES)
+        .on_upgrade(move |socket| crate::socket::run(s, id, role, socket))
+}
+
+async fn healthz(State(s): State<AppState>) -> Response {
+    match s.store.list(None, 1).await {
+        Ok(_) => (StatusCode::OK, "ok\n").into_response(),
+        Err(e) => error(StatusCode::SERVICE_UNAVAILABLE, e.to_string()),
+    }
+}
+
+async fn metrics(State(s): State<AppState>) -> Response {
+    (
+        [(header::CONTENT_TYPE, "text/plain; version=0.0.4")],
+        s.metrics.render(),
+    )
+        .into_response()
+}
+
+async fn static_file(uri: Uri) -> Response {
+    let path = uri.path().trim_start_matches('/');
+    let page = path.is_empty()
+        || ["play/", "direct/", "watch/"]
+            .iter()
+            .any(|p| path.starts_with(p));
+    let name = if page { "index.html" } else { path };
+    match WebDist::get(name) {
+        Some(file) => {
+            let mime = if name.ends_with(".html") {
+                "text/html; charset=utf-8"
+            } else if name.ends_with(".js") {
+                "text/javascript"
+            } else if name.ends_with(".css") {
+                "text/css"
+            } else if name.ends_with(".svg") {
+                "image/svg+xml"
+            } else if name.ends_with(".json") {
+                "application/json"
+            } else {
+                "application/octet-stream"
+            };
+            (
+                [(header::CONTENT_TYPE, mime)],
+                Body::from(file.data.into_owned()),
+            )
+                .into_response()
+        }
+        None => error(StatusCode::NOT_FOUND, format!("no page /{path}")),
+    }
+}

@@ -1,0 +1,307 @@
+//! flagfall-server: `flagfall serve`, the live game server.
+//!
+//! - [`game`]: one task per live game (its `Game`, its flag timer, its simultaneity
+//!   window), reached through a [`game::GameHandle`].
+//! - [`writer`]: the one writer task, group commit.
+//! - [`bus`]: publish/subscribe between game tasks and sockets ([`bus::LocalBus`]).
+//! - [`http`]: the HTTP routes, the WebSocket, the embedded web UI.
+//! - [`metrics`]: `GET /metrics`.
+//!
+//! The wire contract is docs/protocol.md; the types are `flagfall-protocol`.
+
+pub mod bus;
+pub mod game;
+pub mod http;
+pub mod metrics;
+pub mod socket;
+pub mod writer;
+
+use std::collections::HashMap;
+use std::future::Future;
+use std::net::SocketAddr;
+use std::sync::{Arc, Mutex};
+
+use flagfall_protocol::{CreateGame, Mode};
+use flagfall_store::{Status, Store};
+use sha2::{Digest, Sha256};
+use tokio::sync::{mpsc, watch};
+
+use crate::bus::{Bus, LocalBus};
+use crate::game::{Cmd, GameHandle, GameMeta};
+use crate::metrics::Metrics;
+use crate::writer::WriteReq;
+
+/// A server failure.
+#[derive(Debug, thiserror::Error)]
+pub enum ServerError {
+    #[error(transparent)]
+    Store(#[from] flagfall_store::StoreError),
+    #[error("cannot listen on {addr}: {source}")]
+    Listen {
+        addr: String,
+        source: std::io::Error,
+    },
+    #[error("server error: {0}")]
+    Io(#[from] std::io::Error),
+    #[error("stored game damaged: {0}")]
+    Corrupt(String),
+    #[error("cannot draw random bytes: {0}")]
+    Random(String),
+}
+
+/// How to run the server.
+#[derive(Debug, Clone)]
+pub struct Config {
+    /// Address to listen on (`127.0.0.1:8080`; port 0 picks one).
+    pub listen: String,
+    /// `sqlite:PATH`, a path, or `postgres://...`.
+    pub database: String,
+}
+
+/// Everything the tasks share.
+pub struct Shared {
+    pub store: Arc<dyn Store>,
+    pub bus: Arc<dyn Bus>,
+    pub metrics: Arc<Metrics>,
+    pub writer: mpsc::Sender<WriteReq>,
+    games: Mutex<HashMap<String, GameHandle>>,
+    /// Turns true when the server shuts down.
+    pub shutdown: watch::Receiver<bool>,
+}
+
+/// Hex SHA-256 of a token: what the database keeps.
+pub fn token_hash(token: &str) -> String {
+    let digest = Sha256::digest(token.as_bytes());
+    digest.iter().map(|b| format!("{b:02x}")).collect()
+}
+
+/// `bytes` random bytes as hex (ids: 12 bytes; tokens: 32 bytes, 256 bits).
+pub fn random_hex(bytes: usize) -> Result<String, ServerError> {
+    let mut buf = vec![0u8; bytes];
+    getrandom::fill(&mut buf).map_err(|e| ServerError::Random(e.to_string()))?;
+    Ok(buf.iter().map(|b| format!("{b:02x}")).collect())
+}
+
+fn now_unix_ms() -> i64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.as_millis() as i64)
+        .unwrap_or(0)
+}
+
+impl Shared {
+    fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<String, GameHandle>> {
+        // Only single inserts and removals happen under this lock.
+        self.games.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// The handle of a game, loading it from the store if it is not loaded. `None` if
+    /// there is no such game.
+    pub async fn handle(self: &Arc<Self>, id: &str) -> Result<Option<GameHandle>, ServerError> {
+        if let Some(h) = self.lock().get(id).filter(|h| !h.tx.is_closed()) {
+            return Ok(Some(h.clone()));
+        }
+        let Some(row) = self.store.game(id).await? else {
+            return Ok(None);
+        };
+        let events = self.store.events(id).await?;
+        let setup = serde_json::from_str(&row.game.setup)
+            .map_err(|e| ServerError::Corrupt(format!("game {id}: setup: {e}")))?;
+        let meta = GameMeta {
+            id: row.game.id.clone(),
+            setup_line: row.game.setup.clone(),
+            setup,
+            mode: Mode::parse(&row.game.mode).unwrap_or_default(),
+            token_hashes: [
+                row.game.token_white.clone(),
+                row.game.token_black.clone(),
+                row.game.token_director.clone(),
+            ],
+        };
+        let mut games = self.lock();
+        if let Some(h) = games.get(id).filter(|h| !h.tx.is_closed()) {
+            return Ok(Some(h.clone()));
+        }
+        let h = game::spawn(self.clone(), meta, events)?;
+        games.insert(id.to_string(), h.clone());
+        Ok(Some(h))
+    }
+
+    /// Called by an idle finished game's task: unload it unless commands wait.
+    pub(crate) fn unload(&self, id: &str, rx: &mut mpsc::Receiver<Cmd>) -> bool {
+        let mut games = self.lock();
+        if !rx.is_empty() {
+            return false;
+        }
+        games.remove(id);
+        rx.close();
+        true
+    }
+
+    /// Create a game: store its row, start its task.
+    pub async fn create(
+        self: &Arc<Self>,
+        body: &CreateGame,
+    ) -> Result<Result<flagfall_protocol::Created, flagfall_protocol::SetupError>, ServerError>
+    {
+        let (line, _setup) = match body.setup_line() {
+            Ok(x) => x,
+            Err(e) => return Ok(Err(e)),
+        };
+        let id = random_hex(12)?;
+        let tokens = flagfall_protocol::Tokens {
+            white: random_hex(32)?,
+            black: random_hex(32)?,
+            director: random_hex(32)?,
+        };
+        let row = flagfall_store::NewGame {
+            id: id.clone(),
+            setup: line.clone(),
+            mode: body.mode().as_str().to_string(),
+            token_white: token_hash(&tokens.white),
+            token_black: token_hash(&tokens.black),
+            token_director: token_hash(&tokens.director),
+            created_ms: now_unix_ms(),
+        };
+        self.store.create_game(&row).await?;
+        let meta = GameMeta {
+            id: id.clone(),
+            setup: serde_json::from_str(&line)
+                .map_err(|e| ServerError::Corrupt(format!("setup line: {e}")))?,
+            setup_line: line,
+            mode: body.mode(),
+            token_hashes: [row.token_white, row.token_black, row.token_director],
+        };
+        let h = game::spawn(self.clone(), meta, Vec::new())?;
+        self.lock().insert(id.clone(), h);
+        let urls = flagfall_protocol::Urls::of(&id, &tokens);
+        Ok(Ok(flagfall_protocol::Created { id, tokens, urls }))
+    }
+}
+
+/// A running server (for tests and embedding): its address, and how to stop it.
+pub struct Running {
+    pub addr: SocketAddr,
+    stop: Option<tokio::sync::oneshot::Sender<()>>,
+    done: tokio::task::JoinHandle<Result<(), ServerError>>,
+}
+
+impl Running {
+    /// Stop as on SIGTERM and wait until everything is flushed.
+    pub async fn stop(mut self) -> Result<(), ServerError> {
+        if let Some(s) = self.stop.take() {
+            let _ = s.send(());
+        }
+        self.done
+            .await
+            .map_err(|e| ServerError::Io(std::io::Error::other(e.to_string())))?
+    }
+}
+
+/// Start a server on `config.listen` in the background.
+pub async fn start(config: Config) -> Result<Running, ServerError> {
+    let (stop_tx, stop_rx) = tokio::sync::oneshot::channel::<()>();
+    let (addr_tx, addr_rx) = tokio::sync::oneshot::channel();
+    let done = tokio::spawn(serve_inner(config, Some(addr_tx), async {
+        let _ = stop_rx.await;
+    }));
+    match addr_rx.await {
+        Ok(addr) => Ok(Running {
+            addr,
+            stop: Some(stop_tx),
+            done,
+        }),
+        Err(_) => match done.await {
+            Ok(Err(e)) => Err(e),
+            _ => Err(ServerError::Io(std::io::Error::other(
+                "server did not start",
+            ))),
+        },
+    }
+}
+
+/// Run the server until `shutdown` completes (SIGTERM, ctrl-c), then stop accepting,
+/// close every socket with "going away", commit what is queued and return.
+pub async fn serve(
+    config: Config,
+    shutdown: impl Future<Output = ()> + Send + 'static,
+) -> Result<(), ServerError> {
+    serve_inner(config, None, shutdown).await
+}
+
+async fn serve_inner(
+    config: Config,
+    addr_tx: Option<tokio::sync::oneshot::Sender<SocketAddr>>,
+    shutdown: impl Future<Output = ()> + Send + 'static,
+) -> Result<(), ServerError> {
+    let store = flagfall_store::open(&config.database).await?;
+    let listener = tokio::net::TcpListener::bind(&config.listen)
+        .await
+        .map_err(|source| ServerError::Listen {
+            addr: config.listen.clone(),
+            source,
+        })?;
+    let addr = listener.local_addr()?;
+    let metrics = Arc::new(Metrics::default());
+    let (writer_tx, writer_rx) = mpsc::channel(8192);
+    let writer = tokio::spawn(writer::run(store.clone(), writer_rx, metrics.clone()));
+    let (down_tx, down_rx) = watch::channel(false);
+    let shared = Arc::new(Shared {
+        store: store.clone(),
+        bus: Arc::new(LocalBus::new()),
+        metrics,
+        writer: writer_tx,
+        games: Mutex::new(HashMap::new()),
+        shutdown: down_rx,
+    });
+    // Every live game resumes: its task (and flag timer) runs again.
+    let live = store.list(Some(Status::Live), i64::MAX).await?;
+    for g in &live {
+        shared.handle(&g.id).await?;
+    }
+    tracing::info!(%addr, backend = store.backend(), resumed = live.len(), "flagfall serve listening");
+    if let Some(tx) = addr_tx {
+        let _ = tx.send(addr);
+    }
+    let app = http::router(shared.clone());
+    let shutdown_signal = async move {
+        shutdown.await;
+        tracing::info!("shutting down: closing sockets, flushing");
+        let _ = down_tx.send(true);
+    };
+    axum::serve(listener, app)
+        .with_graceful_shutdown(shutdown_signal)
+        .await?;
+    // Stop the game tasks (they finish what they are committing) and the writer.
+    let handles: Vec<GameHandle> = shared.lock().drain().map(|(_, h)| h).collect();
+    drop(handles);
+    let Shared { writer: w, .. } = match Arc::try_unwrap(shared) {
+        Ok(s) => s,
+        Err(still) => {
+            // Tasks still hold it: wait for them to drain their queues briefly.
+            let mut tries = 0;
+            let mut s = still;
+            loop {
+                match Arc::try_unwrap(s) {
+                    Ok(x) => break x,
+                    Err(again) if tries < 100 => {
+                        tries += 1;
+                        s = again;
+                        tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+                    }
+                    Err(_) => {
+                        tracing::warn!(
+                            "tasks still running at shutdown; the writer flushes what was queued"
+                        );
+                        let _ = writer.await;
+                        return Ok(());
+                    }
+                }
+            }
+        }
+    };
+    drop(w);
+    let _ = writer.await;
+    tracing::info!("stopped");
+    Ok(())
+}

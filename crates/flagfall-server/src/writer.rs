@@ -1,0 +1,57 @@
+//! The one writer task: group commit. Game tasks send their events here; the writer
+//! takes everything that arrived while the previous commit ran and commits it in one
+//! transaction, then answers each sender. An event is acknowledged only after that.
+
+use std::sync::Arc;
+use std::time::Instant;
+
+use flagfall_store::{NewEvent, Store};
+use tokio::sync::{mpsc, oneshot};
+
+use crate::metrics::Metrics;
+
+/// The most events one transaction takes.
+const MAX_BATCH: usize = 4096;
+
+pub struct WriteReq {
+    pub events: Vec<NewEvent>,
+    pub done: oneshot::Sender<Result<(), String>>,
+}
+
+/// Run the writer until every sender is gone (all queued requests are committed first).
+pub async fn run(store: Arc<dyn Store>, mut rx: mpsc::Receiver<WriteReq>, metrics: Arc<Metrics>) {
+    let mut reqs: Vec<WriteReq> = Vec::new();
+    let mut flat: Vec<NewEvent> = Vec::new();
+    while let Some(first) = rx.recv().await {
+        reqs.push(first);
+        let mut count = reqs[0].events.len();
+        while count < MAX_BATCH {
+            match rx.try_recv() {
+                Ok(r) => {
+                    count += r.events.len();
+                    reqs.push(r);
+                }
+                Err(_) => break,
+            }
+        }
+        flat.clear();
+        for r in &mut reqs {
+            flat.append(&mut r.events);
+        }
+        let started = Instant::now();
+        let result = store.append(&flat).await.map_err(|e| e.to_string());
+        match &result {
+            Ok(()) => metrics.observe_commit(started.elapsed(), flat.len()),
+            Err(e) => {
+                metrics
+                    .commit_failures
+                    .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                tracing::error!(error = %e, events = flat.len(), "group commit failed");
+            }
+        }
+        for r in reqs.drain(..) {
+            let _ = r.done.send(result.clone());
+        }
+    }
+    tracing::info!("writer: every event committed, stopping");
+}
