@@ -13,6 +13,7 @@ pub mod bus;
 pub mod game;
 pub mod http;
 pub mod metrics;
+pub mod practice;
 pub mod socket;
 pub mod writer;
 
@@ -56,6 +57,9 @@ pub struct Config {
     pub listen: String,
     /// `sqlite:PATH`, a path, or `postgres://...`.
     pub database: String,
+    /// A UCI engine for practice games against the computer (`--engine PATH`); without
+    /// one the built-in opponent plays.
+    pub engine: Option<std::path::PathBuf>,
 }
 
 /// Everything the tasks share.
@@ -67,6 +71,8 @@ pub struct Shared {
     games: Mutex<HashMap<String, GameHandle>>,
     /// Turns true when the server shuts down.
     pub shutdown: watch::Receiver<bool>,
+    /// The UCI engine practice games use, if any.
+    pub engine: Option<std::path::PathBuf>,
 }
 
 /// Hex SHA-256 of a token: what the database keeps.
@@ -253,6 +259,7 @@ async fn serve_inner(
         writer: writer_tx,
         games: Mutex::new(HashMap::new()),
         shutdown: down_rx,
+        engine: config.engine.clone(),
     });
     // Every live game resumes: its task (and flag timer) runs again.
     let live = store.list(Some(Status::Live), i64::MAX).await?;
