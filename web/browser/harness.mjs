@@ -102,10 +102,10 @@ export async function getState(base, id) {
   return r.json();
 }
 
-export async function shot(page, name) {
+export async function shot(page, name, fullPage = false) {
   mkdirSync(screenshotDir, { recursive: true });
   const path = join(screenshotDir, `${name}.png`);
-  await page.screenshot({ path });
+  await page.screenshot({ path, fullPage });
   return path;
 }
 

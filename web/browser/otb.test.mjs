@@ -65,11 +65,11 @@ test('an illegal move stands until claimed; the ruling and its rule show on both
   await white.page.locator('body').press('Space');
   await waitState(server.base, g.id, (s) => s.moves.length === 3, 'the illegal move completed');
   await spectator.page.locator('.moves li', { hasText: 'e1e3' }).waitFor();
-  await shot(white.page, 'game-desktop-illegal-on-board');
-
   // Black claims it with the button the server offers.
   const claim = black.page.locator('button[data-claim="illegal"]');
   await claim.waitFor();
+  await black.page.locator('.moves li', { hasText: 'e1e3' }).waitFor();
+  await shot(black.page, 'game-desktop');
   await claim.click();
   const done = await waitState(server.base, g.id, (s) => s.result !== '*', 'the claim decided');
   assert.equal(done.result, '0-1');
@@ -80,7 +80,7 @@ test('an illegal move stands until claimed; the ruling and its rule show on both
     await p.page.locator('.rulings li.result .cite', { hasText: done.rule }).waitFor();
   }
   await black.page.locator('.notice.good', { hasText: 'illegal' }).waitFor();
-  await shot(black.page, 'game-desktop');
+  await shot(black.page, 'game-desktop-result');
   await shot(spectator.page, 'spectator');
   for (const p of [white, black, spectator]) {
     assert.deepEqual(p.errors, []);
@@ -157,7 +157,7 @@ test('the lobby creates a game and shows its links and QR code', async () => {
   assert.match(links[2], /\/direct\/[^?]+\?token=/);
   assert.match(links[3], /\/watch\//);
   await lobby.page.locator('ul.games.live li a').first().waitFor();
-  await shot(lobby.page, 'lobby');
+  await shot(lobby.page, 'lobby', true);
   assert.deepEqual(lobby.errors, []);
   await lobby.ctx.close();
 });

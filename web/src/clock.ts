@@ -78,3 +78,9 @@ export class LiveClock {
     return this.remaining(color, now) <= 0;
   }
 }
+
+/** Game time since the clock started (a ruling's `at`), as `m:ss`. */
+export function elapsed(ms: number): string {
+  const secs = Math.max(0, Math.floor(ms / 1000));
+  return `${Math.floor(secs / 60)}:${String(secs % 60).padStart(2, '0')}`;
+}

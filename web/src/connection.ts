@@ -110,7 +110,8 @@ export class Connection {
   send(action: Record<string, unknown>): string {
     const id = (action.id as string | undefined) ?? this.nextId();
     const frame: Record<string, unknown> = { ...action, id };
-    if (this.lagMs !== null && ('press' in action || 'move' in action)) frame.lag_ms = Math.round(this.lagMs);
+    // The server takes lag compensation only with a press (docs/protocol.md).
+    if (this.lagMs !== null && action.press === true) frame.lag_ms = Math.round(this.lagMs);
     this.outbox.set(id, frame);
     if (this.socket && this.socket.readyState === OPEN) this.socket.send(JSON.stringify(frame));
     return id;

@@ -258,6 +258,7 @@ function mountCard(list: HTMLElement, id: string, token: string): () => void {
     pendingEl.hidden = !p;
     const n = model.notice;
     noticeEl.textContent = n && n.tone === 'bad' ? n.text : '';
+    noticeEl.hidden = !noticeEl.textContent;
     const last = s.rulings[s.rulings.length - 1];
     renderOnce(lastRuling as HTMLElement & { _key?: string }, `${s.rulings.length}`, () => (last ? [last.ruling, ' ', citation(last.rule) ?? ''] : []));
     card.classList.toggle('has-pending', !!p);

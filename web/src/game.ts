@@ -4,7 +4,7 @@ import type { Api as CgApi } from 'chessground/api';
 import type { Key } from 'chessground/types';
 import { wsUrl } from './api';
 import { citation } from './citation';
-import { formatClock, LiveClock, spokenClock } from './clock';
+import { elapsed, formatClock, LiveClock, spokenClock } from './clock';
 import { browserSocket, Connection, type ConnStatus } from './connection';
 import { h, renderOnce } from './dom';
 import { allowedClaims, checkColor, initialModel, lastMoveSquares, moveRows, reduce, resultText, type Model } from './model';
@@ -150,7 +150,7 @@ export function mountGame(root: HTMLElement, opts: GamePageOptions): () => void 
 
   function renderMute(): void {
     const m = isMuted();
-    muteBtn.textContent = m ? '🔇 Sound off' : '🔊 Sound on';
+    muteBtn.textContent = m ? 'Sound: off' : 'Sound: on';
     muteBtn.setAttribute('aria-pressed', String(m));
     muteBtn.setAttribute('aria-label', m ? 'sound is off; turn it on' : 'sound is on; mute');
   }
@@ -312,7 +312,7 @@ export function mountGame(root: HTMLElement, opts: GamePageOptions): () => void 
     movesEl.scrollTop = movesEl.scrollHeight;
     renderOnce(rulingsEl as HTMLElement & { _key?: string }, `${s.rulings.length}`, () =>
       s.rulings.map((r) =>
-        h('li', { class: `ruling ${r.kind}` }, h('span', { class: 'at' }, formatClock(r.at).replace(/^-/, '')), ' ', h('span', { class: 'text' }, r.ruling), ' ', citation(r.rule) ?? ''),
+        h('li', { class: `ruling ${r.kind}` }, h('span', { class: 'at', title: 'game time' }, elapsed(r.at)), ' ', h('span', { class: 'text' }, r.ruling), ' ', citation(r.rule) ?? ''),
       ),
     );
     rulingsEl.scrollTop = rulingsEl.scrollHeight;

@@ -46,16 +46,18 @@ export function showCreated(out: HTMLElement, ans: CreateAnswer, mine: 'white' |
 }
 
 function gameLine(g: GameSummary, finished: boolean): HTMLElement {
-  const s = g.setup ?? {};
-  const names = `${s.white || 'White'} – ${s.black || 'Black'}`;
-  const what = `${s.rules ?? ''} ${s.time_control ?? ''}`.trim();
+  const s = g.setup;
+  const names = s && (s.white || s.black) ? `${s.white || 'White'} – ${s.black || 'Black'}` : `Game ${g.id.slice(0, 8)}`;
+  const created = typeof g.created_ms === 'number' ? new Date(g.created_ms).toLocaleTimeString([], { hour: '2-digit', minute: '2-digit' }) : '';
+  const what = [s?.rules, s?.time_control, g.mode === 'online' ? 'online' : g.mode === 'otb' ? 'over the board' : '', created && `created ${created}`].filter(Boolean).join(' · ');
+  const href = `/watch/${encodeURIComponent(g.id)}`;
   return h(
     'li',
     {},
-    h('a', { href: `/watch/${encodeURIComponent(g.id)}` }, names),
-    ` · ${what}`,
-    finished ? ` · ${g.result ?? ''}${g.reason ? ` (${g.reason})` : ''} · ` : ' · ',
-    finished ? h('a', { href: `/api/games/${encodeURIComponent(g.id)}/pgn`, download: `${g.id}.pgn` }, 'PGN') : h('a', { href: `/watch/${encodeURIComponent(g.id)}` }, 'watch'),
+    h('a', { href }, names),
+    what ? ` · ${what}` : '',
+    finished ? ` · ${g.result ?? ''} · ` : ' · ',
+    finished ? h('a', { href: `/api/games/${encodeURIComponent(g.id)}/pgn`, download: `${g.id}.pgn` }, 'PGN') : h('a', { href }, 'watch'),
   );
 }
 

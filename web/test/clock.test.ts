@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { formatClock, LiveClock, spokenClock } from '../src/clock';
+import { elapsed, formatClock, LiveClock, spokenClock } from '../src/clock';
 
 describe('formatClock', () => {
   it('shows minutes and seconds from ten seconds up, rounded down', () => {
@@ -62,5 +62,12 @@ describe('LiveClock', () => {
     c.update({ white_ms: 5_000, black_ms: 6_000, running: null }, 0);
     expect(c.remaining('white', 10_000)).toBe(5_000);
     expect(c.running).toBeNull();
+  });
+});
+
+describe('elapsed', () => {
+  it('shows game time as m:ss', () => {
+    expect(elapsed(0)).toBe('0:00');
+    expect(elapsed(61_999)).toBe('1:01');
   });
 });
