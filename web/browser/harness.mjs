@@ -54,6 +54,11 @@ export async function startServer(extraArgs = []) {
     env: { ...process.env, RUST_LOG: process.env.RUST_LOG || 'warn' },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
+  // Never leave a server behind, even when the test process is killed or fails early.
+  const reap = () => {
+    if (child.exitCode === null) child.kill('SIGKILL');
+  };
+  process.once('exit', reap);
   child.stdout.on('data', (d) => (output += d));
   child.stderr.on('data', (d) => (output += d));
   const base = `http://127.0.0.1:${port}`;
