@@ -9,6 +9,7 @@ use clap::{Parser, Subcommand};
 
 mod cmd_analyze;
 mod cmd_event;
+mod cmd_loadtest;
 mod cmd_pair;
 mod cmd_replay;
 mod cmd_rules;
@@ -40,6 +41,8 @@ enum Command {
     Event(cmd_event::Args),
     /// Serve live games over HTTP and WebSocket (docs/protocol.md).
     Serve(cmd_serve::Args),
+    /// Load-test the server with bot games over loopback, with an echo baseline.
+    Loadtest(cmd_loadtest::Args),
 }
 
 fn main() -> ExitCode {
@@ -58,6 +61,7 @@ fn main() -> ExitCode {
         Command::Pair(args) => cmd_pair::run(args),
         Command::Event(args) => cmd_event::run(args),
         Command::Serve(args) => cmd_serve::run(args),
+        Command::Loadtest(args) => cmd_loadtest::run(args),
     };
     match outcome {
         Ok(code) => code,

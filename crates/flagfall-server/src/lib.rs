@@ -12,6 +12,7 @@
 pub mod bus;
 pub mod game;
 pub mod http;
+pub mod loadtest;
 pub mod metrics;
 pub mod practice;
 pub mod socket;
@@ -73,6 +74,8 @@ pub struct Shared {
     pub shutdown: watch::Receiver<bool>,
     /// The UCI engine practice games use, if any.
     pub engine: Option<std::path::PathBuf>,
+    /// Per-socket frame limit: per second sustained, burst.
+    pub rate: (f64, f64),
 }
 
 /// Hex SHA-256 of a token: what the database keeps.
@@ -206,9 +209,15 @@ impl Running {
 
 /// Start a server on `config.listen` in the background.
 pub async fn start(config: Config) -> Result<Running, ServerError> {
+    start_with(config, (socket::RATE_PER_SEC, socket::BURST)).await
+}
+
+/// [`start`] with another per-socket rate limit (frames per second, burst): the load
+/// generator's bots move faster than people.
+pub async fn start_with(config: Config, rate: (f64, f64)) -> Result<Running, ServerError> {
     let (stop_tx, stop_rx) = tokio::sync::oneshot::channel::<()>();
     let (addr_tx, addr_rx) = tokio::sync::oneshot::channel();
-    let done = tokio::spawn(serve_inner(config, Some(addr_tx), async {
+    let done = tokio::spawn(serve_inner(config, rate, Some(addr_tx), async {
         let _ = stop_rx.await;
     }));
     match addr_rx.await {
@@ -232,11 +241,18 @@ pub async fn serve(
     config: Config,
     shutdown: impl Future<Output = ()> + Send + 'static,
 ) -> Result<(), ServerError> {
-    serve_inner(config, None, shutdown).await
+    serve_inner(
+        config,
+        (socket::RATE_PER_SEC, socket::BURST),
+        None,
+        shutdown,
+    )
+    .await
 }
 
 async fn serve_inner(
     config: Config,
+    rate: (f64, f64),
     addr_tx: Option<tokio::sync::oneshot::Sender<SocketAddr>>,
     shutdown: impl Future<Output = ()> + Send + 'static,
 ) -> Result<(), ServerError> {
@@ -260,6 +276,7 @@ async fn serve_inner(
         games: Mutex::new(HashMap::new()),
         shutdown: down_rx,
         engine: config.engine.clone(),
+        rate,
     });
     // Every live game resumes: its task (and flag timer) runs again.
     let live = store.list(Some(Status::Live), i64::MAX).await?;

@@ -96,7 +96,8 @@ pub async fn run(s: Arc<Shared>, id: String, role: Role, socket: WebSocket) {
     let opened = Instant::now();
     let mut rtt_ms: Option<u64> = None;
     let mut ping = tokio::time::interval(PING_EVERY);
-    let mut tokens = BURST;
+    let (rate, burst) = s.rate;
+    let mut tokens = burst;
     let mut refill_at = Instant::now();
     let mut over_limit = 0u32;
     loop {
@@ -131,16 +132,24 @@ pub async fn run(s: Arc<Shared>, id: String, role: Role, socket: WebSocket) {
                 };
                 // Token bucket: RATE_PER_SEC sustained, BURST at once.
                 let now = Instant::now();
-                tokens = (tokens + now.duration_since(refill_at).as_secs_f64() * RATE_PER_SEC).min(BURST);
+                tokens = (tokens + now.duration_since(refill_at).as_secs_f64() * rate).min(burst);
                 refill_at = now;
                 if tokens < 1.0 {
                     over_limit += 1;
                     s.metrics.frame_errors.fetch_add(1, Relaxed);
                     if over_limit > FLOOD_CLOSE_AFTER {
                         let _ = sink.send(close(close_code::POLICY, "flooding: too many messages a second")).await;
+                        // The closing handshake: read (and drop) what the client still
+                        // sends until it answers the close, for at most a second.
+                        let deadline = Instant::now() + Duration::from_secs(1);
+                        while let Ok(Some(Ok(m))) = tokio::time::timeout_at(deadline, stream.next()).await {
+                            if matches!(m, Message::Close(_)) {
+                                break;
+                            }
+                        }
                         break;
                     }
-                    let msg = ServerMsg::Error { id: None, message: format!("rate limit: at most {RATE_PER_SEC} messages a second; this one was dropped") };
+                    let msg = ServerMsg::Error { id: None, message: format!("rate limit: at most {rate} messages a second; this one was dropped") };
                     if sink.send(text(&msg)).await.is_err() { break; }
                     continue;
                 }

@@ -1,0 +1,69 @@
+//! `flagfall loadtest`: bot games over loopback against a server in this process
+//! (crates/flagfall-server/src/loadtest.rs), with a bare echo server as the baseline.
+
+use std::process::ExitCode;
+use std::time::Duration;
+
+use anyhow::{Context, bail};
+
+#[derive(clap::Args)]
+pub struct Args {
+    /// Concurrent games (two bot sockets each).
+    #[arg(long, default_value_t = 1000)]
+    games: usize,
+    /// Moves per second, all games together.
+    #[arg(long, default_value_t = 2000.0)]
+    rate: f64,
+    /// Seconds of the open-loop phase.
+    #[arg(long, default_value_t = 20)]
+    duration: u64,
+    /// Connections of the closed-loop comparison with a bare echo server (0 skips it).
+    #[arg(long, default_value_t = 100)]
+    conns: usize,
+    /// Seconds of each closed-loop run.
+    #[arg(long, default_value_t = 10)]
+    closed_duration: u64,
+    /// Database URL [default: a new SQLite file in a temporary directory, removed after].
+    #[arg(long)]
+    database: Option<String>,
+}
+
+pub fn run(args: Args) -> anyhow::Result<ExitCode> {
+    if args.rate <= 0.0 || !args.rate.is_finite() {
+        bail!(
+            "--rate {}: expected a positive number of moves a second",
+            args.rate
+        );
+    }
+    let temp = std::env::temp_dir().join(format!("flagfall-loadtest-{}", std::process::id()));
+    let database = match args.database {
+        Some(d) => d,
+        None => {
+            std::fs::create_dir_all(&temp)
+                .with_context(|| format!("creating {}", temp.display()))?;
+            format!("sqlite:{}", temp.join("load.db").display())
+        }
+    };
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .context("starting the async runtime")?;
+    let report = runtime.block_on(flagfall_server::loadtest::run(
+        flagfall_server::loadtest::LoadConfig {
+            games: args.games,
+            rate: args.rate,
+            duration: Duration::from_secs(args.duration),
+            conns: args.conns,
+            closed_duration: Duration::from_secs(args.closed_duration),
+            database,
+        },
+    ));
+    let _ = std::fs::remove_dir_all(&temp);
+    let report = report.context("load test")?;
+    println!("{report}");
+    Ok(if report.lost == 0 && report.duplicated == 0 {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::from(1)
+    })
+}

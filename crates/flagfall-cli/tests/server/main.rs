@@ -1,0 +1,463 @@
+//! The game server, end to end: the real server (in process on 127.0.0.1:0, or the
+//! built `flagfall serve` for the restart test) on a temporary database, WebSocket
+//! clients playing whole games, and every finished game's stored script replayed by
+//! `flagfall replay` to the same report.
+//!
+//! With `FLAGFALL_TEST_POSTGRES` set to a PostgreSQL URL, every test runs on a fresh
+//! database of that server instead of SQLite (and fails if it cannot reach it).
+
+mod support;
+
+use serde_json::{Value, json};
+use support::*;
+
+const USCF: &str = r#"{"rules":"uscf-2020","time_control":"G/5;d0"}"#;
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn illegal_move_claimed_and_replayed() {
+    let srv = Server::start().await;
+    let g = srv.create(USCF).await;
+    let mut white = srv.connect(&g.id, Some(&g.tokens.white)).await;
+    let mut black = srv.connect(&g.id, Some(&g.tokens.black)).await;
+    white
+        .send(json!({"move":"e2e5","press":true,"id":"w1"}))
+        .await;
+    let ev = white.event().await;
+    assert_eq!(ev["n"], 1);
+    assert_eq!(ev["id"], "w1");
+    assert_eq!(ev["event"]["by"], "white");
+    assert_eq!(ev["state"]["moves"][0]["uci"], "e2e5");
+    assert!(
+        ev["state"]["moves"][0].get("san").is_none(),
+        "no SAN for an illegal move"
+    );
+    let seen = black.until_n(1).await;
+    assert!(
+        seen["state"]["claims"]["black"]
+            .as_array()
+            .unwrap()
+            .contains(&json!("illegal"))
+    );
+    black.send(json!({"claim":"illegal"})).await;
+    let ev = black.event().await;
+    assert_eq!(ev["result"], "0-1");
+    assert_eq!(ev["state"]["reason"], "illegal_move");
+    assert_eq!(ev["rulings"][0]["kind"], "result");
+    srv.assert_replay_matches(&g.id).await;
+    let pgn = srv.get_text(&format!("/api/games/{}/pgn", g.id)).await;
+    assert!(pgn.contains("[Result \"0-1\"]"), "{pgn}");
+    let finished = srv.get_json("/api/games?status=finished").await;
+    assert_eq!(finished[0]["id"], json!(g.id));
+    srv.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn flag_claimed_with_and_without_mating_material() {
+    let srv = Server::start().await;
+    // White has a queen: Black's flag falls, White claims and wins.
+    let setup =
+        r#"{"rules":"uscf-2020","time_control":"G/5;d0","fen":"4k3/8/8/8/8/8/8/4K2Q w - - 0 1"}"#;
+    let g = srv.create(setup).await;
+    let mut white = srv.connect(&g.id, Some(&g.tokens.white)).await;
+    let mut black = srv.connect(&g.id, Some(&g.tokens.black)).await;
+    let mut director = srv.connect(&g.id, Some(&g.tokens.director)).await;
+    director
+        .send(json!({"add_time":{"color":"black","ms":-299_700}}))
+        .await;
+    director.event().await;
+    white.send(json!({"move":"h1h2","press":true})).await;
+    white.event().await;
+    let flag = black.until_type("flag").await;
+    assert_eq!(flag["color"], "black");
+    let state = srv.state(&g.id).await;
+    assert_eq!(state["flags"], json!(["black"]));
+    assert!(
+        state["claims"]["white"]
+            .as_array()
+            .unwrap()
+            .contains(&json!("flag"))
+    );
+    white.send(json!({"claim":"flag"})).await;
+    let ev = white.event().await;
+    assert_eq!(ev["result"], "1-0");
+    assert_eq!(ev["state"]["reason"], "time_forfeit");
+    srv.assert_replay_matches(&g.id).await;
+
+    // Black has a lone king: White's flag falls, Black's claim is a draw.
+    let g = srv.create(setup).await;
+    let mut black = srv.connect(&g.id, Some(&g.tokens.black)).await;
+    let mut director = srv.connect(&g.id, Some(&g.tokens.director)).await;
+    director
+        .send(json!({"add_time":{"color":"white","ms":-299_800}}))
+        .await;
+    director.event().await;
+    black.until_type("flag").await;
+    black.send(json!({"claim":"flag"})).await;
+    let ev = black.event().await;
+    assert_eq!(ev["result"], "1/2-1/2");
+    assert_eq!(ev["state"]["reason"], "insufficient_material");
+    srv.assert_replay_matches(&g.id).await;
+    srv.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn both_flags_down_is_a_draw() {
+    let srv = Server::start().await;
+    let g = srv.create(USCF).await;
+    let mut white = srv.connect(&g.id, Some(&g.tokens.white)).await;
+    let mut black = srv.connect(&g.id, Some(&g.tokens.black)).await;
+    let mut director = srv.connect(&g.id, Some(&g.tokens.director)).await;
+    director
+        .send(json!({"add_time":{"color":"white","ms":-299_800}}))
+        .await;
+    director.event().await;
+    director
+        .send(json!({"add_time":{"color":"black","ms":-299_800}}))
+        .await;
+    director.event().await;
+    assert_eq!(white.until_type("flag").await["color"], "white");
+    white.send(json!({"move":"e2e4","press":true})).await;
+    white.event().await;
+    black
+        .until(|m| m["type"] == "flag" && m["color"] == "black")
+        .await;
+    black.send(json!({"claim":"both_flags"})).await;
+    let ev = black.event().await;
+    assert_eq!(ev["result"], "1/2-1/2");
+    assert_eq!(ev["state"]["reason"], "both_flags");
+    srv.assert_replay_matches(&g.id).await;
+    srv.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn director_penalty_and_ruling() {
+    let srv = Server::start().await;
+    let g = srv
+        .create(r#"{"rules":"club-ilc","time_control":"G/5;d0","fen":"4k3/8/8/8/8/8/8/4K2Q b - - 0 1"}"#)
+        .await;
+    let mut white = srv.connect(&g.id, Some(&g.tokens.white)).await;
+    let mut black = srv.connect(&g.id, Some(&g.tokens.black)).await;
+    let mut director = srv.connect(&g.id, Some(&g.tokens.director)).await;
+    // A player cannot penalise; the server refuses it without storing anything.
+    white
+        .send(json!({"offence":{"player":"black","kind":"knocked_clock"},"id":"x"}))
+        .await;
+    let r = white.until_type("refused").await;
+    assert_eq!(r["id"], "x");
+    assert!(r["reason"].as_str().unwrap().contains("director"), "{r}");
+    assert_eq!(srv.state(&g.id).await["n"], 0);
+    director
+        .send(json!({"offence":{"player":"white","kind":"knocked_clock"}}))
+        .await;
+    let ev = director.event().await;
+    assert_eq!(ev["rulings"][0]["kind"], "penalty");
+    // Black (a lone king, under a minute) claims insufficient losing chances.
+    director
+        .send(json!({"add_time":{"color":"black","ms":-310_000}}))
+        .await;
+    director.event().await;
+    black.send(json!({"claim":"ilc"})).await;
+    let ev = black.event().await;
+    let pending = &ev["state"]["pending"];
+    assert_eq!(pending["claim"], "ilc");
+    assert_eq!(pending["claimant"], "black");
+    assert!(pending["recommendation"]["grant"].is_boolean());
+    assert_eq!(ev["state"]["running"], Value::Null);
+    director.send(json!({"ruling":{"grant":true}})).await;
+    let ev = director.event().await;
+    assert_eq!(ev["result"], "1/2-1/2");
+    assert_eq!(ev["state"]["reason"], "ilc");
+    assert_eq!(
+        white.until_n(ev["n"].as_u64().unwrap()).await["result"],
+        "1/2-1/2"
+    );
+    srv.assert_replay_matches(&g.id).await;
+    srv.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn draw_offer_accepted() {
+    let srv = Server::start().await;
+    let g = srv.create(USCF).await;
+    let mut white = srv.connect(&g.id, Some(&g.tokens.white)).await;
+    let mut black = srv.connect(&g.id, Some(&g.tokens.black)).await;
+    let mut spectator = srv.connect(&g.id, None).await;
+    white.send(json!({"move":"e2e4","press":true})).await;
+    white.event().await;
+    black.send(json!({"offer":"draw"})).await;
+    let ev = white.until_n(2).await;
+    assert_eq!(ev["state"]["draw_offer"], "black");
+    white.send(json!({"accept":"draw"})).await;
+    let ev = spectator.until_n(3).await;
+    assert_eq!(ev["result"], "1/2-1/2");
+    assert_eq!(ev["state"]["reason"], "agreement");
+    srv.assert_replay_matches(&g.id).await;
+    srv.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn reconnect_and_retry_an_id_applies_it_once() {
+    let srv = Server::start().await;
+    let g = srv.create(USCF).await;
+    let mut white = srv.connect(&g.id, Some(&g.tokens.white)).await;
+    white
+        .send(json!({"move":"e2e4","press":true,"id":"m1"}))
+        .await;
+    assert_eq!(white.event().await["n"], 1);
+    drop(white);
+    let mut white = srv.connect(&g.id, Some(&g.tokens.white)).await;
+    assert_eq!(white.initial["n"], 1);
+    white
+        .send(json!({"move":"e2e4","press":true,"id":"m1"}))
+        .await;
+    let again = white.event().await;
+    assert_eq!(
+        again["n"], 1,
+        "the retried id answers with the event it made"
+    );
+    assert_eq!(again["id"], "m1");
+    let script = srv.get_text(&format!("/api/games/{}/script", g.id)).await;
+    assert_eq!(script.lines().count(), 2, "{script}");
+    srv.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn spectators_forged_tokens_and_wrong_players_are_refused() {
+    let srv = Server::start().await;
+    let g = srv.create(USCF).await;
+    let other = srv.create(USCF).await;
+    let mut spectator = srv.connect(&g.id, None).await;
+    spectator
+        .send(json!({"move":"e2e4","press":true,"id":"s"}))
+        .await;
+    let r = spectator.until_type("refused").await;
+    assert_eq!(r["id"], "s");
+    assert!(r["reason"].as_str().unwrap().contains("spectator"));
+    // A forged token and another game's token: the upgrade is refused (403).
+    assert_eq!(srv.ws_status(&g.id, Some("00ff")).await, 403);
+    assert_eq!(srv.ws_status(&g.id, Some(&other.tokens.white)).await, 403);
+    assert_eq!(srv.ws_status("nosuchgame", None).await, 404);
+    // Black moving for White: the arbiter refuses it (stored, as every arbiter ruling).
+    let mut black = srv.connect(&g.id, Some(&g.tokens.black)).await;
+    black
+        .send(json!({"move":"e2e4","press":true,"id":"b"}))
+        .await;
+    let r = black.until_type("refused").await;
+    assert!(r["reason"].as_str().unwrap().contains("turn"), "{r}");
+    assert!(r["rule"].is_string());
+    // The director cannot move for a player.
+    let mut director = srv.connect(&g.id, Some(&g.tokens.director)).await;
+    director.send(json!({"move":"e2e4"})).await;
+    director.until_type("refused").await;
+    let state = srv.state(&g.id).await;
+    assert_eq!(state["moves"], json!([]));
+    assert_eq!(
+        state["fen"],
+        "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1"
+    );
+    srv.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn bad_frames_get_errors_and_the_socket_stays_open() {
+    let srv = Server::start().await;
+    let g = srv.create(USCF).await;
+    let mut white = srv.connect(&g.id, Some(&g.tokens.white)).await;
+    for (frame, field) in [
+        ("{not json", "(json)"),
+        (r#"{"move":12,"id":"a"}"#, "move"),
+        (r#"{"claim":"everything"}"#, "claim"),
+        (r#"{"dance":true}"#, "dance"),
+        (r#"{"at":3,"press":true}"#, "at"),
+        (r#"[1,2]"#, "(json)"),
+    ] {
+        white.send_text(frame).await;
+        let e = white.until_type("error").await;
+        assert!(
+            e["message"].as_str().unwrap().contains(field),
+            "{frame}: {e}"
+        );
+    }
+    let big = format!(r#"{{"move":"e2e4","pad":"{}"}}"#, "x".repeat(5000));
+    white.send_text(&big).await;
+    let e = white.until_type("error").await;
+    assert!(e["message"].as_str().unwrap().contains("4096"), "{e}");
+    // Still open: a real move goes through.
+    white.send(json!({"move":"e2e4","press":true})).await;
+    assert_eq!(white.event().await["n"], 1);
+    // Bad HTTP input: named errors.
+    let (status, body) = srv
+        .post(
+            "/api/games",
+            r#"{"rules":"uscf-2020","time_control":"G/5;d0","mode":"blitz"}"#,
+        )
+        .await;
+    assert_eq!(status, 400, "{body}");
+    let (status, body) = srv
+        .post("/api/games", r#"{"rules":"nope","time_control":"G/5;d0"}"#)
+        .await;
+    assert_eq!(status, 400);
+    assert!(body.contains("rules"), "{body}");
+    let (status, _) = srv.post("/api/games", &"x".repeat(20_000)).await;
+    assert_eq!(status, 413);
+    assert_eq!(srv.get_status("/api/games/nosuch").await, 404);
+    assert_eq!(srv.get_status("/api/games?status=dead").await, 400);
+    srv.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_flood_is_rate_limited_then_closed() {
+    let srv = Server::start().await;
+    let g = srv.create(USCF).await;
+    let mut white = srv.connect(&g.id, Some(&g.tokens.white)).await;
+    for _ in 0..200 {
+        if !white.try_send_text(r#"{"offer":"nothing"}"#).await {
+            break;
+        }
+    }
+    let close = white.until_close().await;
+    assert_eq!(close.0, 1008, "{close:?}");
+    assert!(close.1.contains("flood"), "{close:?}");
+    // The game is unharmed.
+    assert_eq!(srv.state(&g.id).await["n"], 0);
+    srv.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn online_mode_takes_legal_moves_and_flags_automatically() {
+    let srv = Server::start().await;
+    let g = srv
+        .create(r#"{"rules":"uscf-2020","time_control":"G/5;d0","mode":"online"}"#)
+        .await;
+    let mut white = srv.connect(&g.id, Some(&g.tokens.white)).await;
+    let mut black = srv.connect(&g.id, Some(&g.tokens.black)).await;
+    let mut director = srv.connect(&g.id, Some(&g.tokens.director)).await;
+    assert_eq!(white.initial["dests"]["e2"], json!(["e3", "e4"]));
+    white.send(json!({"move":"e2e5"})).await;
+    assert!(
+        white.until_type("refused").await["reason"]
+            .as_str()
+            .unwrap()
+            .contains("legal")
+    );
+    white.send(json!({"move":"e2e4"})).await;
+    let ev = white.event().await;
+    assert_eq!(ev["event"]["press"], true, "online moves are pressed");
+    assert_eq!(ev["state"]["moves"][0]["san"], "e4");
+    assert_eq!(ev["state"]["to_move"], "black");
+    director
+        .send(json!({"add_time":{"color":"black","ms":-299_500}}))
+        .await;
+    director.event().await;
+    assert_eq!(black.until_type("flag").await["color"], "black");
+    let ev = black
+        .until(|m| m["type"] == "event" && m["result"] != "*")
+        .await;
+    assert_eq!(ev["result"], "1-0");
+    assert_eq!(ev["event"]["end"], true);
+    srv.assert_replay_matches(&g.id).await;
+    srv.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn simultaneous_claims_are_decided_when_the_window_closes() {
+    let srv = Server::start().await;
+    let g = srv
+        .create(r#"{"rules":"uscf-2020","time_control":"G/5;d0","simultaneous_ms":300}"#)
+        .await;
+    let mut white = srv.connect(&g.id, Some(&g.tokens.white)).await;
+    let mut black = srv.connect(&g.id, Some(&g.tokens.black)).await;
+    let mut director = srv.connect(&g.id, Some(&g.tokens.director)).await;
+    // White makes an illegal move; Black's flag falls; White claims the flag and Black
+    // the illegal move at (nearly) the same moment: the illegal mover loses.
+    white.send(json!({"move":"e2e5","press":true})).await;
+    white.event().await;
+    director
+        .send(json!({"add_time":{"color":"black","ms":-299_800}}))
+        .await;
+    director.event().await;
+    white.until_type("flag").await;
+    white.send(json!({"claim":"flag"})).await;
+    black.send(json!({"claim":"illegal"})).await;
+    let ev = black
+        .until(|m| m["type"] == "event" && m["result"] != "*")
+        .await;
+    assert_eq!(ev["result"], "0-1");
+    assert_eq!(ev["state"]["reason"], "illegal_move");
+    srv.assert_replay_matches(&g.id).await;
+    srv.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn endpoints_and_graceful_shutdown() {
+    let srv = Server::start().await;
+    assert_eq!(srv.get_text("/healthz").await, "ok\n");
+    assert!(srv.get_text("/").await.contains("/api/games"));
+    assert!(srv.get_text("/play/abc?token=x").await.contains("<html"));
+    assert_eq!(srv.get_status("/nothing-here.js").await, 404);
+    let g = srv.create(USCF).await;
+    assert!(g.urls.white.starts_with(&format!("/play/{}?token=", g.id)));
+    assert_eq!(g.urls.spectator, format!("/watch/{}", g.id));
+    assert_eq!(g.tokens.white.len(), 64, "256 random bits");
+    let mut white = srv.connect(&g.id, Some(&g.tokens.white)).await;
+    white.send(json!({"move":"e2e4","press":true})).await;
+    white.event().await;
+    let m = srv.get_text("/metrics").await;
+    assert!(m.contains("flagfall_sockets 1"), "{m}");
+    assert!(m.contains("flagfall_events_total 1"), "{m}");
+    assert!(m.contains("flagfall_commit_seconds_count"), "{m}");
+    let live = srv.get_json("/api/games?status=live").await;
+    assert_eq!(live.as_array().unwrap().len(), 1);
+    let server = srv.take_running();
+    let stopping = tokio::spawn(server.stop());
+    let close = white.until_close().await;
+    assert_eq!(close.0, 1001, "going away: {close:?}");
+    stopping.await.unwrap().unwrap();
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn sigkill_in_the_middle_loses_nothing_acknowledged() {
+    let mut proc = Process::start(None).await;
+    let g = proc.create(USCF).await;
+    let mut white = proc.connect(&g.id, Some(&g.tokens.white)).await;
+    let mut black = proc.connect(&g.id, Some(&g.tokens.black)).await;
+    let moves = [
+        ("e2e4", true),
+        ("e7e5", false),
+        ("g1f3", true),
+        ("b8c6", false),
+    ];
+    for (mv, is_white) in moves {
+        let c = if is_white { &mut white } else { &mut black };
+        c.send(json!({"move": mv, "press": true})).await;
+        c.event().await;
+    }
+    let before = proc.state(&g.id).await;
+    proc.kill9();
+    // Down for 1.5 s.
+    tokio::time::sleep(std::time::Duration::from_millis(1500)).await;
+    let proc = Process::start(Some(proc.into_db())).await;
+    let after = proc.state(&g.id).await;
+    assert_eq!(after["n"], 4);
+    assert_eq!(after["moves"], before["moves"]);
+    assert_eq!(after["fen"], before["fen"]);
+    assert_eq!(after["clock"]["black_ms"], before["clock"]["black_ms"]);
+    // Time while the server was down is charged to no one.
+    let used = before["clock"]["white_ms"].as_i64().unwrap()
+        - after["clock"]["white_ms"].as_i64().unwrap();
+    assert!(
+        used < 1000,
+        "White was charged {used} ms across the restart"
+    );
+    let mut white = proc.connect(&g.id, Some(&g.tokens.white)).await;
+    assert_eq!(white.initial["n"], 4);
+    white
+        .send(json!({"move":"f1b5","press":true,"id":"after"}))
+        .await;
+    assert_eq!(white.event().await["n"], 5);
+    white.send(json!({"resign":true})).await;
+    white.send(json!({"resign":true})).await;
+    let _ = white.until(|m| m["type"] == "refused").await;
+    proc.assert_replay_matches(&g.id).await;
+    proc.terminate().await;
+}

@@ -1,0 +1,438 @@
+//! Helpers: a database per test, the server in process or as a process, a small HTTP
+//! client, WebSocket clients, and the replay comparison.
+
+use std::net::SocketAddr;
+use std::ops::Deref;
+use std::process::{Child, Command, Stdio};
+use std::sync::atomic::{AtomicU32, Ordering};
+use std::time::Duration;
+
+use flagfall_protocol::Created;
+use futures_util::{SinkExt, StreamExt};
+use serde_json::Value;
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use tokio::net::TcpStream;
+use tokio_tungstenite::tungstenite::Message;
+use tokio_tungstenite::{MaybeTlsStream, WebSocketStream};
+
+const WAIT: Duration = Duration::from_secs(10);
+
+/// A fresh database: SQLite in a temporary directory, or with `FLAGFALL_TEST_POSTGRES`
+/// a new database on that PostgreSQL server.
+pub struct Db {
+    pub url: String,
+    _dir: tempfile::TempDir,
+}
+
+static COUNTER: AtomicU32 = AtomicU32::new(0);
+
+impl Db {
+    pub async fn new() -> Db {
+        let dir = tempfile::tempdir().expect("a temporary directory");
+        let url = match std::env::var("FLAGFALL_TEST_POSTGRES") {
+            Ok(base) if !base.is_empty() => {
+                let name = format!(
+                    "fft_{}_{}",
+                    std::process::id(),
+                    COUNTER.fetch_add(1, Ordering::Relaxed)
+                );
+                let admin = sqlx::PgPool::connect(&base).await.unwrap_or_else(|e| {
+                    panic!("FLAGFALL_TEST_POSTGRES is set but {base} is unreachable: {e}")
+                });
+                sqlx::query(&format!("DROP DATABASE IF EXISTS {name}"))
+                    .execute(&admin)
+                    .await
+                    .expect("drop an old test database");
+                sqlx::query(&format!("CREATE DATABASE {name}"))
+                    .execute(&admin)
+                    .await
+                    .expect("create a test database");
+                admin.close().await;
+                let (head, query) = match base.split_once('?') {
+                    Some((h, q)) => (h.to_string(), format!("?{q}")),
+                    None => (base.clone(), String::new()),
+                };
+                let slash = head.rfind('/').filter(|&i| i > "postgres://".len());
+                let root = match slash {
+                    Some(i) => &head[..i],
+                    None => head.as_str(),
+                };
+                format!("{root}/{name}{query}")
+            }
+            _ => format!("sqlite:{}", dir.path().join("flagfall.db").display()),
+        };
+        Db { url, _dir: dir }
+    }
+}
+
+/// Talking to a server at an address.
+pub struct Api {
+    pub addr: SocketAddr,
+}
+
+/// A WebSocket client.
+pub struct Client {
+    ws: WebSocketStream<MaybeTlsStream<TcpStream>>,
+    /// The `state` message received on connect.
+    pub initial: Value,
+    /// The `id` of the last action sent.
+    last_id: Option<String>,
+}
+
+static IDS: AtomicU32 = AtomicU32::new(0);
+
+async fn http(addr: SocketAddr, method: &str, path: &str, body: &str) -> (u16, String) {
+    let mut s = TcpStream::connect(addr).await.expect("connect");
+    let req = format!(
+        "{method} {path} HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\nContent-Type: application/json\r\nContent-Length: {}\r\n\r\n{body}",
+        body.len()
+    );
+    s.write_all(req.as_bytes()).await.expect("send request");
+    let mut raw = Vec::new();
+    tokio::time::timeout(WAIT, s.read_to_end(&mut raw))
+        .await
+        .expect("response in time")
+        .expect("read response");
+    let text = String::from_utf8_lossy(&raw).to_string();
+    let (head, rest) = text.split_once("\r\n\r\n").expect("an HTTP response");
+    let status: u16 = head
+        .split_whitespace()
+        .nth(1)
+        .and_then(|s| s.parse().ok())
+        .expect("a status code");
+    let chunked = head
+        .to_ascii_lowercase()
+        .contains("transfer-encoding: chunked");
+    let body = if chunked {
+        let mut out = String::new();
+        let mut rest = rest;
+        while let Some((size, after)) = rest.split_once("\r\n") {
+            let n = usize::from_str_radix(size.trim(), 16).unwrap_or(0);
+            if n == 0 {
+                break;
+            }
+            out.push_str(&after[..n]);
+            rest = &after[n + 2..];
+        }
+        out
+    } else {
+        rest.to_string()
+    };
+    (status, body)
+}
+
+impl Api {
+    pub async fn post(&self, path: &str, body: &str) -> (u16, String) {
+        http(self.addr, "POST", path, body).await
+    }
+
+    pub async fn get_text(&self, path: &str) -> String {
+        let (status, body) = http(self.addr, "GET", path, "").await;
+        assert_eq!(status, 200, "GET {path}: {body}");
+        body
+    }
+
+    pub async fn get_status(&self, path: &str) -> u16 {
+        http(self.addr, "GET", path, "").await.0
+    }
+
+    pub async fn get_json(&self, path: &str) -> Value {
+        serde_json::from_str(&self.get_text(path).await).expect("JSON")
+    }
+
+    pub async fn state(&self, id: &str) -> Value {
+        self.get_json(&format!("/api/games/{id}")).await
+    }
+
+    pub async fn create(&self, setup: &str) -> Created {
+        let (status, body) = self.post("/api/games", setup).await;
+        assert_eq!(status, 201, "{body}");
+        serde_json::from_str(&body).expect("a create answer")
+    }
+
+    fn ws_url(&self, id: &str, token: Option<&str>) -> String {
+        match token {
+            Some(t) => format!("ws://{}/ws/games/{id}?token={t}", self.addr),
+            None => format!("ws://{}/ws/games/{id}", self.addr),
+        }
+    }
+
+    pub async fn connect(&self, id: &str, token: Option<&str>) -> Client {
+        let (ws, _) = tokio_tungstenite::connect_async(self.ws_url(id, token))
+            .await
+            .expect("WebSocket connects");
+        let mut c = Client {
+            ws,
+            initial: Value::Null,
+            last_id: None,
+        };
+        let first = c.next().await;
+        assert_eq!(first["type"], "state", "{first}");
+        c.initial = first;
+        c
+    }
+
+    /// The HTTP status of a refused upgrade (101 if it was accepted).
+    pub async fn ws_status(&self, id: &str, token: Option<&str>) -> u16 {
+        match tokio_tungstenite::connect_async(self.ws_url(id, token)).await {
+            Ok(_) => 101,
+            Err(tokio_tungstenite::tungstenite::Error::Http(r)) => r.status().as_u16(),
+            Err(e) => panic!("unexpected WebSocket error {e}"),
+        }
+    }
+
+    /// The live report equals `flagfall replay` of the stored script.
+    pub async fn assert_replay_matches(&self, id: &str) {
+        let state = self.state(id).await;
+        let script = self.get_text(&format!("/api/games/{id}/script")).await;
+        let dir = tempfile::tempdir().expect("a temporary directory");
+        let path = dir.path().join("game.jsonl");
+        std::fs::write(&path, &script).expect("write the script");
+        let out = Command::new(env!("CARGO_BIN_EXE_flagfall"))
+            .arg("replay")
+            .arg(&path)
+            .output()
+            .expect("run flagfall replay");
+        assert!(
+            out.status.success(),
+            "replay failed: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let replay: Value = serde_json::from_slice(&out.stdout).expect("replay JSON");
+        for field in ["result", "reason", "rule", "rulings", "fen"] {
+            assert_eq!(
+                state[field], replay[field],
+                "{field} differs\nscript:\n{script}"
+            );
+        }
+        let finished = state["result"] != "*";
+        if finished || state["running"].is_null() {
+            assert_eq!(state["clock"]["white_ms"], replay["clock"]["white_ms"]);
+            assert_eq!(state["clock"]["black_ms"], replay["clock"]["black_ms"]);
+        }
+        assert_eq!(
+            state["n"].as_u64(),
+            Some(script.lines().count() as u64 - 1),
+            "every stored event counted"
+        );
+    }
+}
+
+impl Client {
+    pub async fn next(&mut self) -> Value {
+        let deadline = tokio::time::Instant::now() + WAIT;
+        loop {
+            let msg = tokio::time::timeout_at(deadline, self.ws.next())
+                .await
+                .expect("a message in time")
+                .expect("the socket is open")
+                .expect("a valid frame");
+            match msg {
+                Message::Text(t) => return serde_json::from_str(t.as_str()).expect("JSON"),
+                Message::Close(c) => panic!("socket closed: {c:?}"),
+                _ => continue,
+            }
+        }
+    }
+
+    /// Send an action; an `id` is added unless it has one, so [`Client::event`] finds
+    /// the answer to it.
+    pub async fn send(&mut self, mut v: Value) {
+        if v.get("id").is_none() {
+            v["id"] = Value::from(format!("t{}", IDS.fetch_add(1, Ordering::Relaxed)));
+        }
+        self.last_id = v["id"].as_str().map(str::to_string);
+        self.send_text(&v.to_string()).await;
+    }
+
+    pub async fn send_text(&mut self, t: &str) {
+        self.ws
+            .send(Message::Text(t.to_string().into()))
+            .await
+            .expect("send");
+    }
+
+    pub async fn try_send_text(&mut self, t: &str) -> bool {
+        self.ws
+            .send(Message::Text(t.to_string().into()))
+            .await
+            .is_ok()
+    }
+
+    pub async fn until(&mut self, pred: impl Fn(&Value) -> bool) -> Value {
+        let deadline = tokio::time::Instant::now() + WAIT;
+        loop {
+            assert!(
+                tokio::time::Instant::now() < deadline,
+                "no such message in time"
+            );
+            let m = self.next().await;
+            if pred(&m) {
+                return m;
+            }
+        }
+    }
+
+    pub async fn until_type(&mut self, ty: &str) -> Value {
+        self.until(|m| m["type"] == ty).await
+    }
+
+    /// The event the last action sent made.
+    pub async fn event(&mut self) -> Value {
+        let id = Value::from(self.last_id.clone().expect("an action was sent"));
+        let m = self.until(|m| m["id"] == id).await;
+        assert_eq!(m["type"], "event", "{m}");
+        m
+    }
+
+    pub async fn until_n(&mut self, n: u64) -> Value {
+        self.until(|m| m["type"] == "event" && m["n"] == n).await
+    }
+
+    /// Read until the server closes: its code and reason.
+    pub async fn until_close(&mut self) -> (u16, String) {
+        let deadline = tokio::time::Instant::now() + WAIT;
+        loop {
+            let msg = tokio::time::timeout_at(deadline, self.ws.next())
+                .await
+                .expect("a close in time");
+            match msg {
+                Some(Ok(Message::Close(Some(f)))) => return (f.code.into(), f.reason.to_string()),
+                Some(Ok(Message::Close(None))) | None => return (1005, String::new()),
+                Some(Ok(_)) => continue,
+                Some(Err(e)) => return (1006, e.to_string()),
+            }
+        }
+    }
+}
+
+/// The server in this process on 127.0.0.1:0.
+pub struct Server {
+    api: Api,
+    running: Option<flagfall_server::Running>,
+    _db: Db,
+}
+
+impl Deref for Server {
+    type Target = Api;
+    fn deref(&self) -> &Api {
+        &self.api
+    }
+}
+
+impl Server {
+    pub async fn start() -> Server {
+        let db = Db::new().await;
+        let running = flagfall_server::start(flagfall_server::Config {
+            listen: "127.0.0.1:0".into(),
+            database: db.url.clone(),
+            engine: None,
+        })
+        .await
+        .expect("the server starts");
+        Server {
+            api: Api { addr: running.addr },
+            running: Some(running),
+            _db: db,
+        }
+    }
+
+    pub fn take_running(mut self) -> flagfall_server::Running {
+        self.running.take().expect("running")
+    }
+
+    pub async fn stop(mut self) {
+        if let Some(r) = self.running.take() {
+            r.stop().await.expect("a clean stop");
+        }
+    }
+}
+
+/// The built `flagfall serve` as a child process.
+pub struct Process {
+    api: Api,
+    child: Child,
+    db: Option<Db>,
+}
+
+impl Deref for Process {
+    type Target = Api;
+    fn deref(&self) -> &Api {
+        &self.api
+    }
+}
+
+impl Process {
+    pub async fn start(db: Option<Db>) -> Process {
+        let db = match db {
+            Some(d) => d,
+            None => Db::new().await,
+        };
+        let port = std::net::TcpListener::bind("127.0.0.1:0")
+            .and_then(|l| l.local_addr())
+            .expect("a free port")
+            .port();
+        let addr: SocketAddr = format!("127.0.0.1:{port}").parse().expect("an address");
+        let child = Command::new(env!("CARGO_BIN_EXE_flagfall"))
+            .args([
+                "serve",
+                "--listen",
+                &addr.to_string(),
+                "--database",
+                &db.url,
+            ])
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("start flagfall serve");
+        let p = Process {
+            api: Api { addr },
+            child,
+            db: Some(db),
+        };
+        for _ in 0..200 {
+            if TcpStream::connect(addr).await.is_ok() {
+                return p;
+            }
+            tokio::time::sleep(Duration::from_millis(50)).await;
+        }
+        panic!("flagfall serve did not start on {addr}");
+    }
+
+    /// SIGKILL, and wait for the process to be gone.
+    pub fn kill9(&mut self) {
+        self.child.kill().expect("kill -9");
+        self.child.wait().expect("reaped");
+    }
+
+    pub fn into_db(mut self) -> Db {
+        self.db.take().expect("the database")
+    }
+
+    /// SIGTERM: the server must exit 0.
+    pub async fn terminate(mut self) {
+        let pid = self.child.id().to_string();
+        let status = Command::new("kill")
+            .args(["-TERM", &pid])
+            .status()
+            .expect("kill -TERM");
+        assert!(status.success());
+        for _ in 0..200 {
+            if let Some(s) = self.child.try_wait().expect("wait") {
+                assert!(s.success(), "flagfall serve exited with {s}");
+                return;
+            }
+            tokio::time::sleep(Duration::from_millis(50)).await;
+        }
+        panic!("flagfall serve did not stop on SIGTERM");
+    }
+}
+
+impl Drop for Process {
+    fn drop(&mut self) {
+        if let Ok(None) = self.child.try_wait() {
+            let _ = self.child.kill();
+            let _ = self.child.wait();
+        }
+    }
+}

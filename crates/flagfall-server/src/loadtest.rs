@@ -1,0 +1,483 @@
+//! `flagfall loadtest`: bot games against a server in this process, over loopback.
+//!
+//! Phase 1 (open loop): `games` games, two bot sockets each, making moves at `rate`
+//! moves per second in total for `duration`; every move is a real WebSocket round trip
+//! to its durable acknowledgement (the `event` with the move's `id`, published only after
+//! the commit). Reports moves/s, latency percentiles, resident memory per live game, and
+//! lost or duplicated events (each game's stored script checked against what its bots
+//! sent). Phase 2 (closed loop, `conns` connections): the same server as fast as bots can
+//! go, against a bare axum WebSocket echo server in the same process as the baseline.
+//!
+//! The bots shuffle knights (Nf3 Nf6 Ng1 Ng8 ...): legal moves forever, never a result.
+
+use std::net::SocketAddr;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering::Relaxed};
+use std::time::{Duration, Instant};
+
+use futures_util::{SinkExt, StreamExt};
+use serde_json::Value;
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use tokio::net::TcpStream;
+use tokio_tungstenite::tungstenite::Message;
+use tokio_tungstenite::{MaybeTlsStream, WebSocketStream};
+
+use crate::{Config, ServerError};
+
+type Ws = WebSocketStream<MaybeTlsStream<TcpStream>>;
+
+/// What to run.
+#[derive(Debug, Clone)]
+pub struct LoadConfig {
+    pub games: usize,
+    /// Moves per second, all games together (phase 1).
+    pub rate: f64,
+    pub duration: Duration,
+    /// Connections of the closed-loop comparison (phase 2); 0 skips it.
+    pub conns: usize,
+    pub closed_duration: Duration,
+    /// The database (`sqlite:PATH`, `postgres://...`).
+    pub database: String,
+}
+
+/// The figures.
+#[derive(Debug, Clone, Default)]
+pub struct Report {
+    pub games: usize,
+    pub sockets: usize,
+    pub moves: u64,
+    pub seconds: f64,
+    pub moves_per_sec: f64,
+    pub p50_ms: f64,
+    pub p99_ms: f64,
+    pub p999_ms: f64,
+    pub max_ms: f64,
+    pub rss_per_game_kib: f64,
+    pub lost: u64,
+    pub duplicated: u64,
+    pub errors: u64,
+    pub closed_loop_msgs_per_sec: f64,
+    pub echo_msgs_per_sec: f64,
+    pub nofile_limit: u64,
+}
+
+impl std::fmt::Display for Report {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        writeln!(
+            f,
+            "open loop: {} games ({} sockets), {} moves in {:.1} s = {:.0} moves/s",
+            self.games, self.sockets, self.moves, self.seconds, self.moves_per_sec
+        )?;
+        writeln!(
+            f,
+            "move -> durable ack latency: p50 {:.2} ms, p99 {:.2} ms, p99.9 {:.2} ms, max {:.2} ms",
+            self.p50_ms, self.p99_ms, self.p999_ms, self.max_ms
+        )?;
+        writeln!(
+            f,
+            "resident memory per live game (server and bots together): {:.1} KiB",
+            self.rss_per_game_kib
+        )?;
+        writeln!(
+            f,
+            "lost events: {}, duplicated events: {}, bot errors: {}",
+            self.lost, self.duplicated, self.errors
+        )?;
+        if self.echo_msgs_per_sec > 0.0 {
+            writeln!(
+                f,
+                "closed loop: flagfall {:.0} msgs/s, bare axum echo {:.0} msgs/s ({:.0}%)",
+                self.closed_loop_msgs_per_sec,
+                self.echo_msgs_per_sec,
+                100.0 * self.closed_loop_msgs_per_sec / self.echo_msgs_per_sec
+            )?;
+        }
+        write!(f, "open-file limit: {}", self.nofile_limit)
+    }
+}
+
+/// Raise the open-file limit to the hard limit; returns the limit in force.
+pub fn raise_nofile() -> u64 {
+    #[cfg(unix)]
+    {
+        let mut lim = libc::rlimit {
+            rlim_cur: 0,
+            rlim_max: 0,
+        };
+        // SAFETY: getrlimit/setrlimit with a valid pointer to a local struct.
+        unsafe {
+            if libc::getrlimit(libc::RLIMIT_NOFILE, &mut lim) == 0 {
+                lim.rlim_cur = lim.rlim_max;
+                libc::setrlimit(libc::RLIMIT_NOFILE, &lim);
+                libc::getrlimit(libc::RLIMIT_NOFILE, &mut lim);
+            }
+        }
+        lim.rlim_cur
+    }
+    #[cfg(not(unix))]
+    {
+        0
+    }
+}
+
+fn rss_kib() -> u64 {
+    std::fs::read_to_string("/proc/self/status")
+        .ok()
+        .and_then(|s| {
+            s.lines()
+                .find(|l| l.starts_with("VmRSS:"))
+                .and_then(|l| l.split_whitespace().nth(1))
+                .and_then(|v| v.parse().ok())
+        })
+        .unwrap_or(0)
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum LoadError {
+    #[error(transparent)]
+    Server(#[from] ServerError),
+    #[error("load test: {0}")]
+    Bot(String),
+}
+
+fn bot(e: impl std::fmt::Display) -> LoadError {
+    LoadError::Bot(e.to_string())
+}
+
+async fn http(addr: SocketAddr, method: &str, path: &str, body: &str) -> Result<String, LoadError> {
+    let mut s = TcpStream::connect(addr).await.map_err(bot)?;
+    let req = format!(
+        "{method} {path} HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\nContent-Length: {}\r\n\r\n{body}",
+        body.len()
+    );
+    s.write_all(req.as_bytes()).await.map_err(bot)?;
+    let mut raw = Vec::new();
+    s.read_to_end(&mut raw).await.map_err(bot)?;
+    let text = String::from_utf8_lossy(&raw).to_string();
+    let (_, body) = text
+        .split_once("\r\n\r\n")
+        .ok_or_else(|| bot("not an HTTP answer"))?;
+    Ok(body.to_string())
+}
+
+const MOVES: [&str; 4] = ["g1f3", "g8f6", "f3g1", "f6g8"];
+
+struct Bots {
+    id: String,
+    white: Ws,
+    black: Ws,
+    sent: u64,
+}
+
+async fn open_game(addr: SocketAddr) -> Result<Bots, LoadError> {
+    let body = http(
+        addr,
+        "POST",
+        "/api/games",
+        r#"{"rules":"uscf-2020","time_control":"G/10;d0"}"#,
+    )
+    .await?;
+    let created: flagfall_protocol::Created =
+        serde_json::from_str(&body).map_err(|e| bot(format!("creating a game: {e}: {body}")))?;
+    let url = |t: &str| format!("ws://{addr}/ws/games/{}?token={t}", created.id);
+    let (mut white, _) = tokio_tungstenite::connect_async(url(&created.tokens.white))
+        .await
+        .map_err(bot)?;
+    let (mut black, _) = tokio_tungstenite::connect_async(url(&created.tokens.black))
+        .await
+        .map_err(bot)?;
+    for ws in [&mut white, &mut black] {
+        let first = next_text(ws).await?;
+        if !first.contains("\"type\":\"state\"") {
+            return Err(bot(format!("expected the state, got {first}")));
+        }
+    }
+    Ok(Bots {
+        id: created.id,
+        white,
+        black,
+        sent: 0,
+    })
+}
+
+async fn next_text(ws: &mut Ws) -> Result<String, LoadError> {
+    loop {
+        match ws.next().await {
+            Some(Ok(Message::Text(t))) => return Ok(t.to_string()),
+            Some(Ok(Message::Close(c))) => return Err(bot(format!("closed: {c:?}"))),
+            Some(Ok(_)) => continue,
+            Some(Err(e)) => return Err(bot(e)),
+            None => return Err(bot("socket ended")),
+        }
+    }
+}
+
+impl Bots {
+    /// One move by the side to move, to its acknowledgement; the latency.
+    async fn step(&mut self) -> Result<Duration, LoadError> {
+        let k = self.sent as usize;
+        let ws = if k.is_multiple_of(2) {
+            &mut self.white
+        } else {
+            &mut self.black
+        };
+        let id = format!("m{k}");
+        let frame = format!(r#"{{"move":"{}","press":true,"id":"{id}"}}"#, MOVES[k % 4]);
+        let t = Instant::now();
+        ws.send(Message::Text(frame.into())).await.map_err(bot)?;
+        let needle = format!("\"id\":\"{id}\"");
+        loop {
+            let text = next_text(ws).await?;
+            if text.contains(&needle) {
+                if !text.starts_with("{\"type\":\"event\"") {
+                    return Err(bot(format!("move {k} not accepted: {text}")));
+                }
+                self.sent += 1;
+                return Ok(t.elapsed());
+            }
+        }
+    }
+
+    /// Skip the opponent's events queued on both sockets (they are read lazily).
+    async fn check(self, addr: SocketAddr) -> Result<(u64, u64), LoadError> {
+        let script = http(addr, "GET", &format!("/api/games/{}/script", self.id), "").await?;
+        let stored: Vec<Value> = script
+            .lines()
+            .skip(1)
+            .filter(|l| !l.trim().is_empty())
+            .map(|l| serde_json::from_str(l).map_err(bot))
+            .collect::<Result<_, _>>()?;
+        let mut lost = 0;
+        let mut dup = 0;
+        for k in 0..self.sent.max(stored.len() as u64) {
+            let expected = MOVES[k as usize % 4];
+            match stored.get(k as usize) {
+                Some(e) if k < self.sent && e["move"] == expected => {}
+                Some(_) if k >= self.sent => dup += 1,
+                Some(_) => lost += 1,
+                None => lost += 1,
+            }
+        }
+        Ok((lost, dup))
+    }
+}
+
+fn percentile(sorted: &[u64], p: f64) -> f64 {
+    if sorted.is_empty() {
+        return 0.0;
+    }
+    let i = ((sorted.len() as f64 - 1.0) * p).round() as usize;
+    sorted[i.min(sorted.len() - 1)] as f64 / 1000.0
+}
+
+/// Run the load test (see the module documentation).
+pub async fn run(cfg: LoadConfig) -> Result<Report, LoadError> {
+    let nofile = raise_nofile();
+    let running = crate::start_with(
+        Config {
+            listen: "127.0.0.1:0".into(),
+            database: cfg.database.clone(),
+            engine: None,
+        },
+        // Bots move faster than people; the per-socket limit is for abuse.
+        (1e9, 1e9),
+    )
+    .await?;
+    let addr = running.addr;
+    let rss_before = rss_kib();
+    let mut bots = Vec::with_capacity(cfg.games);
+    let mut errors = 0u64;
+    let opening = futures_util::stream::iter((0..cfg.games).map(|_| open_game(addr)))
+        .buffer_unordered(64)
+        .collect::<Vec<_>>()
+        .await;
+    for b in opening {
+        match b {
+            Ok(b) => bots.push(b),
+            Err(e) => {
+                errors += 1;
+                tracing::warn!(error = %e, "a bot game did not open");
+            }
+        }
+    }
+    let rss_after = rss_kib();
+    let games = bots.len();
+    let per_game_interval = if cfg.rate > 0.0 {
+        Duration::from_secs_f64(games as f64 / cfg.rate)
+    } else {
+        Duration::ZERO
+    };
+    let stop = Arc::new(AtomicBool::new(false));
+    let err_count = Arc::new(AtomicU64::new(0));
+    let started = Instant::now();
+    let mut tasks = Vec::new();
+    for (i, mut b) in bots.into_iter().enumerate() {
+        let stop = stop.clone();
+        let errs = err_count.clone();
+        tasks.push(tokio::spawn(async move {
+            let mut lat = Vec::new();
+            // Spread the games over one interval.
+            let offset = per_game_interval.mul_f64(i as f64 / games.max(1) as f64);
+            let mut next = tokio::time::Instant::now() + offset;
+            while !stop.load(Relaxed) {
+                tokio::time::sleep_until(next).await;
+                match b.step().await {
+                    Ok(d) => lat.push(d.as_micros() as u64),
+                    Err(e) => {
+                        errs.fetch_add(1, Relaxed);
+                        tracing::warn!(error = %e, "bot");
+                        break;
+                    }
+                }
+                next += per_game_interval;
+                let now = tokio::time::Instant::now();
+                if next < now {
+                    next = now;
+                }
+            }
+            (b, lat)
+        }));
+    }
+    tokio::time::sleep(cfg.duration).await;
+    stop.store(true, Relaxed);
+    let mut all = Vec::new();
+    let mut finished = Vec::new();
+    for t in tasks {
+        let (b, lat) = t.await.map_err(bot)?;
+        all.extend(lat);
+        finished.push(b);
+    }
+    let seconds = started.elapsed().as_secs_f64();
+    let moves = all.len() as u64;
+    all.sort_unstable();
+    let mut lost = 0;
+    let mut duplicated = 0;
+    for b in finished {
+        let (l, d) = b.check(addr).await?;
+        lost += l;
+        duplicated += d;
+    }
+    let mut report = Report {
+        games,
+        sockets: games * 2,
+        moves,
+        seconds,
+        moves_per_sec: moves as f64 / seconds,
+        p50_ms: percentile(&all, 0.50),
+        p99_ms: percentile(&all, 0.99),
+        p999_ms: percentile(&all, 0.999),
+        max_ms: all.last().map_or(0.0, |m| *m as f64 / 1000.0),
+        rss_per_game_kib: if games > 0 {
+            rss_after.saturating_sub(rss_before) as f64 / games as f64
+        } else {
+            0.0
+        },
+        lost,
+        duplicated,
+        errors: errors + err_count.load(Relaxed),
+        nofile_limit: nofile,
+        ..Report::default()
+    };
+    if cfg.conns > 0 {
+        report.closed_loop_msgs_per_sec = closed_loop(addr, cfg.conns, cfg.closed_duration).await?;
+        report.echo_msgs_per_sec = echo_baseline(cfg.conns, cfg.closed_duration).await?;
+    }
+    running.stop().await?;
+    Ok(report)
+}
+
+/// Closed loop over `conns` sockets (`conns / 2` games): moves per second acknowledged.
+async fn closed_loop(addr: SocketAddr, conns: usize, d: Duration) -> Result<f64, LoadError> {
+    let mut games = Vec::new();
+    for _ in 0..conns.div_ceil(2) {
+        games.push(open_game(addr).await?);
+    }
+    let stop = Arc::new(AtomicBool::new(false));
+    let count = Arc::new(AtomicU64::new(0));
+    let t = Instant::now();
+    let tasks: Vec<_> = games
+        .into_iter()
+        .map(|mut b| {
+            let stop = stop.clone();
+            let count = count.clone();
+            tokio::spawn(async move {
+                while !stop.load(Relaxed) {
+                    if b.step().await.is_err() {
+                        break;
+                    }
+                    count.fetch_add(1, Relaxed);
+                }
+            })
+        })
+        .collect();
+    tokio::time::sleep(d).await;
+    stop.store(true, Relaxed);
+    for task in tasks {
+        let _ = task.await;
+    }
+    Ok(count.load(Relaxed) as f64 / t.elapsed().as_secs_f64())
+}
+
+/// A bare axum WebSocket echo server, closed loop over `conns` sockets: messages/s.
+async fn echo_baseline(conns: usize, d: Duration) -> Result<f64, LoadError> {
+    use axum::extract::WebSocketUpgrade;
+    use axum::extract::ws::Message as AxMsg;
+    let app = axum::Router::new().route(
+        "/echo",
+        axum::routing::get(|ws: WebSocketUpgrade| async {
+            ws.on_upgrade(|mut s| async move {
+                while let Some(Ok(m)) = s.next().await {
+                    if let AxMsg::Text(_) = m
+                        && s.send(m).await.is_err()
+                    {
+                        break;
+                    }
+                }
+            })
+        }),
+    );
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
+        .await
+        .map_err(bot)?;
+    let addr = listener.local_addr().map_err(bot)?;
+    let server = tokio::spawn(async move {
+        let _ = axum::serve(listener, app).await;
+    });
+    let stop = Arc::new(AtomicBool::new(false));
+    let count = Arc::new(AtomicU64::new(0));
+    let mut sockets = Vec::new();
+    for _ in 0..conns {
+        let (ws, _) = tokio_tungstenite::connect_async(format!("ws://{addr}/echo"))
+            .await
+            .map_err(bot)?;
+        sockets.push(ws);
+    }
+    let t = Instant::now();
+    let tasks: Vec<_> = sockets
+        .into_iter()
+        .map(|mut ws| {
+            let stop = stop.clone();
+            let count = count.clone();
+            tokio::spawn(async move {
+                let frame = r#"{"move":"g1f3","press":true,"id":"m0"}"#;
+                while !stop.load(Relaxed) {
+                    if ws.send(Message::Text(frame.into())).await.is_err() {
+                        break;
+                    }
+                    if next_text(&mut ws).await.is_err() {
+                        break;
+                    }
+                    count.fetch_add(1, Relaxed);
+                }
+            })
+        })
+        .collect();
+    tokio::time::sleep(d).await;
+    stop.store(true, Relaxed);
+    for task in tasks {
+        let _ = task.await;
+    }
+    let rate = count.load(Relaxed) as f64 / t.elapsed().as_secs_f64();
+    server.abort();
+    Ok(rate)
+}
