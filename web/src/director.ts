@@ -89,12 +89,13 @@ export function offenceCount(scriptLines: string, player: Color, kind: string): 
 export function pendingText(p: Pending): string {
   const who = p.claimant === 'white' ? 'White' : 'Black';
   const rec = p.recommendation;
-  const advice = rec ? ` The assistant recommends: ${rec.grant ? 'grant' : 'deny'}${rec.reasons.length ? ` (${rec.reasons.join('; ')})` : ''}.` : '';
+  const reasons = Array.isArray(rec?.reasons) ? rec.reasons : typeof rec?.ground === 'string' ? [rec.ground] : [];
+  const advice = rec ? ` The assistant recommends: ${rec.grant ? 'grant' : 'deny'}${reasons.length ? ` (${reasons.join('; ')})` : ''}.` : '';
   return `${who} claims ${p.claim.replace('_', ' ')}; the clock is stopped.${advice}`;
 }
 
 function pendingRule(p: Pending): string | null {
-  return p.recommendation?.pattern ?? null;
+  return p.recommendation?.rule ?? p.recommendation?.pattern ?? null;
 }
 
 function mountCard(list: HTMLElement, id: string, token: string): () => void {

@@ -36,6 +36,9 @@ export interface Recommendation {
   grant: boolean;
   /** The pattern the assistant recognised, as a citation ("blitz-2006 8h"), if any. */
   pattern?: string | null;
+  /** Newer servers: the ground of the advice and its rule. */
+  ground?: unknown;
+  rule?: string | null;
   reasons: string[];
 }
 
