@@ -10,7 +10,7 @@ fuzz_target!(|data: &[u8]| {
     };
     match flagfall_game::script::parse(text) {
         Ok(script) => {
-            // game-script.md: `at` never goes backwards (the parser enforces it).
+            // docs/game-script.md §2: `at` never goes backwards (the parser enforces it).
             for pair in script.events.windows(2) {
                 assert!(pair[0].at <= pair[1].at, "{pair:?}");
             }

@@ -2,8 +2,9 @@
 //! (`winnability`), on the same generated queries, in the same run.
 //!
 //! Each family of the generated corpus (random playouts, capture-heavy playouts,
-//! timeout-like, small endgames, lone kings, same-coloured bishops, locked walls) is
-//! sampled (every 8th query) and timed as one batch per solver. The whole corpus (5,750
+//! timeout-like, small endgames, lone kings, same-coloured bishops, locked walls,
+//! full-width locked walls) is sampled (every 8th query) and timed as one batch per
+//! solver. The whole corpus (7,150
 //! queries) in one pass, with disagreement and undetermined counts, is the `compare`
 //! example: `cargo run --release -p flagfall-analysis --example compare -- --corpus`.
 //!
@@ -28,6 +29,7 @@ fn bench(c: &mut Criterion) {
         "lone-kings",
         "bishops",
         "walls",
+        "shut-walls",
     ];
     let limits = Limits::default();
     let mut group = c.benchmark_group("unwinnability");

@@ -1,6 +1,7 @@
 //! Developer tool: run a classified position file (`WB|W-|-B|-- FEN` per line, or
 //! `FEN<TAB>white|black` per line) through flagfall and through chasolver's full mode,
-//! and print disagreements, undetermined counts and timings.
+//! and print disagreements, undetermined counts, timings and flagfall's search nodes
+//! (which repeat exactly from run to run).
 //!
 //! `cargo run --release -p flagfall-analysis --example compare -- (FILE | --corpus [--seed N])`
 //! `[--no-chasolver] [--verbose] [--nodes N] [--every N] [--family NAME] [--slowest N]`
@@ -19,7 +20,7 @@ mod corpus;
 use std::str::FromStr;
 use std::time::{Duration, Instant};
 
-use flagfall_analysis::{Limits, Verdict, can_checkmate};
+use flagfall_analysis::{Limits, Verdict, can_checkmate_counting};
 use shakmaty::{Color, fen::Fen};
 
 const USAGE: &str = "usage: compare (FILE | --corpus [--seed N]) [--no-chasolver] [--verbose] \
@@ -154,10 +155,14 @@ fn main() {
         .unzip();
     // family -> (flagfall time, chasolver time, fen, winner, verdict kind)
     let mut per_query: Vec<(String, Duration, Duration, String, Color, &'static str)> = Vec::new();
-    // family -> (queries, flagfall time, flagfall undetermined, chasolver time)
-    let mut per_family: std::collections::BTreeMap<String, (usize, Duration, usize, Duration)> =
-        Default::default();
+    // family -> (queries, flagfall time, flagfall undetermined, chasolver time, flagfall
+    // search nodes)
+    let mut per_family: std::collections::BTreeMap<
+        String,
+        (usize, Duration, usize, Duration, u64),
+    > = Default::default();
     let (mut ff_time, mut cha_time) = (Duration::ZERO, Duration::ZERO);
+    let mut ff_nodes = 0u64;
     let (mut ff_und, mut cha_und, mut wrong, mut disagree) = (0, 0, 0, 0);
     for (qi, (fen, winner, expected)) in queries.iter().enumerate() {
         let fam = per_family.entry(families[qi].clone()).or_default();
@@ -168,10 +173,12 @@ fn main() {
             .expect("FEN checked on reading")
             .into_setup();
         let t = Instant::now();
-        let v = can_checkmate(&setup, *winner, &limits);
+        let (v, nodes) = can_checkmate_counting(&setup, *winner, &limits);
         let dt = t.elapsed();
         ff_time += dt;
         fam.1 += dt;
+        fam.4 += nodes;
+        ff_nodes += nodes;
         if matches!(v, Verdict::Undetermined { .. }) {
             fam.2 += 1;
         }
@@ -255,9 +262,9 @@ fn main() {
             }
         }
     }
-    for (name, (n, ff, und, cha)) in &per_family {
+    for (name, (n, ff, und, cha, nodes)) in &per_family {
         println!(
-            "family {name:<11} queries {n:>5}  flagfall {:>9.3} s (undetermined {und:>3})  chasolver {:>7.3} s",
+            "family {name:<11} queries {n:>5}  flagfall {:>9.3} s (undetermined {und:>3}, {nodes:>9} nodes)  chasolver {:>7.3} s",
             ff.as_secs_f64(),
             cha.as_secs_f64()
         );
@@ -268,7 +275,7 @@ fn main() {
         println!("slow {:>9.3} ms  {fen} {c:?}", d.as_secs_f64() * 1e3);
     }
     println!(
-        "queries {}  flagfall {:.3} s (undetermined {ff_und}, wrong {wrong})  chasolver {:.3} s (undetermined {cha_und})  disagreements {disagree}  ratio {:.3}",
+        "queries {}  flagfall {:.3} s (undetermined {ff_und}, wrong {wrong}, {ff_nodes} nodes)  chasolver {:.3} s (undetermined {cha_und})  disagreements {disagree}  ratio {:.3}",
         queries.len(),
         ff_time.as_secs_f64(),
         cha_time.as_secs_f64(),

@@ -25,6 +25,8 @@
 //! - "A forced win can be demonstrated": the opponent mates by force within
 //!   [`FORCED_MATE_PLIES`] plies, or the tablebase (when given) says the opponent wins.
 
+use flagfall_core::colour;
+use flagfall_core::ruleset::DrawPattern;
 use shakmaty::{CastlingMode, Chess, Color, Position, Setup, Square};
 
 use crate::{Limits, Verdict, can_checkmate};
@@ -43,10 +45,38 @@ pub enum DrawClaim {
 pub struct Recommendation {
     /// Recommend granting the draw.
     pub grant: bool,
-    /// The rule pattern recognised, e.g. `"blitz-2006 8h"`.
-    pub pattern: Option<String>,
+    /// Why, as a fact about the position; the caller cites the rule for it from the
+    /// ruleset (the assistant names no rule).
+    pub ground: Ground,
     /// Human-readable reasons, in order.
     pub reasons: Vec<String>,
+}
+
+/// The fact a recommendation rests on. Its citation is ruleset data: a pattern's own rule
+/// ([`flagfall_core::ruleset::DrawRules::pattern_rule`]), else the claim's rule.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Ground {
+    /// The position cannot be judged: not a legal position, or the game is over on it.
+    NoPosition,
+    /// The claimant's opponent cannot checkmate by any series of legal moves.
+    NoMatingPossibility,
+    /// A listed drawn position (granted unless a forced win is shown).
+    Pattern(DrawPattern),
+    /// None of the listed drawn positions.
+    NoPattern,
+}
+
+impl Ground {
+    /// A stable name for output: `no_position`, `no_mating_possibility`, the pattern's
+    /// name (`identical_pieces`, ...), `no_pattern`.
+    pub fn name(self) -> &'static str {
+        match self {
+            Ground::NoPosition => "no_position",
+            Ground::NoMatingPossibility => "no_mating_possibility",
+            Ground::Pattern(p) => p.name(),
+            Ground::NoPattern => "no_pattern",
+        }
+    }
 }
 
 /// Win/draw/loss from the point of view of the side to move, as tablebases report it.
@@ -100,32 +130,17 @@ pub trait Tablebase {
 /// Depth of the forced-mate search that looks for a demonstrable win.
 pub const FORCED_MATE_PLIES: u32 = 7;
 
-/// Recommendation for `claimant`'s `claim` in `setup`, without tablebases.
-pub fn recommend(setup: &Setup, claimant: Color, claim: DrawClaim) -> Recommendation {
-    recommend_using(setup, claimant, claim, None)
-}
-
-/// Like [`recommend`], consulting `tablebase` for a forced win when it covers the position.
-pub fn recommend_with_tablebase(
-    setup: &Setup,
-    claimant: Color,
-    claim: DrawClaim,
-    tablebase: &dyn Tablebase,
-) -> Recommendation {
-    recommend_using(setup, claimant, claim, Some(tablebase))
-}
-
-fn deny(pattern: Option<String>, reasons: Vec<String>) -> Recommendation {
+fn deny(ground: Ground, reasons: Vec<String>) -> Recommendation {
     Recommendation {
         grant: false,
-        pattern,
+        ground,
         reasons,
     }
 }
 
-/// [`recommend`] or [`recommend_with_tablebase`], for a caller that may or may not have
-/// tables.
-pub fn recommend_using(
+/// The recommendation on `claimant`'s `claim` in `setup`, consulting `tablebase` (when
+/// the caller has one) for a forced win where it covers the position.
+pub fn recommend(
     setup: &Setup,
     claimant: Color,
     claim: DrawClaim,
@@ -133,14 +148,14 @@ pub fn recommend_using(
 ) -> Recommendation {
     let pos = match crate::position_from_setup(setup) {
         Ok(p) => p,
-        Err(e) => return deny(None, vec![e]),
+        Err(e) => return deny(Ground::NoPosition, vec![e]),
     };
     let opponent = !claimant;
     let mut reasons = Vec::new();
 
     if pos.is_game_over() {
         return deny(
-            None,
+            Ground::NoPosition,
             vec!["the game is already over on the board".to_string()],
         );
     }
@@ -150,27 +165,21 @@ pub fn recommend_using(
     if let Verdict::Unwinnable { reason } = &verdict {
         return Recommendation {
             grant: true,
-            pattern: Some(match claim {
-                DrawClaim::Ilc => "club-ilc 4.3".to_string(),
-                DrawClaim::DrawPosition => "no mating possibility".to_string(),
-            }),
+            ground: Ground::NoMatingPossibility,
             reasons: vec![format!(
                 "{} cannot checkmate by any series of legal moves ({reason:?})",
-                color_name(opponent)
+                colour::name(opponent)
             )],
         };
     }
 
-    let pattern = draw_pattern(&pos, claimant);
+    let pattern = draw_pattern(&pos);
     match (&pattern, claim) {
-        (Some((rule, why)), _) => reasons.push(format!("{rule}: {why}")),
+        (Some((_, why)), _) => reasons.push(why.clone()),
         (None, DrawClaim::DrawPosition) => {
             return deny(
-                None,
-                vec![
-                    "the position is none of the claimable patterns of blitz-2006 8e, 8g, 8h, 8i"
-                        .to_string(),
-                ],
+                Ground::NoPattern,
+                vec!["the position is none of the listed drawn positions".to_string()],
             );
         }
         (None, DrawClaim::Ilc) => {
@@ -178,55 +187,50 @@ pub fn recommend_using(
             let theirs = material_points(&pos, opponent);
             if ours > theirs {
                 return deny(
-                    Some("club-ilc 4.3".to_string()),
+                    Ground::NoPattern,
                     vec![format!(
                         "the claimant is ahead in material ({ours} v {theirs}) and the position \
-                         still has play (club-ilc 4.3)"
+                         still has play"
                     )],
                 );
             }
             return deny(
-                Some("club-ilc 4.3".to_string()),
+                Ground::NoPattern,
                 vec![
                     "no recognised dead-drawn pattern; the director may let play continue under \
-                     observation (club-ilc 4.3)"
+                     observation"
                         .to_string(),
                 ],
             );
         }
     }
 
+    // A listed pattern (or, for ILC, one of the shapes club-ilc 4.3 grants) is found.
+    let ground = pattern.map_or(Ground::NoPattern, |p| Ground::Pattern(p.0));
     // A forced win for the opponent defeats the claim.
     if let Some(tb) = tablebase {
         let (forced_win, why) = tablebase_verdict(tb, &pos, opponent);
         reasons.push(why);
         if forced_win {
-            return deny(pattern.map(|p| p.0), reasons);
+            return deny(ground, reasons);
         }
     }
     if let Some(line) = forced_mate(&pos, opponent, FORCED_MATE_PLIES) {
         reasons.push(format!(
             "{} forces mate within {} plies (first move {line})",
-            color_name(opponent),
+            colour::name(opponent),
             FORCED_MATE_PLIES
         ));
-        return deny(pattern.map(|p| p.0), reasons);
+        return deny(ground, reasons);
     }
     reasons.push(format!(
         "no forced mate for {} within {} plies",
-        color_name(opponent),
+        colour::name(opponent),
         FORCED_MATE_PLIES
     ));
-    let rule = pattern.map(|p| p.0);
     Recommendation {
         grant: true,
-        pattern: match claim {
-            DrawClaim::Ilc => Some(format!(
-                "club-ilc 4.3 ({})",
-                rule.as_deref().unwrap_or("pattern")
-            )),
-            DrawClaim::DrawPosition => rule,
-        },
+        ground,
         reasons,
     }
 }
@@ -246,7 +250,7 @@ fn tablebase_verdict(tb: &dyn Tablebase, pos: &Chess, opponent: Color) -> (bool,
             wdl.flip()
         }
     };
-    let who = color_name(opponent);
+    let who = colour::name(opponent);
     match tb.probe(pos) {
         Probe::Exact(wdl) => match for_opponent(wdl) {
             Wdl::Win => (true, format!("the tablebase shows a forced win for {who}")),
@@ -286,17 +290,13 @@ fn tablebase_verdict(tb: &dyn Tablebase, pos: &Chess, opponent: Color) -> (bool,
     }
 }
 
-fn color_name(c: Color) -> &'static str {
-    if c.is_white() { "White" } else { "Black" }
-}
-
 fn material_points(pos: &Chess, c: Color) -> u32 {
     let m = pos.board().material_side(c);
     m.pawn as u32 + 3 * (m.knight as u32 + m.bishop as u32) + 5 * m.rook as u32 + 9 * m.queen as u32
 }
 
 /// The blitz-2006 8e/8g/8h/8i pattern the position matches, with a short description.
-fn draw_pattern(pos: &Chess, claimant: Color) -> Option<(String, String)> {
+fn draw_pattern(pos: &Chess) -> Option<(DrawPattern, String)> {
     let b = pos.board();
     let non_kings = b.occupied() & !b.kings();
     let pawns = b.pawns();
@@ -309,7 +309,7 @@ fn draw_pattern(pos: &Chess, claimant: Color) -> Option<(String, String)> {
             && b.role_at(ws) == b.role_at(bs)
         {
             return Some((
-                "blitz-2006 8e".to_string(),
+                DrawPattern::IdenticalPieces,
                 format!("one identical piece each ({:?})", b.role_at(ws)?),
             ));
         }
@@ -325,7 +325,7 @@ fn draw_pattern(pos: &Chess, claimant: Color) -> Option<(String, String)> {
         {
             if pawns.count() == 1 {
                 return Some((
-                    "blitz-2006 8g".to_string(),
+                    DrawPattern::OppositeBishops,
                     "K+B v K+B with opposite-coloured bishops and one pawn".to_string(),
                 ));
             }
@@ -333,7 +333,7 @@ fn draw_pattern(pos: &Chess, claimant: Color) -> Option<(String, String)> {
             let bp = (pawns & b.black()).count();
             if pawns.count() == 3 && (wp == 2 || bp == 2) && all_pawns_blockaded(pos) {
                 return Some((
-                    "blitz-2006 8g".to_string(),
+                    DrawPattern::OppositeBishops,
                     "opposite-coloured bishops, two pawns v one, clearly blockaded".to_string(),
                 ));
             }
@@ -345,14 +345,11 @@ fn draw_pattern(pos: &Chess, claimant: Color) -> Option<(String, String)> {
         let p = pawns.first()?;
         let attacker = b.color_at(p)?;
         let defender_king = b.king_of(!attacker)?;
-        if attacker == claimant {
-            // The claim belongs to the defending side; the attacker claiming a draw is not
-            // the listed situation but the position is handled the same way.
-        }
+        // Whichever side claims (the listed case is the defender), the position is judged alike.
         let rook_file = matches!(p.file(), shakmaty::File::A | shakmaty::File::H);
         if rook_file && in_front_on_file(p, defender_king, attacker) {
             return Some((
-                "blitz-2006 8h".to_string(),
+                DrawPattern::KingBeforePawn,
                 "K+rook pawn v K with the defending king on the rook file in front of the pawn"
                     .to_string(),
             ));
@@ -360,7 +357,7 @@ fn draw_pattern(pos: &Chess, claimant: Color) -> Option<(String, String)> {
         let seventh = attacker.relative_rank(shakmaty::Rank::Seventh);
         if p.rank() != seventh && Some(defender_king) == p.offset(forward(attacker)) {
             return Some((
-                "blitz-2006 8h".to_string(),
+                DrawPattern::KingBeforePawn,
                 "K+P v K with the defending king directly in front of the pawn, pawn not on the \
                  seventh rank"
                     .to_string(),
@@ -380,7 +377,7 @@ fn draw_pattern(pos: &Chess, claimant: Color) -> Option<(String, String)> {
             && in_front_on_file(p, b.king_of(!attacker)?, attacker)
         {
             return Some((
-                "blitz-2006 8i".to_string(),
+                DrawPattern::RookPawnBlockaded,
                 "K+R+rook pawn v K+R with the pawn blockaded by the defending king".to_string(),
             ));
         }
@@ -482,9 +479,10 @@ mod tests {
             &setup("8/8/3k4/8/8/2r5/8/R3K3 w - - 0 1"),
             Color::White,
             DrawClaim::DrawPosition,
+            None,
         );
         assert!(r.grant, "{r:?}");
-        assert_eq!(r.pattern.as_deref(), Some("blitz-2006 8e"));
+        assert_eq!(r.ground, Ground::Pattern(DrawPattern::IdenticalPieces));
     }
 
     #[test]
@@ -493,14 +491,16 @@ mod tests {
             &setup("8/8/8/4k3/4P3/4K3/8/8 b - - 0 1"),
             Color::Black,
             DrawClaim::DrawPosition,
+            None,
         );
         assert!(r.grant, "{r:?}");
-        assert_eq!(r.pattern.as_deref(), Some("blitz-2006 8h"));
+        assert_eq!(r.ground, Ground::Pattern(DrawPattern::KingBeforePawn));
         // Defender not in front: not a listed pattern.
         let r = recommend(
             &setup("8/8/8/3k4/8/4P3/4K3/8 b - - 0 1"),
             Color::Black,
             DrawClaim::DrawPosition,
+            None,
         );
         assert!(!r.grant, "{r:?}");
     }
@@ -511,9 +511,10 @@ mod tests {
             &setup("k7/8/8/8/P7/8/8/4K3 b - - 0 1"),
             Color::Black,
             DrawClaim::DrawPosition,
+            None,
         );
         assert!(r.grant, "{r:?}");
-        assert_eq!(r.pattern.as_deref(), Some("blitz-2006 8h"));
+        assert_eq!(r.ground, Ground::Pattern(DrawPattern::KingBeforePawn));
     }
 
     #[test]
@@ -524,6 +525,7 @@ mod tests {
             &setup("6k1/5ppp/8/8/8/8/q7/Q3K3 w - - 0 1"),
             Color::Black,
             DrawClaim::DrawPosition,
+            None,
         );
         assert!(!r.grant, "{r:?}");
     }
@@ -534,8 +536,10 @@ mod tests {
             &setup("4k3/pp6/8/8/8/8/PPP5/R3K3 w - - 0 1"),
             Color::White,
             DrawClaim::Ilc,
+            None,
         );
         assert!(!r.grant, "{r:?}");
+        assert_eq!(r.ground, Ground::NoPattern);
         assert!(r.reasons[0].contains("ahead in material"));
     }
 
@@ -545,8 +549,10 @@ mod tests {
             &setup("4k3/8/8/8/8/8/8/R3K3 w - - 0 1"),
             Color::White,
             DrawClaim::Ilc,
+            None,
         );
         assert!(r.grant, "{r:?}");
+        assert_eq!(r.ground, Ground::NoMatingPossibility);
     }
 
     /// A table that answers the same for every position.
@@ -562,7 +568,7 @@ mod tests {
         // White to move wins according to the (mock) table: Black's claim is denied.
         let s = setup("8/8/3k4/8/8/2r5/8/R3K3 w - - 0 1");
         let tb = Fixed(Probe::Exact(Wdl::Win));
-        let r = recommend_with_tablebase(&s, Color::Black, DrawClaim::DrawPosition, &tb);
+        let r = recommend(&s, Color::Black, DrawClaim::DrawPosition, Some(&tb));
         assert!(!r.grant, "{r:?}");
         assert!(
             r.reasons
@@ -577,9 +583,9 @@ mod tests {
         // is denied; the same table value with White's claim is no win for Black.
         let s = setup("8/8/3k4/8/8/2r5/8/R3K3 b - - 0 1");
         let tb = Fixed(Probe::Exact(Wdl::Loss));
-        let r = recommend_with_tablebase(&s, Color::Black, DrawClaim::DrawPosition, &tb);
+        let r = recommend(&s, Color::Black, DrawClaim::DrawPosition, Some(&tb));
         assert!(!r.grant, "{r:?}");
-        let r = recommend_with_tablebase(&s, Color::White, DrawClaim::DrawPosition, &tb);
+        let r = recommend(&s, Color::White, DrawClaim::DrawPosition, Some(&tb));
         assert!(r.grant, "{r:?}");
         assert!(
             r.reasons
@@ -593,7 +599,7 @@ mod tests {
     fn cursed_win_is_not_a_forced_win() {
         let s = setup("8/8/3k4/8/8/2r5/8/R3K3 w - - 0 1");
         let tb = Fixed(Probe::Exact(Wdl::CursedWin));
-        let r = recommend_with_tablebase(&s, Color::Black, DrawClaim::DrawPosition, &tb);
+        let r = recommend(&s, Color::Black, DrawClaim::DrawPosition, Some(&tb));
         assert!(r.grant, "{r:?}");
         assert!(
             r.reasons
@@ -606,7 +612,7 @@ mod tests {
     fn uncertain_fifty_move_win_leaves_the_decision_to_the_search() {
         let s = setup("8/8/3k4/8/8/2r5/8/R3K3 w - - 60 80");
         let tb = Fixed(Probe::IgnoringFiftyMoves(Wdl::Win));
-        let r = recommend_with_tablebase(&s, Color::Black, DrawClaim::DrawPosition, &tb);
+        let r = recommend(&s, Color::Black, DrawClaim::DrawPosition, Some(&tb));
         assert!(r.grant, "{r:?}");
         assert!(r.reasons.iter().any(|x| x.contains("fresh 50-move count")));
         assert!(
@@ -629,8 +635,12 @@ mod tests {
                 "does not cover this position (no KRvKR table)",
             ),
         ] {
-            let r =
-                recommend_with_tablebase(&s, Color::Black, DrawClaim::DrawPosition, &Fixed(probe));
+            let r = recommend(
+                &s,
+                Color::Black,
+                DrawClaim::DrawPosition,
+                Some(&Fixed(probe)),
+            );
             assert!(r.grant, "{r:?}");
             assert!(r.reasons.iter().any(|x| x.contains(text)), "{r:?}");
         }

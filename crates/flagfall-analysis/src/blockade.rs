@@ -30,6 +30,7 @@
 //! (which castling requires empty and unattacked) already cover it, and the rook's slide
 //! covers the rook.
 
+use flagfall_core::colour;
 use shakmaty::{Bitboard, Board, Color, Role, Square, attacks};
 
 /// One piece of the analysed position, identified by its square at the root.
@@ -58,10 +59,6 @@ pub(crate) struct Blockade {
     /// Squares some piece of the given colour's opponent may capture on for pawns of that
     /// colour: the en passant square of the root, if any.
     ep_target: [Bitboard; 2],
-}
-
-fn idx(color: Color) -> usize {
-    color as usize
 }
 
 fn slider_or_stepper(role: Role, sq: Square, occupied: Bitboard) -> Bitboard {
@@ -109,7 +106,7 @@ impl Blockade {
             if let Some(pushed) = pushed {
                 capturable.add(pushed);
             }
-            ep_target[idx(turn)] = Bitboard::from_square(ep);
+            ep_target[colour::index(turn)] = Bitboard::from_square(ep);
         }
         Blockade {
             pieces,
@@ -161,7 +158,7 @@ impl Blockade {
                     break;
                 }
             }
-            self.permanent[idx(p.color)] |= attacked;
+            self.permanent[colour::index(p.color)] |= attacked;
         }
     }
 
@@ -177,24 +174,24 @@ impl Blockade {
             self.update_permanent();
             let steady_occ = self.steady;
             let steady_kings = self.steady_kings();
-            let steady_own = [self.steady_of(Color::Black), self.steady_of(Color::White)];
+            let steady_own = [self.steady_of(Color::White), self.steady_of(Color::Black)];
             // Squares where a piece of each colour could stand (non-kings: capture targets).
             let mut enemy_targets = [Bitboard::EMPTY; 2];
             for p in &self.pieces {
                 if p.role != Role::King {
                     // Pawns of the other colour may capture here.
-                    enemy_targets[idx(!p.color)] |= self.reach[p.origin.to_usize()];
+                    enemy_targets[colour::index(!p.color)] |= self.reach[p.origin.to_usize()];
                 }
             }
             for c in [Color::Black, Color::White] {
-                enemy_targets[idx(c)] |= self.ep_target[idx(c)];
+                enemy_targets[colour::index(c)] |= self.ep_target[colour::index(c)];
             }
 
             for i in 0..self.pieces.len() {
                 let p = self.pieces[i];
                 let o = p.origin.to_usize();
                 let old = self.reach[o];
-                let blocked_for_us = steady_own[idx(p.color)] | steady_kings;
+                let blocked_for_us = steady_own[colour::index(p.color)] | steady_kings;
                 let mut new = old;
                 let mut caps = self.capture_squares[o];
                 if self.promotable.contains(p.origin) {
@@ -218,7 +215,7 @@ impl Blockade {
                                     }
                                 }
                                 let diag = attacks::pawn_attacks(p.color, t)
-                                    & enemy_targets[idx(p.color)]
+                                    & enemy_targets[colour::index(p.color)]
                                     & !blocked_for_us;
                                 new |= diag;
                                 caps |= diag;
@@ -226,7 +223,7 @@ impl Blockade {
                             Role::King => {
                                 new |= attacks::king_attacks(t)
                                     & !blocked_for_us
-                                    & !self.permanent[idx(!p.color)];
+                                    & !self.permanent[colour::index(!p.color)];
                             }
                             role => {
                                 new |= slider_or_stepper(role, t, steady_occ) & !blocked_for_us;

@@ -17,9 +17,11 @@
 //!    heads for a corner, its other pieces step in beside its king or the corner, the
 //!    winner's king heads for the square that covers the corner; free are the winner's
 //!    captures, promotions and pawn moves, its knights, rooks and queens closing in on the
-//!    loser's king and a bishop stepping onto the corner's diagonal; mate in one is always
-//!    tried; successive iterations take turns between the nearest corners and a "dive"
-//!    with fewer free moves);
+//!    loser's king and a bishop stepping onto the corner's diagonal; behind a wall of
+//!    rammed pawns, a winner's piece offered to a pawn of the wall and that pawn's capture,
+//!    which opens a file for the winner's pawn behind it; mate in one is always tried;
+//!    successive iterations take turns between the nearest corners and a "dive" with fewer
+//!    free moves);
 //! 3. the semi-static blockade analysis (`blockade`): locked pawns, confined pieces,
 //!    permanently guarded squares, and an exact blocker matching for the mating net (run
 //!    before phase 2 when the board has no queens, rooks or knights);
@@ -124,17 +126,27 @@ impl Verdict {
 ///   to move in check, pawns on a back rank, ...) are `Undetermined`, except that a winner
 ///   with nothing but king(s) is `Unwinnable` (a king never gives check).
 pub fn can_checkmate(setup: &Setup, winner: Color, limits: &Limits) -> Verdict {
+    can_checkmate_counting(setup, winner, limits).0
+}
+
+/// [`can_checkmate`], also returning the search nodes it spent: the positions visited by
+/// the helpmate searches plus the budget of a breadth-first phase that did not decide
+/// (the amount counted against [`Limits::nodes`]; 0 when no search ran). Node counts
+/// repeat exactly from run to run, unlike times, so the benchmarks report them to compare
+/// versions of the search (the `compare` example prints them per family).
+pub fn can_checkmate_counting(setup: &Setup, winner: Color, limits: &Limits) -> (Verdict, u64) {
     match position_from_setup(setup) {
         Ok(pos) => analyse(&pos, winner, limits),
         Err(reason) => {
             let ours = setup.board.by_color(winner);
-            if (ours & !setup.board.kings()).is_empty() {
+            let verdict = if (ours & !setup.board.kings()).is_empty() {
                 Verdict::Unwinnable {
                     reason: UnwinnableReason::BareKing,
                 }
             } else {
                 Verdict::Undetermined { reason }
-            }
+            };
+            (verdict, 0)
         }
     }
 }
@@ -178,7 +190,8 @@ const BFS_NODES: u64 = 300_000;
 /// Longest forced line followed before searching.
 const MAX_FORCED: usize = 64;
 
-fn analyse(root: &Chess, winner: Color, limits: &Limits) -> Verdict {
+/// Phase 1, then the search phases ([`search_phases`]); the verdict and the search nodes spent.
+fn analyse(root: &Chess, winner: Color, limits: &Limits) -> (Verdict, u64) {
     // Phase 1: game over, material, forced moves.
     let mut pos = root.clone();
     let mut prefix: Vec<Move> = Vec::new();
@@ -187,56 +200,74 @@ fn analyse(root: &Chess, winner: Color, limits: &Limits) -> Verdict {
         let moves = pos.legal_moves();
         if moves.is_empty() {
             if pos.turn() != winner && pos.is_check() {
-                return finish(root, winner, prefix);
+                return (finish(root, winner, prefix), 0);
             }
-            return Verdict::Unwinnable {
-                reason: UnwinnableReason::NoLegalMoves,
-            };
+            return (
+                Verdict::Unwinnable {
+                    reason: UnwinnableReason::NoLegalMoves,
+                },
+                0,
+            );
         }
         if let Some(v) = material::fide_material_verdict(pos.board(), winner) {
-            return Verdict::Unwinnable {
-                reason: match v {
-                    material::MaterialVerdict::BareKing => UnwinnableReason::BareKing,
-                    material::MaterialVerdict::LoneKnight => UnwinnableReason::InsufficientMaterial,
-                    material::MaterialVerdict::SameColouredBishops => {
-                        UnwinnableReason::SameColouredBishops
-                    }
-                },
+            let reason = match v {
+                material::MaterialVerdict::BareKing => UnwinnableReason::BareKing,
+                material::MaterialVerdict::LoneKnight => UnwinnableReason::InsufficientMaterial,
+                material::MaterialVerdict::SameColouredBishops => {
+                    UnwinnableReason::SameColouredBishops
+                }
             };
+            return (Verdict::Unwinnable { reason }, 0);
         }
         if moves.len() != 1 || prefix.len() >= MAX_FORCED {
             break;
         }
         if !seen.insert(search::Key::of(&pos)) {
             // A forced cycle: the game can only go round it, and no position on it is mate.
-            return Verdict::Unwinnable {
-                reason: UnwinnableReason::Exhausted,
-            };
+            return (
+                Verdict::Unwinnable {
+                    reason: UnwinnableReason::Exhausted,
+                },
+                0,
+            );
         }
         prefix.push(moves[0]);
         pos.play_unchecked(moves[0]);
     }
 
     let mut searcher = search::Searcher::new(winner, QUICK_NODES.min(limits.nodes));
+    let verdict = search_phases(root, &pos, &prefix, winner, limits, &mut searcher);
+    (verdict, searcher.nodes)
+}
+
+/// Phases 2-6 from `pos`, the position after the forced moves `prefix` from `root`.
+fn search_phases(
+    root: &Chess,
+    pos: &Chess,
+    prefix: &[Move],
+    winner: Color,
+    limits: &Limits,
+    searcher: &mut search::Searcher,
+) -> Verdict {
     // Phase 3 first when there are no queens, rooks and knights (pawns and bishops only):
     // the blockade analysis then often proves the position unwinnable (locked walls) for
     // less than the quick search costs (the Chess Unwinnability Analyzer orders its phases
     // the same way). Measured on the corpus: 7% fewer search nodes, 3% fewer instructions.
     let b = pos.board();
     let early = (b.queens() | b.rooks() | b.knights()).is_empty();
-    if early && let Some(v) = static_phase(&pos, winner, &mut searcher) {
+    if early && let Some(v) = static_phase(pos, winner, searcher) {
         return v;
     }
 
     // Phase 2: quick search along cheap lines.
     searcher.set_iteration_cap(QUICK_CAP);
-    let outcome = searcher.deepen(&pos, 0, QUICK_BUDGET);
-    if let Some(v) = decided(outcome, root, winner, &prefix) {
+    let outcome = searcher.deepen(pos, 0, QUICK_BUDGET);
+    if let Some(v) = decided(outcome, root, winner, prefix) {
         return v;
     }
 
     // Phase 3: semi-static blockade analysis.
-    if !early && let Some(v) = static_phase(&pos, winner, &mut searcher) {
+    if !early && let Some(v) = static_phase(pos, winner, searcher) {
         return v;
     }
 
@@ -244,8 +275,8 @@ fn analyse(root: &Chess, winner: Color, limits: &Limits) -> Verdict {
     // three fifths of the node limit.
     searcher.set_node_limit(limits.nodes.saturating_mul(3) / 5);
     searcher.set_iteration_cap(DEEP_CAP);
-    let outcome = searcher.deepen(&pos, 0, DEEP_BUDGET);
-    if let Some(v) = decided(outcome, root, winner, &prefix) {
+    let outcome = searcher.deepen(pos, 0, DEEP_BUDGET);
+    if let Some(v) = decided(outcome, root, winner, prefix) {
         return v;
     }
 
@@ -255,8 +286,8 @@ fn analyse(root: &Chess, winner: Color, limits: &Limits) -> Verdict {
     // long minor-piece helpmates within a few thousand nodes.
     if pos.board().occupied().count() <= BFS_MAX_PIECES {
         let budget = BFS_NODES.min(limits.nodes.saturating_sub(searcher.nodes) / 2);
-        let outcome = search::breadth_first(&pos, winner, budget);
-        if let Some(v) = decided(outcome, root, winner, &prefix) {
+        let outcome = search::breadth_first(pos, winner, budget);
+        if let Some(v) = decided(outcome, root, winner, prefix) {
             return v;
         }
         searcher.nodes += budget;
@@ -265,8 +296,8 @@ fn analyse(root: &Chess, winner: Color, limits: &Limits) -> Verdict {
     // Phase 6: the uncapped search (can prove exhaustion), up to the node limit.
     searcher.set_node_limit(limits.nodes);
     searcher.set_iteration_cap(u64::MAX);
-    let outcome = searcher.deepen(&pos, 0, u16::MAX);
-    decided(outcome, root, winner, &prefix).unwrap_or_else(|| Verdict::Undetermined {
+    let outcome = searcher.deepen(pos, 0, u16::MAX);
+    decided(outcome, root, winner, prefix).unwrap_or_else(|| Verdict::Undetermined {
         reason: format!("node limit of {} reached", limits.nodes),
     })
 }

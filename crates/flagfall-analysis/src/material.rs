@@ -5,7 +5,7 @@ use shakmaty::{Bitboard, Board, Color};
 /// US Chess mating material (uscf-2020 7c, uscf-classic 2, club-ilc 3, blitz-2006 7b):
 /// at least two minor pieces, a pawn, a rook or a queen.
 ///
-/// **Interpretation** (RULES.md §3): two knights against a lone king (no pawns, no other
+/// **Interpretation** (docs/rules.md §3.3): two knights against a lone king (no pawns, no other
 /// pieces) are not mating material in any US Chess-based ruleset.
 pub fn us_chess_has_mating_material(board: &Board, color: Color) -> bool {
     let ours = board.by_color(color);
@@ -118,7 +118,7 @@ mod tests {
 
     #[test]
     fn two_knights_against_lone_king_is_not_us_mating_material() {
-        // RULES.md section 3 interpretation (blitz-2006 7b).
+        // docs/rules.md §3.3 interpretation (blitz-2006 7b).
         let b = board("7k/8/8/8/8/8/8/KNN5 w - - 0 1");
         assert!(!us_chess_has_mating_material(&b, Color::White));
         // ...but it is once the defender has anything besides the king.
@@ -200,7 +200,7 @@ mod tests {
         assert_eq!(v("r7/8/8/8/8/3K1N2/k7/8 w - - 0 1", Color::White), None);
         assert_eq!(v("5rnk/8/8/3K4/1B6/8/8/8 w - - 0 1", Color::White), None);
         assert_eq!(v("4br1k/8/8/3K4/1B6/8/8/8 w - - 0 1", Color::White), None);
-        // K+B v K+P: a helpmate exists (fide-b3 A.5.3 example in RULES.md section 3).
+        // K+B v K+P: a helpmate exists (fide-b3 A.5.3 example in docs/rules.md §3.5).
         assert_eq!(v("7k/7p/8/8/8/8/8/KB6 w - - 0 1", Color::White), None);
     }
 }

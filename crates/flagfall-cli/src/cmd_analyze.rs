@@ -11,15 +11,21 @@
 //! Draw claims: `flagfall analyze --fen FEN --draw-claim ilc|draw-position --claimant
 //! white|black [--tablebases DIR] [--json]` prints what the director's assistant
 //! recommends (club-ilc 4.3; blitz-2006 8e, 8g, 8h, 8i): `grant` or `deny`, a tab, the
-//! pattern, a tab, the reasons joined by `; `.
+//! rule it rests on (cited from the ruleset whose claim it is: club-ilc for `ilc`,
+//! blitz-2006 for `draw-position`, as the arbiter cites it), a tab, the reasons joined by
+//! `; `. The JSON form adds the ground (`identical_pieces`, `no_mating_possibility`, ...).
 
 use std::io::{BufRead, BufWriter, Write};
 use std::path::PathBuf;
 use std::process::ExitCode;
 
 use anyhow::{Context, bail};
-use flagfall_analysis::assistant::{DrawClaim, recommend_using};
+use flagfall_analysis::assistant::{DrawClaim, recommend};
 use flagfall_analysis::{Limits, Verdict, can_checkmate};
+use flagfall_core::colour;
+use flagfall_core::ruleset::Ruleset;
+use flagfall_game::arbiter::recommendation_rule;
+use flagfall_pairing::trf::Colour;
 use shakmaty::{Color, Setup, fen::Fen};
 
 #[derive(clap::Args)]
@@ -27,9 +33,9 @@ pub struct Args {
     /// Position to analyse, as FEN.
     #[arg(long, conflicts_with = "batch")]
     fen: Option<String>,
-    /// The side whose mating chances are asked about: white or black.
-    #[arg(long)]
-    winner: Option<String>,
+    /// The side whose mating chances are asked about.
+    #[arg(long, value_enum, ignore_case = true)]
+    winner: Option<Colour>,
     /// Print the verdict as JSON (single query only).
     #[arg(long, conflicts_with = "batch")]
     json: bool,
@@ -49,9 +55,9 @@ pub struct Args {
         requires = "claimant"
     )]
     draw_claim: Option<ClaimArg>,
-    /// The player who claims the draw: white or black (with --draw-claim).
-    #[arg(long, requires = "draw_claim")]
-    claimant: Option<String>,
+    /// The player who claims the draw (with --draw-claim).
+    #[arg(long, value_enum, ignore_case = true, requires = "draw_claim")]
+    claimant: Option<Colour>,
     /// A directory of Syzygy tables the assistant consults (with --draw-claim); may be
     /// given more than once.
     #[arg(long = "tablebases", value_name = "DIR", requires = "draw_claim")]
@@ -82,6 +88,14 @@ impl ClaimArg {
             ClaimArg::DrawPosition => "draw-position",
         }
     }
+
+    /// The built-in ruleset whose claim this is, for its citations.
+    fn ruleset_id(self) -> &'static str {
+        match self {
+            ClaimArg::Ilc => "club-ilc",
+            ClaimArg::DrawPosition => "blitz-2006",
+        }
+    }
 }
 
 /// Lines between two progress reports on stderr in batch mode.
@@ -98,17 +112,16 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     if let Some(kind) = args.draw_claim {
         return run_draw_claim(&args, fen, kind);
     }
-    if args.winner.is_none() {
+    let Some(side) = args.winner else {
         bail!("--fen needs --winner white|black (or --draw-claim KIND --claimant white|black)");
-    }
-    let winner_text = args.winner.as_deref().unwrap_or_default();
-    let winner = parse_winner(winner_text).with_context(|| "--winner")?;
+    };
+    let winner = color(side);
     let setup = parse_fen(fen).with_context(|| "--fen")?;
     let verdict = can_checkmate(&setup, winner, &limits);
     if args.json {
         let out = serde_json::json!({
             "fen": fen,
-            "winner": winner_text.to_ascii_lowercase(),
+            "winner": colour::key(winner),
             "result": verdict,
         });
         println!("{}", serde_json::to_string_pretty(&out)?);
@@ -118,11 +131,23 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
+/// The command line's colour as shakmaty's.
+fn color(side: Colour) -> Color {
+    match side {
+        Colour::White => Color::White,
+        Colour::Black => Color::Black,
+    }
+}
+
+/// A batch line's colour, spelled as on the command line (`white`, `w`, any case).
 fn parse_winner(text: &str) -> anyhow::Result<Color> {
-    match text.trim().to_ascii_lowercase().as_str() {
-        "white" | "w" => Ok(Color::White),
-        "black" | "b" => Ok(Color::Black),
-        other => bail!("expected `white` or `black`, found `{other}`"),
+    let text = text.trim();
+    match <Colour as clap::ValueEnum>::from_str(text, true) {
+        Ok(side) => Ok(color(side)),
+        Err(_) => bail!(
+            "expected `white` or `black`, found `{}`",
+            text.to_ascii_lowercase()
+        ),
     }
 }
 
@@ -136,19 +161,25 @@ fn parse_fen(text: &str) -> anyhow::Result<Setup> {
 
 fn run_draw_claim(args: &Args, fen: &str, kind: ClaimArg) -> anyhow::Result<ExitCode> {
     let claim = kind.claim();
-    let claimant_text = args.claimant.as_deref().unwrap_or_default();
-    let claimant = parse_winner(claimant_text).context("--claimant")?;
+    let Some(side) = args.claimant else {
+        bail!("--draw-claim needs --claimant white|black");
+    };
+    let claimant = color(side);
     let setup = parse_fen(fen).context("--fen")?;
     let tablebase = crate::tables::open_tablebases(&args.tablebases)?;
     let tables = tablebase.as_ref().map(|tb| tb.0.as_ref() as _);
-    let rec = recommend_using(&setup, claimant, claim, tables);
+    let rec = recommend(&setup, claimant, claim, tables);
+    let ruleset = Ruleset::builtin(kind.ruleset_id())
+        .with_context(|| format!("built-in ruleset {}", kind.ruleset_id()))?;
+    let rule = recommendation_rule(&ruleset.draws, claim, rec.ground);
     if args.json {
         let out = serde_json::json!({
             "fen": fen,
             "claim": kind.name(),
-            "claimant": claimant_text.trim().to_ascii_lowercase(),
+            "claimant": colour::key(claimant),
             "grant": rec.grant,
-            "pattern": rec.pattern,
+            "ground": rec.ground.name(),
+            "rule": rule,
             "reasons": rec.reasons,
         });
         println!("{}", serde_json::to_string_pretty(&out)?);
@@ -156,7 +187,7 @@ fn run_draw_claim(args: &Args, fen: &str, kind: ClaimArg) -> anyhow::Result<Exit
         println!(
             "{}\t{}\t{}",
             if rec.grant { "grant" } else { "deny" },
-            rec.pattern.as_deref().unwrap_or("-"),
+            rule,
             rec.reasons.join("; ")
         );
     }

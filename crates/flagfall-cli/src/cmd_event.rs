@@ -13,12 +13,13 @@ use std::process::ExitCode;
 
 use anyhow::{Context, anyhow, bail};
 use clap::{Subcommand, ValueEnum};
+use flagfall_core::ruleset::BUILTIN;
 use flagfall_events::event::{
-    ByeKind, Event, Format, GameResult, ManualPairing, NewPlayer, RequestedBye,
+    ByeKind, Event, Format, ManualPairing, NewPlayer, RecordedResult, RequestedBye,
+    TimeControlCheck,
 };
-use flagfall_events::export;
-use flagfall_events::tiebreak::Colour;
-use flagfall_pairing::trf::Trf;
+use flagfall_events::{export, import};
+use flagfall_pairing::trf::{Colour, Trf};
 
 const LONG_ABOUT: &str = "The event lives in one JSON file, rewritten atomically by every command.
 
@@ -46,12 +47,6 @@ us-swiss (US Chess rules 27-29).";
 pub struct Args {
     #[command(subcommand)]
     command: EventCommand,
-}
-
-#[derive(Clone, Copy, ValueEnum)]
-enum ColourArg {
-    White,
-    Black,
 }
 
 #[derive(Clone, Copy, ValueEnum)]
@@ -84,17 +79,18 @@ enum EventCommand {
         /// Event name.
         #[arg(long)]
         name: String,
-        /// round-robin, double-round-robin, round-robin-matches, swiss, double-swiss or us-swiss.
-        #[arg(long)]
-        format: String,
+        /// The pairing system.
+        #[arg(long, value_enum, ignore_case = true)]
+        format: Format,
         /// Rounds planned (Swiss formats; round robins derive it from the players).
         #[arg(long)]
         rounds: Option<u32>,
         /// Time control, e.g. "G/5;d0", "3+2" (checked; its blitz/ratable status is shown).
         #[arg(long)]
         time_control: Option<String>,
-        /// Ruleset id (uscf-2020, fide-b3, ...), recorded in the exports.
-        #[arg(long)]
+        /// A built-in ruleset id, recorded in the exports; the time control is judged
+        /// under it.
+        #[arg(long, value_parser = builtin_ruleset_ids())]
         ruleset: Option<String>,
         /// Paper mode: games on physical boards, results typed in.
         #[arg(long)]
@@ -106,8 +102,8 @@ enum EventCommand {
         #[arg(long)]
         date: Option<String>,
         /// Colour drawn by lot for the top player in round 1.
-        #[arg(long, value_enum, default_value = "white")]
-        initial_colour: ColourArg,
+        #[arg(long, value_enum, ignore_case = true, default_value = "white")]
+        initial_colour: Colour,
         /// Tiebreak order, e.g. "BH-C1,BH,SB" (default depends on the format).
         #[arg(long)]
         tiebreaks: Option<String>,
@@ -161,9 +157,9 @@ enum EventCommand {
         /// The round.
         #[arg(long)]
         round: u32,
-        /// full, half or zero.
-        #[arg(long, default_value = "half")]
-        kind: String,
+        /// What the bye is worth.
+        #[arg(long, value_enum, ignore_case = true, default_value = "half")]
+        kind: RequestedBye,
     },
     /// Pair the next round and print it.
     Pair {
@@ -183,11 +179,11 @@ enum EventCommand {
         #[arg(long)]
         round: u32,
         /// A board as WHITE-BLACK pairing numbers, e.g. 3-7; repeat in board order.
-        #[arg(long = "board")]
-        boards: Vec<String>,
+        #[arg(long = "board", value_name = "WHITE-BLACK", value_parser = parse_board)]
+        boards: Vec<(u32, u32)>,
         /// A bye as PLAYER or PLAYER:KIND (pab, full, half, zero, absent; default pab).
-        #[arg(long = "bye")]
-        byes: Vec<String>,
+        #[arg(long = "bye", value_name = "PLAYER[:KIND]", value_parser = parse_bye)]
+        byes: Vec<(u32, ByeKind)>,
     },
     /// Enter or correct the result(s) of one board.
     Result {
@@ -198,8 +194,8 @@ enum EventCommand {
         /// Board.
         board: u32,
         /// One result per game (two for a Double Swiss match).
-        #[arg(required = true, allow_hyphen_values = true)]
-        results: Vec<String>,
+        #[arg(required = true, allow_hyphen_values = true, value_enum)]
+        results: Vec<RecordedResult>,
     },
     /// Enter a round's results from stdin, one board per line: BOARD RESULT [RESULT].
     Results {
@@ -250,7 +246,7 @@ enum EventCommand {
     },
 }
 
-/// Run `flagfall event`.
+/// Run `flagfall event`: one handler per subcommand.
 pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     match args.command {
         EventCommand::New {
@@ -274,43 +270,18 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
                     file.display()
                 );
             }
-            let format: Format = format.parse()?;
             let mut event = Event::new(&name, format, rounds)?;
             event.paper_mode = paper;
             event.site = site;
-            if let Some(d) = date {
-                check_date(&d)?;
-                event.date = Some(d);
-            }
-            if let Some(id) = ruleset {
-                event.set_ruleset(&id)?;
-            }
-            event.initial_colour = match initial_colour {
-                ColourArg::White => Colour::White,
-                ColourArg::Black => Colour::Black,
+            event.initial_colour = initial_colour;
+            let settings = Settings {
+                date,
+                ruleset,
+                tiebreaks,
+                pab_points,
+                time_control,
             };
-            if let Some(list) = tiebreaks {
-                event.set_tiebreaks(&list)?;
-            }
-            if let Some(points) = pab_points {
-                event.set_pab_points(&points)?;
-            }
-            if let Some(tc) = time_control {
-                let check = event.set_time_control(&tc)?;
-                println!("{}", describe_time_control(&check));
-            }
-            save(&file, &event)?;
-            println!(
-                "created {}: {} ({}{})",
-                file.display(),
-                event.name,
-                event.format,
-                if event.format.is_round_robin() {
-                    String::new()
-                } else {
-                    format!(", {} rounds", event.rounds)
-                }
-            );
+            new_event(&file, event, settings)?;
         }
         EventCommand::AddPlayer {
             file,
@@ -321,65 +292,21 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
             csv,
             trf,
         } => {
-            let mut event = load(&file)?;
-            let new_players = if let Some(name) = name {
-                vec![NewPlayer {
-                    name,
-                    rating,
-                    federation,
-                    fide_id,
-                }]
-            } else if let Some(src) = csv {
-                let (text, label) = read_source(&src)?;
-                parse_players_csv(&text, &label)?
-            } else if let Some(path) = trf {
-                let text = fs::read_to_string(&path)
-                    .with_context(|| format!("cannot read {}", path.display()))?;
-                let t = Trf::parse(&text).map_err(|e| anyhow!("{}: {e}", path.display()))?;
-                t.players
-                    .iter()
-                    .map(|p| NewPlayer {
-                        name: p.name.clone(),
-                        rating: p.rating,
-                        federation: (!p.federation.trim().is_empty())
-                            .then(|| p.federation.trim().to_string()),
-                        fide_id: p.fide_id,
-                    })
-                    .collect()
-            } else {
-                bail!("give --name, --csv or --trf");
-            };
-            if new_players.is_empty() {
-                bail!("no players to add");
-            }
-            let count = new_players.len();
-            for (i, p) in new_players.into_iter().enumerate() {
-                let shown = p.name.clone();
-                event
-                    .add_player(p)
-                    .with_context(|| format!("player #{} ({shown:?})", i + 1))?;
-            }
-            save(&file, &event)?;
-            println!(
-                "{count} player(s) added; {} in the event",
-                event.players.len()
-            );
-            if event.rounds_paired() > 0 {
-                println!(
-                    "late entr{} from round {}",
-                    if count == 1 { "y joins" } else { "ies join" },
-                    event.rounds_paired() + 1
-                );
-            }
+            let one = name.map(|name| NewPlayer {
+                name,
+                rating,
+                federation,
+                fide_id,
+            });
+            let new_players = players_to_add(one, csv, trf)?;
+            add_players(&file, new_players)?;
         }
         EventCommand::Withdraw {
             file,
             player,
             from_round,
         } => {
-            let mut event = load(&file)?;
-            let from = event.withdraw(player, from_round)?;
-            save(&file, &event)?;
+            let from = change(&file, |event| Ok(event.withdraw(player, from_round)?))?;
             println!("player {player} withdrawn from round {from} on");
         }
         EventCommand::Bye {
@@ -388,22 +315,17 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
             round,
             kind,
         } => {
-            let mut event = load(&file)?;
-            let kind: RequestedBye = kind.parse()?;
-            event.request_bye(player, round, kind)?;
-            save(&file, &event)?;
+            change(&file, |event| Ok(event.request_bye(player, round, kind)?))?;
             println!("player {player}: {kind:?} bye in round {round}");
         }
         EventCommand::Pair { file } => {
             let mut event = load(&file)?;
             let round = event.pair_next()?;
             save(&file, &event)?;
-            print!("{}", pairing_text(&event, round)?);
+            print!("{}", export::round_text(&event, round)?);
         }
         EventCommand::Unpair { file } => {
-            let mut event = load(&file)?;
-            let round = event.unpair_last()?;
-            save(&file, &event)?;
+            let round = change(&file, |event| Ok(event.unpair_last()?))?;
             println!("round {round} removed");
         }
         EventCommand::Override {
@@ -412,20 +334,14 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
             boards,
             byes,
         } => {
+            let manual = ManualPairing { boards, byes };
             let mut event = load(&file)?;
-            let mut manual = ManualPairing::default();
-            for b in &boards {
-                manual.boards.push(parse_board(b)?);
-            }
-            for b in &byes {
-                manual.byes.push(parse_bye(b)?);
-            }
             let rematches = event.override_pairing(round, &manual)?;
             save(&file, &event)?;
             for (w, b) in rematches {
                 eprintln!("warning: players {w} and {b} have met before");
             }
-            print!("{}", pairing_text(&event, round)?);
+            print!("{}", export::round_text(&event, round)?);
         }
         EventCommand::Result {
             file,
@@ -433,114 +349,231 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
             board,
             results,
         } => {
-            let mut event = load(&file)?;
-            let parsed = results
-                .iter()
-                .map(|r| r.parse::<GameResult>())
-                .collect::<Result<Vec<_>, _>>()?;
-            event.set_result(round, board, &parsed)?;
-            save(&file, &event)?;
-            println!("round {round} board {board}: {}", results.join(" "));
+            change(&file, |event| Ok(event.set_result(round, board, &results)?))?;
+            let shown: Vec<&str> = results.iter().map(|r| r.short()).collect();
+            println!("round {round} board {board}: {}", shown.join(" "));
         }
-        EventCommand::Results { file, round } => {
-            let mut event = load(&file)?;
-            if round == 0 || round > event.rounds_paired() {
-                bail!(
-                    "round {round} has not been paired (rounds paired: {})",
-                    event.rounds_paired()
-                );
-            }
-            let mut text = String::new();
-            std::io::stdin()
-                .read_to_string(&mut text)
-                .context("cannot read results from stdin")?;
-            let mut count = 0;
-            for (n, line) in text.lines().enumerate() {
-                let line = line.split('#').next().unwrap_or("").trim();
-                if line.is_empty() {
-                    continue;
-                }
-                let mut fields = line.split_whitespace();
-                let board_text = fields.next().unwrap_or("");
-                let board: u32 = board_text.parse().map_err(|_| {
-                    anyhow!("stdin line {}: board {board_text:?} is not a number", n + 1)
-                })?;
-                let results = fields
-                    .map(|f| f.parse::<GameResult>())
-                    .collect::<Result<Vec<_>, _>>()
-                    .with_context(|| format!("stdin line {}", n + 1))?;
-                event
-                    .set_result(round, board, &results)
-                    .with_context(|| format!("stdin line {}", n + 1))?;
-                count += 1;
-            }
-            save(&file, &event)?;
-            let missing: Vec<String> = event.round_list[round as usize - 1]
-                .boards
-                .iter()
-                .filter(|b| !b.complete())
-                .map(|b| b.number.to_string())
-                .collect();
-            println!("round {round}: {count} board(s) entered");
-            if !missing.is_empty() {
-                println!("still missing: board(s) {}", missing.join(", "));
-            }
-        }
-        EventCommand::Show { file, round } => {
-            let event = load(&file)?;
-            let round = match round {
-                Some(r) => r,
-                None if event.rounds_paired() == 0 => bail!("no round has been paired yet"),
-                None => event.rounds_paired(),
-            };
-            print!("{}", pairing_text(&event, round)?);
-        }
+        EventCommand::Results { file, round } => enter_results(&file, round)?,
+        EventCommand::Show { file, round } => show_round(&file, round)?,
         EventCommand::Standings {
             file,
             after_round,
             tiebreaks,
             output,
-        } => {
-            let event = load(&file)?;
-            let after = after_round.unwrap_or_else(|| event.rounds_complete());
-            let st = event.standings(Some(after), tiebreaks.as_deref())?;
-            match output {
-                StandingsAs::Text => print!("{}", export::standings_text(&event, &st, after)),
-                StandingsAs::Csv => print!("{}", export::standings_csv(&event, &st)),
-                StandingsAs::Json => println!("{}", serde_json::to_string_pretty(&st)?),
-            }
-        }
+        } => print_standings(&file, after_round, tiebreaks.as_deref(), output)?,
         EventCommand::Tiebreaks { file, list } => {
-            let mut event = load(&file)?;
-            event.set_tiebreaks(&list)?;
-            save(&file, &event)?;
-            println!("tiebreak order: {}", event.tiebreaks);
+            let order = change(&file, |event| {
+                event.set_tiebreaks(&list)?;
+                Ok(event.tiebreaks.clone())
+            })?;
+            println!("tiebreak order: {order}");
         }
-        EventCommand::Export { file, kind, output } => {
-            let event = load(&file)?;
-            let text = match kind {
-                ExportKind::Trf => export::trf(&event),
-                ExportKind::Pgn => export::pgn(&event),
-                ExportKind::Csv => {
-                    let st = event.standings(None, None)?;
-                    export::standings_csv(&event, &st)
-                }
-                ExportKind::Crosstable => export::crosstable_text(&event)?,
-                ExportKind::Json => serde_json::to_string_pretty(&event)? + "\n",
-            };
-            match output {
-                Some(path) => {
-                    write_atomically(&path, text.as_bytes())?;
-                    println!("wrote {}", path.display());
-                }
-                None => print!("{text}"),
-            }
-        }
+        EventCommand::Export { file, kind, output } => export_event(&file, kind, output)?,
     }
     Ok(ExitCode::SUCCESS)
 }
 
-fn describe_time_control(check: &flagfall_events::event::TimeControlCheck) -> String {
+/// The settings of `event new` that are checked before the file is written.
+struct Settings {
+    date: Option<String>,
+    ruleset: Option<String>,
+    tiebreaks: Option<String>,
+    pab_points: Option<String>,
+    time_control: Option<String>,
+}
+
+/// `event new`: apply and check the settings, write the file, say what was created.
+fn new_event(file: &Path, mut event: Event, settings: Settings) -> anyhow::Result<()> {
+    if let Some(d) = settings.date {
+        check_date(&d)?;
+        event.date = Some(d);
+    }
+    if let Some(id) = settings.ruleset {
+        event.set_ruleset(&id)?;
+    }
+    if let Some(list) = settings.tiebreaks {
+        event.set_tiebreaks(&list)?;
+    }
+    if let Some(points) = settings.pab_points {
+        event.set_pab_points(&points)?;
+    }
+    if let Some(tc) = settings.time_control {
+        let check = event.set_time_control(&tc)?;
+        println!("{}", describe_time_control(&check));
+    }
+    save(file, &event)?;
+    println!(
+        "created {}: {} ({}{})",
+        file.display(),
+        event.name,
+        event.format,
+        if event.format.is_round_robin() {
+            String::new()
+        } else {
+            format!(", {} rounds", event.rounds)
+        }
+    );
+    Ok(())
+}
+
+/// The players `event add-player` enters: one from the command line, or those of a CSV
+/// (`-`: stdin) or TRF file.
+fn players_to_add(
+    one: Option<NewPlayer>,
+    csv: Option<String>,
+    trf: Option<PathBuf>,
+) -> anyhow::Result<Vec<NewPlayer>> {
+    if let Some(player) = one {
+        Ok(vec![player])
+    } else if let Some(src) = csv {
+        let (text, label) = read_source(&src)?;
+        Ok(import::players_from_csv(&text, &label)?)
+    } else if let Some(path) = trf {
+        let text =
+            fs::read_to_string(&path).with_context(|| format!("cannot read {}", path.display()))?;
+        let t = Trf::parse(&text).map_err(|e| anyhow!("{}: {e}", path.display()))?;
+        Ok(import::players_from_trf(&t))
+    } else {
+        bail!("give --name, --csv or --trf");
+    }
+}
+
+/// `event show`: a round's pairings and results (default: the latest round).
+fn show_round(file: &Path, round: Option<u32>) -> anyhow::Result<()> {
+    let event = load(file)?;
+    let round = match round {
+        Some(r) => r,
+        None if event.rounds_paired() == 0 => bail!("no round has been paired yet"),
+        None => event.rounds_paired(),
+    };
+    print!("{}", export::round_text(&event, round)?);
+    Ok(())
+}
+
+/// `event standings`: after the last complete round unless another is asked for.
+fn print_standings(
+    file: &Path,
+    after_round: Option<u32>,
+    tiebreaks: Option<&str>,
+    output: StandingsAs,
+) -> anyhow::Result<()> {
+    let event = load(file)?;
+    let after = after_round.unwrap_or_else(|| event.rounds_complete());
+    let st = event.standings(Some(after), tiebreaks)?;
+    match output {
+        StandingsAs::Text => print!("{}", export::standings_text(&event, &st, after)),
+        StandingsAs::Csv => print!("{}", export::standings_csv(&event, &st)),
+        StandingsAs::Json => println!("{}", serde_json::to_string_pretty(&st)?),
+    }
+    Ok(())
+}
+
+/// `event add-player`: enter the players in order and report the late entrants' numbers.
+fn add_players(file: &Path, new_players: Vec<NewPlayer>) -> anyhow::Result<()> {
+    if new_players.is_empty() {
+        bail!("no players to add");
+    }
+    let mut event = load(file)?;
+    let count = new_players.len();
+    let mut numbers = Vec::with_capacity(count);
+    for (i, p) in new_players.into_iter().enumerate() {
+        let shown = p.name.clone();
+        let id = event
+            .add_player(p)
+            .with_context(|| format!("player #{} ({shown:?})", i + 1))?;
+        // Those already added from `id` on moved down one number.
+        for (_, earlier) in &mut numbers {
+            if *earlier >= id {
+                *earlier += 1;
+            }
+        }
+        numbers.push((shown, id));
+    }
+    save(file, &event)?;
+    println!(
+        "{count} player(s) added; {} in the event",
+        event.players.len()
+    );
+    if event.rounds_paired() > 0 {
+        println!(
+            "late entr{} from round {}",
+            if count == 1 { "y joins" } else { "ies join" },
+            event.rounds_paired() + 1
+        );
+        // Pairing numbers follow the ranking (FIDE C.04.2): a late entrant rated above
+        // others takes its place and they move down one number.
+        for (name, id) in numbers {
+            println!("{name}: pairing number {id}");
+        }
+    }
+    Ok(())
+}
+
+/// `event results`: a round's results from stdin, one board per line.
+fn enter_results(file: &Path, round: u32) -> anyhow::Result<()> {
+    let mut event = load(file)?;
+    if round == 0 || round > event.rounds_paired() {
+        bail!(
+            "round {round} has not been paired (rounds paired: {})",
+            event.rounds_paired()
+        );
+    }
+    let mut text = String::new();
+    std::io::stdin()
+        .read_to_string(&mut text)
+        .context("cannot read results from stdin")?;
+    let lines = import::result_lines(&text, "stdin")?;
+    for l in &lines {
+        event
+            .set_result(round, l.board, &l.results)
+            .with_context(|| format!("stdin line {}", l.line))?;
+    }
+    save(file, &event)?;
+    let missing: Vec<String> = event.round_list[round as usize - 1]
+        .boards
+        .iter()
+        .filter(|b| !b.complete())
+        .map(|b| b.number.to_string())
+        .collect();
+    println!("round {round}: {} board(s) entered", lines.len());
+    if !missing.is_empty() {
+        println!("still missing: board(s) {}", missing.join(", "));
+    }
+    Ok(())
+}
+
+/// `event export`: the chosen export to stdout or, atomically, to a file.
+fn export_event(file: &Path, kind: ExportKind, output: Option<PathBuf>) -> anyhow::Result<()> {
+    let event = load(file)?;
+    let text = match kind {
+        ExportKind::Trf => export::trf(&event),
+        ExportKind::Pgn => export::pgn(&event),
+        ExportKind::Csv => {
+            let st = event.standings(None, None)?;
+            export::standings_csv(&event, &st)
+        }
+        ExportKind::Crosstable => export::crosstable_text(&event)?,
+        ExportKind::Json => serde_json::to_string_pretty(&event)? + "\n",
+    };
+    match output {
+        Some(path) => {
+            write_atomically(&path, text.as_bytes())?;
+            println!("wrote {}", path.display());
+        }
+        None => print!("{text}"),
+    }
+    Ok(())
+}
+
+/// Load the event, apply one change, and save it; returns what the change returned.
+fn change<T>(file: &Path, f: impl FnOnce(&mut Event) -> anyhow::Result<T>) -> anyhow::Result<T> {
+    let mut event = load(file)?;
+    let out = f(&mut event)?;
+    save(file, &event)?;
+    Ok(out)
+}
+
+fn describe_time_control(check: &TimeControlCheck) -> String {
     let yes = |b: bool| if b { "yes" } else { "no" };
     let mut out = format!(
         "time control {}: FIDE blitz {}, US Chess blitz {}, US Chess blitz-ratable {}",
@@ -571,88 +604,33 @@ fn check_date(d: &str) -> anyhow::Result<()> {
     Ok(())
 }
 
-fn parse_board(s: &str) -> anyhow::Result<(u32, u32)> {
+/// The built-in ruleset ids, the values `event new --ruleset` takes.
+fn builtin_ruleset_ids() -> clap::builder::PossibleValuesParser {
+    clap::builder::PossibleValuesParser::new(BUILTIN.map(|(id, _)| id))
+}
+
+/// `--board WHITE-BLACK` (a clap value parser: a bad value is a usage error).
+fn parse_board(s: &str) -> Result<(u32, u32), String> {
     let (w, b) = s
         .split_once('-')
-        .ok_or_else(|| anyhow!("board {s:?} is not WHITE-BLACK, e.g. 3-7"))?;
+        .ok_or_else(|| format!("board {s:?} is not WHITE-BLACK, e.g. 3-7"))?;
     let num = |t: &str| {
         t.trim()
             .parse::<u32>()
-            .map_err(|_| anyhow!("board {s:?}: {t:?} is not a pairing number"))
+            .map_err(|_| format!("board {s:?}: {t:?} is not a pairing number"))
     };
     Ok((num(w)?, num(b)?))
 }
 
-fn parse_bye(s: &str) -> anyhow::Result<(u32, ByeKind)> {
-    let (p, kind) = match s.split_once(':') {
-        Some((p, k)) => (p, k),
-        None => (s, "pab"),
-    };
+/// `--bye PLAYER[:KIND]` (a clap value parser: a bad value is a usage error).
+fn parse_bye(s: &str) -> Result<(u32, ByeKind), String> {
+    let (p, kind) = s.split_once(':').unwrap_or((s, "pab"));
     let player = p
         .trim()
         .parse::<u32>()
-        .map_err(|_| anyhow!("bye {s:?}: {p:?} is not a pairing number"))?;
-    let kind = match kind.trim().to_ascii_lowercase().as_str() {
-        "pab" | "u" => ByeKind::Pab,
-        "full" | "f" => ByeKind::Full,
-        "half" | "h" => ByeKind::Half,
-        "zero" | "z" => ByeKind::Zero,
-        "absent" | "-" => ByeKind::Absent,
-        other => bail!("bye {s:?}: kind {other:?} is not pab, full, half, zero or absent"),
-    };
+        .map_err(|_| format!("bye {s:?}: {p:?} is not a pairing number"))?;
+    let kind: ByeKind = kind.parse().map_err(|e| format!("bye {s:?}: {e}"))?;
     Ok((player, kind))
-}
-
-fn pairing_text(event: &Event, round: u32) -> anyhow::Result<String> {
-    let r = event
-        .round_list
-        .get((round as usize).wrapping_sub(1))
-        .ok_or_else(|| anyhow!("round {round} has not been paired"))?;
-    let mut out = format!(
-        "Round {round} of {}{}\n",
-        event.rounds,
-        if r.manual {
-            " (changed by the director)"
-        } else {
-            ""
-        }
-    );
-    let name = |id: u32| {
-        event
-            .player(id)
-            .map(|p| p.name.clone())
-            .unwrap_or_else(|_| "?".into())
-    };
-    let pts = |id: u32| Event::score_text(event.score_after(id, round - 1));
-    for b in &r.boards {
-        let results: Vec<&str> = b.games.iter().map(|g| g.result.short()).collect();
-        out.push_str(&format!(
-            "{:>3}. {:>3} {} ({}) - {:>3} {} ({})   {}\n",
-            b.number,
-            b.white,
-            name(b.white),
-            pts(b.white),
-            b.black,
-            name(b.black),
-            pts(b.black),
-            results.join(" ")
-        ));
-    }
-    for bye in &r.byes {
-        let what = match bye.kind {
-            ByeKind::Pab => "pairing-allocated bye",
-            ByeKind::Full => "full-point bye",
-            ByeKind::Half => "half-point bye",
-            ByeKind::Zero => "zero-point bye",
-            ByeKind::Absent => "not paired",
-        };
-        out.push_str(&format!(
-            "     {:>3} {}: {what}\n",
-            bye.player,
-            name(bye.player)
-        ));
-    }
-    Ok(out)
 }
 
 fn read_source(src: &str) -> anyhow::Result<(String, String)> {
@@ -666,112 +644,6 @@ fn read_source(src: &str) -> anyhow::Result<(String, String)> {
         let text = fs::read_to_string(src).with_context(|| format!("cannot read {src}"))?;
         Ok((text, src.to_string()))
     }
-}
-
-/// Split one CSV line (RFC 4180 quoting, no embedded newlines).
-fn csv_fields(line: &str, label: &str, n: usize) -> anyhow::Result<Vec<String>> {
-    let mut out = Vec::new();
-    let mut cur = String::new();
-    let mut chars = line.chars().peekable();
-    let mut quoted = false;
-    let mut was_quoted = false;
-    while let Some(c) = chars.next() {
-        if quoted {
-            if c == '"' {
-                if chars.peek() == Some(&'"') {
-                    cur.push('"');
-                    chars.next();
-                } else {
-                    quoted = false;
-                }
-            } else {
-                cur.push(c);
-            }
-        } else if c == '"' && cur.trim().is_empty() && !was_quoted {
-            cur.clear();
-            quoted = true;
-            was_quoted = true;
-        } else if c == ',' {
-            out.push(std::mem::take(&mut cur).trim().to_string());
-            was_quoted = false;
-        } else {
-            cur.push(c);
-        }
-    }
-    if quoted {
-        bail!("{label} line {n}: a quoted field is not closed");
-    }
-    out.push(cur.trim().to_string());
-    Ok(out)
-}
-
-/// Players from CSV with a header line naming the columns (`name` required; `rating`,
-/// `federation`, `fide_id` optional, any order, case-insensitive).
-fn parse_players_csv(text: &str, label: &str) -> anyhow::Result<Vec<NewPlayer>> {
-    let mut lines = text
-        .lines()
-        .enumerate()
-        .map(|(i, l)| (i + 1, l.trim_start_matches('\u{feff}')))
-        .filter(|(_, l)| !l.trim().is_empty());
-    let Some((hn, header)) = lines.next() else {
-        bail!("{label}: no header line (expected e.g. name,rating,federation,fide_id)");
-    };
-    let cols: Vec<String> = csv_fields(header, label, hn)?
-        .into_iter()
-        .map(|c| c.to_ascii_lowercase())
-        .collect();
-    let find = |n: &str| cols.iter().position(|c| c == n);
-    let name_col = find("name").ok_or_else(|| {
-        anyhow!(
-            "{label} line {hn}: the header has no \"name\" column (columns: {})",
-            cols.join(",")
-        )
-    })?;
-    for c in &cols {
-        if !["name", "rating", "federation", "fide_id"].contains(&c.as_str()) {
-            bail!(
-                "{label} line {hn}: unknown column {c:?} (known: name, rating, federation, fide_id)"
-            );
-        }
-    }
-    let (rating_col, fed_col, id_col) = (find("rating"), find("federation"), find("fide_id"));
-    let mut out = Vec::new();
-    for (n, line) in lines {
-        let f = csv_fields(line, label, n)?;
-        if f.len() != cols.len() {
-            bail!(
-                "{label} line {n}: {} field(s), the header has {}",
-                f.len(),
-                cols.len()
-            );
-        }
-        let get = |c: Option<usize>| c.map(|i| f[i].as_str()).filter(|s| !s.is_empty());
-        let rating = match get(rating_col) {
-            None => None,
-            Some(s) => Some(
-                s.parse::<u32>()
-                    .map_err(|_| anyhow!("{label} line {n}: rating {s:?} is not a whole number"))?,
-            ),
-        };
-        let fide_id = match get(id_col) {
-            None => None,
-            Some(s) => Some(
-                s.parse::<u64>()
-                    .map_err(|_| anyhow!("{label} line {n}: fide_id {s:?} is not a number"))?,
-            ),
-        };
-        let name = f[name_col].clone();
-        if name.is_empty() {
-            bail!("{label} line {n}: the name is empty");
-        }
-        out.push(NewPlayer {
-            name,
-            rating,
-            federation: get(fed_col).map(str::to_string),
-            fide_id,
-        });
-    }
-    Ok(out)
 }
 
 /// Read an event file, bring it up to the current layout and check it.
@@ -836,33 +708,14 @@ mod tests {
     use super::*;
 
     #[test]
-    fn csv_players_with_quotes_and_errors() {
-        let text = "Name,Rating,federation\n\"Smith, Ann\",1800,USA\nBob,,\n";
-        let p = parse_players_csv(text, "t.csv").unwrap();
-        assert_eq!(p.len(), 2);
-        assert_eq!(p[0].name, "Smith, Ann");
-        assert_eq!(p[0].rating, Some(1800));
-        assert_eq!(p[1].rating, None);
-        let err = parse_players_csv("name,rating\nAnn,abc\n", "t.csv").unwrap_err();
-        assert_eq!(
-            err.to_string(),
-            "t.csv line 2: rating \"abc\" is not a whole number"
-        );
-        let err = parse_players_csv("nom\nAnn\n", "t.csv").unwrap_err();
-        assert!(err.to_string().contains("no \"name\" column"));
-        let err = parse_players_csv("name,rating\nAnn\n", "t.csv").unwrap_err();
-        assert_eq!(
-            err.to_string(),
-            "t.csv line 2: 1 field(s), the header has 2"
-        );
-    }
-
-    #[test]
     fn board_and_bye_arguments() {
-        assert_eq!(parse_board("3-7").unwrap(), (3, 7));
+        assert_eq!(parse_board("3-7"), Ok((3, 7)));
         assert!(parse_board("3x7").is_err());
-        assert_eq!(parse_bye("4:half").unwrap(), (4, ByeKind::Half));
-        assert_eq!(parse_bye("5").unwrap(), (5, ByeKind::Pab));
-        assert!(parse_bye("5:lots").is_err());
+        assert!(parse_board("3-x").is_err());
+        assert_eq!(parse_bye("4:half"), Ok((4, ByeKind::Half)));
+        assert_eq!(parse_bye("4:H"), Ok((4, ByeKind::Half)));
+        assert_eq!(parse_bye("5"), Ok((5, ByeKind::Pab)));
+        let err = parse_bye("5:lots").unwrap_err();
+        assert!(err.contains("pab, full, half, zero or absent"), "{err}");
     }
 }

@@ -1,10 +1,10 @@
-//! Physical board speed: replaying random legal games through `Position::play` against
+//! Physical board speed: replaying random legal games through `PhysicalPosition::play` against
 //! plain shakmaty `Chess::play` of the same moves (the baseline), measured in one run.
 
 use criterion::{Criterion, criterion_group, criterion_main};
-use flagfall_core::board::{BoardRules, PhysicalMove, Position};
+use flagfall_core::board::{BoardRules, PhysicalMove, PhysicalPosition};
 use shakmaty::uci::UciMove;
-use shakmaty::{Chess, File, Move, Position as _, Square};
+use shakmaty::{Chess, File, Move, Position, Square};
 use std::hint::black_box;
 
 const GAMES: usize = 32;
@@ -117,7 +117,7 @@ fn bench(c: &mut Criterion) {
     group.bench_function("position_classify_only", |b| {
         let mut positions = Vec::new();
         for (_, moves) in games.iter().take(4) {
-            let mut pos = Position::new();
+            let mut pos = PhysicalPosition::new();
             for m in moves {
                 positions.push((pos.clone(), *m));
                 let mover = pos.turn();
@@ -133,7 +133,7 @@ fn bench(c: &mut Criterion) {
     group.bench_function("position_play", |b| {
         b.iter(|| {
             for (_, moves) in &games {
-                let mut pos = Position::new();
+                let mut pos = PhysicalPosition::new();
                 for m in moves {
                     let mover = pos.turn();
                     let rec = pos.play(m, mover, &rules).expect("plays");
@@ -157,7 +157,7 @@ fn bench(c: &mut Criterion) {
     group.bench_function("position_play_and_status", |b| {
         b.iter(|| {
             for (_, moves) in &games {
-                let mut pos = Position::new();
+                let mut pos = PhysicalPosition::new();
                 for m in moves {
                     let mover = pos.turn();
                     let rec = pos.play(m, mover, &rules).expect("plays");
@@ -170,7 +170,7 @@ fn bench(c: &mut Criterion) {
     group.bench_function("position_play_generic_path", |b| {
         b.iter(|| {
             for (_, moves) in &games {
-                let mut pos = Position::new().generic_only();
+                let mut pos = PhysicalPosition::new().generic_only();
                 for m in moves {
                     let mover = pos.turn();
                     let rec = pos.play(m, mover, &rules).expect("plays");

@@ -25,7 +25,7 @@
 //! remaining time at the run's start. Time added with [`Clock::adjust`] can raise a
 //! flag again; a later fall records a new instant. Comparing
 //! [`Clock::flag_fell_at`] for both sides answers "which flag fell first"
-//! (RULES.md §3, uscf-2020 8c).
+//! (docs/rules.md §3.7, uscf-2020 8c).
 //!
 //! **Interpretation:** a side whose flag is down when it presses gets no increment and
 //! no Bronstein give-back: its time ran out before the move was completed, and the
@@ -36,6 +36,7 @@ use serde::{Deserialize, Serialize};
 use thiserror::Error;
 
 use crate::Color;
+use crate::colour;
 use crate::timecontrol::{Delay, TimeControl};
 
 /// Why a clock operation was refused.
@@ -58,28 +59,6 @@ fn running_text(running: Option<Color>) -> String {
     }
 }
 
-/// Serde helpers: colours as `"white"` / `"black"` (shakmaty's `Color` has no serde
-/// here).
-mod color_serde {
-    use super::Color;
-    use serde::{Deserialize, Deserializer, Serializer};
-
-    pub fn serialize<S: Serializer>(c: &Color, s: S) -> Result<S::Ok, S::Error> {
-        s.serialize_str(if c.is_white() { "white" } else { "black" })
-    }
-
-    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Color, D::Error> {
-        let s = String::deserialize(d)?;
-        match s.as_str() {
-            "white" => Ok(Color::White),
-            "black" => Ok(Color::Black),
-            other => Err(serde::de::Error::custom(format!(
-                "colour {other:?}: expected \"white\" or \"black\""
-            ))),
-        }
-    }
-}
-
 /// Per-side state, indexed white then black.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 struct Side {
@@ -98,7 +77,7 @@ pub struct Clock {
     tc: TimeControl,
     sides: [Side; 2],
     /// Whose turn it is: the running side, or the side that runs on resume.
-    #[serde(with = "color_serde")]
+    #[serde(with = "crate::colour::serde")]
     turn: Color,
     /// Whether `turn`'s clock is running.
     running: bool,
@@ -110,10 +89,6 @@ pub struct Clock {
     turn_used: u64,
     /// The latest instant seen; earlier `at` values are raised to it.
     latest: u64,
-}
-
-fn idx(c: Color) -> usize {
-    if c.is_white() { 0 } else { 1 }
 }
 
 fn ms_i64(ms: u64) -> i64 {
@@ -169,7 +144,7 @@ impl Clock {
         }
         let elapsed = at.saturating_sub(self.since);
         let counted = elapsed.saturating_sub(self.delay_left);
-        let side = &mut self.sides[idx(self.turn)];
+        let side = &mut self.sides[colour::index(self.turn)];
         let before = side.remaining;
         let after = before.saturating_sub(ms_i64(counted));
         if before > 0 && after <= 0 {
@@ -222,7 +197,7 @@ impl Clock {
             Delay::Increment { ms } => ms,
             Delay::None | Delay::Us { .. } => 0,
         };
-        let s = &mut self.sides[idx(side)];
+        let s = &mut self.sides[colour::index(side)];
         s.moves = s.moves.saturating_add(1);
         if s.remaining > 0 {
             s.remaining = s.remaining.saturating_add(ms_i64(credit));
@@ -261,7 +236,7 @@ impl Clock {
 
     /// Moves completed (clock presses) by `side`.
     pub fn moves_completed(&self, side: Color) -> u32 {
-        self.sides[idx(side)].moves
+        self.sides[colour::index(side)].moves
     }
 
     /// The effective instant for a query: never before the latest instant seen.
@@ -272,7 +247,7 @@ impl Clock {
     /// `side`'s remaining time at `at`, in milliseconds. Negative once the flag has
     /// fallen and the clock ran on (uscf-2020 2a).
     pub fn remaining(&self, at: u64, side: Color) -> i64 {
-        let s = &self.sides[idx(side)];
+        let s = &self.sides[colour::index(side)];
         if self.running && self.turn == side {
             let elapsed = self.query_at(at).saturating_sub(self.since);
             let counted = elapsed.saturating_sub(self.delay_left);
@@ -303,7 +278,7 @@ impl Clock {
         if !self.running {
             return None;
         }
-        let r = self.sides[idx(self.turn)].remaining;
+        let r = self.sides[colour::index(self.turn)].remaining;
         if r <= 0 {
             return None;
         }
@@ -323,7 +298,7 @@ impl Clock {
         {
             return (fall <= at).then_some(fall);
         }
-        let s = &self.sides[idx(side)];
+        let s = &self.sides[colour::index(side)];
         if s.remaining <= 0 { s.fell } else { None }
     }
 
@@ -338,12 +313,12 @@ impl Clock {
     }
 
     /// Adds `delta_ms` (negative: removes) to `side`'s time at `at`: penalties and
-    /// director corrections (RULES.md §5). The flag follows the time: taking a side to
+    /// director corrections (docs/rules.md §5). The flag follows the time: taking a side to
     /// ≤ 0 drops its flag at `at`; taking it above 0 raises it.
     pub fn adjust(&mut self, at: u64, side: Color, delta_ms: i64) {
         let at = self.clamp(at);
         self.settle(at);
-        let s = &mut self.sides[idx(side)];
+        let s = &mut self.sides[colour::index(side)];
         let before = s.remaining;
         let after = before.saturating_add(delta_ms);
         if before > 0 && after <= 0 {

@@ -32,11 +32,12 @@ use std::sync::OnceLock;
 use serde::{Deserialize, Serialize};
 
 use crate::ruleset::Ruleset;
+use crate::schema;
 
 /// The source name of the citations inherited from the ordinary laws of chess.
 pub const LAWS: &str = "laws";
 
-/// The explanation files as shipped: `(source, TOML text)`, in the order of RULES.md, laws
+/// The explanation files as shipped: `(source, TOML text)`, in the order of docs/rules.md §0, laws
 /// last.
 pub const DATA: [(&str, &str); 6] = [
     (
@@ -71,7 +72,7 @@ pub struct Explanation {
     pub summary: String,
     /// How flagfall applies it (settings, arbiter behaviour), or why it is not modelled.
     pub applies: String,
-    /// The reading chosen where RULES.md or docs/arbiter.md marks an interpretation.
+    /// The reading chosen where docs/rules.md or docs/arbiter.md marks an interpretation.
     pub interpretation: Option<String>,
     /// False when the rule has no effect in the program (`applies` says why).
     pub modelled: bool,
@@ -322,107 +323,29 @@ pub fn citations(rs: &Ruleset) -> BTreeMap<String, Vec<String>> {
 }
 
 /// The fields of a ruleset that hold a citation (`flags.no_material_rule`,
-/// `illegal.rule`, ...), as `(path, citation)`, sections in [`Ruleset::settings`] order.
-/// Penalty ladders and variations are left out: [`Ruleset::settings`] reports ladders
-/// with their rule, and a variation's fields count once it is applied.
+/// `illegal.rule`, ...), as `(path, citation)`: the rows of [`schema::CITATIONS`] the
+/// ruleset has, sorted by path. Penalty ladders and variations are left out:
+/// [`Ruleset::settings`] reports ladders with their rule, and a variation's fields count
+/// once it is applied.
 pub fn rule_fields(rs: &Ruleset) -> Vec<(String, String)> {
-    let mut out = Vec::new();
-    let Ok(table) = toml::Table::try_from(rs) else {
-        return out;
-    };
-    for (section, value) in &table {
-        let toml::Value::Table(t) = value else {
-            continue;
-        };
-        if section == "variations" || section == "penalties" {
-            continue;
-        }
-        for (key, v) in t {
-            if let (true, Some(citation)) = (key.ends_with("rule"), v.as_str()) {
-                out.push((format!("{section}.{key}"), citation.to_string()));
-            }
-        }
-    }
+    let mut out: Vec<(String, String)> = schema::CITATIONS
+        .iter()
+        .filter_map(|c| (c.get)(rs).map(|v| (c.path.to_string(), v.to_string())))
+        .collect();
+    out.sort();
     out
 }
 
 /// What the arbiter cites a ruleset's citation field for (docs/arbiter.md, "Claims" and
 /// "Citations of refusals"), by path: `flags.no_material_rule` is the rule of the draw
 /// on a flag claim without mating material. `None` for a path that is not a citation
-/// field (a plain setting such as `illegal.first`).
+/// field (a plain setting such as `illegal.first`). The texts are those of
+/// [`schema::CITATIONS`].
 pub fn ruling_use(path: &str) -> Option<String> {
-    if let Some(kind) = path.strip_prefix("penalties.") {
-        return Some(format!(
-            "the penalty ladder for a `{kind}` offence, and refusing it where it is no offence"
-        ));
+    if let Some(kind) = path.strip_prefix(schema::PENALTIES_PREFIX) {
+        return Some(schema::penalty_cited_for(kind));
     }
-    let text = match path {
-        "time.policy_rule" => "accepting or rejecting a time control",
-        "time.rating_rule" => "whether an accepted time control is ratable",
-        "time.setup_rule" => {
-            "correcting the clock setting, and refusing it after the set-up window"
-        }
-        "flags.flag_rule" => {
-            "a win on time, and rejecting a flag claim when the opponent's flag is up"
-        }
-        "flags.no_material_rule" => {
-            "the draw on a flag (claimed or automatic) when the side that would win has no mating material"
-        }
-        "flags.both_flags_rule" => "the draw when both flags are down",
-        "flags.void_rule" => "voiding a flag claim made with the claimant's own flag down",
-        "flags.auto_flag_rule" => "ending the game at a flag fall under automatic flagging",
-        "moves.retract_rule" => "refusing to take back a legal move",
-        "moves.touch_move_rule" => {
-            "refusing another piece after a retracted or reinstated illegal move"
-        }
-        "moves.completed_rule" => {
-            "completing a move by the press, and refusing a move out of turn, a second move on \
-             the board, a physically impossible move, or a press or retraction with no move"
-        }
-        "moves.setup_castling_rule" => "castling with a wrongly set-up king or rook",
-        "illegal.window_rule" => "refusing an illegal-move claim after its window closed",
-        "illegal.rule" => "the result or penalty of a correct illegal-move claim",
-        "illegal.no_material_rule" => {
-            "the draw on a correct illegal-move claim by a player without mating material"
-        }
-        "illegal.king_adjacent_trap_rule" => {
-            "the king-adjacent trap, and refusing a king taking the king where forbidden"
-        }
-        "illegal.simultaneous_rule" => "simultaneous flag and illegal-move claims",
-        "results.checkmate_rule" => "the win by checkmate",
-        "results.resignation_rule" => "the win by resignation",
-        "material.rule" => "the mating-material test on flag and illegal-move claims",
-        "draws.agreement_rule" => {
-            "the draw by agreement, and refusing an accept or decline with no offer standing"
-        }
-        "draws.stalemate_rule" => "the draw by stalemate",
-        "draws.threefold_rule" => {
-            "the draw by repetition, and refusing a claim by the player not on move"
-        }
-        "draws.fifty_rule" => "the fifty-move draw, and refusing a claim by the player not on move",
-        "draws.wrong_claim_rule" => "the minute for a wrong repetition or fifty-move claim",
-        "draws.ilc_rule" => {
-            "ILC claims: refusing them where not allowed or outside their conditions, granting \
-             them, and the minute a denied claim costs"
-        }
-        "draws.draw_positions_rule" => {
-            "drawn-position appeals: refusing them where not allowed, and granting them when \
-             no pattern rule matches"
-        }
-        "draws.draw_position_denied_rule" => "the minute for a denied drawn-position appeal",
-        "draws.dead_position_rule" => "the automatic draw in a dead position",
-        "draws.illegal_position_rule" => {
-            "the draw when an illegal position is still on the board after the next move"
-        }
-        "director.rule" => {
-            "director actions, and refusing a player's director action or anything while a \
-             claim waits for the director"
-        }
-        "director.result_rule" => "a result declared by the director",
-        "director.cancel_rule" => "cancelling a game for a replay",
-        _ => return None,
-    };
-    Some(text.to_string())
+    schema::citation(path).map(|c| c.cited_for.to_string())
 }
 
 /// The settings of `rs` that cite `citation` (compared ignoring case and extra spaces).
@@ -664,18 +587,18 @@ mod tests {
         assert!(lookup("my-club", "laws stalemate").is_some());
     }
 
-    /// Every choice RULES.md or docs/arbiter.md marks **interpretation**, with the rules
+    /// Every choice docs/rules.md or docs/arbiter.md marks **interpretation**, with the rules
     /// whose explanation must record it and a phrase that identifies it.
     const INTERPRETATIONS: [(&str, &[&str], &str); 9] = [
-        // RULES.md 3: two knights are not mating material in US-based rulesets.
+        // docs/rules.md §3.3: two knights are not mating material in US-based rulesets.
         (
             "two knights",
             &["uscf-2020 7c", "uscf-classic 2", "club-ilc 3"],
             "two knights",
         ),
-        // RULES.md 4 and docs/arbiter.md: a denied drawn-position appeal's minute.
+        // docs/rules.md §4.6 and docs/arbiter.md: a denied drawn-position appeal's minute.
         ("denied appeal", &["blitz-2006 13b"], "opponent's clock"),
-        // RULES.md 6: mirrored castling, not Chess960.
+        // docs/rules.md §6.2: mirrored castling, not Chess960.
         (
             "mirror castling",
             &["uscf-2020 3a", "blitz-2006 19"],
@@ -693,10 +616,17 @@ mod tests {
             ],
             "Only the player on move",
         ),
-        // docs/arbiter.md: no press without a move.
+        // docs/arbiter.md: a press without a move, by the player on move, hands the
+        // clock to the opponent (the necessity is not checked; silent texts follow US Chess).
         (
             "press without a move",
-            &["uscf-2020 9", "uscf-2020 16"],
+            &[
+                "uscf-2020 9",
+                "uscf-2020 16",
+                "blitz-2006 9",
+                "uscf-classic intro",
+                "club-ilc intro",
+            ],
             "without a move",
         ),
         // docs/arbiter.md: the arbiter enforces touch move after a retraction.
@@ -734,6 +664,99 @@ mod tests {
                 );
             }
         }
+    }
+
+    /// The project's own account of the rules, which the explanations cite by section.
+    const RULES_DOC: &str = include_str!("../../../docs/rules.md");
+
+    /// The section number that starts `text` (`3.2` in `3.2 Mating...`), if any.
+    fn section_at(text: &str) -> Option<&str> {
+        let end = text
+            .find(|c: char| !(c.is_ascii_digit() || c == '.'))
+            .unwrap_or(text.len());
+        let number = text[..end].trim_end_matches('.');
+        (!number.is_empty()).then_some(number)
+    }
+
+    /// The sections docs/rules.md defines: `## §N` headings and `**§N.M` or
+    /// `**Interpretation (§N.M)` paragraph openings.
+    fn defined_sections() -> BTreeSet<String> {
+        let mut out = BTreeSet::new();
+        for line in RULES_DOC.lines() {
+            for opening in ["## §", "**§", "**Interpretation (§"] {
+                if let Some(rest) = line.strip_prefix(opening)
+                    && let Some(n) = section_at(rest)
+                {
+                    out.insert(n.to_string());
+                }
+            }
+        }
+        out
+    }
+
+    #[test]
+    fn explanations_cite_sections_that_docs_rules_md_defines() {
+        let defined = defined_sections();
+        for n in ["0", "1", "2", "3", "4", "5", "6", "7", "8", "3.3", "6.2"] {
+            assert!(defined.contains(n), "docs/rules.md lacks §{n}: {defined:?}");
+        }
+        let mut cited = 0;
+        for e in all().expect("data") {
+            let texts = [
+                Some(&e.summary),
+                Some(&e.applies),
+                e.interpretation.as_ref(),
+            ];
+            for text in texts.into_iter().flatten() {
+                for (i, m) in text.match_indices("docs/rules.md §") {
+                    let n = section_at(&text[i + m.len()..]).unwrap_or("");
+                    assert!(
+                        defined.contains(n),
+                        "{} cites docs/rules.md §{n}, which does not exist",
+                        e.citation()
+                    );
+                    cited += 1;
+                }
+            }
+        }
+        assert!(cited > 0, "the explanations cite docs/rules.md");
+    }
+
+    #[test]
+    fn every_interpretation_listed_in_docs_rules_md_is_recorded() {
+        let defined = defined_sections();
+        let mut rows = 0;
+        for line in RULES_DOC.lines() {
+            // Rows of the §8 table; its header row has no section number.
+            let Some(rest) = line.strip_prefix("| §").filter(|r| section_at(r).is_some()) else {
+                continue;
+            };
+            let cells: Vec<&str> = rest.split('|').map(str::trim).collect();
+            let [section, what, recorded_at, ..] = cells.as_slice() else {
+                panic!("docs/rules.md §8: a row needs three cells: {line}");
+            };
+            assert!(
+                defined.contains(*section),
+                "§{section} ({what}) is not defined"
+            );
+            let citations: Vec<&str> = recorded_at
+                .split('`')
+                .skip(1)
+                .step_by(2)
+                .filter(|c| !c.is_empty())
+                .collect();
+            assert!(!citations.is_empty(), "§{section}: no rule named");
+            for citation in citations {
+                let e = find(&RuleRef::parse("", citation))
+                    .unwrap_or_else(|| panic!("§{section}: no explanation of {citation}"));
+                assert!(
+                    e.interpretation.is_some_and(|i| !i.trim().is_empty()),
+                    "§{section} ({what}): {citation} records no interpretation"
+                );
+            }
+            rows += 1;
+        }
+        assert!(rows >= 10, "docs/rules.md §8 lists the interpretations");
     }
 
     #[test]

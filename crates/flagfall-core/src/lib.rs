@@ -9,11 +9,14 @@
 //! - [`clock`]: a pure chess clock (sudden death, US delay, Bronstein, increment) that
 //!   keeps running after a flag.
 //! - [`ruleset`]: the five built-in rulesets as data, loadable user rulesets, citations.
+//! - [`schema`]: the table of every setting and citation field of a ruleset.
 
 pub mod board;
 pub mod clock;
+pub mod colour;
 pub mod explain;
 pub mod ruleset;
+pub mod schema;
 pub mod timecontrol;
 
 pub use shakmaty::Color;

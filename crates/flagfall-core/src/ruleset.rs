@@ -12,6 +12,8 @@ use std::fmt;
 
 use serde::{Deserialize, Serialize};
 
+use crate::board::CastlingSetupRule;
+use crate::schema;
 use crate::timecontrol::TimeControl;
 
 /// The built-in rulesets, as shipped: `(id, TOML text)`.
@@ -45,7 +47,7 @@ pub enum RulesetError {
     },
 }
 
-/// How a ruleset judges a time control (RULES.md §1).
+/// How a ruleset judges a time control (docs/rules.md §1.2).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum TimePolicy {
@@ -60,19 +62,22 @@ pub enum TimePolicy {
     FiveMinutes,
 }
 
-/// What a wrongly set-up king or rook allows (RULES.md §6).
+/// What pressing the clock with no move on the board means (docs/arbiter.md, "Moves").
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
-pub enum SetupCastling {
-    /// King and queen swapped: mirror castling (uscf-2020 3a, blitz-2006 19).
-    Mirror,
-    /// King or rook set up wrong: no castling (uscf-classic 3).
-    None,
-    /// Wrong king square: no castling; wrong rook square: not with that rook (fide-b3 A.5.1.2).
-    Fide,
+pub enum PressWithoutMove {
+    /// Refused: nothing happens (no ruleset text gives the press a meaning).
+    Refused,
+    /// The player on move may press without moving so that the opponent puts displaced
+    /// pieces back (or finishes a promotion) on his own time; the turn stays, and the
+    /// opponent presses back when done (uscf-2020 9 and 16, blitz-2006 9).
+    OpponentTime,
+    /// Pressing without a move is an illegal move (Laws 7.5.3, applied in blitz through
+    /// fide-b3 A.5.2): the opponent may claim it, with the illegal-move penalties.
+    IllegalMove,
 }
 
-/// When the claim window on an opponent's completed illegal move closes (RULES.md §2).
+/// When the claim window on an opponent's completed illegal move closes (docs/rules.md §2.3).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum IllegalWindow {
@@ -94,12 +99,12 @@ pub enum IllegalPenalty {
     MinuteAndReinstate,
 }
 
-/// How mating material is defined (RULES.md §3).
+/// How mating material is defined (docs/rules.md §3).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum MaterialDefinition {
     /// US Chess piece count: two minor pieces, a pawn, a rook or a queen; two knights
-    /// against a lone king are not enough (interpretation, RULES.md §3).
+    /// against a lone king are not enough (interpretation, docs/rules.md §3.3).
     UsCount,
     /// FIDE: can checkmate by any possible series of legal moves (helpmate search).
     FideAnySeries,
@@ -119,7 +124,7 @@ pub enum PenaltyStep {
     NotAnOffence,
 }
 
-/// The kinds of infraction a director records (game-script.md `offence`).
+/// The kinds of infraction a director records (docs/game-script.md §3, `offence`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum OffenceKind {
@@ -182,8 +187,11 @@ pub struct MoveRules {
     pub touch_move: bool,
     pub touch_move_rule: String,
     pub completed_rule: String,
-    pub setup_castling: SetupCastling,
+    /// What a wrongly set-up king or rook allows (RULES.md §6): the board's own rule.
+    pub setup_castling: CastlingSetupRule,
     pub setup_castling_rule: String,
+    pub press_without_move: PressWithoutMove,
+    pub press_without_move_rule: String,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -221,8 +229,50 @@ fn minute() -> u64 {
     60_000
 }
 
+impl DrawRules {
+    /// The citation of a drawn-position pattern: its own rule where the ruleset lists
+    /// one, else `draw_positions_rule`.
+    pub fn pattern_rule(&self, pattern: DrawPattern) -> &str {
+        let own = match pattern {
+            DrawPattern::IdenticalPieces => &self.identical_pieces_rule,
+            DrawPattern::OppositeBishops => &self.opposite_bishops_rule,
+            DrawPattern::KingBeforePawn => &self.king_before_pawn_rule,
+            DrawPattern::RookPawnBlockaded => &self.rook_pawn_blockaded_rule,
+        };
+        own.as_deref().unwrap_or(&self.draw_positions_rule)
+    }
+}
+
 fn laws_dead() -> String {
     "laws dead_position".to_string()
+}
+
+/// A claimable drawn position, as the director's assistant recognises it (blitz-2006 8e,
+/// 8g, 8h, 8i; the shapes club-ilc 4.3 grants). Its citation is the ruleset's
+/// ([`DrawRules::pattern_rule`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum DrawPattern {
+    /// One identical piece each, no pawns (blitz-2006 8e).
+    IdenticalPieces,
+    /// Opposite-coloured bishops with one pawn, or two pawns v one clearly blockaded (8g).
+    OppositeBishops,
+    /// King and pawn v king, the defending king before the pawn (8h).
+    KingBeforePawn,
+    /// King, rook and rook pawn v king and rook, the pawn blockaded by the king (8i).
+    RookPawnBlockaded,
+}
+
+impl DrawPattern {
+    /// The pattern's name in snake case (as serde writes it).
+    pub fn name(self) -> &'static str {
+        match self {
+            DrawPattern::IdenticalPieces => "identical_pieces",
+            DrawPattern::OppositeBishops => "opposite_bishops",
+            DrawPattern::KingBeforePawn => "king_before_pawn",
+            DrawPattern::RookPawnBlockaded => "rook_pawn_blockaded",
+        }
+    }
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -246,6 +296,17 @@ pub struct DrawRules {
     pub draw_positions_rule: String,
     #[serde(default)]
     pub draw_position_denied_rule: Option<String>,
+    /// The rule of each claimable drawn position ([`DrawPattern`]) where the ruleset
+    /// lists them (blitz-2006 8e, 8g, 8h, 8i); a pattern without one is cited by
+    /// `draw_positions_rule`.
+    #[serde(default)]
+    pub identical_pieces_rule: Option<String>,
+    #[serde(default)]
+    pub opposite_bishops_rule: Option<String>,
+    #[serde(default)]
+    pub king_before_pawn_rule: Option<String>,
+    #[serde(default)]
+    pub rook_pawn_blockaded_rule: Option<String>,
     pub dead_position: bool,
     #[serde(default = "laws_dead")]
     pub dead_position_rule: String,
@@ -316,7 +377,7 @@ impl Ruleset {
         Ruleset::from_toml(text)
     }
 
-    /// All five built-in rulesets, in the order of RULES.md.
+    /// All five built-in rulesets, in the order of docs/rules.md §0.
     pub fn all_builtin() -> Vec<Ruleset> {
         BUILTIN
             .iter()
@@ -393,7 +454,7 @@ impl Ruleset {
         })
     }
 
-    /// Judge a time control under this ruleset (RULES.md §1).
+    /// Judge a time control under this ruleset (docs/rules.md §1.2).
     pub fn judge_time_control(&self, tc: &TimeControl) -> TimeControlJudgement {
         let rule = self.time.policy_rule.clone();
         match self.time.policy {
@@ -463,72 +524,30 @@ impl Ruleset {
         }
     }
 
-    /// Every setting with its citation, one `(path, value, rule)` per line, for
-    /// `flagfall rules show`.
+    /// Every setting with its citation, one `(path, value, rule)` per line sorted by path,
+    /// for `flagfall rules show`: the rows of [`schema::SETTINGS`] and one per penalty
+    /// ladder. A setting whose optional citation field is absent has an empty rule.
     pub fn settings(&self) -> Vec<(String, String, String)> {
-        let mut out = Vec::new();
-        let table = match toml::Table::try_from(self) {
-            Ok(t) => t,
-            Err(_) => return out,
-        };
-        for (section, value) in &table {
-            let toml::Value::Table(t) = value else {
-                continue;
-            };
-            if section == "variations" {
-                continue;
-            }
-            if section == "penalties" {
-                for (kind, ladder) in t {
-                    let rule = ladder
-                        .get("rule")
-                        .and_then(|r| r.as_str())
-                        .unwrap_or("")
-                        .to_string();
-                    let steps = ladder
-                        .get("ladder")
-                        .map(|l| l.to_string())
-                        .unwrap_or_default();
-                    out.push((format!("penalties.{kind}"), steps, rule));
-                }
-                continue;
-            }
-            for (key, v) in t {
-                if key.ends_with("rule") {
-                    continue;
-                }
-                let rule = t
-                    .get(&format!("{key}_rule"))
-                    .or_else(|| rule_for(section, key, t))
-                    .and_then(|r| r.as_str())
-                    .unwrap_or("")
-                    .to_string();
-                out.push((format!("{section}.{key}"), v.to_string(), rule));
-            }
+        let mut out: Vec<(String, String, String)> = schema::SETTINGS
+            .iter()
+            .map(|s| {
+                (
+                    s.path.to_string(),
+                    (s.value)(self),
+                    (s.rule)(self).unwrap_or("").to_string(),
+                )
+            })
+            .collect();
+        for (kind, ladder) in &self.penalties {
+            out.push((
+                format!("{}{}", schema::PENALTIES_PREFIX, kind.name()),
+                schema::value_text(&ladder.ladder),
+                ladder.rule.clone(),
+            ));
         }
+        out.sort_by(|a, b| a.0.cmp(&b.0));
         out
     }
-}
-
-/// The section-wide rule that covers a key with no `<key>_rule` of its own.
-fn rule_for<'a>(section: &str, key: &str, t: &'a toml::Table) -> Option<&'a toml::Value> {
-    let candidates: &[&str] = match (section, key) {
-        ("time", "policy") => &["policy_rule"],
-        ("time", _) => &["setup_rule", "policy_rule"],
-        ("flags", _) => &["flag_rule"],
-        ("moves", "retract_legal") => &["retract_rule"],
-        ("moves", _) => &["completed_rule"],
-        ("illegal", "window") => &["window_rule"],
-        ("illegal", "king_adjacent_trap") => &["king_adjacent_trap_rule"],
-        ("illegal", _) => &["rule"],
-        ("material", _) => &["rule"],
-        ("draws", "wrong_claim_penalty_ms") => &["wrong_claim_rule"],
-        ("draws", "ilc_max_remaining_ms" | "ilc_denied_claimant_ms") => &["ilc_rule"],
-        ("draws", "illegal_position_after_next_move") => &["illegal_position_rule"],
-        ("director", _) => &["rule"],
-        _ => &[],
-    };
-    candidates.iter().find_map(|c| t.get(*c))
 }
 
 fn merge(base: &mut toml::Table, overrides: &toml::Table) {

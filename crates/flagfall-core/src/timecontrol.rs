@@ -4,7 +4,7 @@
 //! optional per-move [`Delay`]. Which rulesets accept which controls, and with which
 //! citation, is decided in `ruleset.rs` from the predicates here.
 //!
-//! # Accepted notation (RULES.md §1)
+//! # Accepted notation (docs/rules.md §1.1)
 //!
 //! Letters are case-insensitive and surrounding whitespace is ignored.
 //!
@@ -56,7 +56,7 @@ pub const MAX_DELAY_MS: u64 = 10 * MINUTE_MS;
 pub const ACCEPTED_FORMS: &str = "G/<min>, G/<min>;d<sec> (US delay; d0 = none), G/<min>;b<sec> (Bronstein), \
 G/<min>;inc<sec> (increment), <min>+<sec> or <min>|<sec> (increment); e.g. G/5;d0, G/5;d3, G/5;b3, G/3;inc2, 3+2, 5|0";
 
-/// What happens per move besides the base time (RULES.md §1).
+/// What happens per move besides the base time (docs/rules.md §1.1).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Delay {
     /// Plain sudden death.

@@ -3,8 +3,8 @@
 
 use flagfall_core::board::{
     BoardError, BoardRules, CastlingKind, CastlingSetupRule, IllegalPositionReason,
-    IllegalReason as R, Legality, MoveError, MoveParseError, MoveRecord, PhysicalMove, Position,
-    Status,
+    IllegalReason as R, Legality, MoveError, MoveParseError, MoveRecord, PhysicalMove,
+    PhysicalPosition, Status,
 };
 use shakmaty::{Bitboard, Color, Piece, Role, Square};
 
@@ -15,8 +15,8 @@ fn mv(s: &str) -> PhysicalMove {
     s.parse().expect("test move parses")
 }
 
-fn pos(fen: &str) -> Position {
-    Position::from_fen(fen).expect("test FEN parses")
+fn pos(fen: &str) -> PhysicalPosition {
+    PhysicalPosition::from_fen(fen).expect("test FEN parses")
 }
 
 fn fide() -> BoardRules {
@@ -29,7 +29,7 @@ fn with(rule: CastlingSetupRule) -> BoardRules {
     }
 }
 
-fn reasons_under(p: &Position, m: &str, mover: Color, rules: &BoardRules) -> Vec<R> {
+fn reasons_under(p: &PhysicalPosition, m: &str, mover: Color, rules: &BoardRules) -> Vec<R> {
     let fast = p
         .classify(&mv(m), mover, rules)
         .expect("physically possible");
@@ -41,7 +41,7 @@ fn reasons_under(p: &Position, m: &str, mover: Color, rules: &BoardRules) -> Vec
     fast.reasons().to_vec()
 }
 
-fn reasons(p: &Position, m: &str, mover: Color) -> Vec<R> {
+fn reasons(p: &PhysicalPosition, m: &str, mover: Color) -> Vec<R> {
     reasons_under(p, m, mover, &fide())
 }
 
@@ -49,7 +49,7 @@ fn piece(c: char) -> Option<Piece> {
     Piece::from_char(c)
 }
 
-fn at(p: &Position, sq: Square) -> Option<Piece> {
+fn at(p: &PhysicalPosition, sq: Square) -> Option<Piece> {
     p.board().piece_at(sq)
 }
 
@@ -121,7 +121,7 @@ fn fen_round_trips_including_absurd_placements() {
         assert_eq!(pos(&p.fen()), p);
         assert_eq!(p.to_string(), fen);
         let json = serde_json::to_string(&p).unwrap();
-        assert_eq!(serde_json::from_str::<Position>(&json).unwrap(), p);
+        assert_eq!(serde_json::from_str::<PhysicalPosition>(&json).unwrap(), p);
     }
 }
 
@@ -129,7 +129,7 @@ fn fen_round_trips_including_absurd_placements() {
 fn fen_accepts_shredder_castling_and_short_forms() {
     assert_eq!(
         pos("rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w HAha - 0 1"),
-        Position::new()
+        PhysicalPosition::new()
     );
     // G is not the outermost h-side rook, so it stays a file letter.
     assert_eq!(
@@ -204,7 +204,7 @@ fn fen_errors_name_the_field() {
         ),
     ];
     for (fen, is_expected, text) in cases {
-        let e = Position::from_fen(fen).expect_err(fen);
+        let e = PhysicalPosition::from_fen(fen).expect_err(fen);
         assert!(is_expected(&e), "{fen}: got {e:?}");
         assert!(
             e.to_string().contains(text),
@@ -212,7 +212,7 @@ fn fen_errors_name_the_field() {
         );
     }
     // En passant square without the pawn that made the double step.
-    let e = Position::from_fen("4k3/8/8/8/8/8/8/4K3 w - e6 0 1").unwrap_err();
+    let e = PhysicalPosition::from_fen("4k3/8/8/8/8/8/8/4K3 w - e6 0 1").unwrap_err();
     assert!(matches!(e, BoardError::EnPassant(_)));
 }
 
@@ -220,7 +220,7 @@ fn fen_errors_name_the_field() {
 
 #[test]
 fn wrong_turn_and_alternation() {
-    let mut p = Position::new();
+    let mut p = PhysicalPosition::new();
     assert_eq!(reasons(&p, "e7e5", B), vec![R::WrongTurn]);
     let rec = p.play(&mv("e7e5"), B, &fide()).unwrap();
     assert_eq!(rec.legality, Legality::Illegal(vec![R::WrongTurn]));
@@ -236,7 +236,7 @@ fn wrong_movement_and_blocked_paths() {
     let p = pos("4k3/8/8/8/8/8/8/2B1K3 w - - 0 1");
     assert_eq!(reasons(&p, "c1e2", W), vec![R::WrongMovement]);
     assert_eq!(reasons(&p, "c1f4", W), vec![]);
-    let p = Position::new();
+    let p = PhysicalPosition::new();
     assert_eq!(reasons(&p, "f1a6", W), vec![R::PathBlocked]);
     assert_eq!(reasons(&p, "a1a5", W), vec![R::PathBlocked]);
     assert_eq!(reasons(&p, "d1d5", W), vec![R::PathBlocked]);
@@ -429,7 +429,7 @@ fn castling_reasons() {
 
 #[test]
 fn physically_impossible_moves_are_errors() {
-    let mut p = Position::new();
+    let mut p = PhysicalPosition::new();
     let before = p.clone();
     assert!(matches!(
         p.play(&mv("e4e5"), W, &fide()),
@@ -461,7 +461,7 @@ fn physically_impossible_moves_are_errors() {
     assert!(e.to_string().contains("e7"), "{e}");
 }
 
-// ---------- castling after a wrong set-up (RULES.md §6) ----------
+// ---------- castling after a wrong set-up (docs/rules.md §6) ----------
 
 const SWAPPED: &str = "r2k3r/pppppppp/8/8/8/8/PPPPPPPP/R2K3R w KQkq - 0 1";
 
@@ -598,7 +598,7 @@ fn misplaced_rook_under_each_rule() {
 
 #[test]
 fn repetition_key_counts_en_passant_only_when_capturable() {
-    let mut p = Position::new();
+    let mut p = PhysicalPosition::new();
     p.play(&mv("e2e4"), W, &fide()).unwrap();
     // No black pawn can take on e3: same key as without the ep square.
     let plain = pos("rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq - 0 1");
@@ -617,13 +617,13 @@ fn repetition_key_counts_en_passant_only_when_capturable() {
     assert_eq!(p.generic_only().repetition_key(), plain.repetition_key());
 
     // Knights out and back: the start position again.
-    let mut p = Position::new();
+    let mut p = PhysicalPosition::new();
     for (m, c) in [("g1f3", W), ("g8f6", B), ("f3g1", W), ("f6g8", B)] {
         p.play(&mv(m), c, &fide()).unwrap();
     }
-    assert_eq!(p.repetition_key(), Position::new().repetition_key());
+    assert_eq!(p.repetition_key(), PhysicalPosition::new().repetition_key());
     // Castling rights are part of the key.
-    let mut q = Position::new();
+    let mut q = PhysicalPosition::new();
     for (m, c) in [
         ("g1f3", W),
         ("g8f6", B),
@@ -636,8 +636,8 @@ fn repetition_key_counts_en_passant_only_when_capturable() {
     for (m, c) in [("g8f6", B), ("f3g1", W), ("f6g8", B)] {
         q.play(&mv(m), c, &fide()).unwrap();
     }
-    assert_eq!(q.board(), Position::new().board());
-    assert_ne!(q.repetition_key(), Position::new().repetition_key());
+    assert_eq!(q.board(), PhysicalPosition::new().board());
+    assert_ne!(q.repetition_key(), PhysicalPosition::new().repetition_key());
 }
 
 #[test]
@@ -664,7 +664,7 @@ fn fifty_move_count_runs_across_illegal_moves() {
 
 #[test]
 fn status_mate_stalemate_and_illegal() {
-    let mut p = Position::new();
+    let mut p = PhysicalPosition::new();
     for (m, c) in [("f2f3", W), ("e7e5", B), ("g2g4", W), ("d8h4", B)] {
         p.play(&mv(m), c, &fide()).unwrap();
     }
@@ -688,7 +688,7 @@ fn status_mate_stalemate_and_illegal() {
         ]
     );
     assert!(none.to_chess().is_none());
-    assert!(Position::new().to_chess().is_some());
+    assert!(PhysicalPosition::new().to_chess().is_some());
 }
 
 #[test]

@@ -3,13 +3,13 @@
 
 use std::collections::BTreeSet;
 
-use flagfall_core::board::{BoardRules, Legality, PhysicalMove, Position, Status};
+use flagfall_core::board::{BoardRules, Legality, PhysicalMove, PhysicalPosition, Status};
 use proptest::prelude::*;
 use shakmaty::fen::Fen;
 use shakmaty::san::SanPlus;
 use shakmaty::{
     Bitboard, Board, CastlingMode, Chess, Color, EnPassantMode, File, FromSetup, Move, Piece,
-    Position as _, Role, Setup, Square,
+    Position, Role, Setup, Square,
 };
 
 fn rules() -> BoardRules {
@@ -42,7 +42,7 @@ fn key(m: &PhysicalMove) -> String {
 /// Every physical move of the side to move that `classify` calls legal, found by trying
 /// every from/to/promotion combination. King-onto-rook castling is mapped to the king's
 /// step, so both spellings count as the same move.
-fn classified_legal(p: &Position) -> BTreeSet<String> {
+fn classified_legal(p: &PhysicalPosition) -> BTreeSet<String> {
     let turn = p.turn();
     let board = p.board();
     let mut out = BTreeSet::new();
@@ -91,8 +91,8 @@ fn classified_legal(p: &Position) -> BTreeSet<String> {
 
 /// Compares the fast and the generic board with shakmaty in this position.
 fn check_agreement(
-    fast: &Position,
-    generic: &Position,
+    fast: &PhysicalPosition,
+    generic: &PhysicalPosition,
     chess: &Chess,
 ) -> Result<(), TestCaseError> {
     let expected: BTreeSet<String> = chess
@@ -150,7 +150,7 @@ fn check_agreement(
 fn walk(start: Chess, choices: &[u16]) -> Result<(), TestCaseError> {
     let fen = Fen::from_position(&start, EnPassantMode::Always).to_string();
     let mut chess = start;
-    let mut fast = Position::from_fen(&fen).expect("shakmaty FEN reads");
+    let mut fast = PhysicalPosition::from_fen(&fen).expect("shakmaty FEN reads");
     let mut generic = fast.generic_only();
     for &choice in choices {
         check_agreement(&fast, &generic, &chess)?;
@@ -255,7 +255,7 @@ proptest! {
 
     #[test]
     fn no_panic_on_any_fen_or_move_string(fen in ".{0,90}", text in ".{0,8}") {
-        let _ = Position::from_fen(&fen);
+        let _ = PhysicalPosition::from_fen(&fen);
         let _ = text.parse::<PhysicalMove>();
     }
 
@@ -268,9 +268,9 @@ proptest! {
         clocks in "[0-9-]{0,4} [0-9]{0,4}",
     ) {
         let fen = format!("{} {} {} {} {}", ranks.join("/"), side, castling, ep, clocks);
-        if let Ok(p) = Position::from_fen(&fen) {
-            let again = Position::from_fen(&p.fen());
-            prop_assert_eq!(again.as_ref().map(Position::fen).ok(), Some(p.fen()));
+        if let Ok(p) = PhysicalPosition::from_fen(&fen) {
+            let again = PhysicalPosition::from_fen(&p.fen());
+            prop_assert_eq!(again.as_ref().map(PhysicalPosition::fen).ok(), Some(p.fen()));
         }
     }
 
@@ -291,8 +291,8 @@ proptest! {
         }
         let setup = Setup { board, turn: if black { Color::Black } else { Color::White }, ..Setup::empty() };
         let fen = Fen::try_from_setup(setup).map(|f| f.to_string()).unwrap_or_else(|e| e.ignore().to_string());
-        let mut p = Position::from_fen(&fen).expect("any placement reads");
-        prop_assert_eq!(Position::from_fen(&p.fen()).expect("round trip"), p.clone());
+        let mut p = PhysicalPosition::from_fen(&fen).expect("any placement reads");
+        prop_assert_eq!(PhysicalPosition::from_fen(&p.fen()).expect("round trip"), p.clone());
         let promos = [None, Some(Role::Queen), Some(Role::Knight), Some(Role::King), Some(Role::Pawn), None, None, None];
         for (from, to, pr) in moves {
             let mv = PhysicalMove { from: Square::new(from), to: Square::new(to), promotion: promos[pr] };
@@ -304,7 +304,7 @@ proptest! {
             let _ = p.status();
             let _ = p.legal_moves(&rules());
             let _ = p.repetition_key();
-            prop_assert_eq!(Position::from_fen(&p.fen()).expect("round trip").fen(), p.fen());
+            prop_assert_eq!(PhysicalPosition::from_fen(&p.fen()).expect("round trip").fen(), p.fen());
         }
     }
 }
@@ -325,7 +325,7 @@ fn flip_move(m: &PhysicalMove) -> PhysicalMove {
 proptest! {
     #![proptest_config(ProptestConfig { cases: 64, .. ProptestConfig::default() })]
 
-    /// Mirror castling (uscf-2020 3a, RULES.md §6 interpretation) is ordinary castling
+    /// Mirror castling (uscf-2020 3a, docs/rules.md §6.2 interpretation) is ordinary castling
     /// reflected across the board's middle: with king and queen swapped, every legal move
     /// under `Mirror` is the reflection of a legal move in the normal start position, along
     /// a whole random game.
@@ -342,8 +342,8 @@ proptest! {
         } else {
             ("rnbkqbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBKQBNR w KQkq - 0 1", "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1")
         };
-        let mut swapped = Position::from_fen(swapped_fen).expect("swapped start");
-        let mut normal = Position::from_fen(normal_fen).expect("normal start");
+        let mut swapped = PhysicalPosition::from_fen(swapped_fen).expect("swapped start");
+        let mut normal = PhysicalPosition::from_fen(normal_fen).expect("normal start");
         for &choice in &choices {
             let mut a: Vec<String> = swapped.legal_moves(&mirror_rules).iter().map(|m| key(&flip_move(m))).collect();
             let mut b: Vec<String> = normal.legal_moves(&rules()).iter().map(key).collect();

@@ -1,4 +1,4 @@
-//! Worked examples for the pure clock (RULES.md §1, §3, §5).
+//! Worked examples for the pure clock (docs/rules.md §1, §3, §5).
 
 use flagfall_core::Color::{Black, White};
 use flagfall_core::clock::{Clock, ClockError, format_ms};
@@ -184,7 +184,7 @@ fn pressing_out_of_turn_is_an_error_and_changes_nothing() {
 
 #[test]
 fn adjust_moves_time_and_the_flag_follows() {
-    // RULES.md §5: penalties add one minute to the opponent's clock.
+    // docs/rules.md §5.1: penalties add one minute to the opponent's clock.
     let mut c = clock("G/1");
     c.start(0, White);
     c.adjust(10_000, Black, 60_000);

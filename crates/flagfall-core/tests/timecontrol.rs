@@ -1,4 +1,4 @@
-//! Time-control notation and blitz classification (RULES.md §1).
+//! Time-control notation and blitz classification (docs/rules.md §1).
 
 use flagfall_core::timecontrol::{Delay, TimeControl, TimeControlError};
 

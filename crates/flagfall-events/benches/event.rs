@@ -6,7 +6,7 @@
 use std::hint::black_box;
 
 use criterion::{Criterion, criterion_group, criterion_main};
-use flagfall_events::event::{Event, Format, GameResult, NewPlayer};
+use flagfall_events::event::{Event, Format, NewPlayer, RecordedResult};
 
 fn event_after(format: Format, players: u32, rounds: u32) -> Event {
     let mut e = Event::new("Bench", format, Some(rounds + 1)).expect("event");
@@ -27,13 +27,13 @@ fn event_after(format: Format, players: u32, rounds: u32) -> Event {
             .map(|b| b.number)
             .collect();
         for b in boards {
-            let results: Vec<GameResult> = (0..format.games_per_round())
+            let results: Vec<RecordedResult> = (0..format.games_per_round())
                 .map(|_| {
                     seed = seed.wrapping_mul(1_103_515_245).wrapping_add(12345);
                     match (seed >> 16) % 3 {
-                        0 => GameResult::WhiteWins,
-                        1 => GameResult::Draw,
-                        _ => GameResult::BlackWins,
+                        0 => RecordedResult::WhiteWins,
+                        1 => RecordedResult::Draw,
+                        _ => RecordedResult::BlackWins,
                     }
                 })
                 .collect();

@@ -14,21 +14,22 @@
 
 use std::collections::{BTreeMap, HashSet};
 use std::fmt;
-use std::str::FromStr;
 
 use flagfall_core::ruleset::{Ruleset, TimeControlJudgement};
 use flagfall_core::timecontrol::TimeControl;
 use flagfall_pairing::berger::{self, RoundRobinOptions};
 use flagfall_pairing::dutch::{self, DutchInput, DutchPlayer, RoundRecord};
-use flagfall_pairing::trf::Colour as PColour;
 use flagfall_pairing::us_swiss::{self, SwissPlayer, SwissRound};
 use flagfall_pairing::{double_swiss, trf};
 use serde::{Deserialize, Serialize};
 use thiserror::Error;
 
+pub use crate::format::{Format, MAX_ROUNDS};
+use crate::spelling::{Spelled, spelled};
+pub use crate::tiebreak::ByeKind;
 use crate::tiebreak::{
-    self, ByeKind as TbBye, Colour, Crosstable, Format as TbFormat, Game, GameOutcome, HalfPoints,
-    PlayerInfo, RoundEntry, Standings, Tiebreak,
+    self, Colour, Crosstable, CrosstableGame, GameOutcome, HalfPoints, PlayerInfo, RoundEntry,
+    Standings, Tiebreak,
 };
 
 /// Version of the stored event layout. Version 2: a Double Swiss pairing-allocated bye
@@ -36,109 +37,8 @@ use crate::tiebreak::{
 /// [`Event::upgrade`]).
 pub const EVENT_FILE_VERSION: u32 = 2;
 
-/// Most rounds an event may plan.
-pub const MAX_ROUNDS: u32 = 200;
-
 /// Most players an event may hold.
 pub const MAX_PLAYERS: usize = 2000;
-
-/// The pairing system.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum Format {
-    /// Single round robin, FIDE Berger tables (C.05 Annex 1).
-    RoundRobin,
-    /// Double round robin: the Berger table twice, second cycle colours reversed.
-    DoubleRoundRobin,
-    /// Round robin of two-game matches: the Berger table once, every pairing plays two
-    /// games in the same round with colours reversed (the blitz habit of playing both
-    /// games of a double round robin back to back).
-    RoundRobinMatches,
-    /// Swiss by the FIDE Dutch system (C.04.3).
-    Swiss,
-    /// FIDE Double Swiss (C.04.5): every pairing is a two-game match.
-    DoubleSwiss,
-    /// US Chess Swiss (US Chess rules 27–29).
-    UsSwiss,
-}
-
-impl Format {
-    /// Games per pairing: 2 for the Double Swiss, else 1.
-    pub fn games_per_round(self) -> u32 {
-        match self {
-            Format::DoubleSwiss | Format::RoundRobinMatches => 2,
-            _ => 1,
-        }
-    }
-
-    /// Whether the director may set the pairing-allocated bye's points
-    /// ([`Event::set_pab_points`]): only where the pairing engine pairs on the event's own
-    /// scores (the Dutch engine scores the bye as a win; round robins have none).
-    pub fn pab_points_settable(self) -> bool {
-        matches!(self, Format::DoubleSwiss | Format::UsSwiss)
-    }
-
-    /// True for the two round-robin formats.
-    pub fn is_round_robin(self) -> bool {
-        matches!(
-            self,
-            Format::RoundRobin | Format::DoubleRoundRobin | Format::RoundRobinMatches
-        )
-    }
-
-    /// The name used on the command line and in files.
-    pub fn name(self) -> &'static str {
-        match self {
-            Format::RoundRobin => "round-robin",
-            Format::DoubleRoundRobin => "double-round-robin",
-            Format::RoundRobinMatches => "round-robin-matches",
-            Format::Swiss => "swiss",
-            Format::DoubleSwiss => "double-swiss",
-            Format::UsSwiss => "us-swiss",
-        }
-    }
-
-    /// Default tiebreak order, until the director sets one (**interpretation**: a
-    /// starting point, not a regulation): round robin DE, SB, WIN, KS (FIDE C.07 arts.
-    /// 6, 9.1, 7.1, 9.2); Swiss BH-C1, BH, SB, DE (C.07 arts. 8.1, 14, 9.1, 6); US Swiss
-    /// the first four systems in the order US Chess 34E lists them (34E1-34E4).
-    pub fn default_tiebreaks(self) -> &'static str {
-        match self {
-            Format::RoundRobin | Format::DoubleRoundRobin | Format::RoundRobinMatches => {
-                "DE,SB,WIN,KS"
-            }
-            Format::Swiss | Format::DoubleSwiss => "BH-C1,BH,SB,DE",
-            Format::UsSwiss => "US-MM,US-SOLKOFF,US-CUM,US-OPPCUM",
-        }
-    }
-}
-
-impl fmt::Display for Format {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.name())
-    }
-}
-
-impl FromStr for Format {
-    type Err = EventError;
-    fn from_str(s: &str) -> Result<Self, Self::Err> {
-        Ok(match s.trim().to_ascii_lowercase().as_str() {
-            "rr" | "round-robin" => Format::RoundRobin,
-            "drr" | "double-round-robin" => Format::DoubleRoundRobin,
-            "rr-matches" | "round-robin-matches" => Format::RoundRobinMatches,
-            "swiss" | "dutch" => Format::Swiss,
-            "double-swiss" | "ds" => Format::DoubleSwiss,
-            "us-swiss" | "uscf" => Format::UsSwiss,
-            _ => {
-                return Err(EventError::BadValue {
-                    what: "format",
-                    value: s.to_string(),
-                    expected: "round-robin (rr), double-round-robin (drr), round-robin-matches (rr-matches), swiss, double-swiss, us-swiss",
-                });
-            }
-        })
-    }
-}
 
 /// A bye a player asked for in advance (kinds as in FIDE C.07 16.1; US Chess rule 28
 /// byes).
@@ -153,21 +53,36 @@ pub enum RequestedBye {
     Zero,
 }
 
-impl FromStr for RequestedBye {
-    type Err = EventError;
-    fn from_str(s: &str) -> Result<Self, Self::Err> {
-        Ok(match s.trim().to_ascii_lowercase().as_str() {
-            "full" | "1" => RequestedBye::Full,
-            "half" | "0.5" | "1/2" => RequestedBye::Half,
-            "zero" | "0" => RequestedBye::Zero,
-            _ => {
-                return Err(EventError::BadValue {
-                    what: "bye kind",
-                    value: s.to_string(),
-                    expected: "full, half or zero",
-                });
-            }
-        })
+impl Spelled for RequestedBye {
+    const ALL: &'static [RequestedBye] =
+        &[RequestedBye::Full, RequestedBye::Half, RequestedBye::Zero];
+    const WHAT: &'static str = "bye kind";
+    const EXPECTED: &'static str = "full, half or zero";
+    fn spellings(self) -> &'static [&'static str] {
+        match self {
+            RequestedBye::Full => &["full", "1"],
+            RequestedBye::Half => &["half", "0.5", "1/2"],
+            RequestedBye::Zero => &["zero", "0"],
+        }
+    }
+    fn help(self) -> &'static str {
+        match self {
+            RequestedBye::Full => "worth a win",
+            RequestedBye::Half => "worth a draw",
+            RequestedBye::Zero => "worth nothing",
+        }
+    }
+}
+
+spelled!(RequestedBye);
+
+impl From<RequestedBye> for ByeKind {
+    fn from(kind: RequestedBye) -> ByeKind {
+        match kind {
+            RequestedBye::Full => ByeKind::Full,
+            RequestedBye::Half => ByeKind::Half,
+            RequestedBye::Zero => ByeKind::Zero,
+        }
     }
 }
 
@@ -200,7 +115,7 @@ pub struct Player {
 /// The result of one game, from the scoresheet's point of view (White first).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
-pub enum GameResult {
+pub enum RecordedResult {
     /// Not in yet.
     Pending,
     /// 1-0.
@@ -217,43 +132,35 @@ pub enum GameResult {
     DoubleForfeit,
 }
 
-impl GameResult {
+impl RecordedResult {
     /// The PGN result string.
     pub fn pgn(self) -> &'static str {
         match self {
-            GameResult::Pending => "*",
-            GameResult::WhiteWins | GameResult::WhiteWinsByForfeit => "1-0",
-            GameResult::Draw => "1/2-1/2",
-            GameResult::BlackWins | GameResult::BlackWinsByForfeit => "0-1",
+            RecordedResult::Pending => "*",
+            RecordedResult::WhiteWins | RecordedResult::WhiteWinsByForfeit => "1-0",
+            RecordedResult::Draw => "1/2-1/2",
+            RecordedResult::BlackWins | RecordedResult::BlackWinsByForfeit => "0-1",
             // PGN knows only 1-0, 0-1, 1/2-1/2 and *: a game neither side played has
             // no result there (the export adds a comment and a Termination tag).
-            GameResult::DoubleForfeit => "*",
+            RecordedResult::DoubleForfeit => "*",
         }
     }
 
-    /// The short form accepted by [`FromStr`] and printed in listings.
+    /// The short form accepted by [`FromStr`](std::str::FromStr) and printed in listings.
     pub fn short(self) -> &'static str {
-        match self {
-            GameResult::Pending => "*",
-            GameResult::WhiteWins => "1-0",
-            GameResult::Draw => "1/2",
-            GameResult::BlackWins => "0-1",
-            GameResult::WhiteWinsByForfeit => "+-",
-            GameResult::BlackWinsByForfeit => "-+",
-            GameResult::DoubleForfeit => "--",
-        }
+        self.spellings()[0]
     }
 
     /// White's outcome in crosstable terms (`None` while pending).
     pub fn white_outcome(self) -> Option<GameOutcome> {
         Some(match self {
-            GameResult::Pending => return None,
-            GameResult::WhiteWins => GameOutcome::Win,
-            GameResult::Draw => GameOutcome::Draw,
-            GameResult::BlackWins => GameOutcome::Loss,
-            GameResult::WhiteWinsByForfeit => GameOutcome::ForfeitWin,
-            GameResult::BlackWinsByForfeit => GameOutcome::ForfeitLoss,
-            GameResult::DoubleForfeit => GameOutcome::DoubleForfeit,
+            RecordedResult::Pending => return None,
+            RecordedResult::WhiteWins => GameOutcome::Win,
+            RecordedResult::Draw => GameOutcome::Draw,
+            RecordedResult::BlackWins => GameOutcome::Loss,
+            RecordedResult::WhiteWinsByForfeit => GameOutcome::ForfeitWin,
+            RecordedResult::BlackWinsByForfeit => GameOutcome::ForfeitLoss,
+            RecordedResult::DoubleForfeit => GameOutcome::DoubleForfeit,
         })
     }
 
@@ -261,38 +168,54 @@ impl GameResult {
     pub fn is_played(self) -> bool {
         matches!(
             self,
-            GameResult::WhiteWins | GameResult::Draw | GameResult::BlackWins
+            RecordedResult::WhiteWins | RecordedResult::Draw | RecordedResult::BlackWins
         )
     }
 }
 
-impl FromStr for GameResult {
-    type Err = EventError;
-    fn from_str(s: &str) -> Result<Self, Self::Err> {
-        Ok(match s.trim() {
-            "1-0" | "1:0" => GameResult::WhiteWins,
-            "0-1" | "0:1" => GameResult::BlackWins,
-            "1/2" | "=" | "1/2-1/2" | "½-½" | "0.5-0.5" => GameResult::Draw,
-            "+-" | "+/-" | "1-0f" => GameResult::WhiteWinsByForfeit,
-            "-+" | "-/+" | "0-1f" => GameResult::BlackWinsByForfeit,
-            "--" | "-/-" | "0-0f" => GameResult::DoubleForfeit,
-            "*" => GameResult::Pending,
-            _ => {
-                return Err(EventError::BadValue {
-                    what: "result",
-                    value: s.to_string(),
-                    expected: "1-0, 0-1, 1/2, +- (White wins by forfeit), -+ (Black wins by forfeit), -- (double forfeit) or * (not in yet)",
-                });
-            }
-        })
+impl Spelled for RecordedResult {
+    const ALL: &'static [RecordedResult] = &[
+        RecordedResult::WhiteWins,
+        RecordedResult::BlackWins,
+        RecordedResult::Draw,
+        RecordedResult::WhiteWinsByForfeit,
+        RecordedResult::BlackWinsByForfeit,
+        RecordedResult::DoubleForfeit,
+        RecordedResult::Pending,
+    ];
+    const WHAT: &'static str = "result";
+    const EXPECTED: &'static str = "1-0, 0-1, 1/2, +- (White wins by forfeit), -+ (Black wins by forfeit), -- (double forfeit) or * (not in yet)";
+    fn spellings(self) -> &'static [&'static str] {
+        match self {
+            RecordedResult::Pending => &["*"],
+            RecordedResult::WhiteWins => &["1-0", "1:0"],
+            RecordedResult::Draw => &["1/2", "=", "1/2-1/2", "½-½", "0.5-0.5"],
+            RecordedResult::BlackWins => &["0-1", "0:1"],
+            RecordedResult::WhiteWinsByForfeit => &["+-", "+/-", "1-0f"],
+            RecordedResult::BlackWinsByForfeit => &["-+", "-/+", "0-1f"],
+            RecordedResult::DoubleForfeit => &["--", "-/-", "0-0f"],
+        }
+    }
+    fn help(self) -> &'static str {
+        match self {
+            RecordedResult::Pending => "not in yet",
+            RecordedResult::WhiteWins => "White wins",
+            RecordedResult::Draw => "draw",
+            RecordedResult::BlackWins => "Black wins",
+            RecordedResult::WhiteWinsByForfeit => "White wins by forfeit",
+            RecordedResult::BlackWinsByForfeit => "Black wins by forfeit",
+            RecordedResult::DoubleForfeit => "double forfeit",
+        }
     }
 }
+
+spelled!(RecordedResult);
 
 /// One game of a pairing.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct GameRecord {
     /// The result.
-    pub result: GameResult,
+    pub result: RecordedResult,
     /// PGN movetext, when the game was played online; `None` in paper mode.
     #[serde(default)]
     pub moves: Option<String>,
@@ -325,24 +248,10 @@ impl Board {
 
     /// True when every game has a result.
     pub fn complete(&self) -> bool {
-        self.games.iter().all(|g| g.result != GameResult::Pending)
+        self.games
+            .iter()
+            .all(|g| g.result != RecordedResult::Pending)
     }
-}
-
-/// Why a player has no opponent in a round.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum ByeKind {
-    /// Pairing-allocated bye (odd field), worth a win.
-    Pab,
-    /// Requested full-point bye.
-    Full,
-    /// Requested half-point bye.
-    Half,
-    /// Requested zero-point bye.
-    Zero,
-    /// Not paired: not yet entered, withdrawn, or the round-robin phantom.
-    Absent,
 }
 
 /// A player without an opponent in a round.
@@ -534,7 +443,7 @@ pub struct ManualPairing {
     pub byes: Vec<(u32, ByeKind)>,
 }
 
-/// What the ratable-time-control check found (RULES.md §1).
+/// What the ratable-time-control check found (docs/rules.md §1.2).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct TimeControlCheck {
     /// The time control as normalised by the parser.
@@ -549,7 +458,7 @@ pub struct TimeControlCheck {
     pub ruleset_verdict: Option<String>,
 }
 
-/// Check a time control (RULES.md §1: accepted even when not ratable, with that fact
+/// Check a time control (docs/rules.md §1.2: accepted even when not ratable, with that fact
 /// shown). Returns an error naming the problem when the notation cannot be read.
 pub fn check_time_control(text: &str) -> Result<TimeControlCheck, EventError> {
     check_time_control_under(text, None)
@@ -557,7 +466,7 @@ pub fn check_time_control(text: &str) -> Result<TimeControlCheck, EventError> {
 
 /// Check a time control, and judge it under a built-in ruleset when one is given: a
 /// control the ruleset forbids is rejected with the rule cited; an allowed one carries
-/// the ruleset's ratable verdict and its citation (RULES.md §1, via
+/// the ruleset's ratable verdict and its citation (docs/rules.md §1.2, via
 /// `flagfall_core::ruleset::Ruleset::judge_time_control`).
 pub fn check_time_control_under(
     text: &str,
@@ -612,13 +521,6 @@ fn check_name(name: &str, what: &str) -> Result<String, EventError> {
     Ok(t.to_string())
 }
 
-fn to_pcolour(c: Colour) -> PColour {
-    match c {
-        Colour::White => PColour::White,
-        Colour::Black => PColour::Black,
-    }
-}
-
 /// One player's record in one round, derived from the stored round.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Cell<'a> {
@@ -652,6 +554,7 @@ impl Event {
                     value: r.to_string(),
                     expected: "1 to 200",
                 });
+                const _: () = assert!(MAX_ROUNDS == 200, "the message above names the limit");
             }
             (false, Some(r)) => r,
         };
@@ -738,10 +641,14 @@ impl Event {
             .ok_or(EventError::UnknownPlayer(id))
     }
 
-    /// Add a player. Before round 1 is paired, pairing numbers follow rating order
-    /// (highest first, unrated last, then the order of entry; FIDE C.04.2 initial order,
-    /// US Chess 28: ranking by rating); after that a late entry gets the next number and
-    /// joins from the next round (the rounds missed are absences, scoring nothing).
+    /// Add a player and return the pairing number it gets. Pairing numbers follow rating
+    /// order (highest first, unrated last, then the order of entry; FIDE C.04.2 initial
+    /// order, US Chess 29B/29C: ranking by rating). A late entry (after round 1 is paired,
+    /// Swiss formats only) joins from the next round (the rounds missed are absences,
+    /// scoring nothing; US Chess 28K) and takes the place its rating gives it: the players
+    /// below it move down one number, in the rounds already paired too (FIDE C.04.2: pairing
+    /// numbers are re-assigned by the initial ranking when late entrants join; for the US
+    /// Swiss the same order, see docs/events.md).
     pub fn add_player(&mut self, new: NewPlayer) -> Result<u32, EventError> {
         let name = check_name(&new.name, "player name")?;
         if self.players.len() >= MAX_PLAYERS {
@@ -778,8 +685,15 @@ impl Event {
         if started && next_round > self.rounds {
             return Err(EventError::EventOver(self.rounds));
         }
+        // Its place in the ranking: after everyone rated at least as high (unrated = 0).
+        let rating = new.rating.unwrap_or(0);
+        let place = self
+            .players
+            .iter()
+            .position(|p| p.rating.unwrap_or(0) < rating)
+            .unwrap_or(self.players.len());
         let player = Player {
-            id: self.players.len() as u32 + 1,
+            id: place as u32 + 1,
             name,
             rating: new.rating,
             federation: new.federation.map(|f| f.to_ascii_uppercase()),
@@ -788,23 +702,29 @@ impl Event {
             withdrawn_from: None,
             byes: BTreeMap::new(),
         };
-        let id = player.id;
-        self.players.push(player);
-        if !started {
-            // Before round 1: rating order (descending, unrated last, then entry order).
-            self.players.sort_by(|a, b| {
-                b.rating
-                    .unwrap_or(0)
-                    .cmp(&a.rating.unwrap_or(0))
-                    .then(a.id.cmp(&b.id))
-            });
-            let pos = self.players.iter().position(|p| p.id == id).unwrap_or(0);
-            for (i, p) in self.players.iter_mut().enumerate() {
-                p.id = i as u32 + 1;
+        self.players.insert(place, player);
+        self.renumber_from(place);
+        Ok(place as u32 + 1)
+    }
+
+    /// Give every player from list position `place` on the pairing number of its position,
+    /// after a player was inserted there: each moves down one number, in the player list
+    /// and in every round already paired (boards and byes).
+    fn renumber_from(&mut self, place: usize) {
+        let inserted = place as u32 + 1;
+        let moved = |id: u32| if id >= inserted { id + 1 } else { id };
+        for round in &mut self.round_list {
+            for board in &mut round.boards {
+                board.white = moved(board.white);
+                board.black = moved(board.black);
             }
-            return Ok(pos as u32 + 1);
+            for bye in &mut round.byes {
+                bye.player = moved(bye.player);
+            }
         }
-        Ok(id)
+        for (i, p) in self.players.iter_mut().enumerate().skip(place) {
+            p.id = i as u32 + 1;
+        }
     }
 
     /// Withdraw a player from round `from` on (default: the next round to be paired).
@@ -983,7 +903,7 @@ impl Event {
         board
             .games
             .iter()
-            .any(|g| g.result.is_played() || g.result == GameResult::Pending)
+            .any(|g| g.result.is_played() || g.result == RecordedResult::Pending)
     }
 
     /// The round's history as the Swiss engines see it.
@@ -999,15 +919,15 @@ impl Event {
                     opponent,
                 } => {
                     if self.met_in(board) {
-                        colours.push(to_pcolour(colour));
+                        colours.push(colour);
                         opponents.push(opponent);
                     }
                     // A win without play (forfeit) rules out the PAB (C.04.1 d; US 28L).
                     for (g, game) in board.games.iter().enumerate() {
                         let (w, _) = board.players_of_game(g);
                         let won_unplayed = match game.result {
-                            GameResult::WhiteWinsByForfeit => w == p.id,
-                            GameResult::BlackWinsByForfeit => w != p.id,
+                            RecordedResult::WhiteWinsByForfeit => w == p.id,
+                            RecordedResult::BlackWinsByForfeit => w != p.id,
                             _ => false,
                         };
                         if won_unplayed && !self.met_in(board) {
@@ -1049,7 +969,7 @@ impl Event {
                             if board.games[0].result.is_played() {
                                 RoundRecord::Played {
                                     opponent,
-                                    colour: to_pcolour(colour),
+                                    colour,
                                     half_points: pts,
                                 }
                             } else {
@@ -1071,7 +991,7 @@ impl Event {
         DutchInput {
             players,
             total_rounds: self.rounds,
-            initial_colour: to_pcolour(self.initial_colour),
+            initial_colour: self.initial_colour,
         }
     }
 
@@ -1110,11 +1030,7 @@ impl Event {
             } else if let Some(kind) = p.byes.get(&round) {
                 byes.push(RoundBye {
                     player: p.id,
-                    kind: match kind {
-                        RequestedBye::Full => ByeKind::Full,
-                        RequestedBye::Half => ByeKind::Half,
-                        RequestedBye::Zero => ByeKind::Zero,
-                    },
+                    kind: ByeKind::from(*kind),
                 });
             } else {
                 field.push(self.swiss_player(p, round));
@@ -1130,7 +1046,7 @@ impl Event {
             round,
             total_rounds: self.rounds,
             players: field,
-            initial_colour: to_pcolour(self.initial_colour),
+            initial_colour: self.initial_colour,
         };
         let err = |e: &dyn fmt::Display| EventError::Pairing {
             round,
@@ -1172,7 +1088,7 @@ impl Event {
                 black: b,
                 games: vec![
                     GameRecord {
-                        result: GameResult::Pending,
+                        result: RecordedResult::Pending,
                         moves: None,
                     };
                     g
@@ -1213,9 +1129,9 @@ impl Event {
                 // Each game with its own colours (game 2 of a match reverses them).
                 let (w, bl) = b.players_of_game(g);
                 let result = match (gone(w), gone(bl)) {
-                    (true, true) => Some(GameResult::DoubleForfeit),
-                    (true, false) => Some(GameResult::BlackWinsByForfeit),
-                    (false, true) => Some(GameResult::WhiteWinsByForfeit),
+                    (true, true) => Some(RecordedResult::DoubleForfeit),
+                    (true, false) => Some(RecordedResult::BlackWinsByForfeit),
+                    (false, true) => Some(RecordedResult::WhiteWinsByForfeit),
                     (false, false) => None,
                 };
                 if let Some(res) = result {
@@ -1250,7 +1166,7 @@ impl Event {
             .boards
             .iter()
             .flat_map(|b| b.games.iter())
-            .any(|g| g.result != GameResult::Pending);
+            .any(|g| g.result != RecordedResult::Pending);
         if entered {
             return Err(EventError::NotAllowed(format!(
                 "round {} already has results; set them back to * first",
@@ -1341,7 +1257,7 @@ impl Event {
         &mut self,
         round: u32,
         board: u32,
-        results: &[GameResult],
+        results: &[RecordedResult],
     ) -> Result<(), EventError> {
         let format = self.format;
         let b = self.board_mut(round, board)?;
@@ -1411,11 +1327,6 @@ impl Event {
                 "standings after round {rounds} need all its results; rounds complete: {complete}"
             )));
         }
-        let format = if self.format.is_round_robin() {
-            TbFormat::RoundRobin
-        } else {
-            TbFormat::Swiss
-        };
         let infos = self
             .players
             .iter()
@@ -1425,7 +1336,7 @@ impl Event {
                 rating: p.rating,
             })
             .collect();
-        let mut ct = Crosstable::new(format, rounds, infos);
+        let mut ct = Crosstable::new(self.format, rounds, infos);
         ct.games_per_round = self.format.games_per_round();
         ct.pab_half_points = Some(self.pab_value());
         let index = |id: u32| -> Result<usize, EventError> {
@@ -1436,13 +1347,7 @@ impl Event {
         for r in 1..=rounds {
             for (row, p) in self.players.iter().enumerate() {
                 let entry = match self.cell(p.id, r) {
-                    Cell::Bye(kind) => RoundEntry::Bye(match kind {
-                        ByeKind::Pab => TbBye::Pab,
-                        ByeKind::Full => TbBye::Full,
-                        ByeKind::Half => TbBye::Half,
-                        ByeKind::Zero => TbBye::Zero,
-                        ByeKind::Absent => TbBye::Absent,
-                    }),
+                    Cell::Bye(kind) => RoundEntry::Bye(kind),
                     Cell::Paired {
                         board, opponent, ..
                     } => {
@@ -1459,12 +1364,12 @@ impl Event {
                                     ))
                                 })?;
                                 Ok(if w == p.id {
-                                    Game {
+                                    CrosstableGame {
                                         colour: Colour::White,
                                         outcome: out,
                                     }
                                 } else {
-                                    Game {
+                                    CrosstableGame {
                                         colour: Colour::Black,
                                         outcome: out.mirrored(),
                                     }

@@ -5,19 +5,11 @@
 use std::fmt::Write as _;
 
 use flagfall_core::timecontrol::{Delay, TimeControl};
-use flagfall_pairing::trf::{
-    Colour as TColour, HeaderLine, ResultCode, RoundEntry as TEntry, Trf, TrfPlayer,
-};
+use flagfall_pairing::trf::{HeaderLine, ResultCode, Trf, TrfPlayer, TrfRoundEntry};
 
-use crate::event::{ByeKind, Cell, Event, EventError, Format, GameResult};
+use crate::event::{ByeKind, Cell, Event, EventError, Format, RecordedResult};
+use crate::spelling::Spelled as _;
 use crate::tiebreak::{Colour, Standings};
-
-fn t_colour(c: Colour) -> TColour {
-    match c {
-        Colour::White => TColour::White,
-        Colour::Black => TColour::Black,
-    }
-}
 
 fn bye_code(kind: ByeKind) -> ResultCode {
     match kind {
@@ -31,8 +23,8 @@ fn bye_code(kind: ByeKind) -> ResultCode {
 }
 
 /// The TRF result code of one game for the player with `colour` in it.
-fn game_code(result: GameResult, white_side: bool) -> ResultCode {
-    use GameResult as G;
+fn game_code(result: RecordedResult, white_side: bool) -> ResultCode {
+    use RecordedResult as G;
     match (result, white_side) {
         (G::Pending, _) => ResultCode::ZeroBye,
         (G::WhiteWins, true) | (G::BlackWins, false) => ResultCode::Win,
@@ -130,7 +122,7 @@ pub fn trf(event: &Event) -> String {
                                 ByeKind::Pab => ResultCode::ZeroBye,
                                 _ => bye_code(kind),
                             };
-                            rounds.push(Some(TEntry {
+                            rounds.push(Some(TrfRoundEntry {
                                 opponent: None,
                                 colour: None,
                                 result,
@@ -148,9 +140,9 @@ pub fn trf(event: &Event) -> String {
                             } else {
                                 Colour::Black
                             };
-                            rounds.push(Some(TEntry {
+                            rounds.push(Some(TrfRoundEntry {
                                 opponent: Some(opponent),
-                                colour: Some(t_colour(colour)),
+                                colour: Some(colour),
                                 result: game_code(game.result, white_side),
                             }));
                         }
@@ -176,7 +168,7 @@ pub fn trf(event: &Event) -> String {
     let t = Trf {
         name: Some(event.name.clone()),
         total_rounds: Some(event.planned_rounds() * games),
-        initial_colour: Some(t_colour(event.initial_colour)),
+        initial_colour: Some(event.initial_colour),
         headers,
         players,
     };
@@ -247,7 +239,7 @@ pub fn pgn(event: &Event) -> String {
                     }
                     let _ = writeln!(out, "[FlagfallTimeControl \"{}\"]", pgn_escape(tc));
                 }
-                let forfeit = !game.result.is_played() && game.result != GameResult::Pending;
+                let forfeit = !game.result.is_played() && game.result != RecordedResult::Pending;
                 if forfeit {
                     let _ = writeln!(out, "[Termination \"forfeit\"]");
                 }
@@ -259,7 +251,7 @@ pub fn pgn(event: &Event) -> String {
                     Some(m) if !m.trim().is_empty() => {
                         let _ = writeln!(out, "{} {}", m.trim(), game.result.pgn());
                     }
-                    _ if game.result == GameResult::DoubleForfeit => {
+                    _ if game.result == RecordedResult::DoubleForfeit => {
                         let _ = writeln!(out, "{{double forfeit: neither player played}} *");
                     }
                     _ if forfeit => {
@@ -371,15 +363,11 @@ fn cell_text(event: &Event, id: u32, round: u32) -> String {
             colour,
             opponent,
         } => {
-            let mut s = format!(
-                "{}{}",
-                opponent,
-                if colour == Colour::White { 'w' } else { 'b' }
-            );
+            let mut s = format!("{}{}", opponent, colour.letter());
             for (g, game) in board.games.iter().enumerate() {
                 let (w, _) = board.players_of_game(g);
                 let c = match game_code(game.result, w == id) {
-                    _ if game.result == GameResult::Pending => '*',
+                    _ if game.result == RecordedResult::Pending => '*',
                     ResultCode::Win => '1',
                     ResultCode::Loss => '0',
                     ResultCode::Draw => '=',
@@ -442,6 +430,55 @@ pub fn crosstable_text(event: &Event) -> Result<String, EventError> {
             out,
             " {:>5}",
             Event::score_text(event.score_after(p.id, rounds))
+        );
+    }
+    Ok(out)
+}
+
+/// A round's pairings and results as printed after pairing (`event pair`, `event show`):
+/// a title line, then one line per board (number, White with score before the round,
+/// Black likewise, the results so far) and one per player without an opponent.
+pub fn round_text(event: &Event, round: u32) -> Result<String, EventError> {
+    let r = event
+        .round_list
+        .get((round as usize).wrapping_sub(1))
+        .ok_or(EventError::UnknownRound {
+            round,
+            paired: event.rounds_paired(),
+        })?;
+    let mut out = format!(
+        "Round {round} of {}{}\n",
+        event.rounds,
+        if r.manual {
+            " (changed by the director)"
+        } else {
+            ""
+        }
+    );
+    let name = |id: u32| event.player(id).map_or("?", |p| p.name.as_str());
+    let pts = |id: u32| Event::score_text(event.score_after(id, round - 1));
+    for b in &r.boards {
+        let results: Vec<&str> = b.games.iter().map(|g| g.result.short()).collect();
+        let _ = writeln!(
+            out,
+            "{:>3}. {:>3} {} ({}) - {:>3} {} ({})   {}",
+            b.number,
+            b.white,
+            name(b.white),
+            pts(b.white),
+            b.black,
+            name(b.black),
+            pts(b.black),
+            results.join(" ")
+        );
+    }
+    for bye in &r.byes {
+        let _ = writeln!(
+            out,
+            "     {:>3} {}: {}",
+            bye.player,
+            name(bye.player),
+            bye.kind.help()
         );
     }
     Ok(out)

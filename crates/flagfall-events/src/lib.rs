@@ -1,13 +1,19 @@
 //! flagfall-events: blitz events as data (no I/O).
 //!
+//! - [`format`]: the pairing system ([`format::Format`]) and [`format::MAX_ROUNDS`], shared
+//!   by the event, its crosstable and the tiebreaks.
 //! - [`event`]: the event model (players, rounds, pairings, results, byes, late entries,
 //!   withdrawals, manual overrides) and its operations; pairing by the Berger tables,
 //!   FIDE Dutch, FIDE Double Swiss or US Chess Swiss.
+//! - [`import`]: players from CSV or TRF, a round's results as text lines.
 //! - [`export`]: TRF-2026, PGN, standings CSV and a printable crosstable.
 //! - [`tiebreak`]: FIDE C.07 and US Chess tiebreaks over a crosstable.
 //! - [`rating`]: Glicko-2, the US Chess blitz estimate, performance ratings.
 
 pub mod event;
 pub mod export;
+pub mod format;
+pub mod import;
 pub mod rating;
+mod spelling;
 pub mod tiebreak;

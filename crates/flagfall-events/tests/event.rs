@@ -7,7 +7,8 @@
 use std::collections::HashMap;
 
 use flagfall_events::event::{
-    ByeKind, Cell, Event, EventError, Format, GameResult, ManualPairing, NewPlayer, RequestedBye,
+    ByeKind, Cell, Event, EventError, Format, ManualPairing, NewPlayer, RecordedResult,
+    RequestedBye,
 };
 use flagfall_events::export;
 use proptest::prelude::*;
@@ -21,12 +22,12 @@ fn player(i: u32) -> NewPlayer {
     }
 }
 
-fn result_from(k: u8) -> GameResult {
+fn result_from(k: u8) -> RecordedResult {
     match k % 8 {
-        0..=2 => GameResult::WhiteWins,
-        3..=4 => GameResult::BlackWins,
-        5..=6 => GameResult::Draw,
-        _ => GameResult::WhiteWinsByForfeit,
+        0..=2 => RecordedResult::WhiteWins,
+        3..=4 => RecordedResult::BlackWins,
+        5..=6 => RecordedResult::Draw,
+        _ => RecordedResult::WhiteWinsByForfeit,
     }
 }
 
@@ -38,7 +39,7 @@ fn play_round(event: &mut Event, round: u32, rng: &mut impl Iterator<Item = u8>)
         .collect();
     let g = event.format.games_per_round() as usize;
     for b in boards {
-        let results: Vec<GameResult> = (0..g)
+        let results: Vec<RecordedResult> = (0..g)
             .map(|_| result_from(rng.next().unwrap_or(0)))
             .collect();
         event.set_result(round, b, &results).unwrap();
@@ -104,7 +105,10 @@ proptest! {
         for round in 1..=rounds {
             if round == 2 {
                 for j in 0..late {
-                    e.add_player(player(100 + j)).unwrap();
+                    // The first late entrant is rated above the field: it takes number 1.
+                    let new = if j == 0 { rated("Strong late", 2600) } else { player(100 + j) };
+                    let id = e.add_player(new).unwrap();
+                    prop_assert_eq!(id == 1, j == 0);
                 }
             }
             if round == 3 {
@@ -178,25 +182,33 @@ fn corrections_change_standings_and_results_need_the_right_count() {
     let b = &e.round_list[0].boards[0];
     assert_eq!((b.white, b.black), (1, 3));
     assert!(matches!(
-        e.set_result(1, 1, &[GameResult::WhiteWins]),
+        e.set_result(1, 1, &[RecordedResult::WhiteWins]),
         Err(EventError::ResultCount {
             expected: 2,
             given: 1,
             ..
         })
     ));
-    e.set_result(1, 1, &[GameResult::WhiteWins, GameResult::BlackWins])
-        .unwrap();
+    e.set_result(
+        1,
+        1,
+        &[RecordedResult::WhiteWins, RecordedResult::BlackWins],
+    )
+    .unwrap();
     assert_eq!(e.score_after(1, 1), 4, "2-0 is four half points");
     assert!(matches!(
         e.pair_next(),
         Err(EventError::RoundIncomplete { round: 1, .. })
     ));
-    e.set_result(1, 2, &[GameResult::Draw, GameResult::Draw])
+    e.set_result(1, 2, &[RecordedResult::Draw, RecordedResult::Draw])
         .unwrap();
     // Correction: game 2 of board 1 was won by 3 (White in game 2).
-    e.set_result(1, 1, &[GameResult::WhiteWins, GameResult::WhiteWins])
-        .unwrap();
+    e.set_result(
+        1,
+        1,
+        &[RecordedResult::WhiteWins, RecordedResult::WhiteWins],
+    )
+    .unwrap();
     assert_eq!(e.score_after(1, 1), 2);
     assert_eq!(e.score_after(3, 1), 2);
     let st = e.standings(None, Some("BH")).unwrap();
@@ -246,7 +258,7 @@ fn bad_values_are_named() {
     );
     assert!(
         "2-0"
-            .parse::<GameResult>()
+            .parse::<RecordedResult>()
             .unwrap_err()
             .to_string()
             .starts_with("result \"2-0\" is not valid")
@@ -258,7 +270,7 @@ fn bad_values_are_named() {
     let check = e.set_time_control("G/3;inc2").unwrap();
     assert!(
         check.us_blitz_ratable,
-        "G/3;inc2 is rated blitz (RULES.md §1)"
+        "G/3;inc2 is rated blitz (docs/rules.md §1.2)"
     );
     let check = e.set_time_control("G/15;d0").unwrap();
     assert!(!check.us_blitz && !check.us_blitz_ratable);
@@ -306,9 +318,10 @@ fn pgn_marks_forfeits_and_paper_games_have_only_a_result() {
         e.add_player(player(i)).unwrap();
     }
     e.pair_next().unwrap();
-    e.set_result(1, 1, &[GameResult::WhiteWinsByForfeit])
+    e.set_result(1, 1, &[RecordedResult::WhiteWinsByForfeit])
         .unwrap();
-    e.set_result(1, 2, &[GameResult::DoubleForfeit]).unwrap();
+    e.set_result(1, 2, &[RecordedResult::DoubleForfeit])
+        .unwrap();
     let pgn = export::pgn(&e);
     assert!(pgn.contains("[Event \"P \\\"quoted\\\"\"]"), "{pgn}");
     assert!(
@@ -321,7 +334,7 @@ fn pgn_marks_forfeits_and_paper_games_have_only_a_result() {
         "{pgn}"
     );
     // A played game with no moves recorded: headers, blank line, result.
-    e.set_result(1, 1, &[GameResult::Draw]).unwrap();
+    e.set_result(1, 1, &[RecordedResult::Draw]).unwrap();
     let pgn = export::pgn(&e);
     assert!(pgn.contains("[BlackElo \"2449\"]\n\n1/2-1/2\n"), "{pgn}");
     // Online games carry their moves.
@@ -433,7 +446,7 @@ fn round_robin_withdrawal_forfeits_every_remaining_game() {
                 .map(|b| b.number)
                 .collect();
             for b in boards {
-                let draws = vec![GameResult::Draw; games as usize];
+                let draws = vec![RecordedResult::Draw; games as usize];
                 e.set_result(round, b, &draws).unwrap();
             }
         }
@@ -485,8 +498,12 @@ fn pab_points_set_by_the_regulations() {
     assert_eq!(e.round_points(pab, 1), 3);
     let boards: Vec<u32> = e.round_list[0].boards.iter().map(|b| b.number).collect();
     for b in boards {
-        e.set_result(1, b, &[GameResult::WhiteWins, GameResult::WhiteWins])
-            .unwrap();
+        e.set_result(
+            1,
+            b,
+            &[RecordedResult::WhiteWins, RecordedResult::WhiteWins],
+        )
+        .unwrap();
     }
     let st = e.standings(None, Some("WIN")).unwrap();
     let row = st
@@ -578,4 +595,122 @@ fn pab_points_bad_values_are_named() {
     let mut dutch = Event::new("D", Format::Swiss, Some(5)).unwrap();
     let err = dutch.set_pab_points("0.5").unwrap_err();
     assert!(err.to_string().contains("worth a win (C.04.1 c)"), "{err}");
+}
+
+/// The boards of a round as (White, Black) pairing numbers.
+fn pairs(event: &Event, round: u32) -> Vec<(u32, u32)> {
+    event.round_list[round as usize - 1]
+        .boards
+        .iter()
+        .map(|b| (b.white, b.black))
+        .collect()
+}
+
+fn rated(name: &str, rating: u32) -> NewPlayer {
+    NewPlayer {
+        name: name.to_string(),
+        rating: Some(rating),
+        federation: None,
+        fide_id: None,
+    }
+}
+
+/// Eight players rated 2000 down to 1300, round 1 paired and won by the top half.
+fn eight_after_round_one(format: Format) -> Event {
+    let mut e = Event::new("Late", format, Some(5)).unwrap();
+    for i in 0..8 {
+        e.add_player(rated(&format!("P{}", i + 1), 2000 - 100 * i))
+            .unwrap();
+    }
+    e.pair_next().unwrap();
+    let g = format.games_per_round() as usize;
+    let boards: Vec<(u32, u32, u32)> = e.round_list[0]
+        .boards
+        .iter()
+        .map(|b| (b.number, b.white, b.black))
+        .collect();
+    for (number, white, black) in boards {
+        // The better-rated (lower number) player wins every game of the board.
+        let results: Vec<RecordedResult> = (0..g)
+            .map(|game| {
+                let white_of_game = if game % 2 == 0 { white } else { black };
+                if white_of_game == white.min(black) {
+                    RecordedResult::WhiteWins
+                } else {
+                    RecordedResult::BlackWins
+                }
+            })
+            .collect();
+        e.set_result(1, number, &results).unwrap();
+    }
+    e
+}
+
+#[test]
+fn a_late_entrant_rated_above_the_field_gets_pairing_number_one_in_the_dutch() {
+    let mut e = eight_after_round_one(Format::Swiss);
+    assert_eq!(pairs(&e, 1), vec![(1, 5), (6, 2), (3, 7), (8, 4)]);
+    // FIDE C.04.2: pairing numbers are re-assigned by the initial ranking.
+    let id = e.add_player(rated("Late", 2400)).unwrap();
+    assert_eq!(id, 1);
+    assert_eq!(e.players[0].name, "Late");
+    assert_eq!(e.players[0].joined_round, 2);
+    let numbers: Vec<(u32, &str)> = e.players.iter().map(|p| (p.id, p.name.as_str())).collect();
+    assert_eq!(numbers[1], (2, "P1"));
+    assert_eq!(numbers[8], (9, "P8"));
+    // Round 1 as played, in the new numbers; the late entrant was absent.
+    assert_eq!(pairs(&e, 1), vec![(2, 6), (7, 3), (4, 8), (9, 5)]);
+    assert_eq!(e.cell(1, 1), Cell::Bye(ByeKind::Absent));
+    assert_eq!(e.score_after(2, 1), 2);
+    e.validate().unwrap();
+    // Round 2. 1 point: 2, 3, 4, 5; 2 and 4 both had White, so the Dutch transposes
+    // (2-5, 3-4) to give every colour preference. 0 points: the late entrant, ranked first
+    // there, then 6, 7, 8, 9; 8 takes the bye, so that 6 and 9 both get their colours.
+    e.pair_next().unwrap();
+    assert_eq!(pairs(&e, 2), vec![(5, 2), (3, 4), (1, 7), (6, 9)]);
+    let byes = &e.round_list[1].byes;
+    assert_eq!(byes.len(), 1);
+    assert_eq!((byes[0].player, byes[0].kind), (8, ByeKind::Pab));
+    // The TRF carries the new numbers: the late entrant is 001, absent in round 1.
+    let trf = export::trf(&e);
+    let first = trf.lines().find(|l| l.starts_with("001    1")).unwrap();
+    assert!(first.contains("Late"), "{first}");
+    assert!(first.contains("0000 - -"), "{first}");
+    let second = trf.lines().find(|l| l.starts_with("001    2")).unwrap();
+    assert!(
+        second.contains("P1") && second.contains("   6 w 1"),
+        "{second}"
+    );
+}
+
+#[test]
+fn late_entrants_take_their_rating_place_in_every_swiss_format() {
+    for format in [Format::Swiss, Format::DoubleSwiss, Format::UsSwiss] {
+        let mut e = eight_after_round_one(format);
+        let before = pairs(&e, 1);
+        // Rated between P3 (1800) and P4 (1700): number 4; equal to P5 (1600): after it.
+        assert_eq!(e.add_player(rated("Mid", 1750)).unwrap(), 4, "{format}");
+        assert_eq!(e.add_player(rated("Tie", 1600)).unwrap(), 7, "{format}");
+        assert_eq!(e.add_player(rated("Unrated", 0)).unwrap(), 11, "{format}");
+        let moved = |id: u32| match id {
+            1..=3 => id,
+            4..=5 => id + 1,
+            _ => id + 2,
+        };
+        let expected: Vec<(u32, u32)> = before.iter().map(|&(w, b)| (moved(w), moved(b))).collect();
+        assert_eq!(pairs(&e, 1), expected, "{format}");
+        e.validate().unwrap();
+        e.pair_next().unwrap();
+        check_round(&e, 2);
+        no_rematches(&e);
+        // The bye goes to a low-ranked player of the 0-point group (rated 1400 or less,
+        // or unrated), never to the late entrants rated 1750 and 1600 (4 and 7), who would
+        // have been 9 and 10 by entry order.
+        let bye = e.round_list[1]
+            .byes
+            .iter()
+            .find(|b| b.kind == ByeKind::Pab)
+            .map(|b| b.player);
+        assert!(bye >= Some(9), "{format}: bye {bye:?}");
+    }
 }

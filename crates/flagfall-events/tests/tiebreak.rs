@@ -1,8 +1,8 @@
 //! Tiebreak tests with hand-computed values (computations in the comments).
 
 use flagfall_events::tiebreak::{
-    ByeKind, Colour, Crosstable, CrosstableError, Edition, Format, Game, GameOutcome, Modifier,
-    Options, PlayerInfo, RoundEntry, Tiebreak, TiebreakError, Value, compute, parse_list,
+    ByeKind, Colour, Crosstable, CrosstableError, CrosstableGame, Edition, Format, GameOutcome,
+    Modifier, Options, PlayerInfo, RoundEntry, Tiebreak, TiebreakError, Value, compute, parse_list,
     standings,
 };
 
@@ -54,7 +54,7 @@ fn parse_table(format: Format, rows: &[&str], ratings: &[Option<u32>]) -> Crosst
                     };
                     RoundEntry::Paired {
                         opponent: opp,
-                        games: vec![Game { colour, outcome }],
+                        games: vec![CrosstableGame { colour, outcome }],
                     }
                 }
             };
@@ -408,8 +408,8 @@ fn double_swiss_matches() {
         .collect();
     let mut ct = Crosstable::new(Format::Swiss, 2, players);
     ct.games_per_round = 2;
-    let game = |colour, outcome| Game { colour, outcome };
-    let mut pair = |r: usize, x: usize, y: usize, games: Vec<Game>| {
+    let game = |colour, outcome| CrosstableGame { colour, outcome };
+    let mut pair = |r: usize, x: usize, y: usize, games: Vec<CrosstableGame>| {
         let mirrored = games
             .iter()
             .map(|g| game(g.colour.opposite(), g.outcome.mirrored()))

@@ -1,8 +1,8 @@
 //! Property tests: invariance under renumbering, Buchholz on full round robins, cut ordering.
 
 use flagfall_events::tiebreak::{
-    ByeKind, Colour, Crosstable, Format, Game, GameOutcome, Modifier, Options, PlayerInfo,
-    RoundEntry, TIEBREAK_TABLE, Tiebreak, Value, compute, standings,
+    ByeKind, Colour, Crosstable, CrosstableGame, Format, GameOutcome, Modifier, Options,
+    PlayerInfo, RoundEntry, TIEBREAK_TABLE, Tiebreak, Value, compute, standings,
 };
 use proptest::prelude::*;
 
@@ -48,10 +48,10 @@ fn random_outcome(rng: &mut Rng, forfeits: bool) -> GameOutcome {
 }
 
 fn set_pair(ct: &mut Crosstable, r: usize, w: usize, b: usize, games: Vec<GameOutcome>) {
-    let mine: Vec<Game> = games
+    let mine: Vec<CrosstableGame> = games
         .iter()
         .enumerate()
-        .map(|(k, &o)| Game {
+        .map(|(k, &o)| CrosstableGame {
             colour: if k % 2 == 0 {
                 Colour::White
             } else {
@@ -60,9 +60,9 @@ fn set_pair(ct: &mut Crosstable, r: usize, w: usize, b: usize, games: Vec<GameOu
             outcome: o,
         })
         .collect();
-    let theirs: Vec<Game> = mine
+    let theirs: Vec<CrosstableGame> = mine
         .iter()
-        .map(|g| Game {
+        .map(|g| CrosstableGame {
             colour: g.colour.opposite(),
             outcome: g.outcome.mirrored(),
         })

@@ -1,6 +1,7 @@
 //! Deterministic generators of game scripts, for benchmarks, property tests and fuzzing
 //! seeds. A tiny xorshift generator keeps them free of dependencies and reproducible.
 
+use flagfall_core::colour;
 use shakmaty::{CastlingMode, Chess, Color, Position};
 
 /// A small deterministic pseudo-random generator (xorshift64*).
@@ -71,7 +72,7 @@ impl RandomGame {
             };
             out.push_str(&format!(
                 "{{\"at\":{at},\"by\":\"{}\",\"move\":\"{m}\",\"press\":true}}\n",
-                by.fold_wb("white", "black")
+                colour::key(by)
             ));
         }
         out

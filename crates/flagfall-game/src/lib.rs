@@ -1,12 +1,15 @@
 //! flagfall-game: the game script, the arbiter state machine, replay and PGN.
 //!
-//! - [`script`]: the game-script format (`spec/game-script.md`), parsed strictly.
+//! - [`script`]: the game-script format (docs/game-script.md), parsed strictly.
 //! - [`arbiter`]: [`Game`], the deterministic state machine that applies events and
 //!   records every ruling with its rule (`docs/arbiter.md`).
 //! - [`replay`]: run a whole script and produce the [`Replay`] report.
 //! - [`pgn`]: the game as PGN, and back.
 
 pub mod arbiter;
+/// Test hook (feature `test-support`): deterministic random games for benchmarks and
+/// property tests; not part of the public API.
+#[cfg(feature = "test-support")]
 pub mod generate;
 pub mod live;
 pub mod outcome;
@@ -27,7 +30,7 @@ pub struct ClockReport {
     pub black_ms: i64,
 }
 
-/// What `flagfall replay` prints (game-script.md, "What a replay prints").
+/// What `flagfall replay` prints (docs/game-script.md §4).
 #[derive(Debug, Clone, Serialize)]
 pub struct Replay {
     pub result: GameResult,
@@ -177,7 +180,7 @@ fn simultaneous_partner(
 /// A flag claim, and within the simultaneity window a press by the other player that
 /// completes a stalemating move: the index of that press and the game with every event
 /// from the claim (excluded) up to that press applied in order. Only stalemate is given
-/// this precedence (blitz-2006 8a, RULES.md); a mating press and a flag claim at the same
+/// this precedence (blitz-2006 8a, docs/rules.md §3.7); a mating press and a flag claim at the same
 /// moment are decided in the order of the record (docs/arbiter.md).
 fn stalemate_at_the_same_moment(
     game: &Game,

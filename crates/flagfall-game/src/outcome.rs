@@ -43,7 +43,7 @@ impl Serialize for GameResult {
     }
 }
 
-/// Why a game ended (game-script.md).
+/// Why a game ended (docs/game-script.md §4).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Reason {
@@ -137,24 +137,9 @@ pub enum RulingKind {
 /// A clock change a ruling made.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 pub struct TimeChange {
-    #[serde(serialize_with = "ser_color")]
+    #[serde(with = "flagfall_core::colour::serde")]
     pub color: Color,
     pub ms: i64,
-}
-
-pub(crate) fn ser_color<S: Serializer>(c: &Color, s: S) -> Result<S::Ok, S::Error> {
-    s.serialize_str(color_name(*c))
-}
-
-pub(crate) fn ser_opt_color<S: Serializer>(c: &Option<Color>, s: S) -> Result<S::Ok, S::Error> {
-    match c {
-        Some(c) => s.serialize_str(color_name(*c)),
-        None => s.serialize_none(),
-    }
-}
-
-pub fn color_name(c: Color) -> &'static str {
-    c.fold_wb("white", "black")
 }
 
 /// One decision, with the rule it applied.
@@ -168,7 +153,7 @@ pub struct Ruling {
     pub rule: String,
     #[serde(
         skip_serializing_if = "Option::is_none",
-        serialize_with = "ser_opt_color"
+        with = "flagfall_core::colour::serde_opt"
     )]
     pub player: Option<Color>,
     #[serde(skip_serializing_if = "Option::is_none")]

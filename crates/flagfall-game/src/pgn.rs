@@ -26,6 +26,7 @@ use shakmaty::uci::UciMove;
 use shakmaty::{CastlingMode, Chess, Color, Position as _};
 
 use flagfall_core::board::MoveRecord;
+use flagfall_core::colour;
 
 use crate::outcome::Reason;
 use crate::script::Script;
@@ -456,7 +457,7 @@ pub fn from_pgn(text: &str, default_rules: &str) -> Result<String, PgnError> {
                 san: san.clone(),
                 message: e.to_string(),
             })?;
-            let by = pos.turn().fold_wb("white", "black");
+            let by = colour::key(pos.turn());
             let uci = m.to_uci(CastlingMode::Standard).to_string();
             pos.play_unchecked(m);
             lines.push(format!(

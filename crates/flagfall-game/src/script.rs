@@ -1,4 +1,4 @@
-//! The game script (`spec/game-script.md`): a setup line and one JSON event per line.
+//! The game script (docs/game-script.md): a setup line and one JSON event per line.
 //!
 //! Parsing is strict: an unknown field, a wrong type or an impossible value is a
 //! [`ScriptError`] naming the 1-based line and the field. Whether an event is *allowed*
@@ -6,7 +6,8 @@
 
 use std::fmt;
 
-use flagfall_core::board::{PhysicalMove, Position};
+use flagfall_core::board::{PhysicalMove, PhysicalPosition};
+use flagfall_core::colour;
 use flagfall_core::ruleset::{OffenceKind, Ruleset, TimeControlJudgement};
 use flagfall_core::timecontrol::TimeControl;
 use serde::Serialize;
@@ -41,7 +42,7 @@ pub struct GameSetup {
     pub time_control: TimeControl,
     /// Whether the ruleset counts this control for its blitz rating (shown, not enforced).
     pub ratable: bool,
-    pub start: Position,
+    pub start: PhysicalPosition,
     pub fen: Option<String>,
     pub auto_flag: bool,
     pub arbiter_calls_illegal: bool,
@@ -80,7 +81,7 @@ impl Party {
     }
 }
 
-/// The claims of game-script.md.
+/// The claims of docs/game-script.md §3.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "snake_case")]
 pub enum ClaimKind {
@@ -422,10 +423,9 @@ fn parse_setup(line: usize, text: &str, extra: &[Ruleset]) -> Result<GameSetup, 
     };
     let fen = get_str(&map, line, "fen")?.map(str::to_string);
     let start = match &fen {
-        Some(f) => {
-            Position::from_fen(f).map_err(|e| ScriptError::new(line, "fen", e.to_string()))?
-        }
-        None => Position::new(),
+        Some(f) => PhysicalPosition::from_fen(f)
+            .map_err(|e| ScriptError::new(line, "fen", e.to_string()))?,
+        None => PhysicalPosition::new(),
     };
     let auto_flag = get_bool(&map, line, "auto_flag")?.unwrap_or(ruleset.flags.auto_flag_default);
     let arbiter_calls_illegal = get_bool(&map, line, "arbiter_calls_illegal")?.unwrap_or(false);
@@ -474,13 +474,13 @@ fn parse_move(line: usize, field: &str, v: &Value) -> Result<PhysicalMove, Scrip
 
 fn parse_color(line: usize, field: &str, v: Option<&Value>) -> Result<Color, ScriptError> {
     match v {
-        Some(Value::String(s)) if s == "white" => Ok(Color::White),
-        Some(Value::String(s)) if s == "black" => Ok(Color::Black),
-        Some(Value::String(s)) => Err(ScriptError::new(
-            line,
-            field,
-            format!("expected \"white\" or \"black\", found {s:?}"),
-        )),
+        Some(Value::String(s)) => colour::parse(s).ok_or_else(|| {
+            ScriptError::new(
+                line,
+                field,
+                format!("expected \"white\" or \"black\", found {s:?}"),
+            )
+        }),
         Some(other) => Err(ScriptError::new(
             line,
             field,
@@ -545,20 +545,12 @@ const ACTIONS: [&str; 15] = [
     "end",
 ];
 
-/// Parse one event line (`line` is its 1-based number, used in errors).
+/// One event line, in its phases: the keys, the instant, which action, who acts, the
+/// action's own fields, and the one combination checked across them (`press`).
+/// `line` is its 1-based number, used in errors.
 pub fn parse_event(line: usize, text: &str) -> Result<Event, ScriptError> {
     let map = object(line, text)?;
-    for key in map.keys() {
-        if key != "at" && key != "by" && key != "lag_ms" && !ACTIONS.contains(&key.as_str()) {
-            return Err(ScriptError::new(
-                line,
-                key,
-                "unknown field (an event has `at`, `by`, one action: move, press, retract, claim, offer, \
-                 accept, decline, resign, stop_clock, start_clock, add_time, offence, ruling, result, end, \
-                 and with a press optionally `lag_ms`)",
-            ));
-        }
-    }
+    check_event_keys(&map, line)?;
     let at = get_u64(&map, line, "at")?.ok_or_else(|| {
         ScriptError::new(
             line,
@@ -566,214 +558,9 @@ pub fn parse_event(line: usize, text: &str) -> Result<Event, ScriptError> {
             "missing: milliseconds since the clock was started",
         )
     })?;
-    let present: Vec<&str> = ACTIONS
-        .iter()
-        .copied()
-        .filter(|k| map.contains_key(*k))
-        .collect();
-    let action_key = match present.as_slice() {
-        [one] => *one,
-        ["move", "press"] => "move",
-        ["move", "claim"] => "claim",
-        [] => {
-            return Err(ScriptError::new(
-                line,
-                "(action)",
-                "no action: add one of move, press, claim, offer, ...",
-            ));
-        }
-        many => {
-            return Err(ScriptError::new(
-                line,
-                many[1],
-                format!("one action per event, found {}", many.join(" and ")),
-            ));
-        }
-    };
-    let by = match map.get("by") {
-        None if action_key == "end" => None,
-        None => {
-            return Err(ScriptError::new(
-                line,
-                "by",
-                "missing: \"white\", \"black\" or \"director\"",
-            ));
-        }
-        Some(Value::String(s)) => Some(match s.as_str() {
-            "white" => Party::White,
-            "black" => Party::Black,
-            "director" => Party::Director,
-            other => {
-                return Err(ScriptError::new(
-                    line,
-                    "by",
-                    format!(
-                        "{other:?} cannot act on a game: only \"white\", \"black\" or \"director\" (spectators cannot, uscf-2020 13)"
-                    ),
-                ));
-            }
-        }),
-        Some(other) => {
-            return Err(ScriptError::new(
-                line,
-                "by",
-                format!("expected a string, found {}", kind_of(other)),
-            ));
-        }
-    };
-    let action = match action_key {
-        "move" => {
-            let mv = parse_move(line, "move", &map["move"])?;
-            let press = get_bool(&map, line, "press")?.unwrap_or(false);
-            Action::Move { mv, press }
-        }
-        "press" => {
-            require_true(&map, line, "press")?;
-            Action::Press
-        }
-        "retract" => {
-            require_true(&map, line, "retract")?;
-            Action::Retract
-        }
-        "claim" => {
-            let name = get_str(&map, line, "claim")?.unwrap_or_default();
-            let claim = ClaimKind::parse(name).ok_or_else(|| {
-                ScriptError::new(
-                    line,
-                    "claim",
-                    format!("unknown claim {name:?} (flag, illegal, both_flags, threefold, fifty, ilc, draw_position)"),
-                )
-            })?;
-            let intended = match map.get("move") {
-                None => None,
-                Some(v) if matches!(claim, ClaimKind::Threefold | ClaimKind::Fifty) => {
-                    Some(parse_move(line, "move", v)?)
-                }
-                Some(_) => {
-                    return Err(ScriptError::new(
-                        line,
-                        "move",
-                        "only a threefold or fifty claim may name an intended move",
-                    ));
-                }
-            };
-            Action::Claim { claim, intended }
-        }
-        "offer" => {
-            require_str(&map, line, "offer", "draw")?;
-            Action::Offer
-        }
-        "accept" => {
-            require_str(&map, line, "accept", "draw")?;
-            Action::Accept
-        }
-        "decline" => {
-            require_str(&map, line, "decline", "draw")?;
-            Action::Decline
-        }
-        "resign" => {
-            require_true(&map, line, "resign")?;
-            Action::Resign
-        }
-        "stop_clock" => {
-            require_true(&map, line, "stop_clock")?;
-            Action::StopClock
-        }
-        "start_clock" => {
-            require_true(&map, line, "start_clock")?;
-            Action::StartClock
-        }
-        "add_time" => {
-            let Some(Value::Object(t)) = map.get("add_time") else {
-                return Err(ScriptError::new(
-                    line,
-                    "add_time",
-                    "expected {\"color\": \"white\", \"ms\": 60000}",
-                ));
-            };
-            check_fields(t, line, &["color", "ms"]).map_err(|e| ScriptError {
-                field: format!("add_time.{}", e.field),
-                ..e
-            })?;
-            let color = parse_color(line, "add_time.color", t.get("color"))?;
-            let ms = match t.get("ms") {
-                Some(Value::Number(n)) => n
-                    .as_i64()
-                    .filter(|v| v.unsigned_abs() <= 86_400_000)
-                    .ok_or_else(|| {
-                        ScriptError::new(
-                            line,
-                            "add_time.ms",
-                            format!("expected whole milliseconds within a day, found {n}"),
-                        )
-                    })?,
-                Some(other) => {
-                    return Err(ScriptError::new(
-                        line,
-                        "add_time.ms",
-                        format!("expected a number, found {}", kind_of(other)),
-                    ));
-                }
-                None => return Err(ScriptError::new(line, "add_time.ms", "missing")),
-            };
-            Action::AddTime { color, ms }
-        }
-        "offence" => {
-            let Some(Value::Object(t)) = map.get("offence") else {
-                return Err(ScriptError::new(
-                    line,
-                    "offence",
-                    "expected {\"player\": \"white\", \"kind\": \"knocked_clock\"}",
-                ));
-            };
-            check_fields(t, line, &["player", "kind"]).map_err(|e| ScriptError {
-                field: format!("offence.{}", e.field),
-                ..e
-            })?;
-            let player = parse_color(line, "offence.player", t.get("player"))?;
-            let kind = match t.get("kind") {
-                Some(Value::String(s)) => OffenceKind::ALL.into_iter().find(|k| k.name() == s).ok_or_else(|| {
-                    ScriptError::new(
-                        line,
-                        "offence.kind",
-                        format!("unknown offence {s:?} (two_hands, displaced_pieces, knocked_clock, touch_move, other)"),
-                    )
-                })?,
-                _ => return Err(ScriptError::new(line, "offence.kind", "missing: the kind of infraction")),
-            };
-            Action::Offence { player, kind }
-        }
-        "ruling" => {
-            let Some(Value::Object(t)) = map.get("ruling") else {
-                return Err(ScriptError::new(
-                    line,
-                    "ruling",
-                    "expected {\"grant\": true|false}",
-                ));
-            };
-            check_fields(t, line, &["grant"]).map_err(|e| ScriptError {
-                field: format!("ruling.{}", e.field),
-                ..e
-            })?;
-            let grant = match t.get("grant") {
-                Some(Value::Bool(b)) => *b,
-                _ => {
-                    return Err(ScriptError::new(
-                        line,
-                        "ruling.grant",
-                        "expected true or false",
-                    ));
-                }
-            };
-            Action::Ruling { grant }
-        }
-        "result" => Action::Result(parse_declared(line, &map["result"])?),
-        "end" => {
-            require_true(&map, line, "end")?;
-            Action::End
-        }
-        other => return Err(ScriptError::new(line, other, "unsupported action")),
-    };
+    let action_key = action_key(&map, line)?;
+    let by = parse_by(&map, line, action_key)?;
+    let action = parse_action(&map, line, action_key)?;
     if map.contains_key("press") && !matches!(action, Action::Move { .. } | Action::Press) {
         return Err(ScriptError::new(
             line,
@@ -805,14 +592,252 @@ pub fn parse_event(line: usize, text: &str) -> Result<Event, ScriptError> {
     })
 }
 
+/// Every key of an event is `at`, `by` or an action.
+fn check_event_keys(map: &Map<String, Value>, line: usize) -> Result<(), ScriptError> {
+    match map.keys().find(|key| {
+        *key != "at" && *key != "by" && *key != "lag_ms" && !ACTIONS.contains(&key.as_str())
+    }) {
+        Some(key) => Err(ScriptError::new(
+            line,
+            key,
+            "unknown field (an event has `at`, `by`, one action: move, press, retract, claim, offer, \
+             accept, decline, resign, stop_clock, start_clock, add_time, offence, ruling, result, end, \
+             and with a press optionally `lag_ms`)",
+        )),
+        None => Ok(()),
+    }
+}
+
+/// The one action of the event (a move may carry `press`; a claim may carry `move`).
+fn action_key(map: &Map<String, Value>, line: usize) -> Result<&'static str, ScriptError> {
+    let present: Vec<&'static str> = ACTIONS
+        .iter()
+        .copied()
+        .filter(|k| map.contains_key(*k))
+        .collect();
+    match present.as_slice() {
+        [one] => Ok(one),
+        ["move", "press"] => Ok("move"),
+        ["move", "claim"] => Ok("claim"),
+        [] => Err(ScriptError::new(
+            line,
+            "(action)",
+            "no action: add one of move, press, claim, offer, ...",
+        )),
+        many => Err(ScriptError::new(
+            line,
+            many[1],
+            format!("one action per event, found {}", many.join(" and ")),
+        )),
+    }
+}
+
+/// Who acts: `white`, `black` or `director`; `end` needs no one.
+fn parse_by(
+    map: &Map<String, Value>,
+    line: usize,
+    action_key: &str,
+) -> Result<Option<Party>, ScriptError> {
+    match map.get("by") {
+        None if action_key == "end" => Ok(None),
+        None => Err(ScriptError::new(
+            line,
+            "by",
+            "missing: \"white\", \"black\" or \"director\"",
+        )),
+        Some(Value::String(s)) => match s.as_str() {
+            "white" => Ok(Some(Party::White)),
+            "black" => Ok(Some(Party::Black)),
+            "director" => Ok(Some(Party::Director)),
+            other => Err(ScriptError::new(
+                line,
+                "by",
+                format!(
+                    "{other:?} cannot act on a game: only \"white\", \"black\" or \"director\" (spectators cannot, uscf-2020 13)"
+                ),
+            )),
+        },
+        Some(other) => Err(ScriptError::new(
+            line,
+            "by",
+            format!("expected a string, found {}", kind_of(other)),
+        )),
+    }
+}
+
+/// The action named by `action_key`, from its own fields.
+fn parse_action(
+    map: &Map<String, Value>,
+    line: usize,
+    action_key: &str,
+) -> Result<Action, ScriptError> {
+    let flag = |action: Action| require_true(map, line, action_key).map(|()| action);
+    let draw = |action: Action| require_str(map, line, action_key, "draw").map(|()| action);
+    match action_key {
+        "move" => Ok(Action::Move {
+            mv: parse_move(line, "move", &map["move"])?,
+            press: get_bool(map, line, "press")?.unwrap_or(false),
+        }),
+        "press" => flag(Action::Press),
+        "retract" => flag(Action::Retract),
+        "claim" => parse_claim(map, line),
+        "offer" => draw(Action::Offer),
+        "accept" => draw(Action::Accept),
+        "decline" => draw(Action::Decline),
+        "resign" => flag(Action::Resign),
+        "stop_clock" => flag(Action::StopClock),
+        "start_clock" => flag(Action::StartClock),
+        "add_time" => parse_add_time(map, line),
+        "offence" => parse_offence(map, line),
+        "ruling" => parse_ruling(map, line),
+        "result" => Ok(Action::Result(parse_declared(line, &map["result"])?)),
+        "end" => flag(Action::End),
+        other => Err(ScriptError::new(line, other, "unsupported action")),
+    }
+}
+
+/// `claim`, with the intended move a threefold or fifty claim may name.
+fn parse_claim(map: &Map<String, Value>, line: usize) -> Result<Action, ScriptError> {
+    let name = get_str(map, line, "claim")?.unwrap_or_default();
+    let claim = ClaimKind::parse(name).ok_or_else(|| {
+        ScriptError::new(
+            line,
+            "claim",
+            format!(
+                "unknown claim {name:?} (flag, illegal, both_flags, threefold, fifty, ilc, draw_position)"
+            ),
+        )
+    })?;
+    let intended = match map.get("move") {
+        None => None,
+        Some(v) if matches!(claim, ClaimKind::Threefold | ClaimKind::Fifty) => {
+            Some(parse_move(line, "move", v)?)
+        }
+        Some(_) => {
+            return Err(ScriptError::new(
+                line,
+                "move",
+                "only a threefold or fifty claim may name an intended move",
+            ));
+        }
+    };
+    Ok(Action::Claim { claim, intended })
+}
+
+/// The object under `key`, holding only `allowed` fields (errors name `key.field`);
+/// `shape` is an example of the expected object.
+fn nested_object<'a>(
+    map: &'a Map<String, Value>,
+    line: usize,
+    key: &str,
+    allowed: &[&str],
+    shape: &str,
+) -> Result<&'a Map<String, Value>, ScriptError> {
+    let Some(Value::Object(t)) = map.get(key) else {
+        return Err(ScriptError::new(line, key, format!("expected {shape}")));
+    };
+    check_nested_fields(t, line, key, allowed)?;
+    Ok(t)
+}
+
+/// [`check_fields`] on the object under `key`, naming the field `key.field`.
+fn check_nested_fields(
+    t: &Map<String, Value>,
+    line: usize,
+    key: &str,
+    allowed: &[&str],
+) -> Result<(), ScriptError> {
+    check_fields(t, line, allowed).map_err(|e| ScriptError {
+        field: format!("{key}.{}", e.field),
+        ..e
+    })
+}
+
+/// `add_time`: `{"color": ..., "ms": ...}`, at most a day either way.
+fn parse_add_time(map: &Map<String, Value>, line: usize) -> Result<Action, ScriptError> {
+    let t = nested_object(
+        map,
+        line,
+        "add_time",
+        &["color", "ms"],
+        "{\"color\": \"white\", \"ms\": 60000}",
+    )?;
+    let color = parse_color(line, "add_time.color", t.get("color"))?;
+    let ms = match t.get("ms") {
+        Some(Value::Number(n)) => n
+            .as_i64()
+            .filter(|v| v.unsigned_abs() <= 86_400_000)
+            .ok_or_else(|| {
+                ScriptError::new(
+                    line,
+                    "add_time.ms",
+                    format!("expected whole milliseconds within a day, found {n}"),
+                )
+            })?,
+        Some(other) => {
+            return Err(ScriptError::new(
+                line,
+                "add_time.ms",
+                format!("expected a number, found {}", kind_of(other)),
+            ));
+        }
+        None => return Err(ScriptError::new(line, "add_time.ms", "missing")),
+    };
+    Ok(Action::AddTime { color, ms })
+}
+
+/// `offence`: `{"player": ..., "kind": ...}`.
+fn parse_offence(map: &Map<String, Value>, line: usize) -> Result<Action, ScriptError> {
+    let t = nested_object(
+        map,
+        line,
+        "offence",
+        &["player", "kind"],
+        "{\"player\": \"white\", \"kind\": \"knocked_clock\"}",
+    )?;
+    let player = parse_color(line, "offence.player", t.get("player"))?;
+    let kind = match t.get("kind") {
+        Some(Value::String(s)) => OffenceKind::ALL
+            .into_iter()
+            .find(|k| k.name() == s)
+            .ok_or_else(|| {
+                ScriptError::new(
+                    line,
+                    "offence.kind",
+                    format!(
+                        "unknown offence {s:?} (two_hands, displaced_pieces, knocked_clock, touch_move, other)"
+                    ),
+                )
+            })?,
+        _ => {
+            return Err(ScriptError::new(
+                line,
+                "offence.kind",
+                "missing: the kind of infraction",
+            ));
+        }
+    };
+    Ok(Action::Offence { player, kind })
+}
+
+/// `ruling`: `{"grant": true|false}`.
+fn parse_ruling(map: &Map<String, Value>, line: usize) -> Result<Action, ScriptError> {
+    let t = nested_object(map, line, "ruling", &["grant"], "{\"grant\": true|false}")?;
+    match t.get("grant") {
+        Some(Value::Bool(grant)) => Ok(Action::Ruling { grant: *grant }),
+        _ => Err(ScriptError::new(
+            line,
+            "ruling.grant",
+            "expected true or false",
+        )),
+    }
+}
+
 fn parse_declared(line: usize, v: &Value) -> Result<Declared, ScriptError> {
     match v {
         Value::String(s) if s == "cancel" => Ok(Declared::Cancel),
         Value::Object(t) => {
-            check_fields(t, line, &["result", "reason"]).map_err(|e| ScriptError {
-                field: format!("result.{}", e.field),
-                ..e
-            })?;
+            check_nested_fields(t, line, "result", &["result", "reason"])?;
             let result = match t.get("result") {
                 Some(Value::String(s)) if s == "cancel" => return Ok(Declared::Cancel),
                 Some(Value::String(s)) => GameResult::parse(s).ok_or_else(|| {
@@ -863,7 +888,7 @@ impl Event {
         if let Some(by) = self.by {
             m.insert("by".into(), Value::from(by.name()));
         }
-        let color = |c: Color| Value::from(c.fold_wb("white", "black"));
+        let color = |c: Color| Value::from(colour::key(c));
         match &self.action {
             Action::Move { mv, press } => {
                 m.insert("move".into(), Value::from(mv.to_string()));

@@ -6,7 +6,7 @@ fn run(text: &str) -> flagfall_game::Replay {
     replay(&script::parse(text).expect("script parses"))
 }
 
-/// Issue 2 (RULES.md §3, blitz-2006 8a): a stalemate stands even if a fallen flag is
+/// Issue 2 (docs/rules.md §3.7, blitz-2006 8a): a stalemate stands even if a fallen flag is
 /// claimed at the same moment, whichever of the two the record lists first.
 #[test]
 fn issue_2_stalemate_stands_against_a_simultaneous_flag_claim() {
@@ -120,4 +120,48 @@ fn issue_3_tablebase_win_defeats_a_draw_claim_without_a_director() {
         "{:?}",
         r.rulings
     );
+}
+
+/// Issue 11 item 2: what a press without a move means is the ruleset's
+/// `moves.press_without_move`. No built-in ruleset refuses it any more, so a ruleset
+/// loaded from a file that does must still get the refusal (no clock change, the
+/// completion rule cited), while the built-in it derives from hands the clock over.
+#[test]
+fn issue_11_press_without_move_follows_the_ruleset_setting() {
+    use flagfall_core::ruleset::{PressWithoutMove, Ruleset};
+    let events = concat!(
+        r#"{"at":1000,"by":"white","move":"e2e4","press":true}"#,
+        "\n",
+        r#"{"at":2000,"by":"black","press":true}"#,
+        "\n",
+    );
+    let mut strict = Ruleset::builtin("uscf-2020").expect("built-in");
+    strict.id = "uscf-2020-strict".to_string();
+    strict.moves.press_without_move = PressWithoutMove::Refused;
+    let text = format!(
+        "{}\n{events}",
+        r#"{"rules":"uscf-2020-strict","time_control":"G/5;d0"}"#
+    );
+    let refused = replay(&script::parse_with(&text, &[strict]).expect("script parses"));
+    assert_eq!(refused.rulings.len(), 1);
+    assert_eq!(refused.rulings[0].kind, RulingKind::Refused);
+    assert_eq!(refused.rulings[0].rule, "uscf-2020 14");
+    // Black's clock still runs: 1000 ms used by 2000.
+    assert_eq!(
+        (refused.clock.white_ms, refused.clock.black_ms),
+        (299_000, 299_000)
+    );
+
+    let text = format!(
+        "{}\n{events}",
+        r#"{"rules":"uscf-2020","time_control":"G/5;d0"}"#
+    );
+    let handed = run(&text);
+    assert_eq!(handed.rulings.len(), 1);
+    assert_eq!(handed.rulings[0].kind, RulingKind::Clock);
+    assert_eq!(handed.rulings[0].rule, "uscf-2020 9");
+    assert_eq!(handed.result, GameResult::Ongoing);
+    // Black is still to move on the board; White's clock runs.
+    assert!(handed.fen.contains(" b"), "{}", handed.fen);
+    assert_eq!(handed.game.clock().running(), Some(shakmaty::Color::White));
 }

@@ -8,7 +8,7 @@
 
 use criterion::{Criterion, criterion_group, criterion_main};
 use flagfall_pairing::dutch::{self, Colour, DutchInput, RoundRecord};
-use flagfall_pairing::trf::{ResultCode, RoundEntry, Trf, TrfPlayer};
+use flagfall_pairing::trf::{ResultCode, Trf, TrfPlayer, TrfRoundEntry};
 
 #[path = "../tests/dutch_sim/mod.rs"]
 mod dutch_sim;
@@ -19,7 +19,7 @@ fn to_trf(input: &DutchInput) -> Trf {
         .players
         .iter()
         .map(|p| {
-            let mut rounds: Vec<Option<RoundEntry>> = p
+            let mut rounds: Vec<Option<TrfRoundEntry>> = p
                 .history
                 .iter()
                 .map(|r| {
@@ -28,13 +28,13 @@ fn to_trf(input: &DutchInput) -> Trf {
                             opponent,
                             colour,
                             half_points,
-                        } => RoundEntry {
+                        } => TrfRoundEntry {
                             opponent: Some(opponent),
                             colour: Some(colour),
                             result: [ResultCode::Loss, ResultCode::Draw, ResultCode::Win]
                                 [half_points as usize],
                         },
-                        RoundRecord::Forfeit { opponent, won } => RoundEntry {
+                        RoundRecord::Forfeit { opponent, won } => TrfRoundEntry {
                             opponent: Some(opponent),
                             colour: Some(Colour::White),
                             result: if won {
@@ -78,8 +78,8 @@ fn to_trf(input: &DutchInput) -> Trf {
     }
 }
 
-fn bye(result: ResultCode) -> RoundEntry {
-    RoundEntry {
+fn bye(result: ResultCode) -> TrfRoundEntry {
+    TrfRoundEntry {
         opponent: None,
         colour: None,
         result,

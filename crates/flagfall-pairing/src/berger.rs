@@ -26,7 +26,7 @@ pub const MAX_PLAYERS: u32 = 1000;
 
 /// One game of a round: pairing numbers, 1-based.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub struct Game {
+pub struct BergerGame {
     /// Pairing number of the player with White.
     pub white: u32,
     /// Pairing number of the player with Black.
@@ -39,7 +39,7 @@ pub struct Round {
     /// Round number, 1-based, counted across cycles.
     pub number: u32,
     /// Games in board order (board 1 first).
-    pub games: Vec<Game>,
+    pub games: Vec<BergerGame>,
     /// The player who sits out (odd number of players), if any.
     pub bye: Option<u32>,
 }
@@ -129,7 +129,7 @@ fn check(players: u32, options: RoundRobinOptions) -> Result<(), BergerError> {
 }
 
 /// Round `round` (1-based, single cycle, no swap) of the Berger table for `n` (even) slots.
-fn table_round(n: u32, round: u32) -> Vec<Game> {
+fn table_round(n: u32, round: u32) -> Vec<BergerGame> {
     let m = n - 1;
     let half = n / 2;
     let s = ((round - 1) * half) % m;
@@ -137,12 +137,12 @@ fn table_round(n: u32, round: u32) -> Vec<Game> {
     // Board 1: rotating player s against the fixed player n.
     let rot = s + 1;
     if round % 2 == 1 {
-        games.push(Game {
+        games.push(BergerGame {
             white: rot,
             black: n,
         });
     } else {
-        games.push(Game {
+        games.push(BergerGame {
             white: n,
             black: rot,
         });
@@ -150,7 +150,7 @@ fn table_round(n: u32, round: u32) -> Vec<Game> {
     for k in 1..half {
         let w = (s + k) % m;
         let b = (s + m - k) % m;
-        games.push(Game {
+        games.push(BergerGame {
             white: w + 1,
             black: b + 1,
         });
@@ -182,7 +182,7 @@ pub fn round(players: u32, round: u32, options: RoundRobinOptions) -> Result<Rou
     let mut games = Vec::new();
     for g in table_round(n, in_cycle) {
         let g = if cycle == 1 {
-            Game {
+            BergerGame {
                 white: g.black,
                 black: g.white,
             }

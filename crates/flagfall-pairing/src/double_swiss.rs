@@ -17,9 +17,9 @@
 //! - PAB (art. 3.4 as summarised): the lowest-ranked eligible player (lowest score, then
 //!   highest TPN) whose absence leaves a pairable field; eligibility (no earlier PAB, no
 //!   earlier unplayed win) is the caller's `bye_eligible`. Its value is the event's
-//!   business: `flagfall-events` scores it as a match win (2 points) because its
-//!   standings crate scores every PAB as a win in each game; the secondary summary reads
-//!   C.04.5 as giving 1½ (a win and a draw). Known open point, see `docs/events.md`.
+//!   business (the scores in [`SwissPlayer`] already include it): `flagfall-events`
+//!   scores it 1½ of the match (a win and a draw) as the secondary summary reads C.04.5,
+//!   unless the event sets another value (`Event::pab_value`, see `docs/events.md`).
 //! - Upfloaters (3.5 as summarised): an odd bracket is completed with the best-ranked
 //!   player (highest score, then lowest TPN) of the next lower group.
 //! - Bracket pairing (3.6): the bracket is split into halves and the top half meets the

@@ -35,14 +35,20 @@
 
 use std::fmt::{self, Write as _};
 
+use serde::{Deserialize, Serialize};
 use thiserror::Error;
 
-/// A colour a player had (or is to have) in a game.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+/// A colour a player had (or is to have) in a game: the one colour type of the pairing
+/// engines, the events crate (its crosstable, its event files) and their exports. Stored
+/// as `"White"` / `"Black"`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[cfg_attr(feature = "clap", derive(clap::ValueEnum))]
 pub enum Colour {
     /// White.
+    #[cfg_attr(feature = "clap", value(alias = "w"))]
     White,
     /// Black.
+    #[cfg_attr(feature = "clap", value(alias = "b"))]
     Black,
 }
 
@@ -53,6 +59,35 @@ impl Colour {
         match self {
             Colour::White => Colour::Black,
             Colour::Black => Colour::White,
+        }
+    }
+
+    /// The colour's name in lower case (`white`, `black`), as the command line takes it.
+    #[must_use]
+    pub fn name(self) -> &'static str {
+        match self {
+            Colour::White => "white",
+            Colour::Black => "black",
+        }
+    }
+
+    /// The colour's letter in lower case (`w`, `b`), as TRF rounds and crosstables write
+    /// it; [`char::to_ascii_uppercase`] gives the header form (`152 W`).
+    #[must_use]
+    pub fn letter(self) -> char {
+        match self {
+            Colour::White => 'w',
+            Colour::Black => 'b',
+        }
+    }
+
+    /// The colour written as a letter, either case (`w`, `W`, `b`, `B`).
+    #[must_use]
+    pub fn from_letter(c: char) -> Option<Colour> {
+        match c.to_ascii_lowercase() {
+            'w' => Some(Colour::White),
+            'b' => Some(Colour::Black),
+            _ => None,
         }
     }
 }
@@ -161,7 +196,7 @@ impl ResultCode {
 
 /// One round block of a player record.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub struct RoundEntry {
+pub struct TrfRoundEntry {
     /// The scheduled opponent's starting rank; `None` for `0000` (bye, absent).
     pub opponent: Option<u32>,
     /// The colour; `None` for `-` or blank.
@@ -194,13 +229,13 @@ pub struct TrfPlayer {
     /// Rank (columns 86-89), if given.
     pub rank: Option<u32>,
     /// Round blocks, index 0 = round 1; `None` where the block is blank.
-    pub rounds: Vec<Option<RoundEntry>>,
+    pub rounds: Vec<Option<TrfRoundEntry>>,
 }
 
 impl TrfPlayer {
     /// The entry for round `round` (1-based), if any.
     #[must_use]
-    pub fn round(&self, round: u32) -> Option<&RoundEntry> {
+    pub fn round(&self, round: u32) -> Option<&TrfRoundEntry> {
         let index = usize::try_from(round.checked_sub(1)?).ok()?;
         self.rounds.get(index).and_then(Option::as_ref)
     }
@@ -393,7 +428,7 @@ fn parse_player(cols: &Columns) -> Result<TrfPlayer, TrfError> {
     })
 }
 
-fn parse_round(cols: &Columns, start: usize, round: usize) -> Result<RoundEntry, TrfError> {
+fn parse_round(cols: &Columns, start: usize, round: usize) -> Result<TrfRoundEntry, TrfError> {
     let line = cols.line;
     let opp_raw = cols.field(start, start + 3);
     let opp_text = opp_raw.trim();
@@ -413,11 +448,11 @@ fn parse_round(cols: &Columns, start: usize, round: usize) -> Result<RoundEntry,
         if n == 0 { None } else { Some(n) }
     };
     let colour_col = start + 5;
-    let colour = match cols.char_at(colour_col) {
-        'w' | 'W' => Some(Colour::White),
-        'b' | 'B' => Some(Colour::Black),
-        '-' | ' ' => None,
-        c => {
+    let colour_char = cols.char_at(colour_col);
+    let colour = match (colour_char, Colour::from_letter(colour_char)) {
+        ('-' | ' ', _) => None,
+        (_, Some(colour)) => Some(colour),
+        (c, None) => {
             return Err(err(
                 line,
                 colour_col,
@@ -491,7 +526,7 @@ fn parse_round(cols: &Columns, start: usize, round: usize) -> Result<RoundEntry,
         }
         _ => {}
     }
-    Ok(RoundEntry {
+    Ok(TrfRoundEntry {
         opponent,
         colour,
         result,
@@ -554,10 +589,14 @@ impl Trf {
                     trf.total_rounds = Some(n);
                 }
                 "152" => {
-                    trf.initial_colour = Some(match rest_trim {
-                        "W" | "w" => Colour::White,
-                        "B" | "b" => Colour::Black,
-                        _ => {
+                    let mut letters = rest_trim.chars();
+                    let letter = match (letters.next(), letters.next()) {
+                        (Some(c), None) => Colour::from_letter(c),
+                        _ => None,
+                    };
+                    trf.initial_colour = Some(match letter {
+                        Some(colour) => colour,
+                        None => {
                             return Err(err(
                                 line_no,
                                 5,
@@ -631,14 +670,7 @@ impl Trf {
             let _ = writeln!(out, "142 {n}");
         }
         if let Some(c) = self.initial_colour {
-            let _ = writeln!(
-                out,
-                "152 {}",
-                match c {
-                    Colour::White => 'W',
-                    Colour::Black => 'B',
-                }
-            );
+            let _ = writeln!(out, "152 {}", c.letter().to_ascii_uppercase());
         }
         for p in &self.players {
             let _ = writeln!(out, "{p}");
@@ -696,11 +728,7 @@ impl fmt::Display for TrfPlayer {
                         None => line.push_str("0000"),
                     }
                     line.push(' ');
-                    line.push(match e.colour {
-                        Some(Colour::White) => 'w',
-                        Some(Colour::Black) => 'b',
-                        None => '-',
-                    });
+                    line.push(e.colour.map_or('-', Colour::letter));
                     line.push(' ');
                     line.push(e.result.to_char());
                 }

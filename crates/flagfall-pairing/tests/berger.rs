@@ -3,7 +3,7 @@
 
 use std::collections::HashMap;
 
-use flagfall_pairing::berger::{self, BergerError, Game, RoundRobinOptions};
+use flagfall_pairing::berger::{self, BergerError, BergerGame, RoundRobinOptions};
 
 fn pairs(round: &berger::Round) -> Vec<(u32, u32)> {
     round.games.iter().map(|g| (g.white, g.black)).collect()
@@ -87,7 +87,7 @@ fn every_pair_meets_once_per_cycle_with_balanced_colours() {
                 let mut byes = vec![0u32; n as usize + 1];
                 for r in cycle {
                     let mut seen = vec![false; n as usize + 1];
-                    for &Game { white, black } in &r.games {
+                    for &BergerGame { white, black } in &r.games {
                         assert!(white != black && white <= n && black <= n);
                         assert!(
                             !seen[white as usize] && !seen[black as usize],

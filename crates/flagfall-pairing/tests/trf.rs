@@ -3,7 +3,7 @@
 use std::path::PathBuf;
 
 use flagfall_pairing::dutch::{DutchInput, PairingError, RoundRecord};
-use flagfall_pairing::trf::{Colour, ResultCode, RoundEntry, Trf, TrfError};
+use flagfall_pairing::trf::{Colour, ResultCode, Trf, TrfError, TrfRoundEntry};
 
 fn case_text(name: &str) -> String {
     let path =
@@ -36,7 +36,7 @@ fn reads_header_and_player_fields() {
     assert_eq!(p1.rounds.len(), 4);
     assert_eq!(
         p1.round(1),
-        Some(&RoundEntry {
+        Some(&TrfRoundEntry {
             opponent: Some(6),
             colour: Some(Colour::White),
             result: ResultCode::Win
@@ -44,7 +44,7 @@ fn reads_header_and_player_fields() {
     );
     assert_eq!(
         p1.round(4),
-        Some(&RoundEntry {
+        Some(&TrfRoundEntry {
             opponent: None,
             colour: None,
             result: ResultCode::ZeroBye
@@ -269,12 +269,12 @@ fn writes_minimal_records_that_read_back() {
             rank: None,
             rounds: vec![
                 None,
-                Some(RoundEntry {
+                Some(TrfRoundEntry {
                     opponent: None,
                     colour: None,
                     result: ResultCode::HalfBye,
                 }),
-                Some(RoundEntry {
+                Some(TrfRoundEntry {
                     opponent: Some(3),
                     colour: Some(Colour::Black),
                     result: ResultCode::Win,

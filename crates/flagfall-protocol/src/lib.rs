@@ -6,7 +6,8 @@
 
 use std::collections::BTreeMap;
 
-use flagfall_game::script::{self, Action, Event, GameSetup, MAX_LAG_MS};
+use flagfall_analysis::assistant::DrawClaim;
+use flagfall_game::script::{self, Action, ClaimKind, Event, GameSetup, MAX_LAG_MS};
 use flagfall_game::{Game, MoveEntry};
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
@@ -250,7 +251,9 @@ pub struct PendingClaim {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Recommendation {
     pub grant: bool,
-    pub pattern: Option<String>,
+    /// The rule the recommendation rests on (a claimable-position pattern's own rule,
+    /// else the claim's).
+    pub rule: String,
     pub reasons: Vec<String>,
 }
 
@@ -382,7 +385,15 @@ impl State {
                 claim: k.name().to_string(),
                 recommendation: Recommendation {
                     grant: r.grant,
-                    pattern: r.pattern.clone(),
+                    rule: flagfall_game::arbiter::recommendation_rule(
+                        &game.ruleset().draws,
+                        match k {
+                            ClaimKind::Ilc => DrawClaim::Ilc,
+                            _ => DrawClaim::DrawPosition,
+                        },
+                        r.ground,
+                    )
+                    .to_string(),
                     reasons: r.reasons.clone(),
                 },
             }),

@@ -8,9 +8,7 @@
 
 use std::path::{Path, PathBuf};
 
-use flagfall_analysis::assistant::{
-    DrawClaim, Probe, Tablebase, Wdl, recommend, recommend_with_tablebase,
-};
+use flagfall_analysis::assistant::{DrawClaim, Probe, Tablebase, Wdl, recommend};
 use flagfall_syzygy::{OpenError, SyzygyTables};
 use shakmaty::fen::Fen;
 use shakmaty::{CastlingMode, Chess, Color, Setup};
@@ -144,8 +142,8 @@ fn the_assistant_reports_what_the_tables_say() {
     // blitz-2006 8e, one knight each: no forced win for White; the table is unreadable,
     // the search decides, and the reasons say both.
     let s = setup("8/8/3k4/3n4/8/8/2N5/4K3 w - - 0 1");
-    let with = recommend_with_tablebase(&s, Color::Black, DrawClaim::DrawPosition, &tables);
-    let without = recommend(&s, Color::Black, DrawClaim::DrawPosition);
+    let with = recommend(&s, Color::Black, DrawClaim::DrawPosition, Some(&tables));
+    let without = recommend(&s, Color::Black, DrawClaim::DrawPosition, None);
     assert_eq!(with.grant, without.grant);
     assert!(
         with.reasons

@@ -163,6 +163,70 @@ fn locked_wall(rng: &mut Rng) -> Option<Chess> {
     accept(setup_of(board, random_color(rng)))
 }
 
+/// Full-width locked wall: on every file a white pawn directly below a black pawn, the
+/// rank changing by one from each file to the next (so no pawn can capture or push, and
+/// the chain shuts the board in two), with each side's king and one or two pieces (a
+/// knight, a bishop, a rook, or two of them) behind its own half of the wall. Kings often
+/// sit in a pocket of their own pawns (wherever the wall dips near a corner).
+fn shut_wall(rng: &mut Rng) -> Option<Chess> {
+    let mut board = Board::empty();
+    // rank index of each file's white pawn: 1..=5 (black pawn one above).
+    let mut ranks = [0u32; 8];
+    ranks[0] = 1 + rng.below(5) as u32;
+    for f in 1..8 {
+        let prev = ranks[f - 1];
+        ranks[f] = match prev {
+            1 => 2,
+            5 => 4,
+            _ if rng.chance(50) => prev + 1,
+            _ => prev - 1,
+        };
+    }
+    let mut south = Bitboard::EMPTY;
+    let mut north = Bitboard::EMPTY;
+    for (f, &r) in ranks.iter().enumerate() {
+        let file = shakmaty::File::new(f as u32);
+        board.set_piece_at(
+            Square::from_coords(file, shakmaty::Rank::new(r)),
+            Color::White.pawn(),
+        );
+        board.set_piece_at(
+            Square::from_coords(file, shakmaty::Rank::new(r + 1)),
+            Color::Black.pawn(),
+        );
+        for rank in 0..8u32 {
+            let sq = Square::from_coords(file, shakmaty::Rank::new(rank));
+            if rank < r {
+                south.add(sq);
+            } else if rank > r + 1 {
+                north.add(sq);
+            }
+        }
+    }
+    const KITS: [&[Role]; 7] = [
+        &[Role::Knight],
+        &[Role::Bishop],
+        &[Role::Rook],
+        &[Role::Bishop, Role::Rook],
+        &[Role::Knight, Role::Bishop],
+        &[Role::Knight, Role::Rook],
+        &[Role::Bishop, Role::Bishop],
+    ];
+    for (color, zone) in [(Color::White, south), (Color::Black, north)] {
+        let mut pieces = vec![color.king()];
+        // Now and then a side keeps only its king.
+        if rng.chance(90) {
+            let kit = KITS[rng.below(KITS.len() as u64) as usize];
+            pieces.extend(kit.iter().map(|r| r.of(color)));
+        }
+        for p in pieces {
+            let sq = random_square(rng, zone & !board.occupied())?;
+            board.set_piece_at(sq, p);
+        }
+    }
+    accept(setup_of(board, random_color(rng)))
+}
+
 fn small_endgame(rng: &mut Rng, extra: u64) -> Option<Chess> {
     let mut board = Board::empty();
     let mut pieces = vec![Color::White.king(), Color::Black.king()];
@@ -201,7 +265,7 @@ fn same_coloured_bishops(rng: &mut Rng) -> Option<Chess> {
     accept(setup_of(board, random_color(rng)))
 }
 
-/// The full benchmark/differential corpus: `scale` = 1 gives about 5,400 queries.
+/// The full benchmark/differential corpus: `scale` = 1 gives about 7,150 queries.
 pub fn corpus(seed: u64, scale: usize) -> Vec<Query> {
     let mut rng = Rng::new(seed);
     let mut out = Vec::new();
@@ -276,6 +340,18 @@ pub fn corpus(seed: u64, scale: usize) -> Vec<Query> {
         if let Some(pos) = locked_wall(&mut rng) {
             push(&mut out, "walls", &pos, Color::White);
             push(&mut out, "walls", &pos, Color::Black);
+            made += 1;
+        }
+    }
+    // Full-width locked walls with pieces behind them on both sides: both winners. Drawn
+    // from their own generator, seeded from the corpus seed, so that the families above
+    // keep exactly the queries they had before this family was added.
+    let mut rng = Rng::new(seed ^ 0x0541_7a11);
+    made = 0;
+    while made < 700 * scale {
+        if let Some(pos) = shut_wall(&mut rng) {
+            push(&mut out, "shut-walls", &pos, Color::White);
+            push(&mut out, "shut-walls", &pos, Color::Black);
             made += 1;
         }
     }

@@ -13,7 +13,7 @@ fn run(args: &[&str]) -> (String, String, Option<i32>) {
 
 #[test]
 fn single_query_winnable_with_witness() {
-    // K+B v K+P: a helpmate exists (RULES.md section 3, fide-b3 A.5.3).
+    // K+B v K+P: a helpmate exists (docs/rules.md §3.5, fide-b3 A.5.3).
     let (stdout, _, code) = run(&[
         "analyze",
         "--fen",
@@ -58,6 +58,21 @@ fn json_output_has_verdict_and_reason() {
 }
 
 #[test]
+fn json_output_writes_the_colour_in_full_whatever_the_input_form() {
+    let (stdout, err, code) = run(&[
+        "analyze",
+        "--fen",
+        "2b1k3/8/8/1p1p1p1p/1P1P1P1P/8/8/2B1K3 w - -",
+        "--winner",
+        "B",
+        "--json",
+    ]);
+    assert_eq!(code, Some(0), "{err}");
+    let v: serde_json::Value = serde_json::from_str(&stdout).expect("json");
+    assert_eq!(v["winner"], "black");
+}
+
+#[test]
 fn bad_fen_is_a_clear_error() {
     let (_, stderr, code) = run(&["analyze", "--fen", "not a fen", "--winner", "white"]);
     assert_eq!(code, Some(1));
@@ -72,8 +87,11 @@ fn bad_fen_is_a_clear_error() {
         "--winner",
         "green",
     ]);
-    assert_eq!(code, Some(1));
-    assert!(stderr.contains("green"), "{stderr}");
+    assert_eq!(code, Some(2), "a usage error");
+    assert!(
+        stderr.contains("'green'") && stderr.contains("white") && stderr.contains("black"),
+        "{stderr}"
+    );
 }
 
 #[test]
@@ -168,6 +186,9 @@ fn draw_claim_reports_an_unreadable_table_and_still_recommends() {
     let v: serde_json::Value = serde_json::from_str(&out).expect("JSON");
     assert_eq!(v["grant"], true, "{out}");
     assert_eq!(v["claim"], "ilc");
+    // The ILC claim is cited by the club's own rule, the shape it rests on is named apart.
+    assert_eq!(v["rule"], "club-ilc 4.3", "{out}");
+    assert_eq!(v["ground"], "identical_pieces", "{out}");
     let reasons = v["reasons"].as_array().expect("reasons");
     assert!(
         reasons.iter().any(|r| r

@@ -36,6 +36,17 @@ fn fails(args: &[&str]) -> String {
     String::from_utf8(out.stderr).expect("utf-8")
 }
 
+/// Runs and expects exit code 2 (a usage error); returns stderr.
+fn usage_error(args: &[&str]) -> String {
+    let out = flagfall().args(args).output().expect("run flagfall");
+    assert_eq!(
+        out.status.code(),
+        Some(2),
+        "flagfall {args:?}: a usage error"
+    );
+    String::from_utf8(out.stderr).expect("utf-8")
+}
+
 fn boards(file: &Path, round: usize) -> Vec<(u64, u64)> {
     let json: Value = serde_json::from_str(&ok(&[
         "event",
@@ -385,10 +396,27 @@ fn bad_input_gets_clear_errors() {
     let dir = temp_dir("errors");
     let file = dir.join("e.json");
     let f = file.to_str().unwrap();
-    let err = fails(&[
+    let err = usage_error(&[
         "event", "new", f, "--name", "X", "--format", "knockout", "--rounds", "3",
     ]);
-    assert!(err.contains("format \"knockout\" is not valid"), "{err}");
+    assert!(
+        err.contains("'knockout'") && err.contains("double-swiss") && err.contains("us-swiss"),
+        "{err}"
+    );
+    let err = usage_error(&[
+        "event",
+        "new",
+        f,
+        "--name",
+        "X",
+        "--format",
+        "swiss",
+        "--rounds",
+        "3",
+        "--initial-colour",
+        "green",
+    ]);
+    assert!(err.contains("'green'") && err.contains("black"), "{err}");
     let err = fails(&["event", "new", f, "--name", "X", "--format", "swiss"]);
     assert!(err.contains("needs its number of rounds"), "{err}");
     let err = fails(&[
@@ -455,14 +483,52 @@ fn bad_input_gets_clear_errors() {
     ok(&["event", "pair", f]);
     let err = fails(&["event", "result", f, "1", "1", "1-0"]);
     assert!(err.contains("2 result(s) needed"), "{err}");
-    let err = fails(&["event", "result", f, "1", "1", "1-0", "2-0"]);
-    assert!(err.contains("result \"2-0\" is not valid"), "{err}");
+    let err = usage_error(&["event", "result", f, "1", "1", "1-0", "2-0"]);
+    assert!(err.contains("'2-0'") && err.contains("1/2"), "{err}");
+    // Every enumerated argument is checked by the command line (exit 2).
+    let err = usage_error(&["event", "bye", f, "1", "--round", "2", "--kind", "lots"]);
+    assert!(err.contains("'lots'") && err.contains("half"), "{err}");
+    let err = usage_error(&["event", "override", f, "--round", "1", "--board", "1x2"]);
+    assert!(err.contains("is not WHITE-BLACK"), "{err}");
+    let err = usage_error(&[
+        "event", "override", f, "--round", "1", "--board", "1-2", "--bye", "3:lots",
+    ]);
+    assert!(err.contains("pab, full, half, zero or absent"), "{err}");
+    let err = usage_error(&[
+        "event",
+        "new",
+        "other.json",
+        "--name",
+        "X",
+        "--format",
+        "swiss",
+        "--rounds",
+        "3",
+        "--ruleset",
+        "fide-b9",
+    ]);
+    assert!(
+        err.contains("'fide-b9'") && err.contains("uscf-2020"),
+        "{err}"
+    );
+    let err = usage_error(&["event", "export", f, "--as", "xls"]);
+    assert!(err.contains("'xls'"), "{err}");
     let err = fails(&["event", "result", f, "1", "7", "1-0", "0-1"]);
     assert!(err.contains("round 1 has no board 7"), "{err}");
-    let out = run_with_stdin(&["event", "results", f, "1"], "1 1-0\nx 1-0 0-1\n");
+    let out = run_with_stdin(&["event", "results", f, "1"], "1 1-0 0-1\nx 1-0 0-1\n");
     assert_eq!(out.status.code(), Some(1));
     let err = String::from_utf8_lossy(&out.stderr);
-    assert!(err.contains("stdin line 1"), "{err}");
+    assert!(
+        err.contains("stdin line 2: board \"x\" is not a number"),
+        "{err}"
+    );
+    let out = run_with_stdin(&["event", "results", f, "1"], "1 1-0\n");
+    assert_eq!(out.status.code(), Some(1));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("stdin line 1") && err.contains("2 result(s) needed"),
+        "{err}"
+    );
     let out = run_with_stdin(&["event", "results", f, "9"], "");
     assert_eq!(out.status.code(), Some(1));
     assert!(String::from_utf8_lossy(&out.stderr).contains("round 9 has not been paired"));
@@ -522,4 +588,35 @@ fn pab_points_from_the_command_line() {
     let again: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(&file).unwrap()).unwrap();
     assert_eq!(again, saved);
+}
+
+#[test]
+fn a_strong_late_entrant_takes_pairing_number_one() {
+    let dir = temp_dir("late");
+    let file = dir.join("e.json");
+    let f = file.to_str().unwrap();
+    ok(&[
+        "event", "new", f, "--name", "Late", "--format", "swiss", "--rounds", "3",
+    ]);
+    for (name, rating) in [("A", "2000"), ("B", "1900"), ("C", "1800"), ("D", "1700")] {
+        ok(&["event", "add-player", f, "--name", name, "--rating", rating]);
+    }
+    let out = ok(&["event", "pair", f]);
+    assert!(out.contains("1 A (0) -   3 C (0)"), "{out}");
+    ok_stdin(&["event", "results", f, "1"], "1 1-0\n2 0-1\n");
+    // FIDE C.04.2: the late entrant takes the number its rating gives it.
+    let out = ok(&["event", "add-player", f, "--name", "Z", "--rating", "2400"]);
+    assert!(out.contains("Z: pairing number 1"), "{out}");
+    // Round 1 as played, in the new numbers (A is now 2, C 4).
+    let out = ok(&["event", "show", f, "--round", "1"]);
+    assert!(out.contains("2 A (0) -   4 C (0)"), "{out}");
+    let trf = ok(&["event", "export", f, "--as", "trf"]);
+    let z = trf.lines().find(|l| l.starts_with("001    1")).unwrap();
+    assert!(z.contains('Z'), "{z}");
+    // Round 2: Z (0 points) ranks first of its group; D, now the lowest, has the bye
+    // (with Z numbered 5, Z had it).
+    let out = ok(&["event", "pair", f]);
+    assert!(out.contains("4 C (0) -   1 Z (0)"), "{out}");
+    assert!(out.contains("5 D: pairing-allocated bye"), "{out}");
+    let _ = std::fs::remove_dir_all(&dir);
 }

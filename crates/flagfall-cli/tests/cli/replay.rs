@@ -29,7 +29,7 @@ fn replays_a_bundled_game() {
     assert_eq!(v["result"], "1-0");
     assert_eq!(v["reason"], "illegal_move");
     assert_eq!(v["rule"], "uscf-2020 7d");
-    // Keys in the order of game-script.md.
+    // Keys in the order of docs/game-script.md §4.
     let text = String::from_utf8_lossy(&out.stdout);
     let order: Vec<usize> = [
         "\"result\"",

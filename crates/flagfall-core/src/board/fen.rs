@@ -3,7 +3,8 @@
 
 use shakmaty::{Bitboard, Board, ByColor, Color, File, Piece, Rank, Role, Square};
 
-use super::types::{BoardError, color_name};
+use super::types::BoardError;
+use crate::colour;
 
 /// The fields of a FEN, parsed.
 pub(crate) struct ParsedFen {
@@ -71,13 +72,13 @@ fn home_king(board: &Board, color: Color, letter: char) -> Result<Square, BoardE
             .ok_or_else(|| BoardError::Castling("internal: king bitboard empty".into())),
         0 => Err(BoardError::Castling(format!(
             "{letter:?} gives {} a castling right but there is no {} king on rank {}",
-            color_name(color),
-            color_name(color).to_lowercase(),
+            colour::name(color),
+            colour::key(color),
             color.fold_wb(1, 8)
         ))),
         _ => Err(BoardError::Castling(format!(
             "{letter:?}: {} has more than one king on rank {}",
-            color_name(color),
+            colour::name(color),
             color.fold_wb(1, 8)
         ))),
     }
@@ -125,7 +126,7 @@ fn parse_castling(
         let Some(rook) = rook else {
             return Err(BoardError::Castling(format!(
                 "{letter:?}: no {} rook on rank {} for that castling right (king on {king})",
-                color_name(color).to_lowercase(),
+                colour::key(color),
                 color.fold_wb(1, 8)
             )));
         };
@@ -151,14 +152,14 @@ fn parse_ep(field: &str, board: &Board, turn: Color) -> Result<Option<Square>, B
         return Err(BoardError::EnPassant(format!(
             "{sq} is not on rank {} ({} to move)",
             turn.fold_wb(6, 3),
-            color_name(turn)
+            colour::name(turn)
         )));
     }
     let pawn_sq = Square::from_coords(sq.file(), turn.fold_wb(Rank::Fifth, Rank::Fourth));
     if board.piece_at(pawn_sq) != Some(Role::Pawn.of(pusher)) {
         return Err(BoardError::EnPassant(format!(
             "{sq} but no {} pawn on {pawn_sq} that could just have made a double step",
-            color_name(pusher).to_lowercase()
+            colour::key(pusher)
         )));
     }
     if board.occupied().contains(sq) {

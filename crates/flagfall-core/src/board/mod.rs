@@ -1,6 +1,6 @@
 //! The physical board and the classification of completed moves.
 //!
-//! A [`Position`] holds whatever stands on the board (RULES.md §2): any piece of the mover's
+//! A [`PhysicalPosition`] holds whatever stands on the board (docs/rules.md §2.1): any piece of the mover's
 //! colour may be put on any square that does not hold one of the mover's own pieces, and
 //! the result stands even when it breaks the laws. Every move is classified
 //! ([`Legality`]): legal, or illegal with [`IllegalReason`]s, most important first.
@@ -9,7 +9,7 @@
 //! promotion), judged on the position actually on the board, also when that position is
 //! already illegal: the side to move may then take a king left in check (classified
 //! [`IllegalReason::CapturesKing`], for the arbiter to rule on), and its own king safety
-//! still counts. Castling after a wrong set-up follows [`CastlingSetupRule`] (RULES.md §6).
+//! still counts. Castling after a wrong set-up follows [`CastlingSetupRule`] (docs/rules.md §6).
 //!
 //! Whenever the position is a legal chess position, classification and play go through
 //! shakmaty's `Chess` (fast path); the generic path handles everything else, and both agree
@@ -25,7 +25,7 @@
 //!   corner (with the king's and rook's destinations free), is a castling attempt: the rook
 //!   moves too, and the attempt is judged by the castling conditions. A two-square king step
 //!   whose destinations are taken is an ordinary (wrong) king move. King on the d-file:
-//!   mirror castling (RULES.md §6, uscf-2020 3a, blitz-2006 19); see [`CastlingSetupRule`].
+//!   mirror castling (docs/rules.md §6.1, uscf-2020 3a, blitz-2006 19); see [`CastlingSetupRule`].
 //! - **Set-up errors** are read from the starting FEN's castling field: it names the castling
 //!   rooks; a right with the king off the e-file or the rook off the a/h-files is a wrong
 //!   set-up of that piece (uscf-classic 3, fide-b3 A.5.1.2).
@@ -56,7 +56,7 @@ use std::num::NonZeroU32;
 use shakmaty::san::{San, SanPlus, Suffix};
 use shakmaty::{
     Bitboard, Board, ByColor, CastlingMode, CastlingSide, Chess, Color, File, FromSetup, Move,
-    MoveList, Piece, Position as _, PositionError, Rank, Role, Setup, Square, attacks,
+    MoveList, Piece, Position, PositionError, Rank, Role, Setup, Square, attacks,
 };
 
 /// Key for threefold repetition: two positions are the same when this is equal (laws 9.2.2:
@@ -72,7 +72,7 @@ pub struct RepetitionKey {
 
 /// The position on a physical board. See the module documentation.
 #[derive(Clone, Debug)]
-pub struct Position {
+pub struct PhysicalPosition {
     board: Board,
     turn: Color,
     /// Rook squares that still carry a castling right (cleared when the rook moves or is
@@ -91,11 +91,12 @@ pub struct Position {
     /// The same position as shakmaty `Chess` (standard castling rights only) when it is a
     /// legal position: the fast path.
     chess: Option<Chess>,
-    /// Never use the fast path (for testing the generic path against shakmaty).
+    /// Never use the fast path (set only by the `test-support` hook `generic_only`, to
+    /// test the generic path against shakmaty).
     generic_only: bool,
 }
 
-impl PartialEq for Position {
+impl PartialEq for PhysicalPosition {
     fn eq(&self, other: &Self) -> bool {
         self.board == other.board
             && self.turn == other.turn
@@ -108,38 +109,38 @@ impl PartialEq for Position {
     }
 }
 
-impl Eq for Position {}
+impl Eq for PhysicalPosition {}
 
-/// Serialised as its FEN ([`Position::fen`]). Reading it back recomputes which colours had
+/// Serialised as its FEN ([`PhysicalPosition::fen`]). Reading it back recomputes which colours had
 /// a wrongly set-up start from the castling rights still present.
-impl serde::Serialize for Position {
+impl serde::Serialize for PhysicalPosition {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         s.serialize_str(&self.fen())
     }
 }
 
-impl<'de> serde::Deserialize<'de> for Position {
+impl<'de> serde::Deserialize<'de> for PhysicalPosition {
     fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
         let text = <String as serde::Deserialize>::deserialize(d)?;
-        Position::from_fen(&text).map_err(serde::de::Error::custom)
+        PhysicalPosition::from_fen(&text).map_err(serde::de::Error::custom)
     }
 }
 
-impl std::str::FromStr for Position {
+impl std::str::FromStr for PhysicalPosition {
     type Err = BoardError;
 
     fn from_str(s: &str) -> Result<Self, Self::Err> {
-        Position::from_fen(s)
+        PhysicalPosition::from_fen(s)
     }
 }
 
-impl std::fmt::Display for Position {
+impl std::fmt::Display for PhysicalPosition {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.write_str(&self.fen())
     }
 }
 
-impl Default for Position {
+impl Default for PhysicalPosition {
     fn default() -> Self {
         Self::new()
     }
@@ -180,7 +181,7 @@ fn push_king_safety(reasons: &mut Vec<IllegalReason>, left: bool, put: bool) {
 }
 
 /// King and rook destinations for castling with the king on `king` and the rook on `rook`.
-/// King on the d-file: mirror castling (RULES.md §6 interpretation); otherwise the ordinary
+/// King on the d-file: mirror castling (docs/rules.md §6.2 interpretation); otherwise the ordinary
 /// destinations (g/f or c/d).
 fn castle_targets(king: Square, rook: Square) -> (CastlingKind, Square, Square) {
     let rank = king.rank();
@@ -198,7 +199,7 @@ fn castle_targets(king: Square, rook: Square) -> (CastlingKind, Square, Square) 
     }
 }
 
-impl Position {
+impl PhysicalPosition {
     /// The standard start position.
     pub fn new() -> Self {
         let mut pos = Self {
@@ -254,7 +255,7 @@ impl Position {
         Ok(pos)
     }
 
-    /// FEN of the physical board; [`Position::from_fen`] reads it back to the same
+    /// FEN of the physical board; [`PhysicalPosition::from_fen`] reads it back to the same
     /// position (the en passant field is written whenever a double step was just made).
     pub fn fen(&self) -> String {
         let ep = self
@@ -332,8 +333,9 @@ impl Position {
 
     /// A copy that never takes the shakmaty fast path: every classification, move
     /// generation, SAN and status goes through the generic code. Meant for tests that
-    /// check the generic path against shakmaty; slower, same results.
-    #[doc(hidden)]
+    /// check the generic path against shakmaty; slower, same results. A test hook: only
+    /// with the `test-support` feature.
+    #[cfg(feature = "test-support")]
     pub fn generic_only(&self) -> Self {
         let mut p = self.clone();
         p.generic_only = true;
@@ -663,7 +665,7 @@ impl Position {
         self.turn = !mover;
     }
 
-    /// All moves of the side to move that [`Position::classify`] calls legal. Castling
+    /// All moves of the side to move that [`PhysicalPosition::classify`] calls legal. Castling
     /// appears once, as the king's move to its destination (`e1g1`, or `d1b1` for mirror
     /// castling); promotions once per piece (q, r, b, n).
     pub fn legal_moves(&self, rules: &BoardRules) -> Vec<PhysicalMove> {
@@ -871,7 +873,7 @@ impl Position {
     }
 
     /// Whether the set-up rule lets `mover` castle with this king and rook at all
-    /// (RULES.md §6), given the rights are intact.
+    /// (docs/rules.md §6), given the rights are intact.
     fn setup_allows(&self, plan: &CastlePlan, mover: Color, rules: &BoardRules) -> bool {
         let rook_in_corner = plan.rook_from.file() == File::A || plan.rook_from.file() == File::H;
         let standard = plan.king_from.file() == File::E && rook_in_corner;

@@ -1,26 +1,5 @@
 //! serde helpers for shakmaty types (shakmaty is built without its `serde` feature).
 
-/// `Color` as `"white"` / `"black"`.
-pub mod color {
-    use serde::{Deserialize, Deserializer, Serializer};
-    use shakmaty::Color;
-
-    pub fn serialize<S: Serializer>(c: &Color, s: S) -> Result<S::Ok, S::Error> {
-        s.serialize_str(c.fold_wb("white", "black"))
-    }
-
-    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Color, D::Error> {
-        let text = String::deserialize(d)?;
-        match text.as_str() {
-            "white" => Ok(Color::White),
-            "black" => Ok(Color::Black),
-            other => Err(serde::de::Error::custom(format!(
-                "expected \"white\" or \"black\", found {other:?}"
-            ))),
-        }
-    }
-}
-
 /// `Square` as `"e4"`.
 pub mod square {
     use serde::{Deserialize, Deserializer, Serializer};

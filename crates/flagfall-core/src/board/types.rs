@@ -141,7 +141,7 @@ impl<'de> Deserialize<'de> for PhysicalMove {
     }
 }
 
-/// What castling a wrongly set-up start position allows (RULES.md §6).
+/// What castling a wrongly set-up start position allows (docs/rules.md §6).
 ///
 /// A set-up is "wrong" for a colour when the castling field of the starting FEN gives that
 /// colour rights while its king is not on the e-file, or one of its castling rooks is not on
@@ -150,7 +150,7 @@ impl<'de> Deserialize<'de> for PhysicalMove {
 #[serde(rename_all = "snake_case")]
 pub enum CastlingSetupRule {
     /// uscf-2020 3a, blitz-2006 19: with king and queen swapped (king on d1/d8) castling is
-    /// the mirror image of ordinary castling (**interpretation**, RULES.md §6): "short" on the
+    /// the mirror image of ordinary castling (**interpretation**, docs/rules.md §6.2): "short" on the
     /// queen side d1→b1 with the a1 rook to c1, "long" on the king side d1→f1 with the h1
     /// rook to e1. A misplaced rook cannot castle (the rule only covers the K/Q swap;
     /// **interpretation**: the laws' castling needs the rook on its original square).
@@ -289,7 +289,7 @@ pub enum MoveError {
         mv: PhysicalMove,
     },
     /// The piece on `from` belongs to the other player.
-    #[error("move {mv}: the piece on {} is not {}'s", mv.from, color_name(*mover))]
+    #[error("move {mv}: the piece on {} is not {}'s", mv.from, crate::colour::name(*mover))]
     NotYourPiece {
         /// The move.
         mv: PhysicalMove,
@@ -297,7 +297,7 @@ pub enum MoveError {
         mover: Color,
     },
     /// `to` holds a piece of the mover (and it is not a castling onto the own rook).
-    #[error("move {mv}: {} holds {}'s own piece", mv.to, color_name(*mover))]
+    #[error("move {mv}: {} holds {}'s own piece", mv.to, crate::colour::name(*mover))]
     OwnPieceOnTarget {
         /// The move.
         mv: PhysicalMove,
@@ -318,10 +318,6 @@ pub enum MoveError {
         /// The occupied destination square.
         square: Square,
     },
-}
-
-pub(crate) fn color_name(c: Color) -> &'static str {
-    c.fold_wb("White", "Black")
 }
 
 /// Why a FEN could not be read. Every variant names the FEN field.
@@ -369,9 +365,9 @@ pub enum BoardError {
 #[serde(rename_all = "snake_case")]
 pub enum IllegalPositionReason {
     /// A colour has no king.
-    MissingKing(#[serde(with = "serde_impl::color")] Color),
+    MissingKing(#[serde(with = "crate::colour::serde")] Color),
     /// A colour has more than one king.
-    TooManyKings(#[serde(with = "serde_impl::color")] Color),
+    TooManyKings(#[serde(with = "crate::colour::serde")] Color),
     /// A pawn stands on the first or eighth rank (fide-b3 A.5.4).
     PawnOnBackRank(#[serde(with = "serde_impl::square")] Square),
     /// Both kings are in check (fide-b3 A.5.4). Reported instead of
@@ -403,7 +399,7 @@ pub struct MoveRecord {
     /// The move.
     pub mv: PhysicalMove,
     /// Who made it.
-    #[serde(with = "serde_impl::color")]
+    #[serde(with = "crate::colour::serde")]
     pub mover: Color,
     /// Legal, or illegal with reasons.
     pub legality: Legality,

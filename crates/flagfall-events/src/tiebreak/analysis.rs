@@ -1,7 +1,7 @@
 //! Derived per-round facts shared by every tiebreak: what kind of round each entry is, scores,
 //! and the FIDE C.07 art. 16 views of unplayed rounds.
 
-use super::crosstable::{ByeKind, Colour, Crosstable, Format, Game, GameOutcome, RoundEntry};
+use super::crosstable::{ByeKind, Colour, Crosstable, CrosstableGame, GameOutcome, RoundEntry};
 use super::{Edition, Options};
 
 /// What a round was for one player, after folding matches and byes (FIDE C.07 art. 15.1, 16.1).
@@ -47,7 +47,7 @@ pub(crate) struct RoundInfo<'a> {
     /// Points scored this round, in half-points.
     pub points: u32,
     pub opponent: Option<usize>,
-    pub games: &'a [Game],
+    pub games: &'a [CrosstableGame],
 }
 
 /// Everything the tiebreaks derive from a validated crosstable.
@@ -83,11 +83,11 @@ impl<'a> Analysis<'a> {
             .collect();
         let adjusted = rounds
             .iter()
-            .map(|row| match ct.format {
+            .map(|row| match ct.format.is_round_robin() {
                 // 15.2: in a round robin forfeits are regular games; there are no requested
                 // byes to adjust, so opponents see the real score.
-                Format::RoundRobin => row.iter().map(|r| r.points).sum(),
-                Format::Swiss => (0..row.len())
+                true => row.iter().map(|r| r.points).sum(),
+                false => (0..row.len())
                     .map(|r| {
                         if category_5(row, r) {
                             // 16.3.2: counted as a draw in every game of the round.
@@ -115,7 +115,7 @@ impl<'a> Analysis<'a> {
     }
 
     pub(crate) fn is_rr(&self) -> bool {
-        self.ct.format == Format::RoundRobin
+        self.ct.format.is_round_robin()
     }
 
     /// Whether round `r` of `p` counts as a game against its opponent for the opponent-based

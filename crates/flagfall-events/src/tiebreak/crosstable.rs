@@ -24,6 +24,9 @@
 use serde::{Deserialize, Serialize};
 use thiserror::Error;
 
+use crate::format::{Format, MAX_ROUNDS};
+use crate::spelling::{Spelled, spelled};
+
 /// A score in half-points: `HalfPoints(3)` is 1½ points.
 #[derive(
     Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize,
@@ -63,24 +66,8 @@ impl std::fmt::Display for HalfPoints {
     }
 }
 
-/// The colour a player had in one game.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
-pub enum Colour {
-    /// White pieces.
-    White,
-    /// Black pieces.
-    Black,
-}
-
-impl Colour {
-    /// The other colour.
-    pub fn opposite(self) -> Colour {
-        match self {
-            Colour::White => Colour::Black,
-            Colour::Black => Colour::White,
-        }
-    }
-}
+/// The colour a player had in one game: the pairing engines' type.
+pub use flagfall_pairing::trf::Colour;
 
 /// The outcome of one game, from the point of view of the player whose row holds it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -134,28 +121,64 @@ impl GameOutcome {
 
 /// One game of a round.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
-pub struct Game {
+pub struct CrosstableGame {
     /// This player's colour (for a forfeit: the colour scheduled by the pairing).
     pub colour: Colour,
     /// The outcome for this player.
     pub outcome: GameOutcome,
 }
 
-/// Kinds of round without an opponent (FIDE C.07 art. 16.1, C.04.1 art. 4).
+/// Why a player has no opponent in a round (FIDE C.07 art. 16.1, C.04.1 art. 4): the one
+/// bye type of the event, its crosstable and its exports. Stored in kebab case (`pab`,
+/// `full`, `half`, `zero`, `absent`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
 pub enum ByeKind {
-    /// Pairing-allocated bye (odd number of players), worth a win.
+    /// Pairing-allocated bye (odd number of players), worth a win unless the event says
+    /// otherwise (see `Event::pab_value`).
     Pab,
-    /// Full-point bye granted by the organiser (not requested), worth a win.
+    /// Full-point bye (requested, or granted by the organiser), worth a win.
     Full,
     /// Requested half-point bye.
     Half,
     /// Requested zero-point bye.
     Zero,
-    /// Not paired: absent or withdrawn. Counts as a zero-point bye (FIDE C.07 art. 16.1.1: every
+    /// Not paired: not yet entered, withdrawn, or the round-robin phantom. Counts as a zero-point bye (FIDE C.07 art. 16.1.1: every
     /// round after a withdrawal is a zero-point bye).
     Absent,
 }
+
+impl Spelled for ByeKind {
+    const ALL: &'static [ByeKind] = &[
+        ByeKind::Pab,
+        ByeKind::Full,
+        ByeKind::Half,
+        ByeKind::Zero,
+        ByeKind::Absent,
+    ];
+    const WHAT: &'static str = "bye kind";
+    const EXPECTED: &'static str = "pab, full, half, zero or absent";
+    fn spellings(self) -> &'static [&'static str] {
+        match self {
+            ByeKind::Pab => &["pab", "u"],
+            ByeKind::Full => &["full", "f"],
+            ByeKind::Half => &["half", "h"],
+            ByeKind::Zero => &["zero", "z"],
+            ByeKind::Absent => &["absent", "-"],
+        }
+    }
+    fn help(self) -> &'static str {
+        match self {
+            ByeKind::Pab => "pairing-allocated bye",
+            ByeKind::Full => "full-point bye",
+            ByeKind::Half => "half-point bye",
+            ByeKind::Zero => "zero-point bye",
+            ByeKind::Absent => "not paired",
+        }
+    }
+}
+
+spelled!(ByeKind);
 
 /// What one player did in one round.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -166,7 +189,7 @@ pub enum RoundEntry {
         /// Index of the opponent in [`Crosstable::players`].
         opponent: usize,
         /// The games of this round, at least one.
-        games: Vec<Game>,
+        games: Vec<CrosstableGame>,
     },
     /// No opponent this round.
     Bye(ByeKind),
@@ -177,7 +200,7 @@ impl RoundEntry {
     pub fn played(opponent: usize, colour: Colour, outcome: GameOutcome) -> RoundEntry {
         RoundEntry::Paired {
             opponent,
-            games: vec![Game { colour, outcome }],
+            games: vec![CrosstableGame { colour, outcome }],
         }
     }
 
@@ -190,22 +213,6 @@ impl RoundEntry {
         };
         RoundEntry::played(opponent, colour, outcome)
     }
-}
-
-/// Whether pairings were made round by round (Swiss) or fixed in advance (round robin).
-///
-/// The distinction matters for unplayed games: in a round robin forfeits are treated as regular
-/// games (FIDE C.07 art. 15.2), in a Swiss the unplayed-rounds rules of art. 16 apply (15.3).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
-pub enum Format {
-    /// Swiss system (including Double Swiss).
-    #[default]
-    Swiss,
-    /// Round robin (single or multiple), or any pre-determined pairing schedule. With an odd
-    /// number of players, give each player's free round as `Bye(ByeKind::Zero)`: it scores
-    /// nothing and, the only unplayed rounds of a round robin being forfeits (C.07 15.2), it
-    /// is ignored by BH, SB, KS, DE and REP.
-    RoundRobin,
 }
 
 /// A participant.
@@ -241,9 +248,6 @@ pub struct Crosstable {
 
 /// Most games a round may hold (a match of this many games).
 pub const MAX_GAMES_PER_ROUND: u32 = 8;
-
-/// Most rounds a crosstable may hold.
-pub const MAX_ROUNDS: u32 = 1000;
 
 /// A crosstable that does not describe a possible event.
 #[derive(Clone, Debug, PartialEq, Eq, Error)]

@@ -1,7 +1,7 @@
 //! FIDE C.07 tiebreaks computed per player (everything but Direct Encounter, see `encounter`).
 
 use super::analysis::{Analysis, Kind, RoundInfo};
-use super::crosstable::{Colour, Crosstable, Game, GameOutcome, RoundEntry};
+use super::crosstable::{Colour, Crosstable, CrosstableGame, GameOutcome, RoundEntry};
 use super::value::Value;
 use super::{Modifier, TiebreakError};
 use crate::rating;
@@ -117,7 +117,7 @@ pub(crate) fn fore_crosstable(ct: &Crosstable) -> Crosstable {
     for row in &mut fore.results {
         if let Some(RoundEntry::Paired { games, .. }) = row.get_mut(last) {
             for gm in games.iter_mut() {
-                *gm = Game {
+                *gm = CrosstableGame {
                     colour: gm.colour,
                     outcome: GameOutcome::Draw,
                 };

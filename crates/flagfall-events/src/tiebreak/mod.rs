@@ -76,9 +76,10 @@ mod fide;
 mod uscf;
 mod value;
 
+pub use crate::format::{Format, MAX_ROUNDS};
 pub use crosstable::{
-    ByeKind, Colour, Crosstable, CrosstableError, Format, Game, GameOutcome, HalfPoints,
-    MAX_GAMES_PER_ROUND, MAX_ROUNDS, PlayerInfo, RoundEntry,
+    ByeKind, Colour, Crosstable, CrosstableError, CrosstableGame, GameOutcome, HalfPoints,
+    MAX_GAMES_PER_ROUND, PlayerInfo, RoundEntry,
 };
 pub use value::Value;
 

@@ -4,14 +4,14 @@
 `<NNN>-<name>.expected.json`.
 
 The expectations (result, reason, rule, rulings) are written by hand below, from
-spec/RULES.md, spec/game-script.md, docs/arbiter.md and the rule texts. Citations are read
+docs/rules.md, docs/game-script.md, docs/arbiter.md and the rule texts. Citations are read
 from the ruleset data files (`crates/flagfall-core/rulesets/*.toml`, the field named next
 to each expectation), as the contract says a ruling cites "the citation in that field".
 
 Two checking aids, not oracles of the rulings:
 - python-chess (`pip install chess`) checks that every move marked legal is legal and every
   move marked `_illegal` is not, and computes the physical board for `fen`;
-- a small sudden-death clock model (US delay / Bronstein / increment per RULES.md §1)
+- a small sudden-death clock model (US delay / Bronstein / increment per docs/rules.md §1)
   does the clock arithmetic; where a scenario also states the clock by hand, the two must
   agree or generation stops.
 
@@ -216,7 +216,7 @@ class Physical:
 
 
 class Clock:
-    """Sudden-death clock per RULES.md §1 / docs/arbiter.md 'The clock'."""
+    """Sudden-death clock per docs/rules.md §1 / docs/arbiter.md 'The clock'."""
 
     def __init__(self, tc, turn):
         self.kind, self.base, self.d = tc

@@ -54,7 +54,7 @@ for rs in ALL:
           [f"RULES §1: {tc} is forbidden by {rs} ({cite(rs, 'time.policy_rule')})",
            "a setup with a forbidden time control is a script error on line 1, field time_control"])
 
-# Delay arithmetic, stated by hand (RULES.md §1):
+# Delay arithmetic, stated by hand (docs/rules.md §1):
 S(U, "us-delay-d3", {"time_control": "G/5;d3"},
   [mv(2000, "white", "e2e4"), mv(10000, "black", "e7e5"), mv(11000, "white", "g1f3"), end(20000)],
   "*", None, None, rulings=[], clock=(300000, 289000),
@@ -296,7 +296,7 @@ for rs in ALL:
       covers=["RULES §2: after the claimant completed a move the illegal move stands (uscf-2020 3b, blitz-2006 14)",
               f"refused: {cite(rs, 'illegal.window_rule')}"])
 
-# Retraction and touch move (RULES.md §2).
+# Retraction and touch move (docs/rules.md §2).
 for rs in ALL:
     touch = RSDATA[rs]["moves"]["touch_move"]
     evs = seq("e2e4 e7e5") + [mv(3000, "white", "f1e3", press=False, _illegal=True),
@@ -892,7 +892,7 @@ S(U, "director-cancel-string-form", {}, [mv(1000, "white", "e2e4"),
                                         {"at": 2000, "by": "director", "result": "cancel"}],
   "*", "director", cite(U, "director.cancel_rule"),
   rulings=[(2, "result", cite(U, "director.cancel_rule"))], clock=(299000, 299000),
-  covers=["game-script.md: \"cancel\" orders a replay (uscf-2020 13)"])
+  covers=["docs/game-script.md: \"cancel\" orders a replay (uscf-2020 13)"])
 
 # Refusals: wrong party and impossible physical actions.
 S(U, "player-stop-clock-refused", {},
@@ -931,10 +931,16 @@ S(C, "second-move-before-press-refused", {},
   [mv(1000, "white", "e2e4", press=False), mv(1500, "white", "d2d4", press=False, _refused=True, _id="r"), press(2000, "white")],
   "*", None, None, rulings=[("r", "refused")], clock=(298000, 300000), fen="auto",
   covers=["docs/arbiter.md: a second move while one is on the board, not pressed, is refused"])
-S(I, "press-without-move-refused", {},
-  [press(1000, "white", _refused=True, _id="r"), mv(2000, "white", "e2e4")],
-  "*", None, None, rulings=[("r", "refused")], clock=(298000, 300000), fen="auto",
-  covers=["docs/arbiter.md interpretation: a press with no move on the board is refused"])
+S(I, "press-without-move-opponent-time", {},
+  [mv(1000, "white", "e2e4"), press(2000, "black", _id="p1"), press(5000, "white", _id="p2"),
+   mv(6000, "black", "e7e5")],
+  "*", None, None,
+  rulings=[("p1", "clock", cite(I, "moves.press_without_move_rule")),
+           ("p2", "clock", cite(I, "moves.press_without_move_rule"))],
+  fen="auto",
+  covers=["docs/arbiter.md choice: club-ilc is silent on pressing without a move; its intro keeps the US Chess rules (uscf-2020 9): "
+          "Black, on move, presses without moving and White's clock runs",
+          "White presses back without a move; Black, still on move, then moves: W used 1000 + 3000, B 1000 + 1000"])
 S(F, "move-from-empty-square-refused", {},
   [mv(1000, "white", "e3e4", _refused=True, _id="r"), mv(2000, "white", "e2e4")],
   "*", None, None, rulings=[("r", "refused")], clock=(298000, 300000), fen="auto",
@@ -1000,11 +1006,11 @@ S(F, "rook-misplaced-other-side-castles", {"fen": "rnbqkbrn/pppppppp/8/8/8/8/PPP
   covers=["fide-b3 A.5.1.2: only the misplaced rook (g1, knight on h1) is excluded; castling long with the a1 rook stays legal"])
 S(I, "shredder-castling-rights", {"fen": "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w HAha - 0 1"},
   seq("e2e4 e7e5 g1f3 b8c6 f1c4 f8c5 e1g1"), "*", None, None, rulings=[], fen="auto",
-  covers=["game-script.md: castling rights in Shredder form (HAha) for the ordinary start position; O-O played as e1g1"])
+  covers=["docs/game-script.md: castling rights in Shredder form (HAha) for the ordinary start position; O-O played as e1g1"])
 S(U, "castling-king-onto-rook", {},
   seq("e2e4 e7e5 g1f3 b8c6 f1c4 f8c5") + [mv(7000, "white", "e1h1", _noboard=True)], "*", None, None, rulings=[],
   fen="r1bqk1nr/pppp1ppp/2n5/2b1p3/2B1P3/5N2/PPPP1PPP/RNBQ1RK1 b (unchecked)", clock=(296000, 297000),
-  covers=["game-script.md: castling may be written king-onto-rook (e1h1): short castling, Kg1 and Rf1"])
+  covers=["docs/game-script.md: castling may be written king-onto-rook (e1h1): short castling, Kg1 and Rf1"])
 
 # ============================================================ script errors
 
@@ -1047,7 +1053,7 @@ E(I, "bad-time-control-notation", [{"rules": "club-ilc", "time_control": "G/five
   ["RULES §1: a time control not in any accepted form"])
 E(F, "unknown-offence-kind", [{"rules": "fide-b3", "time_control": "G/5"}, M1,
                               {"at": 2000, "by": "director", "offence": {"player": "white", "kind": "rudeness"}}], 3, "offence.kind",
-  ["game-script.md: offence kinds are two_hands, displaced_pieces, knocked_clock, touch_move, other"])
+  ["docs/game-script.md: offence kinds are two_hands, displaced_pieces, knocked_clock, touch_move, other"])
 
 # ============================================================ edge cases (second batch)
 
@@ -1232,7 +1238,7 @@ S(F, "illegal-position-resolved-by-next-move", {"fen": "4r3/8/8/7k/8/8/4N3/4K3 w
   "*", None, None, rulings=[], clock=(299000, 299000), fen="auto",
   covers=["fide-b3 A.5.4: both kings in check after Ng3; Black's Kh6 leaves only White's king in check with White to move: no illegal position, play goes on"])
 S(C, "player-names-in-setup", {"white": "Ann", "black": "Bob"}, seq("e2e4 e7e5"), "*", None, None, rulings=[],
-  clock=(299000, 299000), fen="auto", covers=["game-script.md: optional white/black names are accepted"])
+  clock=(299000, 299000), fen="auto", covers=["docs/game-script.md: optional white/black names are accepted"])
 E(U, "two-actions-in-one-event", [G, {"at": 1000, "by": "white", "resign": True, "offer": "draw"}], 2, None,
   ["docs/arbiter.md: exactly one action per event (besides move+press and a claim's intended move)"])
 evs = seq("e2e4 e7e5") + [
@@ -1375,3 +1381,54 @@ S(U, "bronstein-flag-no-delay-before-counting", {"time_control": "G/5;b3"}, [mv(
   "*", None, None, rulings=[], clock=(300000, -1000),
   covers=["RULES §1 Bronstein: the clock counts at once (the give-back comes only at the press), so Black's flag falls at 301000",
           "no automatic flagging in uscf-2020: the game goes on with Black at -1000"])
+
+# ============================================================ eighth batch: pressing the clock without a move
+# (issue 11 item 2; docs/arbiter.md "Moves"; `moves.press_without_move`)
+
+PW = "moves.press_without_move_rule"
+for rs, why in [(U, "uscf-2020 9: the opponent of a player who displaced pieces may press the clock without moving"),
+                (C, "docs/arbiter.md choice: uscf-classic is silent; its intro keeps the US Chess rules (uscf-2020 9)"),
+                (B, "blitz-2006 9: the opponent may start the culprit's clock without making a move")]:
+    S(rs, "press-without-move-displaced-pieces", {},
+      [mv(1000, "white", "e2e4"), press(2000, "black", _id="p1"), press(4000, "white", _id="p2"),
+       mv(5000, "black", "e7e5")],
+      "*", None, None, rulings=[("p1", "clock", cite(rs, PW)), ("p2", "clock", cite(rs, PW))], fen="auto",
+      covers=[why, "White replaces the pieces on his own time (2000 to 4000) and presses back; Black, still on move, moves",
+              "W used 1000 + 2000, B 1000 + 1000; the position is unchanged by the presses"])
+S(U, "press-without-move-pawn-on-last-rank", {"fen": "r7/4P3/8/8/8/8/k7/6K1 w - - 0 1"},
+  [mv(1000, "white", "e7e8", _illegal=True), press(2000, "black", _id="p1"), press(4000, "white", _id="p2"),
+   claim(4500, "black", "illegal", _id="c")],
+  "0-1", "illegal_move", cite(U, "illegal.rule"),
+  rulings=[("p1", "clock", cite(U, PW)), ("p2", "clock", cite(U, PW)), ("c", "result", cite(U, "illegal.rule"))],
+  fen="auto",
+  covers=["uscf-2020 16: White pressed with the pawn on the last rank; Black restarts White's clock without moving",
+          "a press without a move is no move of Black's: the claim window (uscf-2020 3b) stays open, and the claim wins (7d)"])
+S(U, "press-without-move-not-your-clock-refused", {},
+  [mv(1000, "white", "e2e4"), press(1500, "white", _refused=True, _id="r"), mv(2000, "black", "e7e5")],
+  "*", None, None, rulings=[("r", "refused", cite(U, "moves.completed_rule"))], fen="auto",
+  covers=["docs/arbiter.md: only the side whose clock runs can press it; White pressing Black's running clock is refused"])
+S(F, "press-without-move-claimed", {},
+  [mv(1000, "white", "e2e4"), press(2000, "black", _id="p"),
+   claim(3000, "white", "illegal", _id="c", _adj={"white": MIN}, _turn="black"), mv(4000, "black", "e7e5")],
+  "*", None, None, rulings=[("c", "claim_upheld", cite(F, "illegal.rule"))], fen="auto",
+  covers=["fide-b3 A.5.2 (Laws 7.5.3): pressing the clock without making a move is an illegal move; White claims it",
+          "A.3: one minute to White; Black's clock runs again and Black, still on move, moves"])
+S(F, "press-without-move-arbiter-calls", {"arbiter_calls_illegal": True},
+  [mv(1000, "white", "e2e4"), press(2000, "black", _id="p", _adj={"white": MIN}, _turn="black"),
+   mv(3000, "black", "e7e5")],
+  "*", None, None, rulings=[("p", "claim_upheld", cite(F, "illegal.rule"))], fen="auto",
+  covers=["fide-b3 A.5.2: the arbiter acts on the press without a move at once: one minute to White, Black's clock runs again"])
+S(F, "press-without-move-pressed-back-stands", {},
+  [mv(1000, "white", "e2e4"), press(2000, "black", _id="p1"), press(3000, "white", _id="p2"),
+   claim(3500, "white", "illegal", _id="c"), mv(4000, "black", "e7e5")],
+  "*", None, None, rulings=[("p2", "clock", cite(F, PW)), ("c", "claim_rejected", cite(F, "illegal.rule"))],
+  fen="auto",
+  covers=["fide-b3 A.5.2: White does not claim but presses back: the press without a move stands and the game goes on",
+          "a claim after that finds no illegal move open to it: rejected, no penalty"])
+S(F, "press-without-move-second-loses", {},
+  [mv(1000, "white", "e2e4"), press(2000, "black"),
+   claim(3000, "white", "illegal", _id="c1", _adj={"white": MIN}, _turn="black"),
+   press(4000, "black"), claim(5000, "white", "illegal", _id="c2")],
+  "1-0", "illegal_move", cite(F, "illegal.rule"),
+  rulings=[("c1", "claim_upheld", cite(F, "illegal.rule")), ("c2", "result", cite(F, "illegal.rule"))],
+  covers=["fide-b3 A.3: the second press without a move by the same player, claimed, loses like a second illegal move"])

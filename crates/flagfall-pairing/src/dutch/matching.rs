@@ -443,7 +443,7 @@ impl<const N: usize> Matcher<N> {
     /// is queued too (exposed vertices need dual 0 or to join the roots). Earlier versions
     /// dissolved the whole top-level blossom, and the search then had to rebuild all its
     /// nested sub-blossoms; this reaches another optimum of equal weight (see the proof in
-    /// `dutch.rs`, `run`, on why the engine's decisions do not depend on which).
+    /// `dutch/mod.rs`, `run`, on why the engine's decisions do not depend on which).
     fn flatten_top(&mut self, x: u32, work: &mut Vec<u32>) {
         loop {
             let b = self.inblossom[x as usize];

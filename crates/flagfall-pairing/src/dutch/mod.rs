@@ -318,7 +318,7 @@ impl DutchInput {
 fn record_from_entry(
     number: u32,
     round: u32,
-    e: crate::trf::RoundEntry,
+    e: crate::trf::TrfRoundEntry,
     numbers: &HashSet<u32>,
 ) -> Result<RoundRecord, PairingError> {
     let bad = |m: String| PairingError::InvalidInput(m);
@@ -485,19 +485,7 @@ fn prepare(input: &DutchInput) -> Result<Context, PairingError> {
         .enumerate()
         .map(|(i, p)| (p.number, i))
         .collect();
-    // Score before round r (0-based) = prefix[r].
-    let prefix: Vec<Vec<u32>> = by_number
-        .iter()
-        .map(|p| {
-            let mut acc = 0;
-            let mut v = vec![0];
-            for r in &p.history {
-                acc += r.half_points();
-                v.push(acc);
-            }
-            v
-        })
-        .collect();
+    let prefix = score_prefixes(&by_number);
     let mut players = Vec::new();
     let mut rank = 0u32;
     for (i, p) in by_number.iter().enumerate() {
@@ -515,56 +503,7 @@ fn prepare(input: &DutchInput) -> Result<Context, PairingError> {
         if p.absent {
             continue;
         }
-        let mut colours = Vec::new();
-        let mut met = HashSet::new();
-        for r in &p.history {
-            if let RoundRecord::Played {
-                opponent, colour, ..
-            } = *r
-            {
-                colours.push(colour);
-                met.insert(opponent);
-            }
-        }
-        let whites = colours.iter().filter(|&&c| c == Colour::White).count() as u32;
-        let blacks = colours.len() as u32 - whites;
-        let mut consecutive = 0;
-        let mut last: Option<Colour> = None;
-        for &c in &colours {
-            if last == Some(c) {
-                consecutive += 1;
-            } else {
-                consecutive = 1;
-            }
-            last = Some(c);
-        }
-        let lower = if whites > blacks {
-            Colour::Black
-        } else {
-            Colour::White
-        };
-        let imbalance = whites.abs_diff(blacks);
-        // C.04.3 A.6: absolute (imbalance > 1 or the same colour twice in a row), strong
-        // (imbalance 1), mild (alternate from the last game).
-        let pref = if imbalance > 1 {
-            Some(lower)
-        } else if consecutive > 1 {
-            last.map(Colour::opposite)
-        } else if imbalance > 0 {
-            Some(lower)
-        } else {
-            last.map(Colour::opposite)
-        };
-        let repeated = if consecutive > 1 { last } else { None };
-        let strong = !(imbalance > 1 || repeated.is_some()) && imbalance > 0;
-        let eligible_bye = !p.history.iter().any(|r| {
-            matches!(
-                r,
-                RoundRecord::PairingBye
-                    | RoundRecord::FullBye
-                    | RoundRecord::Forfeit { won: true, .. }
-            )
-        });
+        // The float `back` rounds before the one to pair (1: the last round).
         let float = |back: u32| -> Float {
             if back > k {
                 return Float::None;
@@ -589,24 +528,116 @@ fn prepare(input: &DutchInput) -> Result<Context, PairingError> {
                 }
             }
         };
-        players.push(Entrant {
-            number: p.number,
-            rank: my_rank,
-            score: prefix[i][k as usize],
-            pref,
-            imbalance,
-            repeated,
-            strong,
-            eligible_bye,
-            played_games: colours.len() as u32,
-            float1: float(1),
-            float2: float(2),
-            met,
-            colours,
-        });
+        players.push(entrant(
+            p,
+            my_rank,
+            prefix[i][k as usize],
+            [float(1), float(2)],
+        ));
     }
     players.sort_by(|a, b| b.score.cmp(&a.score).then(a.rank.cmp(&b.rank)));
-    // Bits for each score group, the lowest group in the lowest bits.
+    let (score_shift, groups_shift, max_group) = score_group_bits(&players);
+    Ok(Context {
+        players,
+        played_rounds: k,
+        total_rounds: input.total_rounds,
+        initial_colour: input.initial_colour,
+        score_shift,
+        groups_shift,
+        group_size_bits: bits_to_represent(max_group),
+        extra_low_bits: 0,
+    })
+}
+
+/// Each player's score before each round: `prefix[i][r]` for player `i` (by number) and
+/// round `r` (0-based; `prefix[i][0]` is 0).
+fn score_prefixes(by_number: &[&DutchPlayer]) -> Vec<Vec<u32>> {
+    by_number
+        .iter()
+        .map(|p| {
+            let mut acc = 0;
+            let mut v = vec![0];
+            for r in &p.history {
+                acc += r.half_points();
+                v.push(acc);
+            }
+            v
+        })
+        .collect()
+}
+
+/// One player as the engine sees them: colour history and preference (C.04.3 A.6), PAB
+/// eligibility, games played, opponents met, and the floats of the last two rounds.
+fn entrant(p: &DutchPlayer, rank: u32, score: u32, [float1, float2]: [Float; 2]) -> Entrant {
+    let mut colours = Vec::new();
+    let mut met = HashSet::new();
+    for r in &p.history {
+        if let RoundRecord::Played {
+            opponent, colour, ..
+        } = *r
+        {
+            colours.push(colour);
+            met.insert(opponent);
+        }
+    }
+    let whites = colours.iter().filter(|&&c| c == Colour::White).count() as u32;
+    let blacks = colours.len() as u32 - whites;
+    let mut consecutive = 0;
+    let mut last: Option<Colour> = None;
+    for &c in &colours {
+        if last == Some(c) {
+            consecutive += 1;
+        } else {
+            consecutive = 1;
+        }
+        last = Some(c);
+    }
+    let lower = if whites > blacks {
+        Colour::Black
+    } else {
+        Colour::White
+    };
+    let imbalance = whites.abs_diff(blacks);
+    // C.04.3 A.6: absolute (imbalance > 1 or the same colour twice in a row), strong
+    // (imbalance 1), mild (alternate from the last game).
+    let pref = if imbalance > 1 {
+        Some(lower)
+    } else if consecutive > 1 {
+        last.map(Colour::opposite)
+    } else if imbalance > 0 {
+        Some(lower)
+    } else {
+        last.map(Colour::opposite)
+    };
+    let repeated = if consecutive > 1 { last } else { None };
+    let strong = !(imbalance > 1 || repeated.is_some()) && imbalance > 0;
+    let eligible_bye = !p.history.iter().any(|r| {
+        matches!(
+            r,
+            RoundRecord::PairingBye | RoundRecord::FullBye | RoundRecord::Forfeit { won: true, .. }
+        )
+    });
+    Entrant {
+        number: p.number,
+        rank,
+        score,
+        pref,
+        imbalance,
+        repeated,
+        strong,
+        eligible_bye,
+        played_games: colours.len() as u32,
+        float1,
+        float2,
+        met,
+        colours,
+    }
+}
+
+/// Bits for each score group, the lowest group in the lowest bits: the shift of each
+/// score's field, the total width, and the size of the largest group. `players` are in
+/// pairing order (score descending).
+fn score_group_bits(players: &[Entrant]) -> (HashMap<u32, u32>, u32, u64) {
     let mut score_shift = HashMap::new();
     let mut groups_shift = 0u32;
     let mut max_group = 0u64;
@@ -623,16 +654,7 @@ fn prepare(input: &DutchInput) -> Result<Context, PairingError> {
         max_group = max_group.max(count);
         i = j;
     }
-    Ok(Context {
-        players,
-        played_rounds: k,
-        total_rounds: input.total_rounds,
-        initial_colour: input.initial_colour,
-        score_shift,
-        groups_shift,
-        group_size_bits: bits_to_represent(max_group),
-        extra_low_bits: 0,
-    })
+    (score_shift, groups_shift, max_group)
 }
 
 impl Context {
@@ -847,8 +869,8 @@ pub fn pair(input: &DutchInput) -> Result<Pairing, PairingError> {
     // The width of the wide integers, in words, and the engine at that width. The bits
     // the width has beyond what the weights need go below them, as room for the S1
     // players' addends (`run`).
-    type Run = fn(&Context) -> Result<RawPairing, PairingError>;
-    let (words, engine): (u32, Run) = match bits.div_ceil(64) {
+    type Engine = fn(&Context) -> Result<RawPairing, PairingError>;
+    let (words, engine): (u32, Engine) = match bits.div_ceil(64) {
         0..=2 => (2, run::<2>),
         3 => (3, run::<3>),
         4 => (4, run::<4>),
@@ -920,17 +942,175 @@ type RawPairing = (Vec<(usize, usize)>, Option<usize>);
 /// partners of carried players.
 #[allow(clippy::too_many_lines)]
 fn run<const N: usize>(ctx: &Context) -> Result<RawPairing, PairingError> {
-    let pl = &ctx.players;
-    let n = pl.len();
-    let sb = ctx.group_size_bits;
-    let odd = n % 2 == 1;
-    let top_score = pl[0].score;
-    let no_ranks = HashMap::new();
-    let mut m = Matcher::<N>::new(n);
+    let n = ctx.players.len();
     let round = ctx.played_rounds + 1;
+    let mut run = Run::<N>::new(ctx);
+    run.complete(round)?;
+    if n % 2 == 1 {
+        run.weigh_for_the_bye();
+    }
+    let mut bracket = Bracket::first(&ctx.players);
+    while bracket.players.len() > 1 || bracket.next < n {
+        bracket.add_next_group(&ctx.players);
+        run.weigh_bracket(&mut bracket);
+        run.pair_moved_down(&bracket);
+        run.choose_moved_down_opponents(&bracket);
+        let remainder = run.remainder(&bracket);
+        let exchanges = run.count_exchanges(&bracket, &remainder);
+        run.exchange_out_of_s1(&mut bracket, &remainder, exchanges);
+        run.exchange_into_s1(&mut bracket, &remainder, exchanges);
+        run.fix_s1_and_s2(&mut bracket, &remainder);
+        run.settle_s1(&bracket, &remainder);
+        bracket = run.carry_down(bracket);
+    }
+    run.finish(round)
+}
 
-    // Completion weights for the whole field.
-    {
+/// The state of one pairing run ([`run`]): the matcher, the matching last read from it,
+/// and what has been settled so far.
+struct Run<'c, const N: usize> {
+    ctx: &'c Context,
+    matcher: Matcher<N>,
+    /// The matching of the last solve (`stable[v] == v`: `v` unmatched).
+    stable: Vec<usize>,
+    /// The final partner of each player, once its bracket is done.
+    partner: Vec<Option<usize>>,
+    /// Players whose pairing in the current bracket is settled.
+    matched: Vec<bool>,
+    /// Score of the PAB candidate after the completion solve (C4, C7).
+    bye_score: u32,
+    /// Whether the single downfloater of the bracket is the PAB candidate.
+    single_downfloater_is_bye: bool,
+    /// Rank of each count of played games among the PAB-score players (C9).
+    unplayed_ranks: HashMap<u32, u64>,
+}
+
+/// The bracket being paired: the players moved down from above, the resident score
+/// group, then the next score group (for the look-ahead of C8). Positions in `players`
+/// are bracket positions; the values are vertices (indices into `ctx.players`).
+struct Bracket<const N: usize> {
+    players: Vec<usize>,
+    /// Moved-down players at the front of `players`.
+    moved_down: usize,
+    /// Position in `players` where the next score group starts.
+    next_begin: usize,
+    /// The first vertex of the resident score group, and the first vertex after it.
+    group_begin_vertex: usize,
+    next_begin_vertex: usize,
+    /// The vertex of the first resident (the group being paired).
+    group_start: usize,
+    /// The first vertex not yet in any bracket.
+    next: usize,
+    /// Edge weights `base[larger][smaller]` by bracket position.
+    base: Vec<Vec<Wide<N>>>,
+}
+
+/// The residents not paired with moved-down players: bracket positions in order, and how
+/// many pairs they form (the size of S1).
+struct Remainder {
+    positions: Vec<usize>,
+    pairs: usize,
+}
+
+impl<const N: usize> Bracket<N> {
+    /// The top score group, with nobody moved down yet.
+    fn first(pl: &[Entrant]) -> Self {
+        let top_score = pl[0].score;
+        let next = pl.iter().take_while(|p| p.score >= top_score).count();
+        Bracket {
+            players: (0..next).collect(),
+            moved_down: 0,
+            next_begin: 0,
+            group_begin_vertex: 0,
+            next_begin_vertex: 0,
+            group_start: 0,
+            next,
+            base: Vec::new(),
+        }
+    }
+
+    /// Append the next score group (the look-ahead), after the current players.
+    fn add_next_group(&mut self, pl: &[Entrant]) {
+        self.next_begin = self.players.len();
+        self.next_begin_vertex = self.group_begin_vertex + (self.next_begin - self.moved_down);
+        self.group_start = self.next;
+        while self.next < pl.len() && pl[self.next].score >= pl[self.group_start].score {
+            self.players.push(self.next);
+            self.next += 1;
+        }
+    }
+
+    /// Whether vertex `v` is a resident of the bracket being paired.
+    fn in_current(&self, v: usize) -> bool {
+        v >= self.group_begin_vertex && v < self.next_begin_vertex
+    }
+
+    /// Whether `v` is in S1: matched to a later vertex of the bracket.
+    fn forward(&self, stable: &[usize], v: usize) -> bool {
+        stable[v] > v && stable[v] < self.next_begin_vertex
+    }
+
+    /// The weight of a remainder edge with the exchange order added: fewest exchanges,
+    /// then the smallest difference of exchanged numbers (B.3).
+    fn exchange_weight(
+        &self,
+        sb: u32,
+        smaller: usize,
+        larger: usize,
+        smaller_rem: usize,
+        rem_pairs: usize,
+    ) -> Wide<N> {
+        let mut r = self.base[larger][smaller];
+        if !r.is_zero() {
+            let mut addend = Wide::<N>::from_u64(u64::from(smaller_rem < rem_pairs));
+            addend.shl_assign(sb);
+            addend.shl_assign(sb);
+            addend.sub_small(smaller_rem as u64);
+            addend.shl_assign(1);
+            r.add_assign(&addend);
+        }
+        r
+    }
+}
+
+impl<'c, const N: usize> Run<'c, N> {
+    fn new(ctx: &'c Context) -> Self {
+        let n = ctx.players.len();
+        Run {
+            ctx,
+            matcher: Matcher::<N>::new(n),
+            stable: Vec::new(),
+            partner: vec![None; n],
+            matched: vec![false; n],
+            bye_score: 0,
+            single_downfloater_is_bye: false,
+            unplayed_ranks: HashMap::new(),
+        }
+    }
+
+    fn solve(&mut self) {
+        self.matcher.solve();
+        self.stable = self.matcher.matching();
+    }
+
+    fn weight_params(&self) -> WeightParams<'_> {
+        WeightParams {
+            bye_score: self.bye_score,
+            single_downfloater_is_bye: self.single_downfloater_is_bye,
+            unplayed_ranks: &self.unplayed_ranks,
+        }
+    }
+
+    /// C1-C4: completion weights for the whole field; everybody but at most one
+    /// PAB-eligible player must be paired.
+    fn complete(&mut self, round: u32) -> Result<(), PairingError> {
+        let ctx = self.ctx;
+        let pl = &ctx.players;
+        let n = pl.len();
+        let sb = ctx.group_size_bits;
+        let top_score = pl[0].score;
+        let odd = n % 2 == 1;
+        let no_ranks = HashMap::new();
         let wp = WeightParams {
             bye_score: 0,
             single_downfloater_is_bye: false,
@@ -957,16 +1137,12 @@ fn run<const N: usize>(ctx: &Context) -> Result<RawPairing, PairingError> {
                 } else {
                     edge_weight::<N>(ctx, &pl[j], &pl[i], false, false, &wp)
                 };
-                m.set_weight(i, j, w);
+                self.matcher.set_weight(i, j, w);
             }
         }
-    }
-    m.solve();
-    let mut stable = m.matching();
-    // C1-C4: everybody but at most one PAB-eligible player must be paired.
-    {
+        self.solve();
         let mut unmatched = 0;
-        for (v, &u) in stable.iter().enumerate() {
+        for (v, &u) in self.stable.iter().enumerate() {
             if u == v {
                 unmatched += 1;
                 if unmatched > 1 || !pl[v].eligible_bye {
@@ -974,43 +1150,50 @@ fn run<const N: usize>(ctx: &Context) -> Result<RawPairing, PairingError> {
                 }
             }
         }
+        Ok(())
     }
-    let mut bye_score = 0u32;
-    let mut single = false;
-    let mut unplayed_ranks: HashMap<u32, u64> = HashMap::new();
-    if odd {
-        if let Some(v) = (0..n).find(|&v| stable[v] == v) {
-            bye_score = pl[v].score;
+
+    /// Odd field: the PAB candidate's score, whether the top group's single downfloater is
+    /// the PAB, the ranks of played-game counts (C9), and the full weights with them.
+    fn weigh_for_the_bye(&mut self) {
+        let ctx = self.ctx;
+        let pl = &ctx.players;
+        let n = pl.len();
+        let top_score = pl[0].score;
+        if let Some(v) = (0..n).find(|&v| self.stable[v] == v) {
+            self.bye_score = pl[v].score;
         }
-        if bye_score >= top_score {
-            single = true;
+        if self.bye_score >= top_score {
+            self.single_downfloater_is_bye = true;
             for v in 0..n {
                 if pl[v].score < top_score {
                     break;
                 }
-                if pl[stable[v]].score < top_score {
-                    single = false;
+                if pl[self.stable[v]].score < top_score {
+                    self.single_downfloater_is_bye = false;
                     break;
                 }
             }
         }
         let mut counts: Vec<u32> = pl
             .iter()
-            .filter(|p| p.score == bye_score)
+            .filter(|p| p.score == self.bye_score)
             .map(|p| p.played_games)
             .collect();
         counts.sort_unstable_by(|a, b| b.cmp(a));
         for (r, c) in counts.into_iter().enumerate() {
-            unplayed_ranks.insert(c, r as u64);
+            self.unplayed_ranks.insert(c, r as u64);
         }
+        // The fields are borrowed one by one: the weights read the ranks while the
+        // matcher takes them.
         let wp = WeightParams {
-            bye_score,
-            single_downfloater_is_bye: single,
-            unplayed_ranks: &unplayed_ranks,
+            bye_score: self.bye_score,
+            single_downfloater_is_bye: self.single_downfloater_is_bye,
+            unplayed_ranks: &self.unplayed_ranks,
         };
         for i in 0..n {
             for j in 0..i {
-                m.set_weight(
+                self.matcher.set_weight(
                     i,
                     j,
                     edge_weight::<N>(ctx, &pl[j], &pl[i], false, false, &wp),
@@ -1019,95 +1202,58 @@ fn run<const N: usize>(ctx: &Context) -> Result<RawPairing, PairingError> {
         }
     }
 
-    let mut partner: Vec<Option<usize>> = vec![None; n];
-    // Players of the current bracket followed by the next score group; `vi` maps them to
-    // matcher vertices (= indices into `pl`).
-    let mut in_bracket: Vec<usize> = Vec::new();
-    let mut next = 0usize;
-    while next < n && pl[next].score >= top_score {
-        in_bracket.push(next);
-        next += 1;
-    }
-    let mut matched = vec![false; n];
-    let mut moved_down = 0usize; // number of moved-down players at the front
-    let mut group_begin_vertex = 0usize;
-
-    while in_bracket.len() > 1 || next < n {
-        let next_begin = in_bracket.len();
-        let next_begin_vertex = group_begin_vertex + (next_begin - moved_down);
-        let group_start = next;
-        while next < n && pl[next].score >= pl[group_start].score {
-            in_bracket.push(next);
-            next += 1;
-        }
-        let len = in_bracket.len();
-        let wp = WeightParams {
-            bye_score,
-            single_downfloater_is_bye: single,
-            unplayed_ranks: &unplayed_ranks,
-        };
-        // base[larger][smaller]
+    /// The bracket's edge weights (moved-down players, residents, the next group), then
+    /// a solve.
+    fn weigh_bracket(&mut self, b: &mut Bracket<N>) {
+        let ctx = self.ctx;
+        let pl = &ctx.players;
+        let len = b.players.len();
+        let wp = self.weight_params();
         let mut base: Vec<Vec<Wide<N>>> = vec![Vec::new(); len];
-        for larger in moved_down..len {
-            let row: Vec<Wide<N>> = (0..larger)
+        for larger in b.moved_down..len {
+            base[larger] = (0..larger)
                 .map(|smaller| {
                     edge_weight::<N>(
                         ctx,
-                        &pl[in_bracket[smaller]],
-                        &pl[in_bracket[larger]],
-                        larger < next_begin,
-                        larger >= next_begin,
+                        &pl[b.players[smaller]],
+                        &pl[b.players[larger]],
+                        larger < b.next_begin,
+                        larger >= b.next_begin,
                         &wp,
                     )
                 })
                 .collect();
-            base[larger] = row;
         }
         for larger in 0..len {
             for smaller in 0..base[larger].len() {
-                m.set_weight(
-                    in_bracket[larger],
-                    in_bracket[smaller],
+                self.matcher.set_weight(
+                    b.players[larger],
+                    b.players[smaller],
                     base[larger][smaller],
                 );
             }
         }
-        let in_current = |v: usize| v >= group_begin_vertex && v < next_begin_vertex;
-        let exchange_weight = |base: &Vec<Vec<Wide<N>>>,
-                               smaller: usize,
-                               larger: usize,
-                               smaller_rem: usize,
-                               rem_pairs: usize|
-         -> Wide<N> {
-            let mut r = base[larger][smaller];
-            if !r.is_zero() {
-                // Fewest exchanges, then the smallest difference of exchanged numbers.
-                let mut addend = Wide::<N>::from_u64(u64::from(smaller_rem < rem_pairs));
-                addend.shl_assign(sb);
-                addend.shl_assign(sb);
-                addend.sub_small(smaller_rem as u64);
-                addend.shl_assign(1);
-                r.add_assign(&addend);
-            }
-            r
-        };
-        m.solve();
-        stable = m.matching();
+        b.base = base;
+        self.solve();
+    }
 
-        // Which moved-down players are paired in this bracket (C6, C7, B.5 order).
+    /// Which moved-down players are paired in this bracket (C6, C7, B.5 order).
+    fn pair_moved_down(&mut self, b: &Bracket<N>) {
+        let pl = &self.ctx.players;
+        let len = b.players.len();
         let mut md_score = 0u32;
         let mut md_remaining = 0usize;
         let mut md_remaining_matched = 0usize;
-        for pi in 0..moved_down {
-            let score = pl[in_bracket[pi]].score;
+        for pi in 0..b.moved_down {
+            let score = pl[b.players[pi]].score;
             if pi == 0 || score < md_score {
                 md_score = score;
                 md_remaining = 0;
                 md_remaining_matched = 0;
                 let mut q = pi;
-                while q < len && pl[in_bracket[q]].score >= md_score {
+                while q < len && pl[b.players[q]].score >= md_score {
                     md_remaining += 1;
-                    if in_current(stable[in_bracket[q]]) {
+                    if b.in_current(self.stable[b.players[q]]) {
                         md_remaining_matched += 1;
                     }
                     q += 1;
@@ -1116,259 +1262,296 @@ fn run<const N: usize>(ctx: &Context) -> Result<RawPairing, PairingError> {
             if md_remaining_matched == 0 {
                 continue;
             }
-            let pv = in_bracket[pi];
+            let pv = b.players[pi];
             if md_remaining <= md_remaining_matched {
-                matched[pv] = true;
+                self.matched[pv] = true;
                 continue;
             }
             md_remaining -= 1;
-            if !in_current(stable[pv]) {
-                for oi in moved_down..next_begin {
-                    let mut w = base[oi][pi];
+            if !b.in_current(self.stable[pv]) {
+                for oi in b.moved_down..b.next_begin {
+                    let mut w = b.base[oi][pi];
                     if !w.is_zero() {
                         w.0[0] |= 1;
-                        m.set_weight(pv, in_bracket[oi], w);
+                        self.matcher.set_weight(pv, b.players[oi], w);
                     }
                 }
-                m.solve();
-                stable = m.matching();
+                self.solve();
             }
-            if in_current(stable[pv]) {
-                matched[pv] = true;
+            if b.in_current(self.stable[pv]) {
+                self.matched[pv] = true;
                 md_remaining_matched -= 1;
-                for oi in moved_down..next_begin {
-                    let mut w = base[oi][pi];
+                for oi in b.moved_down..b.next_begin {
+                    let mut w = b.base[oi][pi];
                     if !w.is_zero() {
-                        w.0[0] |= (next_begin - moved_down) as u64;
+                        w.0[0] |= (b.next_begin - b.moved_down) as u64;
                         w.add_small(1);
-                        m.set_weight(pv, in_bracket[oi], w);
+                        self.matcher.set_weight(pv, b.players[oi], w);
                     }
                 }
             }
         }
-        // Their opponents: the highest possible resident first.
-        for pi in 0..moved_down {
-            let pv = in_bracket[pi];
-            if !matched[pv] {
+    }
+
+    /// The paired moved-down players' opponents: the highest possible resident first.
+    fn choose_moved_down_opponents(&mut self, b: &Bracket<N>) {
+        let len = b.players.len();
+        for pi in 0..b.moved_down {
+            let pv = b.players[pi];
+            if !self.matched[pv] {
                 continue;
             }
             let mut addend = len as u64;
-            for oi in (moved_down..next_begin).rev() {
-                let ov = in_bracket[oi];
-                if matched[ov] {
+            for oi in (b.moved_down..b.next_begin).rev() {
+                let ov = b.players[oi];
+                if self.matched[ov] {
                     continue;
                 }
-                let mut w = base[oi][pi];
+                let mut w = b.base[oi][pi];
                 if !w.is_zero() {
                     w.add_small(addend);
-                    m.set_weight(pv, ov, w);
+                    self.matcher.set_weight(pv, ov, w);
                     addend += 1;
                 }
             }
-            m.solve();
-            stable = m.matching();
-            let mv = stable[pv];
-            matched[mv] = true;
-            m.finalize_pair(pv, mv);
+            self.solve();
+            let mv = self.stable[pv];
+            self.matched[mv] = true;
+            self.matcher.finalize_pair(pv, mv);
         }
+    }
 
-        // The remainder: residents not paired with moved-down players.
-        let mut remainder: Vec<usize> = Vec::new();
-        let mut rem_pairs = 0usize;
-        for pi in moved_down..next_begin {
-            let pv = in_bracket[pi];
-            if stable[pv] < group_begin_vertex {
+    /// The remainder (residents not paired with moved-down players), weighted with the
+    /// exchange order, then a solve.
+    fn remainder(&mut self, b: &Bracket<N>) -> Remainder {
+        let sb = self.ctx.group_size_bits;
+        let mut positions: Vec<usize> = Vec::new();
+        let mut pairs = 0usize;
+        for pi in b.moved_down..b.next_begin {
+            let pv = b.players[pi];
+            if self.stable[pv] < b.group_begin_vertex {
                 continue;
             }
-            remainder.push(pi);
-            if stable[pv] < pv {
-                rem_pairs += 1;
+            positions.push(pi);
+            if self.stable[pv] < pv {
+                pairs += 1;
             }
         }
-        for (oa, &oi) in remainder.iter().enumerate() {
-            let ov = in_bracket[oi];
-            for (pr, &pi) in remainder.iter().enumerate().take(oa) {
-                let _ = pr;
-                m.set_weight(
-                    in_bracket[pi],
+        for (oa, &oi) in positions.iter().enumerate() {
+            let ov = b.players[oi];
+            for (pr, &pi) in positions.iter().enumerate().take(oa) {
+                self.matcher.set_weight(
+                    b.players[pi],
                     ov,
-                    exchange_weight(&base, pi, oi, pr, rem_pairs),
+                    b.exchange_weight(sb, pi, oi, pr, pairs),
                 );
             }
         }
-        m.solve();
-        stable = m.matching();
-        let forward =
-            |stable: &Vec<usize>, v: usize| stable[v] > v && stable[v] < next_begin_vertex;
-        let mut exchange_count = 0usize;
-        for &pi in remainder.iter().take(rem_pairs) {
-            let pv = in_bracket[pi];
-            if !forward(&stable, pv) {
-                exchange_count += 1;
-            }
-        }
-        // Exchanges: the lowest S1 players leave S1 first ...
-        let mut remaining = exchange_count;
-        let mut pos = rem_pairs;
+        self.solve();
+        Remainder { positions, pairs }
+    }
+
+    /// How many S1 places the optimum exchanges (B.3: fewest exchanges).
+    fn count_exchanges(&self, b: &Bracket<N>, rem: &Remainder) -> usize {
+        rem.positions
+            .iter()
+            .take(rem.pairs)
+            .filter(|&&pi| !b.forward(&self.stable, b.players[pi]))
+            .count()
+    }
+
+    /// Exchanges: the lowest S1 players leave S1 first ...
+    fn exchange_out_of_s1(&mut self, b: &mut Bracket<N>, rem: &Remainder, exchanges: usize) {
+        let sb = self.ctx.group_size_bits;
+        let mut remaining = exchanges;
+        let mut pos = rem.pairs;
         while pos > 0 && remaining > 0 {
             pos -= 1;
-            let pi = remainder[pos];
-            let pv = in_bracket[pi];
-            if forward(&stable, pv) {
-                for &oi in &remainder[pos + 1..] {
-                    let mut w = exchange_weight(&base, pi, oi, pos, rem_pairs);
+            let pi = rem.positions[pos];
+            let pv = b.players[pi];
+            if b.forward(&self.stable, pv) {
+                for &oi in &rem.positions[pos + 1..] {
+                    let mut w = b.exchange_weight(sb, pi, oi, pos, rem.pairs);
                     if !w.is_zero() {
                         w.sub_small(1);
-                        m.set_weight(pv, in_bracket[oi], w);
+                        self.matcher.set_weight(pv, b.players[oi], w);
                     }
                 }
-                m.solve();
-                stable = m.matching();
+                self.solve();
             }
-            let exchange = !forward(&stable, pv);
+            let exchange = !b.forward(&self.stable, pv);
             if exchange {
                 remaining -= 1;
             }
-            for &oi in &remainder[pos + 1..] {
+            for &oi in &rem.positions[pos + 1..] {
                 if exchange {
-                    base[oi][pi] = Wide::ZERO;
+                    b.base[oi][pi] = Wide::ZERO;
                 }
-                m.set_weight(
+                self.matcher.set_weight(
                     pv,
-                    in_bracket[oi],
-                    exchange_weight(&base, pi, oi, pos, rem_pairs),
+                    b.players[oi],
+                    b.exchange_weight(sb, pi, oi, pos, rem.pairs),
                 );
             }
         }
-        // ... and the highest S2 players enter it.
-        let mut remaining = exchange_count;
-        let mut ri = rem_pairs;
-        let mut pos = rem_pairs;
-        while pos < remainder.len() && remaining > 1 {
-            let pi = remainder[pos];
-            let pv = in_bracket[pi];
-            let already = forward(&stable, pv);
+    }
+
+    /// ... and the highest S2 players enter it.
+    fn exchange_into_s1(&mut self, b: &mut Bracket<N>, rem: &Remainder, exchanges: usize) {
+        let sb = self.ctx.group_size_bits;
+        let len = b.players.len();
+        let mut remaining = exchanges;
+        let mut ri = rem.pairs;
+        let mut pos = rem.pairs;
+        while pos < rem.positions.len() && remaining > 1 {
+            let pi = rem.positions[pos];
+            let pv = b.players[pi];
+            let already = b.forward(&self.stable, pv);
             if !already {
-                for &oi in &remainder[pos + 1..] {
-                    let mut w = exchange_weight(&base, pi, oi, ri, rem_pairs);
+                for &oi in &rem.positions[pos + 1..] {
+                    let mut w = b.exchange_weight(sb, pi, oi, ri, rem.pairs);
                     if !w.is_zero() {
                         w.add_small(1);
-                        m.set_weight(pv, in_bracket[oi], w);
+                        self.matcher.set_weight(pv, b.players[oi], w);
                     }
                 }
-                m.solve();
-                stable = m.matching();
+                self.solve();
             }
-            if forward(&stable, pv) {
+            if b.forward(&self.stable, pv) {
                 remaining -= 1;
-                for &oi in &remainder[..pos] {
-                    base[pi][oi] = Wide::ZERO;
-                    m.set_weight(pv, in_bracket[oi], Wide::ZERO);
+                for &oi in &rem.positions[..pos] {
+                    b.base[pi][oi] = Wide::ZERO;
+                    self.matcher.set_weight(pv, b.players[oi], Wide::ZERO);
                 }
-                for oi in next_begin..len {
-                    base[oi][pi] = Wide::ZERO;
-                    m.set_weight(pv, in_bracket[oi], Wide::ZERO);
+                for oi in b.next_begin..len {
+                    b.base[oi][pi] = Wide::ZERO;
+                    self.matcher.set_weight(pv, b.players[oi], Wide::ZERO);
                 }
             }
             if !already {
-                for &oi in &remainder[pos + 1..] {
-                    m.set_weight(
+                for &oi in &rem.positions[pos + 1..] {
+                    self.matcher.set_weight(
                         pv,
-                        in_bracket[oi],
-                        exchange_weight(&base, pi, oi, ri, rem_pairs),
+                        b.players[oi],
+                        b.exchange_weight(sb, pi, oi, ri, rem.pairs),
                     );
                 }
             }
             ri += 1;
             pos += 1;
         }
-        // Fix S1 and S2: only S1 -> S2 edges remain.
-        for (a, &pi) in remainder.iter().enumerate() {
-            let pv = in_bracket[pi];
-            for &oi in &remainder[a + 1..] {
-                let ov = in_bracket[oi];
-                if !forward(&stable, pv) || forward(&stable, ov) {
-                    base[oi][pi] = Wide::ZERO;
+    }
+
+    /// Fix S1 and S2: only S1 -> S2 edges remain.
+    fn fix_s1_and_s2(&mut self, b: &mut Bracket<N>, rem: &Remainder) {
+        for (a, &pi) in rem.positions.iter().enumerate() {
+            let pv = b.players[pi];
+            for &oi in &rem.positions[a + 1..] {
+                let ov = b.players[oi];
+                if !b.forward(&self.stable, pv) || b.forward(&self.stable, ov) {
+                    b.base[oi][pi] = Wide::ZERO;
                 }
-                m.set_weight(pv, ov, base[oi][pi]);
+                self.matcher.set_weight(pv, ov, b.base[oi][pi]);
             }
         }
-        // S1 players in order take the highest S2 opponent that keeps the optimum. Several
-        // S1 players are settled by one solve: each one's addends (distinct, below 2^sb)
-        // sit `sb` bits above the next one's, so the solve maximises the first player's
-        // addend, then the second's, and so on, which is what solving for them one after
-        // the other gives (see `run`, item 4).
-        let s1: Vec<usize> = remainder
+    }
+
+    /// S1 players in order take the highest S2 opponent that keeps the optimum. Several
+    /// S1 players are settled by one solve: each one's addends (distinct, below 2^sb) sit
+    /// `sb` bits above the next one's, so the solve maximises the first player's addend,
+    /// then the second's, and so on, which is what solving for them one after the other
+    /// gives (see [`run`], item 4).
+    fn settle_s1(&mut self, b: &Bracket<N>, rem: &Remainder) {
+        let sb = self.ctx.group_size_bits;
+        let s1: Vec<usize> = rem
+            .positions
             .iter()
             .copied()
-            .filter(|&pi| forward(&stable, in_bracket[pi]))
+            .filter(|&pi| b.forward(&self.stable, b.players[pi]))
             .collect();
-        let s1_batch = ((3 * sb + ctx.extra_low_bits) / sb.max(1)) as usize;
+        let s1_batch = ((3 * sb + self.ctx.extra_low_bits) / sb.max(1)) as usize;
         for chunk in s1.chunks(s1_batch) {
             for (j, &pi) in chunk.iter().enumerate() {
-                let pv = in_bracket[pi];
+                let pv = b.players[pi];
                 let shift = sb * (chunk.len() - 1 - j) as u32;
                 let mut addend = 0u64;
-                for &oi in remainder.iter().rev() {
-                    let ov = in_bracket[oi];
-                    if oi <= pi || matched[ov] {
+                for &oi in rem.positions.iter().rev() {
+                    let ov = b.players[oi];
+                    if oi <= pi || self.matched[ov] {
                         continue;
                     }
-                    let mut w = base[oi][pi];
+                    let mut w = b.base[oi][pi];
                     if !w.is_zero() {
                         w.add_shifted(addend, shift);
-                        m.set_weight(pv, ov, w);
+                        self.matcher.set_weight(pv, ov, w);
                     }
                     addend += 1;
                 }
             }
-            m.solve();
-            stable = m.matching();
+            self.solve();
             for &pi in chunk {
-                let pv = in_bracket[pi];
-                let mv = stable[pv];
-                matched[pv] = true;
-                matched[mv] = true;
-                m.finalize_pair(pv, mv);
+                let pv = b.players[pi];
+                let mv = self.stable[pv];
+                self.matched[pv] = true;
+                self.matched[mv] = true;
+                self.matcher.finalize_pair(pv, mv);
             }
         }
-        // Carry the unpaired players down to the next bracket.
+    }
+
+    /// Record the bracket's pairs and carry the unpaired players down to the next bracket.
+    fn carry_down(&mut self, b: Bracket<N>) -> Bracket<N> {
+        let pl = &self.ctx.players;
+        let n = pl.len();
         let mut carried = Vec::new();
-        let mut new_moved_down = 0usize;
-        single = odd && group_start < n && bye_score >= pl[group_start].score;
-        for (pi, &pv) in in_bracket.iter().enumerate() {
-            if pi < next_begin && matched[pv] {
-                partner[pv] = Some(stable[pv]);
-                partner[stable[pv]] = Some(pv);
+        let mut moved_down = 0usize;
+        let mut single =
+            n % 2 == 1 && b.group_start < n && self.bye_score >= pl[b.group_start].score;
+        for (pi, &pv) in b.players.iter().enumerate() {
+            if pi < b.next_begin && self.matched[pv] {
+                self.partner[pv] = Some(self.stable[pv]);
+                self.partner[self.stable[pv]] = Some(pv);
             } else {
                 carried.push(pv);
-                if pi < next_begin {
-                    new_moved_down += 1;
+                if pi < b.next_begin {
+                    moved_down += 1;
                 }
-                if single && pl[stable[pv]].score < pl[group_start].score {
+                if single && pl[self.stable[pv]].score < pl[b.group_start].score {
                     single = false;
                 }
             }
         }
-        in_bracket = carried;
-        moved_down = new_moved_down;
-        group_begin_vertex = next_begin_vertex;
-    }
-    let mut pairs = Vec::new();
-    let mut bye = None;
-    for v in 0..n {
-        match partner[v] {
-            Some(u) if v < u => pairs.push((v, u)),
-            Some(_) => {}
-            None => {
-                if bye.is_some() {
-                    return Err(PairingError::NoValidPairing(round));
-                }
-                bye = Some(v);
-            }
+        self.single_downfloater_is_bye = single;
+        Bracket {
+            players: carried,
+            moved_down,
+            next_begin: 0,
+            group_begin_vertex: b.next_begin_vertex,
+            next_begin_vertex: b.next_begin_vertex,
+            group_start: b.group_start,
+            next: b.next,
+            base: Vec::new(),
         }
     }
-    Ok((pairs, bye))
+
+    /// The pairs as vertex pairs, and the one player left without a partner (the PAB).
+    fn finish(self, round: u32) -> Result<RawPairing, PairingError> {
+        let mut pairs = Vec::new();
+        let mut bye = None;
+        for (v, partner) in self.partner.iter().enumerate() {
+            match *partner {
+                Some(u) if v < u => pairs.push((v, u)),
+                Some(_) => {}
+                None => {
+                    if bye.is_some() {
+                        return Err(PairingError::NoValidPairing(round));
+                    }
+                    bye = Some(v);
+                }
+            }
+        }
+        Ok((pairs, bye))
+    }
 }
 
 /// C.04.3 E: colours. Returns the colour of `p` against `o`.

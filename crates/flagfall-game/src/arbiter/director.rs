@@ -1,0 +1,187 @@
+//! The director's actions: the clock, time changes, offences and results.
+
+use flagfall_core::colour;
+use flagfall_core::ruleset::{OffenceKind, PenaltyStep};
+use shakmaty::Color;
+
+use super::record::Draft;
+use super::{Game, MINUTE};
+use crate::outcome::{GameResult, Reason, RulingKind};
+use crate::script::Declared;
+
+impl Game {
+    /// The director stops (`start == false`) or restarts the clock; the turn and any
+    /// delay left carry on.
+    pub(super) fn on_director_clock(&mut self, at: u64, event: usize, start: bool) {
+        let running = self.clock.running().is_some();
+        let refusal = match (start, running) {
+            (true, _) if self.claim.is_some() => Some("rule on the pending claim first"),
+            (true, true) => Some("the clock is already running"),
+            (false, false) => Some("the clock is not running"),
+            _ => None,
+        };
+        if let Some(why) = refusal {
+            self.refuse_by(at, event, |r| &r.director.rule, None, why.to_string());
+            return;
+        }
+        if start {
+            self.clock.resume(at);
+        } else {
+            self.clock.stop(at);
+        }
+        self.paused_by_director = !start;
+        let rule = self.setup.ruleset.director.rule.clone();
+        let text = if start {
+            "the director restarts the clock"
+        } else {
+            "the director stops the clock"
+        };
+        self.record(at, event, Draft::new(RulingKind::Clock, &rule, text));
+    }
+
+    fn moves_completed(&self, side: Color) -> u32 {
+        self.history
+            .iter()
+            .filter(|c| c.record.mover == side)
+            .count() as u32
+    }
+
+    pub(super) fn on_add_time(&mut self, at: u64, event: usize, color: Color, ms: i64) {
+        let time = self.setup.ruleset.time.clone();
+        let within_setup = self.moves_completed(Color::White) < time.setup_moves
+            || self.moves_completed(Color::Black) < time.setup_moves;
+        let left = self.clock.remaining(at, color);
+        let excess = left - self.setup.time_control.base_ms as i64;
+        let reduce_excess = time.reduce_excess_after_setup && ms < 0 && excess > 0;
+        if within_setup || reduce_excess {
+            let change = self.adjust(at, color, ms);
+            self.record(
+                at,
+                event,
+                Draft::new(
+                    RulingKind::TimeChange,
+                    &time.setup_rule,
+                    format!(
+                        "the director changes {}'s time by {} ms",
+                        colour::name(color),
+                        ms
+                    ),
+                )
+                .concerning(color)
+                .with_time(change),
+            );
+        } else {
+            self.refuse(
+                at,
+                event,
+                &time.setup_rule,
+                Some(color),
+                format!(
+                    "each side has completed {} move(s): the clock setting stands{}",
+                    time.setup_moves,
+                    if time.reduce_excess_after_setup {
+                        " (only time beyond the control may be taken away)"
+                    } else {
+                        ""
+                    }
+                ),
+            );
+        }
+    }
+
+    pub(super) fn on_offence(&mut self, at: u64, event: usize, player: Color, kind: OffenceKind) {
+        let ladder = self.setup.ruleset.ladder(kind);
+        let nth = self
+            .offences
+            .iter()
+            .filter(|(p, k)| *p == player && *k == kind)
+            .count() as u32
+            + 1;
+        let what = kind.name();
+        let (offender, opponent) = (colour::name(player), colour::name(!player));
+        // Each step: the time change it makes (whose clock, how much) and what it says.
+        let (change, text) = match ladder.step(nth) {
+            PenaltyStep::NotAnOffence => {
+                let text = format!("{what} is not an offence under these rules");
+                self.refuse(at, event, &ladder.rule, Some(player), text);
+                return;
+            }
+            PenaltyStep::Forfeit => {
+                self.offences.push((player, kind));
+                self.finish(
+                    at,
+                    event,
+                    GameResult::win_for(!player),
+                    Reason::PenaltyForfeit,
+                    &ladder.rule,
+                    format!("{what} by {offender} again: {offender} forfeits"),
+                );
+                return;
+            }
+            PenaltyStep::Warning => (None, format!("{offender} is warned ({what})")),
+            PenaltyStep::WarningOrMinuteIfFlagDown if self.clock.remaining(at, player) <= 0 => (
+                Some((!player, MINUTE)),
+                format!(
+                    "{offender} is warned ({what}); the flag is down, so one minute to {opponent}"
+                ),
+            ),
+            PenaltyStep::WarningOrMinuteIfFlagDown => {
+                (None, format!("{offender} is warned ({what})"))
+            }
+            PenaltyStep::OpponentPlusMinute => (
+                Some((!player, MINUTE)),
+                format!("{what} by {offender}: one minute to {opponent}"),
+            ),
+            PenaltyStep::OffenderMinusMinute => (
+                Some((player, -MINUTE)),
+                format!("{what} by {offender}: one minute off {offender}'s clock"),
+            ),
+        };
+        self.offences.push((player, kind));
+        let time = change.map(|(side, ms)| self.adjust(at, side, ms));
+        self.record(
+            at,
+            event,
+            Draft::new(RulingKind::Penalty, &ladder.rule, text)
+                .concerning(player)
+                .with_time(time),
+        );
+    }
+
+    pub(super) fn on_result(&mut self, at: u64, event: usize, declared: Declared) {
+        let director = self.setup.ruleset.director.clone();
+        match declared {
+            Declared::Cancel => {
+                self.clock.stop(at);
+                self.ended_at = Some(at);
+                self.outcome = None;
+                self.cancelled = true;
+                self.claim = None;
+                self.record(
+                    at,
+                    event,
+                    Draft::new(
+                        RulingKind::Result,
+                        &director.cancel_rule,
+                        "the director cancels the game; a new game is to be played",
+                    ),
+                );
+            }
+            Declared::Result(result, reason) => {
+                self.cancelled = false;
+                self.finish(
+                    at,
+                    event,
+                    result,
+                    reason,
+                    &director.result_rule,
+                    format!(
+                        "the director rules {} ({})",
+                        result.as_str(),
+                        reason.as_str()
+                    ),
+                );
+            }
+        }
+    }
+}
