@@ -13,6 +13,10 @@ pub struct Args {
     /// else flagfall.db in the working directory].
     #[arg(long)]
     database: Option<String>,
+    /// A UCI engine (e.g. /usr/games/stockfish) for practice games against the computer;
+    /// without one a built-in opponent plays legal moves.
+    #[arg(long, value_name = "PATH")]
+    engine: Option<std::path::PathBuf>,
 }
 
 pub fn run(args: Args) -> anyhow::Result<ExitCode> {
@@ -35,6 +39,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         let config = flagfall_server::Config {
             listen: args.listen,
             database,
+            engine: args.engine,
         };
         flagfall_server::serve(config, shutdown_signal())
             .await

@@ -31,6 +31,9 @@ pub fn router(shared: Arc<Shared>) -> Router {
         .route("/api/games/{id}/script", get(get_script))
         .route("/api/games/{id}/pgn", get(get_pgn))
         .route("/ws/games/{id}", get(websocket))
+        .route("/api/practice", axum::routing::post(create_practice))
+        .route("/api/rules/{id}", get(get_ruleset))
+        .route("/api/explain", get(explain_rule))
         .route("/healthz", get(healthz))
         .route("/metrics", get(metrics))
         .fallback(get(static_file))
@@ -60,6 +63,62 @@ async fn create_game(State(s): State<AppState>, body: Bytes) -> Response {
         Ok(Ok(created)) => (StatusCode::CREATED, axum::Json(created)).into_response(),
         Ok(Err(e)) => error(StatusCode::BAD_REQUEST, e.to_string()),
         Err(e) => server_error(e),
+    }
+}
+
+/// `POST /api/practice`: a game against the computer (`crate::practice`), which plays
+/// one colour as a client of the game's task. Answers like `POST /api/games`.
+async fn create_practice(State(s): State<AppState>, body: Bytes) -> Response {
+    if body.len() > MAX_BODY_BYTES {
+        return error(StatusCode::PAYLOAD_TOO_LARGE, "body too large");
+    }
+    let body: crate::practice::PracticeBody = match serde_json::from_slice(&body) {
+        Ok(b) => b,
+        Err(e) => return error(StatusCode::BAD_REQUEST, format!("practice body: {e}")),
+    };
+    if let Err(e) = body.computer.validate() {
+        return error(StatusCode::BAD_REQUEST, e);
+    }
+    match s.create(&body.setup).await {
+        Ok(Ok(created)) => {
+            crate::practice::spawn(
+                s.clone(),
+                created.id.clone(),
+                body.computer,
+                s.engine.clone(),
+            );
+            (StatusCode::CREATED, axum::Json(created)).into_response()
+        }
+        Ok(Err(e)) => error(StatusCode::BAD_REQUEST, e.to_string()),
+        Err(e) => server_error(e),
+    }
+}
+
+/// `GET /api/rules/{id}`: a built-in ruleset as data (`flagfall rules show --json`), so
+/// the director console can show a penalty ladder's next step before applying it.
+async fn get_ruleset(Path(id): Path<String>) -> Response {
+    match flagfall_core::ruleset::Ruleset::builtin(&id) {
+        Ok(r) => axum::Json(r).into_response(),
+        Err(e) => error(StatusCode::NOT_FOUND, e.to_string()),
+    }
+}
+
+#[derive(Deserialize)]
+struct ExplainQuery {
+    rule: String,
+}
+
+/// `GET /api/explain?rule=uscf-2020%207d`: `flagfall rules explain` for one citation as
+/// the rulings write it (`<ruleset> <rule>`, or `laws <name>`).
+async fn explain_rule(Query(q): Query<ExplainQuery>) -> Response {
+    let text = q.rule.trim();
+    let source = text.split_whitespace().next().unwrap_or("");
+    match flagfall_core::explain::lookup(source, text) {
+        Some(e) => axum::Json(e).into_response(),
+        None => error(
+            StatusCode::NOT_FOUND,
+            format!("no explanation of rule {text:?}"),
+        ),
     }
 }
 

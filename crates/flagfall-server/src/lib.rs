@@ -14,6 +14,7 @@ pub mod game;
 pub mod http;
 pub mod loadtest;
 pub mod metrics;
+pub mod practice;
 pub mod socket;
 pub mod writer;
 
@@ -57,6 +58,9 @@ pub struct Config {
     pub listen: String,
     /// `sqlite:PATH`, a path, or `postgres://...`.
     pub database: String,
+    /// A UCI engine for practice games against the computer (`--engine PATH`); without
+    /// one the built-in opponent plays.
+    pub engine: Option<std::path::PathBuf>,
 }
 
 /// Everything the tasks share.
@@ -68,6 +72,8 @@ pub struct Shared {
     games: Mutex<HashMap<String, GameHandle>>,
     /// Turns true when the server shuts down.
     pub shutdown: watch::Receiver<bool>,
+    /// The UCI engine practice games use, if any.
+    pub engine: Option<std::path::PathBuf>,
     /// Per-socket frame limit: per second sustained, burst.
     pub rate: (f64, f64),
 }
@@ -269,6 +275,7 @@ async fn serve_inner(
         writer: writer_tx,
         games: Mutex::new(HashMap::new()),
         shutdown: down_rx,
+        engine: config.engine.clone(),
         rate,
     });
     // Every live game resumes: its task (and flag timer) runs again.

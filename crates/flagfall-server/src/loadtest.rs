@@ -277,6 +277,7 @@ pub async fn run(cfg: LoadConfig) -> Result<Report, LoadError> {
         Config {
             listen: "127.0.0.1:0".into(),
             database: cfg.database.clone(),
+            engine: None,
         },
         // Bots move faster than people; the per-socket limit is for abuse.
         (1e9, 1e9),

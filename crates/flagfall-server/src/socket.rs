@@ -38,6 +38,18 @@ fn text(msg: &ServerMsg) -> Message {
     Message::Text(Utf8Bytes::from(msg.to_text()))
 }
 
+/// The `state` message for this socket, with `"role"`: what its token acts as (the web
+/// board needs it to know which side it plays; the state object is the same for all).
+fn state_text(state: flagfall_protocol::State, role: Role) -> Message {
+    let mut v = serde_json::to_value(ServerMsg::State(Box::new(state))).unwrap_or_else(
+        |e| serde_json::json!({"type": "error", "message": format!("cannot encode the state: {e}")}),
+    );
+    if let Some(o) = v.as_object_mut() {
+        o.insert("role".into(), role.as_str().into());
+    }
+    Message::Text(Utf8Bytes::from(v.to_string()))
+}
+
 fn close(code: u16, reason: &str) -> Message {
     Message::Close(Some(CloseFrame {
         code,
@@ -78,11 +90,7 @@ pub async fn run(s: Arc<Shared>, id: String, role: Role, socket: WebSocket) {
         return;
     };
     let mut last_n = state.n;
-    if sink
-        .send(text(&ServerMsg::State(Box::new(state))))
-        .await
-        .is_err()
-    {
+    if sink.send(state_text(state, role)).await.is_err() {
         return;
     }
     let opened = Instant::now();
@@ -193,7 +201,7 @@ pub async fn run(s: Arc<Shared>, id: String, role: Role, socket: WebSocket) {
                     Some(Delivery::Lagged) => {
                         let Some(state) = ask(&s, &id, Cmd::State).await else { break };
                         last_n = state.n;
-                        if sink.send(text(&ServerMsg::State(Box::new(state)))).await.is_err() {
+                        if sink.send(state_text(state, role)).await.is_err() {
                             break;
                         }
                     }

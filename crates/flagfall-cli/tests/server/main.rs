@@ -392,7 +392,9 @@ async fn simultaneous_claims_are_decided_when_the_window_closes() {
 async fn endpoints_and_graceful_shutdown() {
     let srv = Server::start().await;
     assert_eq!(srv.get_text("/healthz").await, "ok\n");
-    assert!(srv.get_text("/").await.contains("/api/games"));
+    // The web board: index.html for the page routes, its bundle beside it.
+    assert!(srv.get_text("/").await.contains("id=\"app\""));
+    assert!(srv.get_text("/app.js").await.len() > 1000);
     assert!(srv.get_text("/play/abc?token=x").await.contains("<html"));
     assert_eq!(srv.get_status("/nothing-here.js").await, 404);
     let g = srv.create(USCF).await;

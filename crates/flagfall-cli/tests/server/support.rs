@@ -326,6 +326,7 @@ impl Server {
         let running = flagfall_server::start(flagfall_server::Config {
             listen: "127.0.0.1:0".into(),
             database: db.url.clone(),
+            engine: None,
         })
         .await
         .expect("the server starts");

@@ -1,0 +1,139 @@
+// Browser-test harness: starts the real `flagfall serve` on a free loopback port with a
+// temporary SQLite database, and Debian's Chromium through playwright-core (never a
+// browser a tool downloads).
+import { spawn } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { chromium } from 'playwright-core';
+
+const here = dirname(fileURLToPath(import.meta.url));
+export const repoRoot = resolve(here, '../..');
+export const screenshotDir = join(repoRoot, 'web/screenshots');
+
+export const CHROMIUM = process.env.FLAGFALL_CHROMIUM || '/usr/bin/chromium';
+export const BINARY = process.env.FLAGFALL_BIN || join(repoRoot, 'target/debug/flagfall');
+
+function freePort() {
+  return new Promise((res, rej) => {
+    const s = createServer();
+    s.once('error', rej);
+    s.listen(0, '127.0.0.1', () => {
+      const { port } = s.address();
+      s.close(() => res(port));
+    });
+  });
+}
+
+async function waitHealthy(base, child, log) {
+  const deadline = Date.now() + 20_000;
+  while (Date.now() < deadline) {
+    if (child.exitCode !== null) throw new Error(`flagfall serve exited with ${child.exitCode}:\n${log()}`);
+    try {
+      const r = await fetch(`${base}/healthz`);
+      if (r.ok) return;
+    } catch {
+      /* not up yet */
+    }
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  throw new Error(`flagfall serve did not answer /healthz within 20 s:\n${log()}`);
+}
+
+/** Starts `flagfall serve` (extra arguments appended) and returns {base, stop}. */
+export async function startServer(extraArgs = []) {
+  if (!existsSync(BINARY)) throw new Error(`no flagfall binary at ${BINARY}: run cargo build -p flagfall-cli first (or set FLAGFALL_BIN)`);
+  const dir = mkdtempSync(join(tmpdir(), 'flagfall-web-'));
+  const port = await freePort();
+  const db = join(dir, 'test.db');
+  let output = '';
+  const child = spawn(BINARY, ['serve', '--listen', `127.0.0.1:${port}`, '--database', db, ...extraArgs], {
+    cwd: dir,
+    env: { ...process.env, RUST_LOG: process.env.RUST_LOG || 'warn' },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  // Never leave a server behind, even when the test process is killed or fails early.
+  const reap = () => {
+    if (child.exitCode === null) child.kill('SIGKILL');
+  };
+  process.once('exit', reap);
+  child.stdout.on('data', (d) => (output += d));
+  child.stderr.on('data', (d) => (output += d));
+  const base = `http://127.0.0.1:${port}`;
+  await waitHealthy(base, child, () => output);
+  return {
+    base,
+    log: () => output,
+    async stop() {
+      if (child.exitCode === null) {
+        child.kill('SIGTERM');
+        await new Promise((r) => {
+          const t = setTimeout(() => {
+            child.kill('SIGKILL');
+            r();
+          }, 5000);
+          child.once('exit', () => {
+            clearTimeout(t);
+            r();
+          });
+        });
+      }
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+export async function startBrowser() {
+  if (!existsSync(CHROMIUM)) throw new Error(`no Chromium at ${CHROMIUM} (apt-get install chromium), or set FLAGFALL_CHROMIUM`);
+  // playwright-core gives every launch a fresh temporary profile (user-data-dir).
+  return chromium.launch({
+    executablePath: CHROMIUM,
+    headless: true,
+    args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+  });
+}
+
+export async function createGame(base, body) {
+  const r = await fetch(`${base}/api/games`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+  if (r.status !== 201) throw new Error(`POST /api/games answered ${r.status}: ${await r.text()}`);
+  return r.json();
+}
+
+export async function getState(base, id) {
+  const r = await fetch(`${base}/api/games/${id}`);
+  if (!r.ok) throw new Error(`GET /api/games/${id} answered ${r.status}`);
+  return r.json();
+}
+
+export async function shot(page, name, fullPage = false) {
+  mkdirSync(screenshotDir, { recursive: true });
+  const path = join(screenshotDir, `${name}.png`);
+  await page.screenshot({ path, fullPage });
+  return path;
+}
+
+/** Clicks the centre of a square on a page's chessground board. */
+export async function clickSquare(page, square, orientation = 'white', boardSelector = '.board cg-board') {
+  const box = await page.locator(boardSelector).first().boundingBox();
+  if (!box) throw new Error('no board on the page');
+  const file = square.charCodeAt(0) - 97;
+  const rank = Number(square[1]) - 1;
+  const col = orientation === 'white' ? file : 7 - file;
+  const row = orientation === 'white' ? 7 - rank : rank;
+  const size = box.width / 8;
+  await page.mouse.click(box.x + size * (col + 0.5), box.y + size * (row + 0.5));
+}
+
+/** Waits until the server's state for game `id` satisfies `pred` (polling the HTTP API). */
+export async function waitState(base, id, pred, what, timeoutMs = 10_000) {
+  const deadline = Date.now() + timeoutMs;
+  let last;
+  while (Date.now() < deadline) {
+    last = await getState(base, id);
+    if (pred(last)) return last;
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  throw new Error(`timed out waiting for ${what}; last state: ${JSON.stringify(last).slice(0, 600)}`);
+}

@@ -1,0 +1,163 @@
+// Two browser contexts play over-the-board blitz through the pages of the real server:
+// an illegal move claimed, a flag claimed, the director adding a minute, a spectator
+// following. Screenshots go to web/screenshots/.
+import assert from 'node:assert/strict';
+import { after, before, test } from 'node:test';
+import { clickSquare, createGame, getState, shot, startBrowser, startServer, waitState } from './harness.mjs';
+
+let server;
+let browser;
+
+before(async () => {
+  server = await startServer();
+  browser = await startBrowser();
+});
+
+after(async () => {
+  await browser?.close();
+  await server?.stop();
+});
+
+async function openPage(path, viewport = { width: 1280, height: 820 }) {
+  const ctx = await browser.newContext({ viewport, deviceScaleFactor: 1 });
+  const page = await ctx.newPage();
+  const errors = [];
+  page.on('pageerror', (e) => errors.push(String(e)));
+  page.on('console', (m) => {
+    if (m.type() === 'error') errors.push(m.text());
+  });
+  await page.goto(server.base + path);
+  return { ctx, page, errors };
+}
+
+/** Types a move into the keyboard box and presses the clock with the space bar. */
+async function typeMoveAndPress(page, uci) {
+  await page.fill('#moveinput', uci);
+  await page.press('#moveinput', 'Enter');
+  await page.locator('.press.ready').waitFor();
+  await page.locator('body').press('Space');
+}
+
+test('an illegal move stands until claimed; the ruling and its rule show on both pages and the spectator follows', async () => {
+  const g = await createGame(server.base, { rules: 'uscf-2020', time_control: 'G/5;d0', white: 'Ada', black: 'Bao' });
+  const white = await openPage(g.urls.white);
+  const black = await openPage(g.urls.black);
+  const spectator = await openPage(g.urls.spectator);
+  for (const p of [white, black, spectator]) await p.page.locator('.clock.bottom .time').waitFor();
+  assert.match(await white.page.locator('.game-title').textContent(), /you play white/);
+  assert.match(await black.page.locator('.game-title').textContent(), /you play black/);
+
+  // 1. e4 by clicking the squares, pressed with the big button.
+  await clickSquare(white.page, 'e2', 'white');
+  await clickSquare(white.page, 'e4', 'white');
+  await white.page.locator('.press.ready').waitFor();
+  await white.page.click('.press');
+  await waitState(server.base, g.id, (s) => s.moves.length === 1, '1. e4');
+  // 1... e5 typed on the keyboard, pressed with the space bar (Black's board is flipped).
+  await typeMoveAndPress(black.page, 'e7e5');
+  await waitState(server.base, g.id, (s) => s.moves.length === 2, '1... e5');
+  await spectator.page.locator('.moves li', { hasText: 'e5' }).waitFor();
+
+  // 2. Ke3?? leaves... no: the king jumps two squares, an illegal move; the board lets it stand.
+  await clickSquare(white.page, 'e1', 'white');
+  await clickSquare(white.page, 'e3', 'white');
+  await white.page.locator('.press.ready').waitFor();
+  await white.page.locator('body').press('Space');
+  await waitState(server.base, g.id, (s) => s.moves.length === 3, 'the illegal move completed');
+  await spectator.page.locator('.moves li', { hasText: 'e1e3' }).waitFor();
+  // Black claims it with the button the server offers.
+  const claim = black.page.locator('button[data-claim="illegal"]');
+  await claim.waitFor();
+  await black.page.locator('.moves li', { hasText: 'e1e3' }).waitFor();
+  await shot(black.page, 'game-desktop');
+  await claim.click();
+  const done = await waitState(server.base, g.id, (s) => s.result !== '*', 'the claim decided');
+  assert.equal(done.result, '0-1');
+  assert.equal(done.reason, 'illegal_move');
+  for (const p of [white, black, spectator]) {
+    await p.page.locator('.banner', { hasText: 'Black wins' }).waitFor();
+    await p.page.locator('.banner .cite', { hasText: done.rule }).waitFor();
+    await p.page.locator('.rulings li.result .cite', { hasText: done.rule }).waitFor();
+  }
+  await black.page.locator('.notice.good', { hasText: 'illegal' }).waitFor();
+  await shot(black.page, 'game-desktop-result');
+  await shot(spectator.page, 'spectator');
+  for (const p of [white, black, spectator]) {
+    assert.deepEqual(p.errors, []);
+    await p.ctx.close();
+  }
+});
+
+test('the director adds a minute, a flag falls and is claimed', async () => {
+  const g = await createGame(server.base, { rules: 'uscf-2020', time_control: 'G/3;d0', white: 'Ada', black: 'Bao' });
+  const white = await openPage(g.urls.white);
+  const black = await openPage(g.urls.black, { width: 390, height: 844 });
+  const director = await openPage(g.urls.director, { width: 1280, height: 900 });
+  const card = director.page.locator(`.dcard[data-game="${g.id}"]`);
+  await card.locator('.clock .time').first().waitFor();
+
+  // The director adds a minute to White: 3:00 becomes 4:00 on the players' clocks.
+  await card.locator('button.add-white').click();
+  await waitState(server.base, g.id, (s) => s.rulings.some((r) => r.kind === 'time_change'), 'the added minute');
+  // White's clock may already run (the clock starts with the game), so it shows a little under 4:00.
+  const shown = async (loc) => {
+    const t = (await loc.textContent()).trim();
+    const [m, sec] = t.split(':').map(Number);
+    return (m * 60 + sec) * 1000;
+  };
+  for (const loc of [white.page.locator('.clock.bottom .time'), black.page.locator('.clock.top .time'), card.locator('.clock .time').first()]) {
+    await loc.page().waitForFunction(() => true);
+    const deadline = Date.now() + 5000;
+    let ms = 0;
+    while (Date.now() < deadline && (ms = await shown(loc)) <= 200_000) await new Promise((r) => setTimeout(r, 50));
+    assert.ok(ms > 200_000 && ms <= 240_000, `White's clock after the added minute shows ${ms} ms`);
+  }
+  await card.locator('.lastruling .cite').waitFor();
+  await shot(director.page, 'director');
+
+  // ... and takes almost all of Black's time away (the setup is still open), so Black's flag falls.
+  for (let i = 0; i < 3; i += 1) {
+    const n = (await getState(server.base, g.id)).n;
+    await card.locator('button.sub-black').click();
+    await waitState(server.base, g.id, (s) => s.n > n, 'a minute taken');
+  }
+  await director.page.evaluate(() => 0);
+  const s0 = await getState(server.base, g.id);
+  assert.ok(s0.clock.black_ms <= 0, `Black's clock after three minutes taken: ${s0.clock.black_ms}`);
+  // White moves; Black's clock runs below zero: the flag shows on both pages.
+  await typeMoveAndPress(white.page, 'e2e4');
+  await white.page.locator('.clock.top.down .flag').waitFor();
+  await black.page.locator('.clock.bottom.down .flag').waitFor();
+  const flag = white.page.locator('button[data-claim="flag"]');
+  await flag.waitFor();
+  await shot(black.page, 'game-phone');
+  await white.page.locator('body').press('f');
+  const done = await waitState(server.base, g.id, (s) => s.result !== '*', 'the flag claim decided');
+  assert.equal(done.result, '1-0');
+  assert.equal(done.reason, 'time_forfeit');
+  await white.page.locator('.banner', { hasText: 'White wins' }).waitFor();
+  await black.page.locator('.banner', { hasText: 'time forfeit' }).waitFor();
+  await card.locator('.banner', { hasText: 'White wins' }).waitFor();
+  for (const p of [white, black, director]) {
+    assert.deepEqual(p.errors, []);
+    await p.ctx.close();
+  }
+});
+
+test('the lobby creates a game and shows its links and QR code', async () => {
+  const lobby = await openPage('/');
+  await lobby.page.selectOption('#rules', 'fide-b3');
+  assert.equal(await lobby.page.inputValue('#tc'), '3+2');
+  await lobby.page.fill('#myname', 'Ada');
+  await lobby.page.click('form.create button[type=submit]');
+  await lobby.page.locator('.created .qr svg').waitFor();
+  const links = await lobby.page.locator('.created input.link').evaluateAll((els) => els.map((e) => e.value));
+  assert.equal(links.length, 4);
+  assert.match(links[0], /\/play\/[^?]+\?token=/);
+  assert.match(links[2], /\/direct\/[^?]+\?token=/);
+  assert.match(links[3], /\/watch\//);
+  await lobby.page.locator('ul.games.live li a').first().waitFor();
+  await shot(lobby.page, 'lobby', true);
+  assert.deepEqual(lobby.errors, []);
+  await lobby.ctx.close();
+});

@@ -1,0 +1,32 @@
+import './style.css';
+import { mountDirector } from './director';
+import { h } from './dom';
+import { mountGame } from './game';
+import { mountLobby } from './lobby';
+import { route } from './router';
+
+const root = document.getElementById('app');
+if (root) {
+  const r = route(location.pathname, location.search);
+  switch (r.page) {
+    case 'lobby':
+      document.title = 'flagfall · lobby';
+      mountLobby(root);
+      break;
+    case 'play':
+      document.title = `flagfall · game ${r.id}`;
+      mountGame(root, { id: r.id, token: r.token });
+      break;
+    case 'watch':
+      document.title = `flagfall · watching ${r.id}`;
+      mountGame(root, { id: r.id, token: null });
+      break;
+    case 'direct':
+      document.title = 'flagfall · director';
+      mountDirector(root, r.id, r.token);
+      break;
+    case 'notfound':
+      root.replaceChildren(h('main', {}, h('h1', {}, 'Not found'), h('p', {}, `No page at ${r.path}. `, h('a', { href: '/' }, 'Go to the lobby'))));
+      break;
+  }
+}

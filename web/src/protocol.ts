@@ -1,0 +1,178 @@
+// The wire contract of `flagfall serve` (docs/protocol.md), as the page reads it.
+// The page computes nothing about chess: everything below comes from the server.
+
+export type Color = 'white' | 'black';
+export type Role = Color | 'director' | 'spectator';
+
+export const other = (c: Color): Color => (c === 'white' ? 'black' : 'white');
+
+export interface ClockState {
+  white_ms: number;
+  black_ms: number;
+  running: Color | null;
+}
+
+export interface Ruling {
+  at: number;
+  event: number;
+  kind: string;
+  ruling: string;
+  rule: string | null;
+  player?: Color;
+  time?: { color: Color; ms: number };
+}
+
+export interface MoveEntry {
+  uci: string;
+  san?: string | null;
+  by: Color;
+  at: number;
+}
+
+/** A move on the board not yet completed by a press. The server may send the bare UCI. */
+export type BoardMove = { uci: string; by?: Color } | string;
+
+export interface Recommendation {
+  grant: boolean;
+  /** The pattern the assistant recognised, as a citation ("blitz-2006 8h"), if any. */
+  pattern?: string | null;
+  /** Newer servers: the ground of the advice and its rule. */
+  ground?: unknown;
+  rule?: string | null;
+  reasons: string[];
+}
+
+/** A claim waiting for the director, with the assistant's recommendation. */
+export interface Pending {
+  claimant: Color;
+  claim: string;
+  recommendation: Recommendation | null;
+}
+
+export interface GameSetup {
+  rules: string;
+  time_control: string;
+  fen?: string;
+  white?: string;
+  black?: string;
+  director?: boolean;
+  auto_flag?: boolean;
+  [k: string]: unknown;
+}
+
+export interface GameState {
+  id: string;
+  setup: GameSetup;
+  mode: 'otb' | 'online';
+  result: string;
+  reason: string | null;
+  rule: string | null;
+  clock: ClockState;
+  fen: string;
+  rulings: Ruling[];
+  moves: MoveEntry[];
+  to_move: Color;
+  running: Color | null;
+  pending: Pending | null;
+  flags: Color[];
+  board_move: BoardMove | null;
+  claims: { white: string[]; black: string[] };
+  draw_offer: Color | null;
+  n: number;
+  server_now: number;
+  dests?: Record<string, string[]>;
+  opponent?: unknown;
+}
+
+export interface StoredEvent {
+  at: number;
+  by?: Role;
+  id?: string;
+  [k: string]: unknown;
+}
+
+export type ServerMessage =
+  | ({ type: 'state' } & GameState)
+  | {
+      type: 'event';
+      n: number;
+      event: StoredEvent;
+      rulings: Ruling[];
+      clock: ClockState;
+      result: string;
+      state?: GameState;
+      id?: string;
+    }
+  | { type: 'refused'; id?: string; reason: string; rule?: string | null }
+  | { type: 'error'; id?: string; message: string }
+  | { type: 'flag'; color: Color }
+  | { type: 'pong'; ping: number; [k: string]: unknown };
+
+/** Parse one text frame from the server; anything unexpected is an Error naming what is wrong. */
+export function parseServerMessage(text: string): ServerMessage {
+  let v: unknown;
+  try {
+    v = JSON.parse(text);
+  } catch {
+    throw new Error('server frame is not JSON');
+  }
+  if (typeof v !== 'object' || v === null || Array.isArray(v)) throw new Error('server frame is not an object');
+  const t = (v as { type?: unknown }).type;
+  if (typeof t !== 'string') throw new Error('server frame has no "type"');
+  switch (t) {
+    case 'state':
+    case 'event':
+    case 'refused':
+    case 'error':
+    case 'flag':
+    case 'pong':
+      return v as ServerMessage;
+    default:
+      throw new Error(`unknown server message type "${t}"`);
+  }
+}
+
+export function boardMoveUci(bm: BoardMove | null | undefined): string | null {
+  if (bm == null) return null;
+  return typeof bm === 'string' ? bm : bm.uci;
+}
+
+/** Human names of the claim kinds of the game-script format. */
+export const CLAIM_LABELS: Record<string, string> = {
+  illegal: 'Claim illegal move',
+  flag: 'Claim flag',
+  both_flags: 'Both flags down',
+  threefold: 'Claim threefold',
+  fifty: 'Claim fifty moves',
+  ilc: 'Claim ILC',
+  draw_position: 'Claim drawn position',
+};
+
+export const CLAIM_KEYS: Record<string, string> = {
+  illegal: 'i',
+  flag: 'f',
+  both_flags: 'b',
+  threefold: 't',
+  fifty: 'y',
+  ilc: 'l',
+  draw_position: 'w',
+};
+
+export const REASON_TEXT: Record<string, string> = {
+  checkmate: 'checkmate',
+  resignation: 'resignation',
+  time_forfeit: 'time forfeit (flag)',
+  illegal_move: 'illegal move',
+  stalemate: 'stalemate',
+  agreement: 'agreement',
+  both_flags: 'both flags down',
+  insufficient_material: 'insufficient mating material',
+  repetition: 'threefold repetition',
+  fifty_moves: 'fifty-move rule',
+  ilc: 'insufficient losing chances',
+  draw_position: 'claimable drawn position',
+  dead_position: 'dead position',
+  illegal_position: 'illegal position',
+  penalty_forfeit: 'forfeit by penalty',
+  director: "director's decision",
+};

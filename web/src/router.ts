@@ -1,0 +1,19 @@
+// The single-page app's routes: the server serves index.html for each of these paths.
+
+export type Route =
+  | { page: 'lobby' }
+  | { page: 'play'; id: string; token: string | null }
+  | { page: 'watch'; id: string }
+  | { page: 'direct'; id: string | null; token: string | null }
+  | { page: 'notfound'; path: string };
+
+export function route(pathname: string, search: string): Route {
+  const token = new URLSearchParams(search).get('token');
+  const parts = pathname.split('/').filter(Boolean).map(decodeURIComponent);
+  if (parts.length === 0) return { page: 'lobby' };
+  const [head, id] = parts;
+  if (parts.length === 2 && head === 'play') return { page: 'play', id, token };
+  if (parts.length === 2 && head === 'watch') return { page: 'watch', id };
+  if (head === 'direct' && parts.length <= 2) return { page: 'direct', id: id ?? null, token };
+  return { page: 'notfound', path: pathname };
+}

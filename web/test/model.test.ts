@@ -1,0 +1,137 @@
+import { describe, expect, it } from 'vitest';
+import { allowedClaims, checkColor, claimFeedback, initialModel, lastMoveSquares, moveRows, reduce } from '../src/model';
+import type { GameState, ServerMessage } from '../src/protocol';
+
+const START = 'rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1';
+
+function state(over: Partial<GameState> = {}): GameState {
+  return {
+    id: 'g1',
+    setup: { rules: 'uscf-2020', time_control: 'G/3;d0' },
+    mode: 'otb',
+    result: '*',
+    reason: null,
+    rule: null,
+    clock: { white_ms: 180_000, black_ms: 180_000, running: null },
+    fen: START,
+    rulings: [],
+    moves: [],
+    to_move: 'white',
+    running: null,
+    pending: null,
+    flags: [],
+    board_move: null,
+    claims: { white: [], black: [] },
+    draw_offer: null,
+    n: 0,
+    server_now: 0,
+    ...over,
+  };
+}
+
+const stateMsg = (s: GameState): ServerMessage => ({ type: 'state', ...s });
+
+describe('reduce', () => {
+  it('takes the state on connect', () => {
+    const m = reduce(initialModel('white'), stateMsg(state()));
+    expect(m.state?.id).toBe('g1');
+    expect(m.sounds).toEqual([]);
+  });
+
+  it('takes the full state an event carries and calls for a move or capture sound', () => {
+    let m = reduce(initialModel('black'), stateMsg(state()));
+    const after = state({ fen: 'rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq - 0 1', moves: [{ uci: 'e2e4', san: 'e4', by: 'white', at: 900 }], to_move: 'black', n: 1 });
+    m = reduce(m, { type: 'event', n: 1, event: { at: 900, by: 'white', move: 'e2e4', press: true }, rulings: [], clock: after.clock, result: '*', state: after });
+    expect(m.state?.moves).toHaveLength(1);
+    expect(m.sounds).toEqual(['move']);
+    const capture = state({ ...after, fen: 'rnbqkbnr/ppp1pppp/8/3P4/8/8/PPPP1PPP/RNBQKBNR b KQkq - 0 1', moves: [...after.moves, { uci: 'd7d5', san: 'd5', by: 'black', at: 1 }, { uci: 'e4d5', san: 'exd5', by: 'white', at: 2 }], n: 3 });
+    m = reduce(m, { type: 'event', n: 3, event: { at: 2, by: 'white', move: 'e4d5', press: true }, rulings: [], clock: after.clock, result: '*', state: capture });
+    expect(m.sounds).toEqual(['capture']);
+  });
+
+  it('patches clock, result and rulings when an event carries no state', () => {
+    let m = reduce(initialModel('spectator'), stateMsg(state()));
+    m = reduce(m, {
+      type: 'event', n: 1, event: { at: 5, by: 'director', add_time: { color: 'white', ms: 60000 } },
+      rulings: [{ at: 5, event: 1, kind: 'time_change', ruling: 'The director adds 60 s to White', rule: 'uscf-2020 3', time: { color: 'white', ms: 60000 } }],
+      clock: { white_ms: 240_000, black_ms: 180_000, running: null }, result: '*',
+    });
+    expect(m.state?.clock.white_ms).toBe(240_000);
+    expect(m.state?.rulings).toHaveLength(1);
+    expect(m.state?.n).toBe(1);
+    expect(m.sounds).toEqual(['ruling']);
+  });
+
+  it('tells the claimant whether a claim was right, with the rule', () => {
+    let m = reduce(initialModel('black'), stateMsg(state()));
+    m = reduce(m, {
+      type: 'event', n: 4, event: { at: 50, by: 'black', claim: 'illegal' },
+      rulings: [{ at: 50, event: 4, kind: 'result', ruling: 'Black wins: White completed an illegal move', rule: 'uscf-2020 7d', player: 'black' }],
+      clock: { white_ms: 1, black_ms: 1, running: null }, result: '0-1',
+    });
+    expect(m.notice).toEqual({ tone: 'good', text: 'Your illegal claim: Black wins: White completed an illegal move', rule: 'uscf-2020 7d' });
+    // The opponent's page learns of the claim too.
+    let w = reduce(initialModel('white'), stateMsg(state()));
+    w = reduce(w, {
+      type: 'event', n: 4, event: { at: 50, by: 'black', claim: 'illegal' },
+      rulings: [{ at: 50, event: 4, kind: 'result', ruling: 'Black wins', rule: 'uscf-2020 7d' }],
+      clock: { white_ms: 1, black_ms: 1, running: null }, result: '0-1',
+    });
+    expect(w.notice?.text).toBe('black claimed illegal: Black wins');
+    expect(w.notice?.rule).toBe('uscf-2020 7d');
+  });
+
+  it('shows a refusal and an error with what the server said', () => {
+    let m = reduce(initialModel('white'), stateMsg(state()));
+    m = reduce(m, { type: 'refused', id: 'a1', reason: 'not your turn', rule: 'uscf-2020 14' });
+    expect(m.notice).toEqual({ tone: 'bad', text: 'Refused: not your turn', rule: 'uscf-2020 14' });
+    m = reduce(m, { type: 'error', message: 'field "claim": unknown claim "flagg"' });
+    expect(m.notice?.text).toMatch(/flagg/);
+  });
+
+  it('marks a fallen flag at once and calls for the flag sound', () => {
+    let m = reduce(initialModel('white'), stateMsg(state()));
+    m = reduce(m, { type: 'flag', color: 'black' });
+    expect(m.flagged).toEqual(['black']);
+    expect(m.state?.flags).toEqual(['black']);
+    expect(m.sounds).toEqual(['flag']);
+  });
+});
+
+describe('derived display', () => {
+  it('offers exactly the claims the server lists for this player, none to others or after the end', () => {
+    const s = state({ claims: { white: ['flag', 'illegal'], black: [] } });
+    expect(allowedClaims(s, 'white')).toEqual(['flag', 'illegal']);
+    expect(allowedClaims(s, 'black')).toEqual([]);
+    expect(allowedClaims(s, 'director')).toEqual([]);
+    expect(allowedClaims({ ...s, result: '1-0' }, 'white')).toEqual([]);
+  });
+
+  it('lists moves in numbered rows, SAN while legal and the physical move otherwise', () => {
+    const s = state({ moves: [
+      { uci: 'e2e4', san: 'e4', by: 'white', at: 1 },
+      { uci: 'e7e5', san: 'e5', by: 'black', at: 2 },
+      { uci: 'e1e3', by: 'white', at: 3 },
+    ] });
+    expect(moveRows(s)).toEqual([{ no: 1, white: 'e4', black: 'e5' }, { no: 2, white: 'e1e3?' }]);
+    const fromBlack = state({ setup: { rules: 'fide-b3', time_control: '3+2', fen: '4k3/8/8/8/8/8/8/4K3 b - - 0 40' }, moves: [{ uci: 'e8d8', san: 'Kd8', by: 'black', at: 1 }, { uci: 'e1d1', san: 'Kd1', by: 'white', at: 2 }] });
+    expect(moveRows(fromBlack)).toEqual([{ no: 40, black: 'Kd8' }, { no: 41, white: 'Kd1' }]);
+  });
+
+  it('highlights the move on the board, else the last completed move, and check from the SAN', () => {
+    expect(lastMoveSquares(state({ board_move: { uci: 'g1f3', by: 'white' } }))).toEqual(['g1', 'f3']);
+    expect(lastMoveSquares(state({ board_move: 'g1f3' }))).toEqual(['g1', 'f3']);
+    const s = state({ moves: [{ uci: 'd1h5', san: 'Qh5+', by: 'white', at: 1 }] });
+    expect(lastMoveSquares(s)).toEqual(['d1', 'h5']);
+    expect(checkColor(s)).toBe('black');
+    expect(checkColor(state({ moves: [{ uci: 'e1e3', by: 'white', at: 1 }] }))).toBeNull();
+  });
+});
+
+describe('claimFeedback', () => {
+  it('reads a rejected claim as wrong and names the rule', () => {
+    expect(claimFeedback('flag', [{ at: 1, event: 2, kind: 'claim_rejected', ruling: 'White\'s flag is not down', rule: 'uscf-2020 7c' }], 'black')).toEqual({
+      tone: 'bad', text: 'Your flag claim was wrong: White\'s flag is not down', rule: 'uscf-2020 7c',
+    });
+  });
+});
