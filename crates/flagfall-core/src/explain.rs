@@ -362,19 +362,8 @@ pub fn citing_settings(rs: &Ruleset, citation: &str) -> Vec<String> {
 mod tests {
     use super::*;
     use crate::ruleset::BUILTIN;
+    use crate::ruleset::builtin_variants;
     use std::collections::BTreeSet;
-
-    /// Every ruleset a built-in can become: itself and each variation applied alone.
-    fn builtin_variants() -> Vec<Ruleset> {
-        let mut out = Vec::new();
-        for rs in Ruleset::all_builtin() {
-            for name in rs.variations.keys() {
-                out.push(rs.with_variation(name).expect("built-in variation applies"));
-            }
-            out.push(rs);
-        }
-        out
-    }
 
     #[test]
     fn data_parses_with_one_file_per_builtin_and_laws() {

@@ -577,6 +577,20 @@ impl fmt::Display for Ruleset {
     }
 }
 
+/// Every ruleset a built-in can become: itself and each variation applied alone (for the
+/// tests that walk every built-in setting).
+#[cfg(test)]
+pub(crate) fn builtin_variants() -> Vec<Ruleset> {
+    let mut out = Vec::new();
+    for rs in Ruleset::all_builtin() {
+        for name in rs.variations.keys() {
+            out.push(rs.with_variation(name).expect("built-in variation applies"));
+        }
+        out.push(rs);
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

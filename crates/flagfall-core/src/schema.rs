@@ -293,19 +293,8 @@ pub fn citation(path: &str) -> Option<&'static CitationSpec> {
 mod tests {
     use super::*;
     use crate::explain::{RuleRef, find};
+    use crate::ruleset::builtin_variants;
     use std::collections::BTreeSet;
-
-    /// Every ruleset a built-in can become: itself and each variation applied alone.
-    fn builtin_variants() -> Vec<Ruleset> {
-        let mut out = Vec::new();
-        for rs in Ruleset::all_builtin() {
-            for name in rs.variations.keys() {
-                out.push(rs.with_variation(name).expect("built-in variation applies"));
-            }
-            out.push(rs);
-        }
-        out
-    }
 
     #[test]
     fn the_tables_cover_every_field_of_every_builtin_toml() {
