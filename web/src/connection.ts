@@ -81,6 +81,8 @@ export class Connection {
   private pingTimer: unknown = null;
   private stopped = false;
   private seq = 0;
+  /** The number of the last event this page has (from the last state and the events since). */
+  private lastN: number | null = null;
   /** Actions sent (or waiting to be sent) whose answer has not arrived, in order. */
   readonly outbox = new Map<string, Record<string, unknown>>();
 
@@ -173,6 +175,16 @@ export class Connection {
     };
   }
 
+  /** Drop the socket and open a new one at once: the server sends a fresh state. */
+  resync(): void {
+    const sock = this.socket;
+    this.socket = null;
+    this.lastN = null;
+    this.stopPing();
+    sock?.close(4000, 'resynchronising');
+    this.connect();
+  }
+
   private scheduleRetry(detail?: string): void {
     const wait = this.backoff.next();
     this.setStatus('offline', detail);
@@ -185,12 +197,20 @@ export class Connection {
   private handle(msg: ServerMessage): void {
     switch (msg.type) {
       case 'state':
+        this.lastN = msg.n;
         // A fresh state after (re)connecting: what is still unanswered goes out again,
         // with the same ids, so the server applies each action at most once.
         this.opts.onMessage(msg);
         for (const frame of this.outbox.values()) this.socket?.send(JSON.stringify(frame));
         return;
       case 'event': {
+        if (this.lastN !== null && msg.n > this.lastN + 1) {
+          // An event is missing (events carry changes, not the state): start over
+          // with a fresh state rather than show a wrong one.
+          this.resync();
+          return;
+        }
+        if (this.lastN !== null) this.lastN = Math.max(this.lastN, msg.n);
         const id = (msg.event && typeof msg.event.id === 'string' ? msg.event.id : undefined) ?? msg.id;
         if (id !== undefined) this.outbox.delete(id);
         break;

@@ -1,7 +1,7 @@
 // The page's game model: a pure reducer from server messages, plus what the page derives
 // for display. Every chess fact comes from the server's state.
 import { read as readFen } from 'chessground/fen';
-import { boardMoveUci, other, type Color, type GameState, type Role, type Ruling, type ServerMessage } from './protocol';
+import { boardMoveUci, other, type Color, type EventMessage, type GameState, type Role, type Ruling, type ServerMessage } from './protocol';
 
 export interface Notice {
   tone: 'info' | 'good' | 'bad';
@@ -56,6 +56,23 @@ export function claimFeedback(claim: string, rulings: Ruling[], me: Color): Noti
   return null;
 }
 
+/**
+ * The state after event `msg.n`, from the state after event `msg.n - 1`: the update's
+ * fields replace their own, the moves are spliced at `moves_from`, the rulings appended.
+ */
+export function applyEvent(prev: GameState, msg: EventMessage): GameState {
+  const { moves_from, moves, ...fields } = msg.update;
+  return {
+    ...prev,
+    ...fields,
+    moves: [...prev.moves.slice(0, moves_from), ...moves],
+    clock: msg.clock,
+    result: msg.result,
+    rulings: [...prev.rulings, ...msg.rulings],
+    n: msg.n,
+  };
+}
+
 export function reduce(model: Model, msg: ServerMessage): Model {
   const me: Color | null = model.role === 'white' || model.role === 'black' ? model.role : null;
   switch (msg.type) {
@@ -65,12 +82,12 @@ export function reduce(model: Model, msg: ServerMessage): Model {
     }
     case 'event': {
       const prev = model.state;
-      let state: GameState | null;
-      if (msg.state) state = msg.state;
-      else if (prev) state = { ...prev, clock: msg.clock, result: msg.result, rulings: [...prev.rulings, ...msg.rulings], n: msg.n };
-      else state = null;
-      const sounds = state ? movedSounds(prev, state) : [];
-      if (msg.rulings.some((r) => r.kind !== 'refused')) sounds.push('ruling');
+      // Only the next event applies: an older one (a retried id answered again) is in
+      // the state already, and after a gap the connection fetches a fresh state.
+      const next = prev !== null && msg.n === prev.n + 1;
+      const state = next ? applyEvent(prev, msg) : prev;
+      const sounds = next && state ? movedSounds(prev, state) : [];
+      if (next && msg.rulings.some((r) => r.kind !== 'refused')) sounds.push('ruling');
       let notice = model.notice;
       const ev = msg.event;
       if (me && ev && ev.by === me && typeof ev.claim === 'string') {

@@ -91,18 +91,42 @@ export interface StoredEvent {
   [k: string]: unknown;
 }
 
+/**
+ * What an event changes in the state (docs/protocol.md): every field here replaces its own,
+ * `moves` replaces the list from `moves_from` on; the event's rulings are appended.
+ */
+export interface StateUpdate {
+  reason: string | null;
+  rule: string | null;
+  fen: string;
+  moves_from: number;
+  moves: MoveEntry[];
+  to_move: Color;
+  running: Color | null;
+  pending: Pending | null;
+  flags: Color[];
+  board_move: BoardMove | null;
+  claims: { white: string[]; black: string[] };
+  draw_offer: Color | null;
+  server_now: number;
+  dests?: Record<string, string[]>;
+  [k: string]: unknown;
+}
+
+export interface EventMessage {
+  type: 'event';
+  n: number;
+  event: StoredEvent;
+  rulings: Ruling[];
+  clock: ClockState;
+  result: string;
+  update: StateUpdate;
+  id?: string;
+}
+
 export type ServerMessage =
   | ({ type: 'state' } & GameState)
-  | {
-      type: 'event';
-      n: number;
-      event: StoredEvent;
-      rulings: Ruling[];
-      clock: ClockState;
-      result: string;
-      state?: GameState;
-      id?: string;
-    }
+  | EventMessage
   | { type: 'refused'; id?: string; reason: string; rule?: string | null }
   | { type: 'error'; id?: string; message: string }
   | { type: 'flag'; color: Color }

@@ -177,6 +177,26 @@ describe('Connection', () => {
     expect(messages.map((m) => m.type)).toEqual(['state', 'event', 'state', 'refused']);
   });
 
+  it('starts over with a fresh state when an event is missing', () => {
+    const { conn, sockets, messages } = setup();
+    conn.start();
+    sockets[0].open();
+    sockets[0].receive(STATE);
+    const n0 = STATE.n;
+    const ev = (n: number) => ({ type: 'event', n, event: { at: n, by: 'white', press: true }, rulings: [], clock: { white_ms: 1, black_ms: 1, running: 'black' }, result: '*', update: {} });
+    sockets[0].receive(ev(n0 + 1));
+    expect(sockets).toHaveLength(1);
+    sockets[0].receive(ev(n0 + 3));
+    // The gap is not passed on: a new socket opens at once for a fresh state.
+    expect(sockets).toHaveLength(2);
+    expect(messages.map((m) => m.type)).toEqual(['state', 'event']);
+    sockets[1].open();
+    sockets[1].receive({ ...STATE, n: n0 + 3 });
+    sockets[1].receive(ev(n0 + 4));
+    expect(messages.map((m) => m.type)).toEqual(['state', 'event', 'state', 'event']);
+    expect(conn.status).toBe('online');
+  });
+
   it('measures lag from pong frames and sends it with presses only', () => {
     const { conn, sockets, timers } = setup();
     conn.start();

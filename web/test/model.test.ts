@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { allowedClaims, checkColor, claimFeedback, initialModel, lastMoveSquares, moveRows, reduce } from '../src/model';
-import type { GameState, ServerMessage } from '../src/protocol';
+import type { GameState, ServerMessage, StateUpdate } from '../src/protocol';
 
 const START = 'rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1';
 
@@ -31,6 +31,16 @@ function state(over: Partial<GameState> = {}): GameState {
 
 const stateMsg = (s: GameState): ServerMessage => ({ type: 'state', ...s });
 
+/** An event's update that changes nothing but what `over` names (from the start state). */
+function update(over: Partial<StateUpdate>): StateUpdate {
+  const s = state();
+  return {
+    reason: s.reason, rule: s.rule, fen: s.fen, moves_from: 0, moves: [], to_move: s.to_move, running: s.running,
+    pending: s.pending, flags: s.flags, board_move: s.board_move, claims: s.claims, draw_offer: s.draw_offer, server_now: 0,
+    ...over,
+  };
+}
+
 describe('reduce', () => {
   it('takes the state on connect', () => {
     const m = reduce(initialModel('white'), stateMsg(state()));
@@ -38,23 +48,73 @@ describe('reduce', () => {
     expect(m.sounds).toEqual([]);
   });
 
-  it('takes the full state an event carries and calls for a move or capture sound', () => {
+  it('applies the update an event carries and calls for a move or capture sound', () => {
     let m = reduce(initialModel('black'), stateMsg(state()));
-    const after = state({ fen: 'rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq - 0 1', moves: [{ uci: 'e2e4', san: 'e4', by: 'white', at: 900 }], to_move: 'black', n: 1 });
-    m = reduce(m, { type: 'event', n: 1, event: { at: 900, by: 'white', move: 'e2e4', press: true }, rulings: [], clock: after.clock, result: '*', state: after });
-    expect(m.state?.moves).toHaveLength(1);
+    const e4 = { uci: 'e2e4', san: 'e4', by: 'white' as const, at: 900 };
+    m = reduce(m, {
+      type: 'event', n: 1, event: { at: 900, by: 'white', move: 'e2e4', press: true }, rulings: [],
+      clock: { white_ms: 180_000, black_ms: 180_000, running: 'black' }, result: '*',
+      update: update({ fen: 'rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq - 0 1', moves_from: 0, moves: [e4], to_move: 'black', running: 'black' }),
+    });
+    expect(m.state?.moves).toEqual([e4]);
+    expect(m.state?.to_move).toBe('black');
+    expect(m.state?.clock.running).toBe('black');
+    expect(m.state?.n).toBe(1);
     expect(m.sounds).toEqual(['move']);
-    const capture = state({ ...after, fen: 'rnbqkbnr/ppp1pppp/8/3P4/8/8/PPPP1PPP/RNBQKBNR b KQkq - 0 1', moves: [...after.moves, { uci: 'd7d5', san: 'd5', by: 'black', at: 1 }, { uci: 'e4d5', san: 'exd5', by: 'white', at: 2 }], n: 3 });
-    m = reduce(m, { type: 'event', n: 3, event: { at: 2, by: 'white', move: 'e4d5', press: true }, rulings: [], clock: after.clock, result: '*', state: capture });
+    m = reduce(m, {
+      type: 'event', n: 2, event: { at: 1000, by: 'black', move: 'd7d5', press: true }, rulings: [],
+      clock: { white_ms: 180_000, black_ms: 179_900, running: 'white' }, result: '*',
+      update: update({ fen: 'rnbqkbnr/ppp1pppp/8/3p4/4P3/8/PPPP1PPP/RNBQKBNR w KQkq - 0 2', moves_from: 1, moves: [{ uci: 'd7d5', san: 'd5', by: 'black', at: 1000 }] }),
+    });
+    m = reduce(m, {
+      type: 'event', n: 3, event: { at: 2000, by: 'white', move: 'e4d5', press: true }, rulings: [],
+      clock: { white_ms: 179_000, black_ms: 179_900, running: 'black' }, result: '*',
+      update: update({ fen: 'rnbqkbnr/ppp1pppp/8/3P4/8/8/PPPP1PPP/RNBQKBNR b KQkq - 0 2', moves_from: 2, moves: [{ uci: 'e4d5', san: 'exd5', by: 'white', at: 2000 }] }),
+    });
+    expect(m.state?.moves.map((x) => x.san)).toEqual(['e4', 'd5', 'exd5']);
     expect(m.sounds).toEqual(['capture']);
   });
 
-  it('patches clock, result and rulings when an event carries no state', () => {
+  it('splices the moves where a ruling took some back', () => {
+    const moves = [
+      { uci: 'e2e4', san: 'e4', by: 'white' as const, at: 1 },
+      { uci: 'e7e5', san: 'e5', by: 'black' as const, at: 2 },
+      { uci: 'e1e3', by: 'white' as const, at: 3 },
+    ];
+    let m = reduce(initialModel('white'), stateMsg(state({ moves, n: 3 })));
+    m = reduce(m, {
+      type: 'event', n: 4, event: { at: 4, by: 'black', claim: 'illegal' },
+      rulings: [{ at: 4, event: 4, kind: 'time_change', ruling: 'The position before the illegal move is restored', rule: 'fide-b3 A.5.2' }],
+      clock: { white_ms: 1, black_ms: 2, running: 'white' }, result: '*',
+      update: update({ moves_from: 2, moves: [], to_move: 'white' }),
+    });
+    expect(m.state?.moves).toEqual(moves.slice(0, 2));
+    expect(m.state?.rulings).toHaveLength(1);
+  });
+
+  it('ignores an event it already has and waits for a fresh state after a gap', () => {
+    let m = reduce(initialModel('white'), stateMsg(state({ n: 5 })));
+    const ev = (n: number) => ({
+      type: 'event' as const, n, event: { at: n, by: 'white' as const, resign: true }, rulings: [],
+      clock: { white_ms: 1, black_ms: 1, running: null }, result: '0-1',
+      update: update({ reason: 'resignation' }),
+    });
+    const again = reduce(m, ev(5));
+    expect(again.state).toBe(m.state);
+    const gap = reduce(m, ev(7));
+    expect(gap.state).toBe(m.state);
+    m = reduce(m, ev(6));
+    expect(m.state?.result).toBe('0-1');
+    expect(m.state?.reason).toBe('resignation');
+  });
+
+  it('patches clock and rulings for an event that moves nothing', () => {
     let m = reduce(initialModel('spectator'), stateMsg(state()));
     m = reduce(m, {
       type: 'event', n: 1, event: { at: 5, by: 'director', add_time: { color: 'white', ms: 60000 } },
       rulings: [{ at: 5, event: 1, kind: 'time_change', ruling: 'The director adds 60 s to White', rule: 'uscf-2020 3', time: { color: 'white', ms: 60000 } }],
       clock: { white_ms: 240_000, black_ms: 180_000, running: null }, result: '*',
+      update: update({}),
     });
     expect(m.state?.clock.white_ms).toBe(240_000);
     expect(m.state?.rulings).toHaveLength(1);
@@ -63,19 +123,21 @@ describe('reduce', () => {
   });
 
   it('tells the claimant whether a claim was right, with the rule', () => {
-    let m = reduce(initialModel('black'), stateMsg(state()));
+    let m = reduce(initialModel('black'), stateMsg(state({ n: 3 })));
     m = reduce(m, {
       type: 'event', n: 4, event: { at: 50, by: 'black', claim: 'illegal' },
       rulings: [{ at: 50, event: 4, kind: 'result', ruling: 'Black wins: White completed an illegal move', rule: 'uscf-2020 7d', player: 'black' }],
-      clock: { white_ms: 1, black_ms: 1, running: null }, result: '0-1',
+      clock: { white_ms: 1, black_ms: 1, running: null }, result: '0-1', update: update({ reason: 'illegal_move' }),
     });
     expect(m.notice).toEqual({ tone: 'good', text: 'Your illegal claim: Black wins: White completed an illegal move', rule: 'uscf-2020 7d' });
+    expect(m.state?.result).toBe('0-1');
+    expect(m.state?.reason).toBe('illegal_move');
     // The opponent's page learns of the claim too.
-    let w = reduce(initialModel('white'), stateMsg(state()));
+    let w = reduce(initialModel('white'), stateMsg(state({ n: 3 })));
     w = reduce(w, {
       type: 'event', n: 4, event: { at: 50, by: 'black', claim: 'illegal' },
       rulings: [{ at: 50, event: 4, kind: 'result', ruling: 'Black wins', rule: 'uscf-2020 7d' }],
-      clock: { white_ms: 1, black_ms: 1, running: null }, result: '0-1',
+      clock: { white_ms: 1, black_ms: 1, running: null }, result: '0-1', update: update({ reason: 'illegal_move' }),
     });
     expect(w.notice?.text).toBe('black claimed illegal: Black wins');
     expect(w.notice?.rule).toBe('uscf-2020 7d');

@@ -1,5 +1,6 @@
-//! `flagfall loadtest`: bot games over loopback against a server in this process
-//! (crates/flagfall-server/src/loadtest.rs), with a bare echo server as the baseline.
+//! `flagfall loadtest`: bot games over loopback against `flagfall serve` in a child
+//! process (crates/flagfall-server/src/loadtest.rs), with a bare echo server, also a
+//! child process, as the baseline.
 
 use std::process::ExitCode;
 use std::time::Duration;
@@ -23,12 +24,32 @@ pub struct Args {
     /// Seconds of each closed-loop run.
     #[arg(long, default_value_t = 10)]
     closed_duration: u64,
-    /// Database URL [default: a new SQLite file in a temporary directory, removed after].
-    #[arg(long)]
+    /// Database URL of the server the tool starts [default: a new SQLite file in a
+    /// temporary directory, removed after].
+    #[arg(long, conflicts_with = "server")]
     database: Option<String>,
+    /// Load a server already running at this address (started with `--socket-rate 0`)
+    /// instead of starting one; its memory is then not measured.
+    #[arg(long, value_name = "ADDR")]
+    server: Option<std::net::SocketAddr>,
+    /// Run only the bare echo server of the baseline on ADDR (the tool starts itself
+    /// this way).
+    #[arg(long, value_name = "ADDR", hide = true)]
+    serve_echo: Option<std::net::SocketAddr>,
 }
 
 pub fn run(args: Args) -> anyhow::Result<ExitCode> {
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .context("starting the async runtime")?;
+    if let Some(addr) = args.serve_echo {
+        flagfall_server::loadtest::raise_nofile();
+        runtime
+            .block_on(flagfall_server::loadtest::serve_echo(addr))
+            .context("echo server")?;
+        return Ok(ExitCode::SUCCESS);
+    }
     if args.rate <= 0.0 || !args.rate.is_finite() {
         bail!(
             "--rate {}: expected a positive number of moves a second",
@@ -36,18 +57,22 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         );
     }
     let temp = std::env::temp_dir().join(format!("flagfall-loadtest-{}", std::process::id()));
-    let database = match args.database {
-        Some(d) => d,
-        None => {
-            std::fs::create_dir_all(&temp)
-                .with_context(|| format!("creating {}", temp.display()))?;
-            format!("sqlite:{}", temp.join("load.db").display())
+    let target = match (args.server, args.database) {
+        (Some(addr), _) => flagfall_server::loadtest::Target::External(addr),
+        (None, database) => {
+            let database = match database {
+                Some(d) => d,
+                None => {
+                    std::fs::create_dir_all(&temp)
+                        .with_context(|| format!("creating {}", temp.display()))?;
+                    format!("sqlite:{}", temp.join("load.db").display())
+                }
+            };
+            let exe =
+                std::env::current_exe().context("finding this program to start the server")?;
+            flagfall_server::loadtest::Target::Spawn { exe, database }
         }
     };
-    let runtime = tokio::runtime::Builder::new_multi_thread()
-        .enable_all()
-        .build()
-        .context("starting the async runtime")?;
     let report = runtime.block_on(flagfall_server::loadtest::run(
         flagfall_server::loadtest::LoadConfig {
             games: args.games,
@@ -55,7 +80,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
             duration: Duration::from_secs(args.duration),
             conns: args.conns,
             closed_duration: Duration::from_secs(args.closed_duration),
-            database,
+            target,
         },
     ));
     let _ = std::fs::remove_dir_all(&temp);

@@ -17,6 +17,10 @@ pub struct Args {
     /// without one a built-in opponent plays legal moves.
     #[arg(long, value_name = "PATH")]
     engine: Option<std::path::PathBuf>,
+    /// Frames a socket may send per second, sustained (bursts of twice that); 0 lifts the
+    /// limit, for load tests only.
+    #[arg(long, value_name = "N", default_value_t = flagfall_server::socket::RATE_PER_SEC)]
+    socket_rate: f64,
 }
 
 pub fn run(args: Args) -> anyhow::Result<ExitCode> {
@@ -27,6 +31,12 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         )
         .with_writer(std::io::stderr)
         .init();
+    if !args.socket_rate.is_finite() || args.socket_rate < 0.0 {
+        anyhow::bail!(
+            "--socket-rate {}: expected frames a second (0 lifts the limit)",
+            args.socket_rate
+        );
+    }
     let database = args
         .database
         .or_else(|| std::env::var("DATABASE_URL").ok())
@@ -40,6 +50,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
             listen: args.listen,
             database,
             engine: args.engine,
+            socket_rate: Some(args.socket_rate),
         };
         flagfall_server::serve(config, shutdown_signal())
             .await

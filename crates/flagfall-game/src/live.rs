@@ -12,7 +12,7 @@ use shakmaty::san::SanPlus;
 use shakmaty::uci::UciMove;
 use shakmaty::{CastlingMode, Chess, Color};
 
-use crate::arbiter::Game;
+use crate::arbiter::{Completed, Game};
 use crate::script::{Action, ClaimKind, Event, GameSetup, Party};
 
 /// One completed move, as a live client shows it.
@@ -69,8 +69,10 @@ impl MoveList {
         &self.entries
     }
 
-    /// Bring the list up to date with `game`'s history.
-    pub fn update(&mut self, game: &Game) {
+    /// Bring the list up to date with `game`'s history. Returns the index of the first
+    /// entry that changed: entries before it are as they were (the list's old length
+    /// when moves were only added).
+    pub fn update(&mut self, game: &Game) -> usize {
         let history = game.history();
         let consistent = self.started
             && self.entries.len() <= history.len()
@@ -79,10 +81,22 @@ impl MoveList {
                 .last()
                 .is_none_or(|e| history[self.entries.len() - 1].event == e.event);
         if !consistent {
-            self.entries.clear();
+            let old = std::mem::take(&mut self.entries);
             self.chess = start_chess(game.setup());
             self.started = true;
+            self.extend(history);
+            return old
+                .iter()
+                .zip(&self.entries)
+                .take_while(|(a, b)| a == b)
+                .count();
         }
+        let kept = self.entries.len();
+        self.extend(history);
+        kept
+    }
+
+    fn extend(&mut self, history: &[Completed]) {
         for c in &history[self.entries.len()..] {
             let legal = c.record.legality.is_legal();
             let san = match (legal, self.chess.take()) {

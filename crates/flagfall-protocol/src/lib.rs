@@ -337,6 +337,58 @@ pub struct StateContext<'a> {
 impl State {
     /// The state of `game` (its moves as `moves` lists them).
     pub fn of(game: &Game, moves: &[MoveEntry], cx: StateContext<'_>) -> State {
+        let Snapshot {
+            clock,
+            result,
+            update: u,
+        } = Snapshot::of(game, moves, 0, cx);
+        State {
+            id: cx.id.to_string(),
+            setup: cx.setup.clone(),
+            mode: cx.mode,
+            result,
+            reason: u.reason,
+            rule: u.rule,
+            clock,
+            fen: u.fen,
+            rulings: game
+                .rulings()
+                .iter()
+                .map(|r| serde_json::to_value(r).unwrap_or(Value::Null))
+                .collect(),
+            moves: u.moves,
+            to_move: u.to_move,
+            running: u.running,
+            pending: u.pending,
+            flags: u.flags,
+            board_move: u.board_move,
+            claims: u.claims,
+            draw_offer: u.draw_offer,
+            n: cx.n,
+            server_now: u.server_now,
+            dests: u.dests,
+        }
+    }
+}
+
+/// What an `event` message carries besides the event and its rulings: the clock, the
+/// result and the [`StateUpdate`]. Costs what changed, not the game's length.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Snapshot {
+    pub clock: ClockState,
+    pub result: String,
+    pub update: StateUpdate,
+}
+
+impl Snapshot {
+    /// The state of `game` as an update from a state whose first `moves_from` moves
+    /// are current.
+    pub fn of(
+        game: &Game,
+        moves: &[MoveEntry],
+        moves_from: usize,
+        cx: StateContext<'_>,
+    ) -> Snapshot {
         let (result, reason, rule) = game.verdict();
         let at = if game.is_over() {
             game.now()
@@ -359,64 +411,121 @@ impl State {
                 Vec::new()
             }
         };
-        State {
-            id: cx.id.to_string(),
-            setup: cx.setup.clone(),
-            mode: cx.mode,
-            result: result.as_str().to_string(),
-            reason: reason.map(|r| r.as_str().to_string()),
-            rule,
+        let moves_from = moves_from.min(moves.len());
+        Snapshot {
             clock: ClockState {
                 white_ms: game.clock().remaining(clock_at, Color::White),
                 black_ms: game.clock().remaining(clock_at, Color::Black),
                 running,
             },
-            fen: game.board_position().fen(),
-            rulings: game
-                .rulings()
-                .iter()
-                .map(|r| serde_json::to_value(r).unwrap_or(Value::Null))
-                .collect(),
-            moves: moves.iter().map(MoveView::from).collect(),
-            to_move: game.position().turn().into(),
-            running,
-            pending: game.pending_claim().map(|(c, k, r)| PendingClaim {
-                claimant: c.into(),
-                claim: k.name().to_string(),
-                recommendation: Recommendation {
-                    grant: r.grant,
-                    rule: flagfall_game::arbiter::recommendation_rule(
-                        &game.ruleset().draws,
-                        match k {
-                            ClaimKind::Ilc => DrawClaim::Ilc,
-                            _ => DrawClaim::DrawPosition,
-                        },
-                        r.ground,
-                    )
-                    .to_string(),
-                    reasons: r.reasons.clone(),
+            result: result.as_str().to_string(),
+            update: StateUpdate {
+                reason: reason.map(|r| r.as_str().to_string()),
+                rule,
+                fen: game.board_position().fen(),
+                moves_from,
+                moves: moves[moves_from..].iter().map(MoveView::from).collect(),
+                to_move: game.position().turn().into(),
+                running,
+                pending: game.pending_claim().map(|(c, k, r)| PendingClaim {
+                    claimant: c.into(),
+                    claim: k.name().to_string(),
+                    recommendation: Recommendation {
+                        grant: r.grant,
+                        rule: flagfall_game::arbiter::recommendation_rule(
+                            &game.ruleset().draws,
+                            match k {
+                                ClaimKind::Ilc => DrawClaim::Ilc,
+                                _ => DrawClaim::DrawPosition,
+                            },
+                            r.ground,
+                        )
+                        .to_string(),
+                        reasons: r.reasons.clone(),
+                    },
+                }),
+                flags: if cx.started {
+                    game.flags_down(clock_at)
+                        .into_iter()
+                        .map(ColorName::from)
+                        .collect()
+                } else {
+                    Vec::new()
                 },
-            }),
-            flags: if cx.started {
-                game.flags_down(clock_at)
-                    .into_iter()
-                    .map(ColorName::from)
-                    .collect()
-            } else {
-                Vec::new()
+                board_move: game.board_move().map(|(c, mv)| BoardMove {
+                    uci: mv.to_string(),
+                    by: c.into(),
+                }),
+                claims: Claims {
+                    white: claims_of(Color::White),
+                    black: claims_of(Color::Black),
+                },
+                draw_offer: game.draw_offer().map(ColorName::from),
+                server_now: cx.now,
+                dests: (cx.mode == Mode::Online).then(|| game.dests()),
             },
-            board_move: game.board_move().map(|(c, mv)| BoardMove {
-                uci: mv.to_string(),
-                by: c.into(),
-            }),
-            claims: Claims {
-                white: claims_of(Color::White),
-                black: claims_of(Color::Black),
-            },
-            draw_offer: game.draw_offer().map(ColorName::from),
-            n: cx.n,
-            server_now: cx.now,
-            dests: (cx.mode == Mode::Online).then(|| game.dests()),
+        }
+    }
+}
+
+/// What an `event` message changes in the state object (docs/protocol.md): the fields
+/// that may change with any event, whole, and the moves as a tail. A client applies it
+/// to the state it holds (after event `n - 1`): every field here replaces its own,
+/// `moves` replaces the list from index `moves_from` on, the message's `rulings` are
+/// appended, and `n` becomes the event's. Applying the same update twice changes
+/// nothing more, so a batch of events decided together may all carry the state after
+/// the batch.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct StateUpdate {
+    pub reason: Option<String>,
+    pub rule: Option<String>,
+    pub fen: String,
+    /// The completed moves from index `moves_from` on (the earlier ones are unchanged).
+    pub moves_from: usize,
+    pub moves: Vec<MoveView>,
+    pub to_move: ColorName,
+    pub running: Option<ColorName>,
+    pub pending: Option<PendingClaim>,
+    pub flags: Vec<ColorName>,
+    pub board_move: Option<BoardMove>,
+    pub claims: Claims,
+    pub draw_offer: Option<ColorName>,
+    pub server_now: u64,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub dests: Option<BTreeMap<String, Vec<String>>>,
+}
+
+impl StateUpdate {
+    /// Apply this update, the event's clock, result and rulings to `state` (what a
+    /// client does with an `event` message; the server's tests use it to check that
+    /// the deltas rebuild the full state).
+    pub fn apply(
+        &self,
+        state: &mut State,
+        n: u64,
+        clock: ClockState,
+        result: &str,
+        rulings: &[Value],
+    ) {
+        state.result = result.to_string();
+        state.reason = self.reason.clone();
+        state.rule = self.rule.clone();
+        state.clock = clock;
+        state.fen = self.fen.clone();
+        state.moves.truncate(self.moves_from);
+        state.moves.extend(self.moves.iter().cloned());
+        state.to_move = self.to_move;
+        state.running = self.running;
+        state.pending = self.pending.clone();
+        state.flags = self.flags.clone();
+        state.board_move = self.board_move.clone();
+        state.claims = self.claims.clone();
+        state.draw_offer = self.draw_offer;
+        state.server_now = self.server_now;
+        state.dests = self.dests.clone();
+        if n > state.n {
+            state.rulings.extend(rulings.iter().cloned());
+            state.n = n;
         }
     }
 }
@@ -436,7 +545,8 @@ pub enum ServerMsg {
         result: String,
         #[serde(default, skip_serializing_if = "Option::is_none")]
         id: Option<String>,
-        state: Box<State>,
+        /// What changed in the state object, as of after this event.
+        update: Box<StateUpdate>,
     },
     /// To the sender of an event the arbiter or the server refused.
     Refused {
@@ -738,5 +848,61 @@ mod tests {
         let text = ServerMsg::State(Box::new(s.clone())).to_text();
         let back: ServerMsg = serde_json::from_str(&text).unwrap();
         assert_eq!(back, ServerMsg::State(Box::new(s)));
+    }
+
+    /// Issue 9: the state after each event equals the state before it with the event
+    /// message's update applied, event after event, including a ruling that takes moves
+    /// back (FIDE restores the position before an illegal move).
+    #[test]
+    fn updates_rebuild_the_state_event_by_event() {
+        let c = CreateGame::from_json(br#"{"rules":"fide-b3","time_control":"3+2"}"#).unwrap();
+        let (line, setup) = c.setup_line().unwrap();
+        let setup_v: Value = serde_json::from_str(&line).unwrap();
+        let mut game = Game::new(setup);
+        let mut moves = flagfall_game::MoveList::default();
+        moves.update(&game);
+        let cx = |n: u64, now: u64| StateContext {
+            id: "g",
+            setup: &setup_v,
+            mode: Mode::Otb,
+            n,
+            now,
+            started: true,
+        };
+        let mut view = State::of(&game, moves.entries(), cx(0, 0));
+        let script = [
+            r#"{"at":10,"by":"white","move":"e2e4","press":true}"#,
+            r#"{"at":20,"by":"black","move":"e7e5","press":true}"#,
+            r#"{"at":30,"by":"white","move":"e1e3","press":true}"#,
+            r#"{"at":40,"by":"black","claim":"illegal"}"#,
+            r#"{"at":50,"by":"white","move":"e1e2","press":true}"#,
+            r#"{"at":60,"by":"black","move":"b8b6"}"#,
+            r#"{"at":70,"by":"black","retract":true}"#,
+            r#"{"at":80,"by":"black","move":"b8c6","press":true}"#,
+        ];
+        let mut shrank = false;
+        for (i, text) in script.iter().enumerate() {
+            let n = i as u64 + 1;
+            let full = format!("{line}\n{text}\n");
+            let event = flagfall_game::script::parse(&full)
+                .unwrap()
+                .events
+                .remove(0);
+            let rulings_before = game.rulings().len();
+            game.apply(&event, n as usize);
+            let from = moves.update(&game);
+            shrank |= from < view.moves.len();
+            let snap = Snapshot::of(&game, moves.entries(), from, cx(n, event.at));
+            let rulings: Vec<Value> = game.rulings()[rulings_before..]
+                .iter()
+                .map(|r| serde_json::to_value(r).unwrap())
+                .collect();
+            snap.update
+                .apply(&mut view, n, snap.clock, &snap.result, &rulings);
+            let want = State::of(&game, moves.entries(), cx(n, event.at));
+            assert_eq!(view, want, "after event {n}: {text}");
+        }
+        assert!(shrank, "the illegal-move claim took a move back");
+        assert_eq!(view.moves.len(), 4);
     }
 }

@@ -12,7 +12,7 @@ use std::time::Duration;
 use flagfall_game::script::{self, Action, Event, Party};
 use flagfall_game::{Game, MoveList, RulingKind};
 use flagfall_protocol::{
-    ClientFrame, ClockState, ColorName, Mode, Role, ServerMsg, State, StateContext,
+    ClientFrame, ColorName, Mode, Role, ServerMsg, Snapshot, State, StateContext,
 };
 use flagfall_store::{NewEvent, StoredEvent};
 use serde_json::Value;
@@ -103,8 +103,8 @@ struct Live {
     started: bool,
     /// Client ids already stored, per role: the event number they made.
     seen: HashMap<(Role, String), u64>,
-    /// Events stored, as JSON (to answer a retried id with its event again).
-    stored: Vec<Value>,
+    /// Events stored, as JSON text (to answer a retried id with its event again).
+    stored: Vec<Box<str>>,
     quota: [u64; 2],
     /// Events held until the simultaneity window closes, and when it closes.
     held: Vec<Held>,
@@ -151,10 +151,7 @@ pub fn spawn(
             seen.insert((role, id), e.n as u64);
         }
     }
-    let stored = events
-        .iter()
-        .map(|e| serde_json::from_str(&e.json).unwrap_or(Value::Null))
-        .collect();
+    let stored = events.iter().map(|e| e.json.clone().into()).collect();
     let meta = Arc::new(meta);
     let (tx, rx) = mpsc::channel(QUEUE);
     let was_live = !game.is_over();
@@ -196,19 +193,24 @@ impl Live {
         self.epoch + Duration::from_millis(at.saturating_sub(self.base))
     }
 
+    fn context(&self) -> StateContext<'_> {
+        StateContext {
+            id: &self.meta.id,
+            setup: &self.meta.setup,
+            mode: self.meta.mode,
+            n: self.n,
+            now: self.now(),
+            started: self.started,
+        }
+    }
+
     fn state(&self) -> State {
-        State::of(
-            &self.game,
-            self.moves.entries(),
-            StateContext {
-                id: &self.meta.id,
-                setup: &self.meta.setup,
-                mode: self.meta.mode,
-                n: self.n,
-                now: self.now(),
-                started: self.started,
-            },
-        )
+        State::of(&self.game, self.moves.entries(), self.context())
+    }
+
+    /// The state as an update from one whose first `moves_from` moves are current.
+    fn snapshot(&self, moves_from: usize) -> Snapshot {
+        Snapshot::of(&self.game, self.moves.entries(), moves_from, self.context())
     }
 
     /// When the task must wake up by itself: a window closing or a flag falling.
@@ -281,7 +283,14 @@ impl Live {
         if let Some(i) = &id
             && let Some(&n) = self.seen.get(&(role, i.clone()))
         {
-            let msg = self.event_msg(n, id.clone(), &self.state());
+            // The whole move list: this sender's view may be older than event n - 1.
+            let snapshot = self.snapshot(0);
+            let event = self
+                .stored
+                .get(n as usize - 1)
+                .and_then(|t| serde_json::from_str(t).ok())
+                .unwrap_or(Value::Null);
+            let msg = self.event_msg(n, id.clone(), event, &snapshot);
             let _ = reply.send(Reply::Direct(msg.to_text()));
             return;
         }
@@ -446,6 +455,7 @@ impl Live {
                     .then(|| self.game.verdict().0.as_str().to_string()),
             })
             .collect();
+        let texts: Vec<Box<str>> = rows.iter().map(|r| r.json.clone().into()).collect();
         let (done_tx, done_rx) = oneshot::channel();
         let sent = self
             .shared
@@ -477,20 +487,20 @@ impl Live {
             return;
         }
         self.n += held.len() as u64;
-        self.stored.extend(jsons);
-        self.moves.update(&self.game);
+        self.stored.extend(texts);
+        let moves_from = self.moves.update(&self.game);
         if over && !was_over && self.was_live {
             self.shared.metrics.live_games.fetch_sub(1, Relaxed);
             self.was_live = false;
         }
-        let state = self.state();
+        let snapshot = self.snapshot(moves_from);
         let new_rulings = &self.game.rulings()[rulings_before..];
-        for (i, h) in held.into_iter().enumerate() {
+        for (i, (h, event)) in held.into_iter().zip(jsons).enumerate() {
             let n = first + i as u64;
             if let (Some(role), Some(id)) = (h.role, h.id.clone()) {
                 self.seen.insert((role, id), n);
             }
-            let msg = self.event_msg(n, h.id.clone(), &state);
+            let msg = self.event_msg(n, h.id.clone(), event, &snapshot);
             self.shared.bus.publish(
                 &self.meta.id,
                 BusMsg {
@@ -513,7 +523,14 @@ impl Live {
         }
     }
 
-    fn event_msg(&self, n: u64, id: Option<String>, state: &State) -> ServerMsg {
+    /// The `event` message of stored event `n`: its rulings, and the state after it.
+    fn event_msg(
+        &self,
+        n: u64,
+        id: Option<String>,
+        event: Value,
+        snapshot: &Snapshot,
+    ) -> ServerMsg {
         let rulings = self
             .game
             .rulings()
@@ -523,16 +540,12 @@ impl Live {
             .collect();
         ServerMsg::Event {
             n,
-            event: self
-                .stored
-                .get(n as usize - 1)
-                .cloned()
-                .unwrap_or(Value::Null),
+            event,
             rulings,
-            clock: ClockState { ..state.clock },
-            result: state.result.clone(),
+            clock: snapshot.clock,
+            result: snapshot.result.clone(),
             id,
-            state: Box::new(state.clone()),
+            update: Box::new(snapshot.update.clone()),
         }
     }
 
@@ -556,10 +569,7 @@ impl Live {
             self.moves = MoveList::default();
             self.moves.update(&self.game);
             self.n = events.len() as u64;
-            self.stored = events
-                .iter()
-                .map(|e| serde_json::from_str(&e.json).unwrap_or(Value::Null))
-                .collect();
+            self.stored = events.iter().map(|e| e.json.clone().into()).collect();
         }
     }
 }

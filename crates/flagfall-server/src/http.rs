@@ -261,6 +261,11 @@ async fn websocket(
         }
     };
     ws.max_message_size(crate::socket::MAX_MESSAGE_BYTES)
+        .max_frame_size(crate::socket::MAX_MESSAGE_BYTES)
+        // A client frame is at most a few KiB: start the read buffer small (tungstenite
+        // zero-fills 128 KiB per socket by default) and let it grow for a longer one.
+        .read_buffer_size(crate::socket::READ_BUFFER_BYTES)
+        .write_buffer_size(0)
         .on_upgrade(move |socket| crate::socket::run(s, id, role, socket))
 }
 

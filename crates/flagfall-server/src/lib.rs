@@ -61,6 +61,22 @@ pub struct Config {
     /// A UCI engine for practice games against the computer (`--engine PATH`); without
     /// one the built-in opponent plays.
     pub engine: Option<std::path::PathBuf>,
+    /// Frames a socket may send per second, sustained (bursts of twice that); `None` is
+    /// the default ([`socket::RATE_PER_SEC`], burst [`socket::BURST`]); `Some(0.0)` lifts
+    /// the limit (`flagfall serve --socket-rate 0`, for load tests: bots move faster than
+    /// people).
+    pub socket_rate: Option<f64>,
+}
+
+impl Config {
+    /// The per-socket limit in force: frames per second sustained, and the burst.
+    pub fn rate(&self) -> (f64, f64) {
+        match self.socket_rate {
+            None => (socket::RATE_PER_SEC, socket::BURST),
+            Some(r) if r <= 0.0 || !r.is_finite() => (f64::INFINITY, f64::INFINITY),
+            Some(r) => (r, 2.0 * r),
+        }
+    }
 }
 
 /// Everything the tasks share.
@@ -209,15 +225,9 @@ impl Running {
 
 /// Start a server on `config.listen` in the background.
 pub async fn start(config: Config) -> Result<Running, ServerError> {
-    start_with(config, (socket::RATE_PER_SEC, socket::BURST)).await
-}
-
-/// [`start`] with another per-socket rate limit (frames per second, burst): the load
-/// generator's bots move faster than people.
-pub async fn start_with(config: Config, rate: (f64, f64)) -> Result<Running, ServerError> {
     let (stop_tx, stop_rx) = tokio::sync::oneshot::channel::<()>();
     let (addr_tx, addr_rx) = tokio::sync::oneshot::channel();
-    let done = tokio::spawn(serve_inner(config, rate, Some(addr_tx), async {
+    let done = tokio::spawn(serve_inner(config, Some(addr_tx), async {
         let _ = stop_rx.await;
     }));
     match addr_rx.await {
@@ -241,18 +251,14 @@ pub async fn serve(
     config: Config,
     shutdown: impl Future<Output = ()> + Send + 'static,
 ) -> Result<(), ServerError> {
-    serve_inner(
-        config,
-        (socket::RATE_PER_SEC, socket::BURST),
-        None,
-        shutdown,
-    )
-    .await
+    // Every socket is a descriptor: take what the system allows.
+    let nofile = loadtest::raise_nofile();
+    tracing::info!(nofile, "open-file limit");
+    serve_inner(config, None, shutdown).await
 }
 
 async fn serve_inner(
     config: Config,
-    rate: (f64, f64),
     addr_tx: Option<tokio::sync::oneshot::Sender<SocketAddr>>,
     shutdown: impl Future<Output = ()> + Send + 'static,
 ) -> Result<(), ServerError> {
@@ -264,6 +270,13 @@ async fn serve_inner(
             source,
         })?;
     let addr = listener.local_addr()?;
+    // Small frames go out at once: without TCP_NODELAY, Nagle's algorithm holds an
+    // event back until the peer's delayed acknowledgement of the previous one.
+    let listener = axum::serve::ListenerExt::tap_io(listener, |tcp| {
+        if let Err(e) = tcp.set_nodelay(true) {
+            tracing::debug!(error = %e, "TCP_NODELAY not set");
+        }
+    });
     let metrics = Arc::new(Metrics::default());
     let (writer_tx, writer_rx) = mpsc::channel(8192);
     let writer = tokio::spawn(writer::run(store.clone(), writer_rx, metrics.clone()));
@@ -276,7 +289,7 @@ async fn serve_inner(
         games: Mutex::new(HashMap::new()),
         shutdown: down_rx,
         engine: config.engine.clone(),
-        rate,
+        rate: config.rate(),
     });
     // Every live game resumes: its task (and flag timer) runs again.
     let live = store.list(Some(Status::Live), i64::MAX).await?;

@@ -1,16 +1,23 @@
-//! `flagfall loadtest`: bot games against a server in this process, over loopback.
+//! `flagfall loadtest`: bot games over loopback against `flagfall serve` in its own
+//! process.
 //!
-//! Phase 1 (open loop): `games` games, two bot sockets each, making moves at `rate`
-//! moves per second in total for `duration`; every move is a real WebSocket round trip
-//! to its durable acknowledgement (the `event` with the move's `id`, published only after
-//! the commit). Reports moves/s, latency percentiles, resident memory per live game, and
-//! lost or duplicated events (each game's stored script checked against what its bots
-//! sent). Phase 2 (closed loop, `conns` connections): the same server as fast as bots can
-//! go, against a bare axum WebSocket echo server in the same process as the baseline.
+//! The tool starts the server as a child process (`flagfall serve --socket-rate 0` on a
+//! free loopback port; or tests a server already running, `--server ADDR`), so the bots
+//! and the server each have their own open-file limit and the server's memory can be
+//! read alone. Phase 1 (open loop): `games` games, two bot sockets each, making moves at
+//! `rate` moves per second in total for `duration`; every move is a real WebSocket round
+//! trip to its durable acknowledgement (the `event` with the move's `id`, published only
+//! after the commit). Reports moves/s, latency percentiles, the server's resident memory
+//! per live game, and lost or duplicated events (each game's stored script checked
+//! against what its bots sent). Phase 2 (closed loop, `conns` connections): the same
+//! server as fast as the bots go, against a bare axum WebSocket echo server, also in a
+//! child process of its own (`flagfall loadtest --serve-echo ADDR`), as the baseline.
 //!
 //! The bots shuffle knights (Nf3 Nf6 Ng1 Ng8 ...): legal moves forever, never a result.
 
 use std::net::SocketAddr;
+use std::path::PathBuf;
+use std::process::{Child, Command, Stdio};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering::Relaxed};
 use std::time::{Duration, Instant};
@@ -20,11 +27,19 @@ use serde_json::Value;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::TcpStream;
 use tokio_tungstenite::tungstenite::Message;
+use tokio_tungstenite::tungstenite::protocol::WebSocketConfig;
 use tokio_tungstenite::{MaybeTlsStream, WebSocketStream};
 
-use crate::{Config, ServerError};
-
 type Ws = WebSocketStream<MaybeTlsStream<TcpStream>>;
+
+/// Which server to load.
+#[derive(Debug, Clone)]
+pub enum Target {
+    /// Start `exe serve` (this program) on a free loopback port with `database`.
+    Spawn { exe: PathBuf, database: String },
+    /// A server already listening (started with `--socket-rate 0`).
+    External(SocketAddr),
+}
 
 /// What to run.
 #[derive(Debug, Clone)]
@@ -36,8 +51,7 @@ pub struct LoadConfig {
     /// Connections of the closed-loop comparison (phase 2); 0 skips it.
     pub conns: usize,
     pub closed_duration: Duration,
-    /// The database (`sqlite:PATH`, `postgres://...`).
-    pub database: String,
+    pub target: Target,
 }
 
 /// The figures.
@@ -52,12 +66,21 @@ pub struct Report {
     pub p99_ms: f64,
     pub p999_ms: f64,
     pub max_ms: f64,
-    pub rss_per_game_kib: f64,
+    /// Growth of the server process's resident memory while the games opened, per game
+    /// (0 when the server is external).
+    pub server_rss_per_game_kib: f64,
+    /// The same for this process (the bots).
+    pub bots_rss_per_game_kib: f64,
     pub lost: u64,
     pub duplicated: u64,
     pub errors: u64,
+    /// Closed loop: moves acknowledged per second (one round trip each).
+    pub closed_loop_moves_per_sec: f64,
+    /// Closed loop: WebSocket messages per second through the server (each move is one
+    /// frame in and two out: the event to both players).
     pub closed_loop_msgs_per_sec: f64,
-    pub echo_msgs_per_sec: f64,
+    /// Echo: round trips per second (one frame in, one out).
+    pub echo_round_trips_per_sec: f64,
     pub nofile_limit: u64,
 }
 
@@ -75,21 +98,29 @@ impl std::fmt::Display for Report {
         )?;
         writeln!(
             f,
-            "resident memory per live game (server and bots together): {:.1} KiB",
-            self.rss_per_game_kib
+            "resident memory per live game: server {:.1} KiB, bots {:.1} KiB",
+            self.server_rss_per_game_kib, self.bots_rss_per_game_kib
         )?;
         writeln!(
             f,
             "lost events: {}, duplicated events: {}, bot errors: {}",
             self.lost, self.duplicated, self.errors
         )?;
-        if self.echo_msgs_per_sec > 0.0 {
+        if self.echo_round_trips_per_sec > 0.0 {
+            let echo = self.echo_round_trips_per_sec;
             writeln!(
                 f,
-                "closed loop: flagfall {:.0} msgs/s, bare axum echo {:.0} msgs/s ({:.0}%)",
+                "closed loop: flagfall {:.0} moves/s (round trips), bare axum echo {:.0} round trips/s ({:.0}%)",
+                self.closed_loop_moves_per_sec,
+                echo,
+                100.0 * self.closed_loop_moves_per_sec / echo
+            )?;
+            writeln!(
+                f,
+                "closed loop messages: flagfall {:.0} msgs/s (1 in + 2 out per move), echo {:.0} msgs/s (1 in + 1 out) ({:.0}%)",
                 self.closed_loop_msgs_per_sec,
-                self.echo_msgs_per_sec,
-                100.0 * self.closed_loop_msgs_per_sec / self.echo_msgs_per_sec
+                2.0 * echo,
+                100.0 * self.closed_loop_msgs_per_sec / (2.0 * echo)
             )?;
         }
         write!(f, "open-file limit: {}", self.nofile_limit)
@@ -120,8 +151,9 @@ pub fn raise_nofile() -> u64 {
     }
 }
 
-fn rss_kib() -> u64 {
-    std::fs::read_to_string("/proc/self/status")
+/// Resident memory of process `pid` ("self" for this one), KiB.
+fn rss_kib(pid: &str) -> u64 {
+    std::fs::read_to_string(format!("/proc/{pid}/status"))
         .ok()
         .and_then(|s| {
             s.lines()
@@ -132,10 +164,99 @@ fn rss_kib() -> u64 {
         .unwrap_or(0)
 }
 
+/// A child server process, stopped (SIGTERM, then SIGKILL) when dropped.
+struct ChildServer {
+    child: Child,
+    addr: SocketAddr,
+}
+
+impl ChildServer {
+    fn pid(&self) -> String {
+        self.child.id().to_string()
+    }
+
+    /// SIGTERM and wait for the exit (the server flushes and exits 0).
+    fn stop(mut self) -> Result<(), LoadError> {
+        terminate(&self.child);
+        let deadline = Instant::now() + Duration::from_secs(20);
+        loop {
+            match self.child.try_wait().map_err(bot)? {
+                Some(status) if status.success() => return Ok(()),
+                Some(status) => return Err(bot(format!("the server exited with {status}"))),
+                None if Instant::now() > deadline => {
+                    let _ = self.child.kill();
+                    return Err(bot("the server did not stop within 20 s of SIGTERM"));
+                }
+                None => std::thread::sleep(Duration::from_millis(50)),
+            }
+        }
+    }
+}
+
+impl Drop for ChildServer {
+    fn drop(&mut self) {
+        if let Ok(None) = self.child.try_wait() {
+            let _ = self.child.kill();
+            let _ = self.child.wait();
+        }
+    }
+}
+
+fn terminate(child: &Child) {
+    #[cfg(unix)]
+    // SAFETY: sending a signal to our own child's pid.
+    unsafe {
+        libc::kill(child.id() as libc::pid_t, libc::SIGTERM);
+    }
+    #[cfg(not(unix))]
+    let _ = child;
+}
+
+/// A loopback port nobody listens on now.
+fn free_port() -> Result<SocketAddr, LoadError> {
+    let l = std::net::TcpListener::bind("127.0.0.1:0").map_err(bot)?;
+    l.local_addr().map_err(bot)
+}
+
+/// Start `exe args...` listening on `addr` and wait until it answers `probe`.
+async fn spawn_child(
+    exe: &PathBuf,
+    args: &[String],
+    addr: SocketAddr,
+    probe: &str,
+) -> Result<ChildServer, LoadError> {
+    let mut child = Command::new(exe)
+        .args(args)
+        .env("RUST_LOG", "warn")
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::inherit())
+        .spawn()
+        .map_err(|e| bot(format!("starting {}: {e}", exe.display())))?;
+    let deadline = Instant::now() + Duration::from_secs(30);
+    loop {
+        if let Some(status) = child.try_wait().map_err(bot)? {
+            return Err(bot(format!(
+                "{} {args:?} exited with {status}",
+                exe.display()
+            )));
+        }
+        if http(addr, "GET", probe, "").await.is_ok() {
+            return Ok(ChildServer { child, addr });
+        }
+        if Instant::now() > deadline {
+            let _ = child.kill();
+            return Err(bot(format!(
+                "{} did not answer on {addr} within 30 s",
+                exe.display()
+            )));
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+}
+
 #[derive(Debug, thiserror::Error)]
 pub enum LoadError {
-    #[error(transparent)]
-    Server(#[from] ServerError),
     #[error("load test: {0}")]
     Bot(String),
 }
@@ -180,12 +301,8 @@ async fn open_game(addr: SocketAddr) -> Result<Bots, LoadError> {
     let created: flagfall_protocol::Created =
         serde_json::from_str(&body).map_err(|e| bot(format!("creating a game: {e}: {body}")))?;
     let url = |t: &str| format!("ws://{addr}/ws/games/{}?token={t}", created.id);
-    let (mut white, _) = tokio_tungstenite::connect_async(url(&created.tokens.white))
-        .await
-        .map_err(bot)?;
-    let (mut black, _) = tokio_tungstenite::connect_async(url(&created.tokens.black))
-        .await
-        .map_err(bot)?;
+    let mut white = connect(&url(&created.tokens.white)).await?;
+    let mut black = connect(&url(&created.tokens.black)).await?;
     for ws in [&mut white, &mut black] {
         let first = next_text(ws).await?;
         if !first.contains("\"type\":\"state\"") {
@@ -273,18 +390,31 @@ fn percentile(sorted: &[u64], p: f64) -> f64 {
 /// Run the load test (see the module documentation).
 pub async fn run(cfg: LoadConfig) -> Result<Report, LoadError> {
     let nofile = raise_nofile();
-    let running = crate::start_with(
-        Config {
-            listen: "127.0.0.1:0".into(),
-            database: cfg.database.clone(),
-            engine: None,
-        },
-        // Bots move faster than people; the per-socket limit is for abuse.
-        (1e9, 1e9),
-    )
-    .await?;
-    let addr = running.addr;
-    let rss_before = rss_kib();
+    let server = match &cfg.target {
+        Target::Spawn { exe, database } => {
+            let addr = free_port()?;
+            let args = [
+                "serve",
+                "--listen",
+                &addr.to_string(),
+                "--database",
+                database,
+                "--socket-rate",
+                "0",
+            ]
+            .map(String::from);
+            Some(spawn_child(exe, &args, addr, "/healthz").await?)
+        }
+        Target::External(_) => None,
+    };
+    let addr = match (&server, &cfg.target) {
+        (Some(s), _) => s.addr,
+        (None, Target::External(a)) => *a,
+        (None, Target::Spawn { .. }) => unreachable!("a spawned target has its child"),
+    };
+    let server_pid = server.as_ref().map(ChildServer::pid);
+    let server_rss = || server_pid.as_deref().map_or(0, rss_kib);
+    let (server_before, bots_before) = (server_rss(), rss_kib("self"));
     let mut bots = Vec::with_capacity(cfg.games);
     let mut errors = 0u64;
     let opening = futures_util::stream::iter((0..cfg.games).map(|_| open_game(addr)))
@@ -300,8 +430,15 @@ pub async fn run(cfg: LoadConfig) -> Result<Report, LoadError> {
             }
         }
     }
-    let rss_after = rss_kib();
+    let (server_after, bots_after) = (server_rss(), rss_kib("self"));
     let games = bots.len();
+    let per_game = |after: u64, before: u64| {
+        if games > 0 {
+            after.saturating_sub(before) as f64 / games as f64
+        } else {
+            0.0
+        }
+    };
     let per_game_interval = if cfg.rate > 0.0 {
         Duration::from_secs_f64(games as f64 / cfg.rate)
     } else {
@@ -367,11 +504,8 @@ pub async fn run(cfg: LoadConfig) -> Result<Report, LoadError> {
         p99_ms: percentile(&all, 0.99),
         p999_ms: percentile(&all, 0.999),
         max_ms: all.last().map_or(0.0, |m| *m as f64 / 1000.0),
-        rss_per_game_kib: if games > 0 {
-            rss_after.saturating_sub(rss_before) as f64 / games as f64
-        } else {
-            0.0
-        },
+        server_rss_per_game_kib: per_game(server_after, server_before),
+        bots_rss_per_game_kib: per_game(bots_after, bots_before),
         lost,
         duplicated,
         errors: errors + err_count.load(Relaxed),
@@ -379,10 +513,23 @@ pub async fn run(cfg: LoadConfig) -> Result<Report, LoadError> {
         ..Report::default()
     };
     if cfg.conns > 0 {
-        report.closed_loop_msgs_per_sec = closed_loop(addr, cfg.conns, cfg.closed_duration).await?;
-        report.echo_msgs_per_sec = echo_baseline(cfg.conns, cfg.closed_duration).await?;
+        let moves = closed_loop(addr, cfg.conns, cfg.closed_duration).await?;
+        report.closed_loop_moves_per_sec = moves;
+        report.closed_loop_msgs_per_sec = 3.0 * moves;
+        let exe = match &cfg.target {
+            Target::Spawn { exe, .. } => exe.clone(),
+            Target::External(_) => std::env::current_exe().map_err(bot)?,
+        };
+        let echo_addr = free_port()?;
+        let args = ["loadtest", "--serve-echo", &echo_addr.to_string()].map(String::from);
+        let echo = spawn_child(&exe, &args, echo_addr, "/").await?;
+        report.echo_round_trips_per_sec =
+            echo_baseline(echo.addr, cfg.conns, cfg.closed_duration).await?;
+        drop(echo);
     }
-    running.stop().await?;
+    if let Some(s) = server {
+        s.stop()?;
+    }
     Ok(report)
 }
 
@@ -418,39 +565,42 @@ async fn closed_loop(addr: SocketAddr, conns: usize, d: Duration) -> Result<f64,
     Ok(count.load(Relaxed) as f64 / t.elapsed().as_secs_f64())
 }
 
-/// A bare axum WebSocket echo server, closed loop over `conns` sockets: messages/s.
-async fn echo_baseline(conns: usize, d: Duration) -> Result<f64, LoadError> {
+/// The bare axum WebSocket echo server of the baseline (`flagfall loadtest --serve-echo
+/// ADDR`): every text frame back as it came; `GET /` answers `ok`. Runs until killed.
+pub async fn serve_echo(addr: SocketAddr) -> Result<(), LoadError> {
     use axum::extract::WebSocketUpgrade;
     use axum::extract::ws::Message as AxMsg;
-    let app = axum::Router::new().route(
-        "/echo",
-        axum::routing::get(|ws: WebSocketUpgrade| async {
-            ws.on_upgrade(|mut s| async move {
-                while let Some(Ok(m)) = s.next().await {
-                    if let AxMsg::Text(_) = m
-                        && s.send(m).await.is_err()
-                    {
-                        break;
+    let app = axum::Router::new()
+        .route("/", axum::routing::get(|| async { "ok" }))
+        .route(
+            "/echo",
+            axum::routing::get(|ws: WebSocketUpgrade| async {
+                ws.on_upgrade(|mut s| async move {
+                    while let Some(Ok(m)) = s.next().await {
+                        if let AxMsg::Text(_) = m
+                            && s.send(m).await.is_err()
+                        {
+                            break;
+                        }
                     }
-                }
-            })
-        }),
-    );
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
-        .await
-        .map_err(bot)?;
-    let addr = listener.local_addr().map_err(bot)?;
-    let server = tokio::spawn(async move {
-        let _ = axum::serve(listener, app).await;
+                })
+            }),
+        );
+    let listener = tokio::net::TcpListener::bind(addr).await.map_err(bot)?;
+    // The same socket options as `flagfall serve`.
+    let listener = axum::serve::ListenerExt::tap_io(listener, |tcp| {
+        let _ = tcp.set_nodelay(true);
     });
+    axum::serve(listener, app).await.map_err(bot)
+}
+
+/// Closed loop against the echo server at `addr` over `conns` sockets: round trips/s.
+async fn echo_baseline(addr: SocketAddr, conns: usize, d: Duration) -> Result<f64, LoadError> {
     let stop = Arc::new(AtomicBool::new(false));
     let count = Arc::new(AtomicU64::new(0));
     let mut sockets = Vec::new();
     for _ in 0..conns {
-        let (ws, _) = tokio_tungstenite::connect_async(format!("ws://{addr}/echo"))
-            .await
-            .map_err(bot)?;
-        sockets.push(ws);
+        sockets.push(connect(&format!("ws://{addr}/echo")).await?);
     }
     let t = Instant::now();
     let tasks: Vec<_> = sockets
@@ -477,7 +627,16 @@ async fn echo_baseline(conns: usize, d: Duration) -> Result<f64, LoadError> {
     for task in tasks {
         let _ = task.await;
     }
-    let rate = count.load(Relaxed) as f64 / t.elapsed().as_secs_f64();
-    server.abort();
-    Ok(rate)
+    Ok(count.load(Relaxed) as f64 / t.elapsed().as_secs_f64())
+}
+
+/// A bot's WebSocket, with a small read buffer (tungstenite's default zero-fills 128 KiB).
+async fn connect(url: &str) -> Result<Ws, LoadError> {
+    let config = WebSocketConfig::default()
+        .read_buffer_size(4096)
+        .write_buffer_size(0);
+    let (ws, _) = tokio_tungstenite::connect_async_with_config(url, Some(config), true)
+        .await
+        .map_err(|e| bot(format!("{url}: {e}")))?;
+    Ok(ws)
 }

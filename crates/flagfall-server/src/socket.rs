@@ -18,6 +18,8 @@ use crate::game::{Act, Cmd, Reply};
 /// The largest WebSocket message read at all; a longer one closes the socket (1009).
 /// Frames between [`flagfall_protocol::MAX_FRAME_BYTES`] and this get an `error`.
 pub const MAX_MESSAGE_BYTES: usize = 64 * 1024;
+/// The read buffer a socket starts with (it grows for a longer frame).
+pub const READ_BUFFER_BYTES: usize = 4 * 1024;
 /// Frames a socket may send per second, sustained, and in a burst.
 pub const RATE_PER_SEC: f64 = 20.0;
 pub const BURST: f64 = 40.0;

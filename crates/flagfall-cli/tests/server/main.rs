@@ -26,14 +26,14 @@ async fn illegal_move_claimed_and_replayed() {
     assert_eq!(ev["n"], 1);
     assert_eq!(ev["id"], "w1");
     assert_eq!(ev["event"]["by"], "white");
-    assert_eq!(ev["state"]["moves"][0]["uci"], "e2e5");
+    assert_eq!(ev["update"]["moves"][0]["uci"], "e2e5");
     assert!(
-        ev["state"]["moves"][0].get("san").is_none(),
+        ev["update"]["moves"][0].get("san").is_none(),
         "no SAN for an illegal move"
     );
     let seen = black.until_n(1).await;
     assert!(
-        seen["state"]["claims"]["black"]
+        seen["update"]["claims"]["black"]
             .as_array()
             .unwrap()
             .contains(&json!("illegal"))
@@ -41,7 +41,7 @@ async fn illegal_move_claimed_and_replayed() {
     black.send(json!({"claim":"illegal"})).await;
     let ev = black.event().await;
     assert_eq!(ev["result"], "0-1");
-    assert_eq!(ev["state"]["reason"], "illegal_move");
+    assert_eq!(ev["update"]["reason"], "illegal_move");
     assert_eq!(ev["rulings"][0]["kind"], "result");
     srv.assert_replay_matches(&g.id).await;
     let pgn = srv.get_text(&format!("/api/games/{}/pgn", g.id)).await;
@@ -80,7 +80,7 @@ async fn flag_claimed_with_and_without_mating_material() {
     white.send(json!({"claim":"flag"})).await;
     let ev = white.event().await;
     assert_eq!(ev["result"], "1-0");
-    assert_eq!(ev["state"]["reason"], "time_forfeit");
+    assert_eq!(ev["update"]["reason"], "time_forfeit");
     srv.assert_replay_matches(&g.id).await;
 
     // Black has a lone king: White's flag falls, Black's claim is a draw.
@@ -95,7 +95,7 @@ async fn flag_claimed_with_and_without_mating_material() {
     black.send(json!({"claim":"flag"})).await;
     let ev = black.event().await;
     assert_eq!(ev["result"], "1/2-1/2");
-    assert_eq!(ev["state"]["reason"], "insufficient_material");
+    assert_eq!(ev["update"]["reason"], "insufficient_material");
     srv.assert_replay_matches(&g.id).await;
     srv.stop().await;
 }
@@ -124,7 +124,7 @@ async fn both_flags_down_is_a_draw() {
     black.send(json!({"claim":"both_flags"})).await;
     let ev = black.event().await;
     assert_eq!(ev["result"], "1/2-1/2");
-    assert_eq!(ev["state"]["reason"], "both_flags");
+    assert_eq!(ev["update"]["reason"], "both_flags");
     srv.assert_replay_matches(&g.id).await;
     srv.stop().await;
 }
@@ -158,15 +158,15 @@ async fn director_penalty_and_ruling() {
     director.event().await;
     black.send(json!({"claim":"ilc"})).await;
     let ev = black.event().await;
-    let pending = &ev["state"]["pending"];
+    let pending = &ev["update"]["pending"];
     assert_eq!(pending["claim"], "ilc");
     assert_eq!(pending["claimant"], "black");
     assert!(pending["recommendation"]["grant"].is_boolean());
-    assert_eq!(ev["state"]["running"], Value::Null);
+    assert_eq!(ev["update"]["running"], Value::Null);
     director.send(json!({"ruling":{"grant":true}})).await;
     let ev = director.event().await;
     assert_eq!(ev["result"], "1/2-1/2");
-    assert_eq!(ev["state"]["reason"], "ilc");
+    assert_eq!(ev["update"]["reason"], "ilc");
     assert_eq!(
         white.until_n(ev["n"].as_u64().unwrap()).await["result"],
         "1/2-1/2"
@@ -186,11 +186,11 @@ async fn draw_offer_accepted() {
     white.event().await;
     black.send(json!({"offer":"draw"})).await;
     let ev = white.until_n(2).await;
-    assert_eq!(ev["state"]["draw_offer"], "black");
+    assert_eq!(ev["update"]["draw_offer"], "black");
     white.send(json!({"accept":"draw"})).await;
     let ev = spectator.until_n(3).await;
     assert_eq!(ev["result"], "1/2-1/2");
-    assert_eq!(ev["state"]["reason"], "agreement");
+    assert_eq!(ev["update"]["reason"], "agreement");
     srv.assert_replay_matches(&g.id).await;
     srv.stop().await;
 }
@@ -343,8 +343,8 @@ async fn online_mode_takes_legal_moves_and_flags_automatically() {
     white.send(json!({"move":"e2e4"})).await;
     let ev = white.event().await;
     assert_eq!(ev["event"]["press"], true, "online moves are pressed");
-    assert_eq!(ev["state"]["moves"][0]["san"], "e4");
-    assert_eq!(ev["state"]["to_move"], "black");
+    assert_eq!(ev["update"]["moves"][0]["san"], "e4");
+    assert_eq!(ev["update"]["to_move"], "black");
     director
         .send(json!({"add_time":{"color":"black","ms":-299_500}}))
         .await;
@@ -383,7 +383,7 @@ async fn simultaneous_claims_are_decided_when_the_window_closes() {
         .until(|m| m["type"] == "event" && m["result"] != "*")
         .await;
     assert_eq!(ev["result"], "0-1");
-    assert_eq!(ev["state"]["reason"], "illegal_move");
+    assert_eq!(ev["update"]["reason"], "illegal_move");
     srv.assert_replay_matches(&g.id).await;
     srv.stop().await;
 }
@@ -462,4 +462,56 @@ async fn sigkill_in_the_middle_loses_nothing_acknowledged() {
     let _ = white.until(|m| m["type"] == "refused").await;
     proc.assert_replay_matches(&g.id).await;
     proc.terminate().await;
+}
+
+/// Issue 9: an `event` carries what changed, not the whole state; the updates a client
+/// applies rebuild the state exactly, also when a ruling takes moves back (FIDE restores
+/// the position before an illegal move) and when an illegal move on the board is
+/// retracted before the press.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn event_updates_rebuild_the_state() {
+    let srv = Server::start().await;
+    let g = srv
+        .create(r#"{"rules":"fide-b3","time_control":"3+2"}"#)
+        .await;
+    let mut white = srv.connect(&g.id, Some(&g.tokens.white)).await;
+    let mut black = srv.connect(&g.id, Some(&g.tokens.black)).await;
+    let mut spectator = srv.connect(&g.id, None).await;
+    for (who, mv) in [("w", "e2e4"), ("b", "e7e5"), ("w", "e1e3")] {
+        let c = if who == "w" { &mut white } else { &mut black };
+        c.send(json!({"move": mv, "press": true})).await;
+        let ev = c.event().await;
+        assert_eq!(
+            ev["update"]["moves"].as_array().map(Vec::len),
+            Some(1),
+            "{ev}"
+        );
+    }
+    black.send(json!({"claim":"illegal"})).await;
+    let ev = black.event().await;
+    assert_eq!(
+        ev["result"], "*",
+        "a first illegal move does not lose under FIDE: {ev}"
+    );
+    let from = ev["update"]["moves_from"].as_u64().unwrap();
+    assert!(from <= 2, "the illegal move is taken back: {ev}");
+    // Touch move: the king that moved illegally must move.
+    white.send(json!({"move":"e1e2","press":true})).await;
+    white.event().await;
+    black.send(json!({"move":"b8b6"})).await;
+    let ev = black.event().await;
+    assert_eq!(ev["update"]["board_move"]["uci"], "b8b6");
+    black.send(json!({"retract":true})).await;
+    let ev = black.event().await;
+    assert!(ev["update"]["board_move"].is_null(), "{ev}");
+    black.send(json!({"move":"b8c6","press":true})).await;
+    let last = black.event().await["n"].as_u64().unwrap();
+    white.until_n(last).await;
+    spectator.until_n(last).await;
+    let state = srv.state(&g.id).await;
+    assert_eq!(state["moves"].as_array().map(Vec::len), Some(4), "{state}");
+    for c in [&white, &black, &spectator] {
+        c.assert_view_is(&state);
+    }
+    srv.stop().await;
 }

@@ -75,6 +75,9 @@ pub struct Client {
     ws: WebSocketStream<MaybeTlsStream<TcpStream>>,
     /// The `state` message received on connect.
     pub initial: Value,
+    /// The state as this client's messages build it: the last `state`, with every later
+    /// `event`'s update applied (docs/protocol.md), as the web board does.
+    pub view: Value,
     /// The `id` of the last action sent.
     last_id: Option<String>,
 }
@@ -164,6 +167,7 @@ impl Api {
         let mut c = Client {
             ws,
             initial: Value::Null,
+            view: Value::Null,
             last_id: None,
         };
         let first = c.next().await;
@@ -218,7 +222,82 @@ impl Api {
     }
 }
 
+/// What a client does with a server message: a `state` replaces the view; an `event`
+/// replaces the fields its update names, splices the moves at `moves_from` and appends
+/// its rulings; a `flag` adds the colour to `flags`.
+pub fn apply(view: &mut Value, msg: &Value) {
+    match msg["type"].as_str() {
+        Some("state") => {
+            let mut v = msg.clone();
+            if let Some(o) = v.as_object_mut() {
+                o.remove("type");
+                o.remove("role");
+            }
+            *view = v;
+        }
+        Some("event") => {
+            let n = msg["n"].as_u64().expect("an event has n");
+            if view["n"].as_u64().is_some_and(|have| n <= have) {
+                // Already applied (a retried id is answered with its event again).
+                return;
+            }
+            assert_eq!(
+                view["n"].as_u64(),
+                Some(n - 1),
+                "events arrive in order without gaps: {msg}"
+            );
+            let update = msg["update"].as_object().expect("an event has an update");
+            let from = update["moves_from"].as_u64().expect("moves_from") as usize;
+            let moves = view["moves"].as_array_mut().expect("the view has moves");
+            assert!(from <= moves.len(), "moves_from within the list: {msg}");
+            moves.truncate(from);
+            moves.extend(update["moves"].as_array().expect("moves").iter().cloned());
+            for (k, v) in update {
+                if k != "moves" && k != "moves_from" {
+                    view[k.as_str()] = v.clone();
+                }
+            }
+            view["clock"] = msg["clock"].clone();
+            view["result"] = msg["result"].clone();
+            view["n"] = n.into();
+            let rulings = view["rulings"].as_array_mut().expect("rulings");
+            rulings.extend(msg["rulings"].as_array().expect("rulings").iter().cloned());
+        }
+        Some("flag") => {
+            let flags = view["flags"].as_array_mut().expect("flags");
+            if !flags.contains(&msg["color"]) {
+                flags.push(msg["color"].clone());
+            }
+        }
+        _ => {}
+    }
+}
+
 impl Client {
+    /// Check that [`Client::view`] is the server's state now (all but the readings that
+    /// move with time: `server_now` and the running clock).
+    pub fn assert_view_is(&self, state: &Value) {
+        for field in [
+            "result",
+            "reason",
+            "rule",
+            "fen",
+            "rulings",
+            "moves",
+            "to_move",
+            "running",
+            "pending",
+            "flags",
+            "board_move",
+            "claims",
+            "draw_offer",
+            "n",
+            "dests",
+        ] {
+            assert_eq!(self.view[field], state[field], "field {field} of the view");
+        }
+    }
+
     pub async fn next(&mut self) -> Value {
         let deadline = tokio::time::Instant::now() + WAIT;
         loop {
@@ -228,7 +307,11 @@ impl Client {
                 .expect("the socket is open")
                 .expect("a valid frame");
             match msg {
-                Message::Text(t) => return serde_json::from_str(t.as_str()).expect("JSON"),
+                Message::Text(t) => {
+                    let v: Value = serde_json::from_str(t.as_str()).expect("JSON");
+                    apply(&mut self.view, &v);
+                    return v;
+                }
                 Message::Close(c) => panic!("socket closed: {c:?}"),
                 _ => continue,
             }
@@ -327,6 +410,7 @@ impl Server {
             listen: "127.0.0.1:0".into(),
             database: db.url.clone(),
             engine: None,
+            socket_rate: None,
         })
         .await
         .expect("the server starts");
