@@ -515,3 +515,55 @@ async fn event_updates_rebuild_the_state() {
     }
     srv.stop().await;
 }
+
+/// Issue 9: the load generator runs end to end against the server it starts in its own
+/// process (and the echo baseline in another), and finds nothing lost or duplicated.
+/// Only the figures' presence is checked here: speed is measured in BENCHMARKS.md.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn loadtest_runs_against_its_own_server_process() {
+    let db = Db::new().await;
+    let out = tokio::process::Command::new(env!("CARGO_BIN_EXE_flagfall"))
+        .args([
+            "loadtest",
+            "--games",
+            "6",
+            "--rate",
+            "60",
+            "--duration",
+            "1",
+            "--conns",
+            "4",
+            "--closed-duration",
+            "1",
+            "--database",
+            &db.url,
+        ])
+        .output()
+        .await
+        .expect("run flagfall loadtest");
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "loadtest failed: {stdout}\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(
+        stdout.contains("open loop: 6 games (12 sockets)"),
+        "{stdout}"
+    );
+    assert!(
+        stdout.contains("lost events: 0, duplicated events: 0, bot errors: 0"),
+        "{stdout}"
+    );
+    assert!(
+        stdout.contains("resident memory per live game: server "),
+        "{stdout}"
+    );
+    assert!(stdout.contains("bare axum echo"), "{stdout}");
+    let moves: u64 = stdout
+        .split_once("sockets), ")
+        .and_then(|(_, rest)| rest.split_whitespace().next())
+        .and_then(|m| m.parse().ok())
+        .expect("a move count");
+    assert!(moves > 0, "{stdout}");
+}
