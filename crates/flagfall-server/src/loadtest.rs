@@ -74,6 +74,13 @@ pub struct Report {
     pub lost: u64,
     pub duplicated: u64,
     pub errors: u64,
+    /// CPU per move in the open loop: the server process, and the bots (microseconds).
+    pub server_cpu_us_per_move: f64,
+    pub bots_cpu_us_per_move: f64,
+    /// Closed loop: moves acknowledged per second (one round trip each), with CPU.
+    pub closed: Phase,
+    /// The echo baseline, the same way.
+    pub echo: Phase,
     /// Closed loop: moves acknowledged per second (one round trip each).
     pub closed_loop_moves_per_sec: f64,
     /// Closed loop: WebSocket messages per second through the server (each move is one
@@ -103,6 +110,11 @@ impl std::fmt::Display for Report {
         )?;
         writeln!(
             f,
+            "CPU per move: server {:.0} us, bots {:.0} us",
+            self.server_cpu_us_per_move, self.bots_cpu_us_per_move
+        )?;
+        writeln!(
+            f,
             "lost events: {}, duplicated events: {}, bot errors: {}",
             self.lost, self.duplicated, self.errors
         )?;
@@ -121,6 +133,14 @@ impl std::fmt::Display for Report {
                 self.closed_loop_msgs_per_sec,
                 2.0 * echo,
                 100.0 * self.closed_loop_msgs_per_sec / (2.0 * echo)
+            )?;
+            writeln!(
+                f,
+                "closed loop CPU per round trip: flagfall server {:.1} us + bots {:.1} us; echo server {:.1} us + clients {:.1} us",
+                self.closed.server_cpu_us,
+                self.closed.bots_cpu_us,
+                self.echo.server_cpu_us,
+                self.echo.bots_cpu_us
             )?;
         }
         write!(f, "open-file limit: {}", self.nofile_limit)
@@ -149,6 +169,41 @@ pub fn raise_nofile() -> u64 {
     {
         0
     }
+}
+
+/// CPU time (user + system) process `pid` ("self" for this one) has used, microseconds.
+fn cpu_us(pid: &str) -> u64 {
+    #[cfg(unix)]
+    {
+        // SAFETY: sysconf has no preconditions.
+        let ticks = unsafe { libc::sysconf(libc::_SC_CLK_TCK) }.max(1) as u64;
+        std::fs::read_to_string(format!("/proc/{pid}/stat"))
+            .ok()
+            .and_then(|s| {
+                // Fields after the command name (which may hold spaces, in parentheses):
+                // state is field 3, utime 14 and stime 15.
+                let rest = &s[s.rfind(')')? + 2..];
+                let f: Vec<&str> = rest.split_whitespace().collect();
+                let utime: u64 = f.get(11)?.parse().ok()?;
+                let stime: u64 = f.get(12)?.parse().ok()?;
+                Some((utime + stime) * 1_000_000 / ticks)
+            })
+            .unwrap_or(0)
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = pid;
+        0
+    }
+}
+
+/// A closed-loop run: round trips per second, and the CPU each side spent per round trip.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Phase {
+    pub per_sec: f64,
+    /// Microseconds of CPU per round trip: the server process, and this one (the bots).
+    pub server_cpu_us: f64,
+    pub bots_cpu_us: f64,
 }
 
 /// Resident memory of process `pid` ("self" for this one), KiB.
@@ -447,6 +502,7 @@ pub async fn run(cfg: LoadConfig) -> Result<Report, LoadError> {
     let stop = Arc::new(AtomicBool::new(false));
     let err_count = Arc::new(AtomicU64::new(0));
     let started = Instant::now();
+    let (server_cpu0, bots_cpu0) = (server_pid.as_deref().map_or(0, cpu_us), cpu_us("self"));
     let mut tasks = Vec::new();
     for (i, mut b) in bots.into_iter().enumerate() {
         let stop = stop.clone();
@@ -485,6 +541,8 @@ pub async fn run(cfg: LoadConfig) -> Result<Report, LoadError> {
         finished.push(b);
     }
     let seconds = started.elapsed().as_secs_f64();
+    let server_cpu = server_pid.as_deref().map_or(0, cpu_us) - server_cpu0;
+    let bots_cpu = cpu_us("self") - bots_cpu0;
     let moves = all.len() as u64;
     all.sort_unstable();
     let mut lost = 0;
@@ -505,6 +563,8 @@ pub async fn run(cfg: LoadConfig) -> Result<Report, LoadError> {
         p999_ms: percentile(&all, 0.999),
         max_ms: all.last().map_or(0.0, |m| *m as f64 / 1000.0),
         server_rss_per_game_kib: per_game(server_after, server_before),
+        server_cpu_us_per_move: server_cpu as f64 / (all.len() as f64).max(1.0),
+        bots_cpu_us_per_move: bots_cpu as f64 / (all.len() as f64).max(1.0),
         bots_rss_per_game_kib: per_game(bots_after, bots_before),
         lost,
         duplicated,
@@ -513,9 +573,11 @@ pub async fn run(cfg: LoadConfig) -> Result<Report, LoadError> {
         ..Report::default()
     };
     if cfg.conns > 0 {
-        let moves = closed_loop(addr, cfg.conns, cfg.closed_duration).await?;
-        report.closed_loop_moves_per_sec = moves;
-        report.closed_loop_msgs_per_sec = 3.0 * moves;
+        let closed =
+            closed_loop(addr, server_pid.as_deref(), cfg.conns, cfg.closed_duration).await?;
+        report.closed = closed;
+        report.closed_loop_moves_per_sec = closed.per_sec;
+        report.closed_loop_msgs_per_sec = 3.0 * closed.per_sec;
         let exe = match &cfg.target {
             Target::Spawn { exe, .. } => exe.clone(),
             Target::External(_) => std::env::current_exe().map_err(bot)?,
@@ -523,8 +585,10 @@ pub async fn run(cfg: LoadConfig) -> Result<Report, LoadError> {
         let echo_addr = free_port()?;
         let args = ["loadtest", "--serve-echo", &echo_addr.to_string()].map(String::from);
         let echo = spawn_child(&exe, &args, echo_addr, "/").await?;
-        report.echo_round_trips_per_sec =
-            echo_baseline(echo.addr, cfg.conns, cfg.closed_duration).await?;
+        let echo_pid = echo.pid();
+        let phase = echo_baseline(echo.addr, &echo_pid, cfg.conns, cfg.closed_duration).await?;
+        report.echo = phase;
+        report.echo_round_trips_per_sec = phase.per_sec;
         drop(echo);
     }
     if let Some(s) = server {
@@ -534,13 +598,19 @@ pub async fn run(cfg: LoadConfig) -> Result<Report, LoadError> {
 }
 
 /// Closed loop over `conns` sockets (`conns / 2` games): moves per second acknowledged.
-async fn closed_loop(addr: SocketAddr, conns: usize, d: Duration) -> Result<f64, LoadError> {
+async fn closed_loop(
+    addr: SocketAddr,
+    server_pid: Option<&str>,
+    conns: usize,
+    d: Duration,
+) -> Result<Phase, LoadError> {
     let mut games = Vec::new();
     for _ in 0..conns.div_ceil(2) {
         games.push(open_game(addr).await?);
     }
     let stop = Arc::new(AtomicBool::new(false));
     let count = Arc::new(AtomicU64::new(0));
+    let cpu0 = (server_pid.map_or(0, cpu_us), cpu_us("self"));
     let t = Instant::now();
     let tasks: Vec<_> = games
         .into_iter()
@@ -562,7 +632,18 @@ async fn closed_loop(addr: SocketAddr, conns: usize, d: Duration) -> Result<f64,
     for task in tasks {
         let _ = task.await;
     }
-    Ok(count.load(Relaxed) as f64 / t.elapsed().as_secs_f64())
+    Ok(phase(count.load(Relaxed), t, cpu0, server_pid))
+}
+
+/// The figures of a closed-loop run that started at `t` with CPU readings `cpu0`.
+fn phase(count: u64, t: Instant, cpu0: (u64, u64), server_pid: Option<&str>) -> Phase {
+    let secs = t.elapsed().as_secs_f64();
+    let n = (count as f64).max(1.0);
+    Phase {
+        per_sec: count as f64 / secs,
+        server_cpu_us: server_pid.map_or(0, cpu_us).saturating_sub(cpu0.0) as f64 / n,
+        bots_cpu_us: cpu_us("self").saturating_sub(cpu0.1) as f64 / n,
+    }
 }
 
 /// The bare axum WebSocket echo server of the baseline (`flagfall loadtest --serve-echo
@@ -595,13 +676,19 @@ pub async fn serve_echo(addr: SocketAddr) -> Result<(), LoadError> {
 }
 
 /// Closed loop against the echo server at `addr` over `conns` sockets: round trips/s.
-async fn echo_baseline(addr: SocketAddr, conns: usize, d: Duration) -> Result<f64, LoadError> {
+async fn echo_baseline(
+    addr: SocketAddr,
+    pid: &str,
+    conns: usize,
+    d: Duration,
+) -> Result<Phase, LoadError> {
     let stop = Arc::new(AtomicBool::new(false));
     let count = Arc::new(AtomicU64::new(0));
     let mut sockets = Vec::new();
     for _ in 0..conns {
         sockets.push(connect(&format!("ws://{addr}/echo")).await?);
     }
+    let cpu0 = (cpu_us(pid), cpu_us("self"));
     let t = Instant::now();
     let tasks: Vec<_> = sockets
         .into_iter()
@@ -627,7 +714,7 @@ async fn echo_baseline(addr: SocketAddr, conns: usize, d: Duration) -> Result<f6
     for task in tasks {
         let _ = task.await;
     }
-    Ok(count.load(Relaxed) as f64 / t.elapsed().as_secs_f64())
+    Ok(phase(count.load(Relaxed), t, cpu0, Some(pid)))
 }
 
 /// A bot's WebSocket, with a small read buffer (tungstenite's default zero-fills 128 KiB).

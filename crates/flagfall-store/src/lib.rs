@@ -374,6 +374,10 @@ impl SqliteStore {
             .create_if_missing(true)
             .journal_mode(SqliteJournalMode::Wal)
             .synchronous(SqliteSynchronous::Full)
+            // Checkpoints run in the background (below), never inside a commit: an
+            // automatic checkpoint copies up to 1000 pages into the database file and
+            // syncs it in the middle of whichever commit crossed the threshold.
+            .pragma("wal_autocheckpoint", "0")
             .foreign_keys(true)
             .busy_timeout(Duration::from_secs(10));
         let pool = SqlitePoolOptions::new()
@@ -382,7 +386,36 @@ impl SqliteStore {
             .await
             .map_err(StoreError::Open)?;
         migrator("sqlite", SQLITE_SCHEMA).run(&pool).await?;
+        if tokio::runtime::Handle::try_current().is_ok() {
+            tokio::spawn(checkpoint_wal(pool.clone()));
+        }
         Ok(SqliteStore { pool })
+    }
+}
+
+/// How often the background checkpoint copies committed WAL pages into the database.
+const CHECKPOINT_EVERY: Duration = Duration::from_millis(500);
+
+/// Copy committed WAL pages into the database file every [`CHECKPOINT_EVERY`], on a
+/// connection of its own, beside the writer (`PASSIVE`: it never waits for or blocks a
+/// commit). Ends when the pool is closed.
+async fn checkpoint_wal(pool: SqlitePool) {
+    let mut tick = tokio::time::interval(CHECKPOINT_EVERY);
+    tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+    loop {
+        tick.tick().await;
+        if pool.is_closed() {
+            return;
+        }
+        if let Err(e) = sqlx::query("PRAGMA wal_checkpoint(PASSIVE)")
+            .execute(&pool)
+            .await
+        {
+            if pool.is_closed() {
+                return;
+            }
+            tracing::warn!(error = %e, "WAL checkpoint failed; retrying");
+        }
     }
 }
 
