@@ -247,6 +247,17 @@ pub struct PendingClaim {
     pub recommendation: Recommendation,
 }
 
+/// A player's call for the director, pending until the director acts
+/// (`call_director`, docs/rules.md §5.6).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Called {
+    pub by: ColorName,
+    /// The game's `at` when the call stopped the clock.
+    pub at: u64,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reason: Option<String>,
+}
+
 /// The director's assistant's advice on a pending claim.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Recommendation {
@@ -308,6 +319,9 @@ pub struct State {
     pub to_move: ColorName,
     pub running: Option<ColorName>,
     pub pending: Option<PendingClaim>,
+    /// A player's call for the director, while it waits for the director.
+    #[serde(default)]
+    pub called: Option<Called>,
     pub flags: Vec<ColorName>,
     pub board_move: Option<BoardMove>,
     pub claims: Claims,
@@ -396,6 +410,11 @@ impl State {
                     .to_string(),
                     reasons: r.reasons.clone(),
                 },
+            }),
+            called: game.called().map(|c| Called {
+                by: c.by.into(),
+                at: c.at,
+                reason: c.reason.clone(),
             }),
             flags: if cx.started {
                 game.flags_down(clock_at)
@@ -671,6 +690,55 @@ mod tests {
                 .field,
             "lag_ms"
         );
+    }
+
+    #[test]
+    fn a_call_for_the_director_parses_and_shows_in_the_state() {
+        let f = parse_frame(r#"{"call_director":true,"reason":"he is talking","id":"c"}"#).unwrap();
+        let ClientFrame::Action { action, .. } = f else {
+            panic!("expected an action");
+        };
+        assert_eq!(
+            action,
+            Action::CallDirector {
+                reason: Some("he is talking".into())
+            }
+        );
+        let long = format!(r#"{{"call_director":true,"reason":"{}"}}"#, "x".repeat(201));
+        assert_eq!(parse_frame(&long).unwrap_err().field, "reason");
+        assert_eq!(
+            parse_frame(r#"{"resign":true,"reason":"x"}"#)
+                .unwrap_err()
+                .field,
+            "reason"
+        );
+        let c = CreateGame::from_json(br#"{"rules":"uscf-2020","time_control":"G/5;d0"}"#).unwrap();
+        let (line, setup) = c.setup_line().unwrap();
+        let mut game = Game::new(setup);
+        game.apply(
+            &ClientFrame::event(action, 1500, script::Party::Black, 0),
+            1,
+        );
+        let setup_v: Value = serde_json::from_str(&line).unwrap();
+        let s = State::of(
+            &game,
+            &[],
+            StateContext {
+                id: "g",
+                setup: &setup_v,
+                mode: Mode::Otb,
+                n: 1,
+                now: 2000,
+                started: true,
+            },
+        );
+        let called = s.called.clone().expect("the call is pending");
+        assert_eq!(called.by, ColorName::Black);
+        assert_eq!(called.at, 1500);
+        assert_eq!(s.running, None, "the clock is stopped");
+        assert!(s.claims.white.is_empty() && s.claims.black.is_empty());
+        let v = serde_json::to_value(&s).unwrap();
+        assert_eq!(v["called"]["reason"], "he is talking");
     }
 
     #[test]
