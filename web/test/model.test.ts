@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { allowedClaims, checkColor, claimFeedback, initialModel, lastMoveSquares, moveRows, reduce } from '../src/model';
+import { allowedClaims, calledText, canCallDirector, checkColor, claimFeedback, initialModel, lastMoveSquares, moveRows, reduce } from '../src/model';
 import type { GameState, ServerMessage } from '../src/protocol';
 
 const START = 'rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1';
@@ -133,5 +133,37 @@ describe('claimFeedback', () => {
     expect(claimFeedback('flag', [{ at: 1, event: 2, kind: 'claim_rejected', ruling: 'White\'s flag is not down', rule: 'uscf-2020 7c' }], 'black')).toEqual({
       tone: 'bad', text: 'Your flag claim was wrong: White\'s flag is not down', rule: 'uscf-2020 7c',
     });
+  });
+});
+
+describe('calling the director', () => {
+  it('shows a pending call with who called and why, on every page', () => {
+    const called = state({ called: { by: 'black', at: 5000, reason: 'he keeps talking' } });
+    expect(calledText(called)).toBe('Black called the director: “he keeps talking”. The clock is stopped until the director comes.');
+    expect(calledText(state({ called: { by: 'white', at: 1 } }))).toMatch(/^White called the director\. /);
+    expect(calledText(state())).toBeNull();
+    expect(calledText(state({ called: null }))).toBeNull();
+    expect(calledText(state({ result: '1-0', called: { by: 'white', at: 1 } }))).toBeNull();
+  });
+
+  it('lets a player call while the game goes on, a director is present and nothing waits', () => {
+    expect(canCallDirector(state(), 'white')).toBe(true);
+    expect(canCallDirector(state(), 'spectator')).toBe(false);
+    expect(canCallDirector(state(), 'director')).toBe(false);
+    expect(canCallDirector(state({ called: { by: 'white', at: 1 } }), 'black')).toBe(false);
+    expect(canCallDirector(state({ pending: { claimant: 'white', claim: 'ilc', recommendation: null } }), 'black')).toBe(false);
+    expect(canCallDirector(state({ setup: { rules: 'uscf-2020', time_control: 'G/5', director: false } }), 'white')).toBe(false);
+    expect(canCallDirector(state({ result: '0-1' }), 'white')).toBe(false);
+    expect(canCallDirector(null, 'white')).toBe(false);
+  });
+
+  it('takes the call from an event and clears it when the director resumes', () => {
+    let m = reduce(initialModel('white'), stateMsg(state()));
+    const call = state({ n: 1, called: { by: 'black', at: 900, reason: null } });
+    m = reduce(m, { type: 'event', n: 1, event: { at: 900, by: 'black', call_director: true }, rulings: [], clock: call.clock, result: '*', state: call });
+    expect(m.state?.called?.by).toBe('black');
+    const resumed = state({ n: 2, called: null, running: 'black' });
+    m = reduce(m, { type: 'event', n: 2, event: { at: 9000, by: 'director', start_clock: true }, rulings: [], clock: resumed.clock, result: '*', state: resumed });
+    expect(calledText(m.state)).toBeNull();
   });
 });
