@@ -224,7 +224,8 @@ impl Shared {
         Ok(Ok(flagfall_protocol::Created { id, tokens, urls }))
     }
 
-    /// Start the task of a game whose row was just stored (no events yet).
+    /// Start the task of a game whose row was just stored (no events yet), unless a task
+    /// for it already runs.
     pub(crate) fn start_new(
         self: &Arc<Self>,
         row: &flagfall_store::NewGame,
@@ -242,8 +243,15 @@ impl Shared {
                 row.token_director.clone(),
             ],
         };
+        // A request that already loaded the game from the store (the challenge's creator
+        // polls and may connect as soon as the accept committed) keeps its task: one task
+        // per game.
+        let mut games = self.lock();
+        if games.get(&row.id).is_some_and(|h| !h.tx.is_closed()) {
+            return Ok(());
+        }
         let h = game::spawn(self.clone(), meta, Vec::new())?;
-        self.lock().insert(row.id.clone(), h);
+        games.insert(row.id.clone(), h);
         Ok(())
     }
 }
