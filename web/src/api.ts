@@ -20,7 +20,12 @@ export interface CreateAnswer {
 
 export interface GameSummary {
   id: string;
+  /** Older servers nested the setup; newer ones list its names, ruleset and time control at the top. */
   setup?: { rules?: string; time_control?: string; white?: string; black?: string };
+  white?: string | null;
+  black?: string | null;
+  rules?: string;
+  time_control?: string;
   mode?: string;
   result?: string;
   reason?: string | null;
@@ -55,6 +60,8 @@ export interface ComputerConfig {
   training: boolean;
   illegal_rate?: number;
   seed?: number;
+  /** Training: the computer's move from which it shuffles for a repetition to claim. */
+  repeat_at?: number;
 }
 
 /** A game against the computer (`POST /api/practice`): the computer is a client of the game like any player. */
@@ -83,6 +90,67 @@ export interface Explanation {
 /** `flagfall rules explain` over HTTP: the summary of one citation such as "uscf-2020 7d". */
 export async function explainRule(citation: string): Promise<Explanation> {
   return json(await fetch(`/api/explain?rule=${encodeURIComponent(citation)}`));
+}
+
+// --- open challenges (docs/protocol.md, "Challenges") ---
+
+export interface ChallengeBody extends CreateBody {
+  /** The creator's colour. */
+  color: 'white' | 'black' | 'random';
+  /** The creator's name. */
+  name?: string;
+}
+
+export interface ChallengeCreated {
+  id: string;
+  secret: string;
+  url: string;
+}
+
+export interface Challenge {
+  id: string;
+  status: 'open' | 'accepted' | 'cancelled';
+  color: 'white' | 'black' | 'random';
+  name?: string | null;
+  rules: string;
+  time_control: string;
+  mode: string;
+  created_ms: number;
+  /** With the creator's secret, once accepted: the creator's side of the game. */
+  game?: { id: string; color: 'white' | 'black'; token: string; url: string; director_url: string };
+}
+
+export interface ChallengeAccepted {
+  game_id: string;
+  color: 'white' | 'black';
+  token: string;
+  url: string;
+}
+
+const JSON_HEADERS = { 'content-type': 'application/json' };
+
+export async function createChallenge(body: ChallengeBody): Promise<ChallengeCreated> {
+  return json(await fetch('/api/challenges', { method: 'POST', headers: JSON_HEADERS, body: JSON.stringify(body) }));
+}
+
+export async function listChallenges(): Promise<Challenge[]> {
+  const v = await json<unknown>(await fetch('/api/challenges'));
+  return Array.isArray(v) ? (v as Challenge[]) : [];
+}
+
+export async function getChallenge(id: string, secret: string | null): Promise<Challenge> {
+  const q = secret ? `?secret=${encodeURIComponent(secret)}` : '';
+  return json(await fetch(`/api/challenges/${encodeURIComponent(id)}${q}`));
+}
+
+export async function acceptChallenge(id: string, name: string): Promise<ChallengeAccepted> {
+  const body = name ? JSON.stringify({ name }) : '';
+  return json(await fetch(`/api/challenges/${encodeURIComponent(id)}/accept`, { method: 'POST', headers: JSON_HEADERS, body }));
+}
+
+export async function cancelChallenge(id: string, secret: string): Promise<void> {
+  const r = await fetch(`/api/challenges/${encodeURIComponent(id)}?secret=${encodeURIComponent(secret)}`, { method: 'DELETE' });
+  if (!r.ok) throw new Error(await errorText(r));
 }
 
 export function wsUrl(id: string, token: string | null): string {

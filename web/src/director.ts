@@ -9,7 +9,7 @@ import { citation } from './citation';
 import { formatClock, LiveClock, spokenClock } from './clock';
 import { browserSocket, Connection } from './connection';
 import { h, renderOnce } from './dom';
-import { initialModel, lastMoveSquares, reduce, resultText, type Model } from './model';
+import { calledText, initialModel, lastMoveSquares, reduce, resultText, type Model } from './model';
 import { REASON_TEXT, type Color, type GameState, type Pending } from './protocol';
 
 const STORE = 'flagfall.director';
@@ -110,6 +110,7 @@ function mountCard(list: HTMLElement, id: string, token: string): () => void {
   const status = h('span', { class: 'conn', role: 'status' });
   const resultEl = h('p', { class: 'banner' });
   const pendingEl = h('div', { class: 'pending' });
+  const calledEl = h('div', { class: 'called', role: 'alert' });
   const noticeEl = h('p', { class: 'notice', role: 'status', 'aria-live': 'polite' });
   const lastRuling = h('p', { class: 'lastruling' });
   const actions = h('div', { class: 'dactions' });
@@ -117,7 +118,7 @@ function mountCard(list: HTMLElement, id: string, token: string): () => void {
     'article',
     { class: 'dcard', 'data-game': id },
     h('div', { class: 'dhead' }, title, status),
-    h('div', { class: 'dbody' }, boardEl, h('div', { class: 'dinfo' }, clocksEl, resultEl, pendingEl, noticeEl, lastRuling, actions)),
+    h('div', { class: 'dbody' }, boardEl, h('div', { class: 'dinfo' }, clocksEl, resultEl, calledEl, pendingEl, noticeEl, lastRuling, actions)),
   );
   list.append(card);
   const cg: CgApi = Chessground(boardEl, { viewOnly: true, coordinates: false, animation: { enabled: false } });
@@ -257,6 +258,20 @@ function mountCard(list: HTMLElement, id: string, token: string): () => void {
         : [],
     );
     pendingEl.hidden = !p;
+    const ct = calledText(s);
+    renderOnce(calledEl as HTMLElement & { _key?: string }, ct ?? '', () =>
+      ct
+        ? [
+            h('p', {}, ct),
+            h('button', { type: 'button', class: 'resume primary', onclick: () => send({ start_clock: true }) }, 'Resume clock'),
+            h('button', { type: 'button', class: 'keep-stopped', onclick: () => send({ stop_clock: true }) }, 'Keep it stopped'),
+          ]
+        : [],
+    );
+    calledEl.hidden = !ct;
+    // A game that calls comes to the top of the console.
+    if (ct && !card.classList.contains('has-call')) list.prepend(card);
+    card.classList.toggle('has-call', !!ct);
     const n = model.notice;
     noticeEl.textContent = n && n.tone === 'bad' ? n.text : '';
     noticeEl.hidden = !noticeEl.textContent;

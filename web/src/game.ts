@@ -7,7 +7,7 @@ import { citation } from './citation';
 import { elapsed, formatClock, LiveClock, spokenClock } from './clock';
 import { browserSocket, Connection, type ConnStatus } from './connection';
 import { h, renderOnce } from './dom';
-import { allowedClaims, checkColor, initialModel, lastMoveSquares, moveRows, reduce, resultText, type Model } from './model';
+import { allowedClaims, calledText, canCallDirector, checkColor, initialModel, lastMoveSquares, moveRows, reduce, resultText, type Model } from './model';
 import { parseMoveInput } from './moveinput';
 import { boardMoveUci, CLAIM_KEYS, CLAIM_LABELS, other, REASON_TEXT, type Color, type GameState, type Role, type ServerMessage } from './protocol';
 import { isMuted, play, setMuted } from './sound';
@@ -53,6 +53,10 @@ export function mountGame(root: HTMLElement, opts: GamePageOptions): () => void 
   const banner = h('div', { class: 'banner', role: 'status', 'aria-live': 'polite' });
   const notice = h('div', { class: 'notice', role: 'status', 'aria-live': 'assertive' });
   const pendingEl = h('div', { class: 'pending' });
+  const calledEl = h('div', { class: 'called', role: 'status', 'aria-live': 'assertive' });
+  const callReason = h('input', { type: 'text', id: 'callreason', maxlength: 200, autocomplete: 'off', placeholder: 'why (optional)', 'aria-label': 'why you call the director (optional)' }) as HTMLInputElement;
+  const callBtn = h('button', { type: 'button', class: 'call-director', 'aria-keyshortcuts': 'c' }, 'Call director');
+  const callRow = h('div', { class: 'callrow' }, callBtn, callReason);
   const pressBtn = h('button', { type: 'button', class: 'press', 'aria-keyshortcuts': 'Space' }, 'Press clock');
   const takeBackBtn = h('button', { type: 'button', class: 'takeback', 'aria-keyshortcuts': 'Backspace' }, 'Take back');
   const autoPressBox = h('input', { type: 'checkbox', id: 'autopress' }) as HTMLInputElement;
@@ -69,6 +73,7 @@ export function mountGame(root: HTMLElement, opts: GamePageOptions): () => void 
     moveForm,
     claimsEl,
     offersEl,
+    callRow,
   );
   const movesEl = h('ol', { class: 'moves', 'aria-label': 'moves' });
   const rulingsEl = h('ol', { class: 'rulings', 'aria-label': 'rulings' });
@@ -80,7 +85,7 @@ export function mountGame(root: HTMLElement, opts: GamePageOptions): () => void 
     h(
       'p',
       {},
-      'Space press · Backspace take back · Enter or / type a move · i illegal · f flag · b both flags · t threefold · y fifty · l ILC · w drawn position · d offer draw · a accept · n decline · r resign · m mute',
+      'Space press · Backspace take back · Enter or / type a move · i illegal · f flag · b both flags · t threefold · y fifty · l ILC · w drawn position · d offer draw · a accept · n decline · r resign · c call the director (stops the clock) · m mute',
     ),
   );
 
@@ -89,6 +94,7 @@ export function mountGame(root: HTMLElement, opts: GamePageOptions): () => void 
     { class: 'side' },
     banner,
     notice,
+    calledEl,
     pendingEl,
     controls,
     h('h2', {}, 'Moves'),
@@ -161,7 +167,7 @@ export function mountGame(root: HTMLElement, opts: GamePageOptions): () => void 
 
   function canMoveNow(s: GameState): boolean {
     const c = me();
-    return !!c && s.result === '*' && s.to_move === c && boardMoveUci(s.board_move) === null && !s.pending;
+    return !!c && s.result === '*' && s.to_move === c && boardMoveUci(s.board_move) === null && !s.pending && !s.called;
   }
 
   function renderBoard(s: GameState): void {
@@ -238,10 +244,13 @@ export function mountGame(root: HTMLElement, opts: GamePageOptions): () => void 
     const over = s.result !== '*';
     const bm = boardMoveUci(s.board_move);
     const myBoardMove = bm !== null && (typeof s.board_move === 'string' || !s.board_move?.by || s.board_move.by === c);
-    pressBtn.disabled = over || s.to_move !== c;
+    pressBtn.disabled = over || s.to_move !== c || !!s.called;
     pressBtn.classList.toggle('ready', myBoardMove);
     takeBackBtn.disabled = over || !myBoardMove;
     moveInput.disabled = over;
+    callRow.hidden = s.setup.director === false;
+    callBtn.disabled = !canCallDirector(s, c);
+    callReason.disabled = callBtn.disabled;
     const claims = allowedClaims(s, c);
     renderOnce(claimsEl as HTMLElement & { _key?: string }, claims.join(','), () =>
       claims.map((k) =>
@@ -276,6 +285,21 @@ export function mountGame(root: HTMLElement, opts: GamePageOptions): () => void 
     });
   }
 
+  /** Stop the clock and call the director, with the reason typed beside the button. */
+  function callDirector(): void {
+    if (!canCallDirector(model.state, model.role)) return;
+    const reason = callReason.value.trim();
+    send(reason ? { call_director: true, reason } : { call_director: true });
+    callReason.value = '';
+  }
+  callBtn.addEventListener('click', () => callDirector());
+  callReason.addEventListener('keydown', (ev) => {
+    if (ev.key === 'Enter') {
+      ev.preventDefault();
+      callDirector();
+    }
+  });
+
   function resign(): void {
     if (!confirmResign) {
       confirmResign = true;
@@ -305,6 +329,9 @@ export function mountGame(root: HTMLElement, opts: GamePageOptions): () => void 
       p ? [`Waiting for the director: ${colorName(p.claimant)}'s ${p.claim.replace('_', ' ')} claim. The clock is stopped.`] : [],
     );
     pendingEl.hidden = !p;
+    const ct = calledText(s);
+    renderOnce(calledEl as HTMLElement & { _key?: string }, ct ?? '', () => (ct ? [ct] : []));
+    calledEl.hidden = !ct;
     const rows = moveRows(s);
     renderOnce(movesEl as HTMLElement & { _key?: string }, JSON.stringify(rows), () =>
       rows.map((r) => h('li', { value: r.no }, h('span', { class: 'w' }, r.white ?? '…'), ' ', h('span', { class: 'b' }, r.black ?? ''))),
@@ -428,6 +455,7 @@ export function mountGame(root: HTMLElement, opts: GamePageOptions): () => void 
     else if (ev.key === 'a') send({ accept: 'draw' });
     else if (ev.key === 'n') send({ decline: 'draw' });
     else if (ev.key === 'r') resign();
+    else if (ev.key === 'c') callDirector();
     else handled = false;
     if (handled) ev.preventDefault();
   }

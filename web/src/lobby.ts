@@ -1,8 +1,9 @@
 // The lobby (`/`): create a game and share its links, watch live games, read finished ones.
 import qrcode from 'qrcode-generator';
-import { createGame, createPractice, listGames, type CreateAnswer, type GameSummary } from './api';
+import { acceptChallenge, createChallenge, createGame, createPractice, listChallenges, listGames, type Challenge, type CreateAnswer, type GameSummary } from './api';
 import { copyButton, h } from './dom';
 import { rememberDirectorGame } from './director';
+import { challengeText, gameSummaryText } from './lobbyview';
 
 /** The built-in rulesets and time controls in each one's own notation (RULES.md §1). */
 export const RULESETS: { id: string; name: string; controls: string[] }[] = [
@@ -46,10 +47,7 @@ export function showCreated(out: HTMLElement, ans: CreateAnswer, mine: 'white' |
 }
 
 function gameLine(g: GameSummary, finished: boolean): HTMLElement {
-  const s = g.setup;
-  const names = s && (s.white || s.black) ? `${s.white || 'White'} – ${s.black || 'Black'}` : `Game ${g.id.slice(0, 8)}`;
-  const created = typeof g.created_ms === 'number' ? new Date(g.created_ms).toLocaleTimeString([], { hour: '2-digit', minute: '2-digit' }) : '';
-  const what = [s?.rules, s?.time_control, g.mode === 'online' ? 'online' : g.mode === 'otb' ? 'over the board' : '', created && `created ${created}`].filter(Boolean).join(' · ');
+  const { names, what } = gameSummaryText(g);
   const href = `/watch/${encodeURIComponent(g.id)}`;
   return h(
     'li',
@@ -88,6 +86,7 @@ export function mountLobby(root: HTMLElement): () => void {
   const withDirector = h('input', { id: 'director', type: 'checkbox', checked: true }) as HTMLInputElement;
   const errorEl = h('p', { class: 'error', role: 'alert' });
   const created = h('section', { class: 'created', 'aria-live': 'polite' });
+  const openBtn = h('button', { type: 'button', class: 'open-challenge' }, 'Open challenge');
 
   const form = h(
     'form',
@@ -108,9 +107,20 @@ export function mountLobby(root: HTMLElement): () => void {
     h('label', { for: 'oppname' }, 'Opponent'),
     oppName,
     h('label', { class: 'check' }, withDirector, ' A director rules on claims that need one'),
-    h('button', { type: 'submit', class: 'primary' }, 'Create game'),
+    h('div', { class: 'buttons' }, h('button', { type: 'submit', class: 'primary' }, 'Create game'), openBtn),
+    h('small', {}, 'An open challenge waits in the lobby for anyone to accept; your name and colour go with it.'),
     errorEl,
   );
+  openBtn.addEventListener('click', async () => {
+    errorEl.textContent = '';
+    const body = { rules: rules.value, time_control: tc.value.trim(), mode: mode.value as 'otb' | 'online', director: withDirector.checked, color: color.value as 'white' | 'black' | 'random', name: myName.value.trim() || undefined };
+    try {
+      const c = await createChallenge(body);
+      location.assign(c.url);
+    } catch (e) {
+      errorEl.textContent = `Could not open the challenge: ${(e as Error).message}`;
+    }
+  });
   form.addEventListener('submit', async (ev) => {
     ev.preventDefault();
     errorEl.textContent = '';
@@ -159,7 +169,7 @@ export function mountLobby(root: HTMLElement): () => void {
     pColor,
     h('label', { for: 'p-level' }, 'Strength'),
     h('span', { class: 'range' }, pLevel, ' ', pLevelOut),
-    h('label', { class: 'check' }, pTraining, ' Training: the computer sometimes plays an illegal move or lets its flag fall — claim it'),
+    h('label', { class: 'check' }, pTraining, ' Training: the computer sometimes plays an illegal move, lets its flag fall or repeats the position — claim it'),
     h('button', { type: 'submit', class: 'primary' }, 'Play the computer'),
     pError,
   );
@@ -179,6 +189,45 @@ export function mountLobby(root: HTMLElement): () => void {
     }
   });
 
+  const challenges = h('ul', { class: 'challenges', 'aria-label': 'open challenges' });
+  const challengeError = h('p', { class: 'error', role: 'alert' });
+  const fillChallenges = async () => {
+    try {
+      const open = await listChallenges();
+      const key = JSON.stringify(open.map((c) => c.id));
+      if ((challenges as HTMLElement & { _key?: string })._key === key) return;
+      (challenges as HTMLElement & { _key?: string })._key = key;
+      challenges.replaceChildren(...(open.length ? open.slice(0, 30).map((c) => challengeLine(c)) : [h('li', { class: 'empty' }, 'No open challenge: open one with the form.')]));
+    } catch (e) {
+      challenges.replaceChildren(h('li', { class: 'error' }, `Could not load the challenges: ${(e as Error).message}`));
+    }
+  };
+  const challengeLine = (c: Challenge) =>
+    h(
+      'li',
+      { 'data-challenge': c.id },
+      challengeText(c),
+      ' ',
+      h(
+        'button',
+        {
+          type: 'button',
+          class: 'accept-challenge',
+          'aria-label': `accept ${c.name || 'the'} challenge (${c.rules} ${c.time_control})`,
+          onclick: async () => {
+            challengeError.textContent = '';
+            try {
+              const a = await acceptChallenge(c.id, myName.value.trim());
+              location.assign(a.url);
+            } catch (e) {
+              challengeError.textContent = `Could not accept: ${(e as Error).message}`;
+              void fillChallenges();
+            }
+          },
+        },
+        'Accept',
+      ),
+    );
   const live = h('ul', { class: 'games live', 'aria-label': 'live games' });
   const finished = h('ul', { class: 'games finished', 'aria-label': 'finished games' });
   root.replaceChildren(
@@ -187,14 +236,19 @@ export function mountLobby(root: HTMLElement): () => void {
       'main',
       { class: 'lobby' },
       h('div', { class: 'col' }, form, created, practice),
-      h('div', { class: 'col' }, h('h2', {}, 'Live games'), live, h('h2', {}, 'Finished games'), finished, h('p', {}, h('a', { href: '/direct' }, 'Director console'), ' (games created in this browser)')),
+      h('div', { class: 'col' }, h('h2', {}, 'Open challenges'), challenges, challengeError, h('small', {}, 'Accepting plays under the name in “Your name”.'), h('h2', {}, 'Live games'), live, h('h2', {}, 'Finished games'), finished, h('p', {}, h('a', { href: '/direct' }, 'Director console'), ' (games created in this browser)')),
     ),
   );
   void fillList(live, 'live');
   void fillList(finished, 'finished');
+  void fillChallenges();
   const timer = setInterval(() => {
     void fillList(live, 'live');
     void fillList(finished, 'finished');
   }, 10_000);
-  return () => clearInterval(timer);
+  const challengeTimer = setInterval(() => void fillChallenges(), 2_000);
+  return () => {
+    clearInterval(timer);
+    clearInterval(challengeTimer);
+  };
 }

@@ -1,4 +1,5 @@
 import './style.css';
+import { mountChallenge } from './challenge';
 import { mountDirector } from './director';
 import { h } from './dom';
 import { mountGame } from './game';
@@ -24,6 +25,10 @@ if (root) {
     case 'direct':
       document.title = 'flagfall · director';
       mountDirector(root, r.id, r.token);
+      break;
+    case 'challenge':
+      document.title = 'flagfall · open challenge';
+      mountChallenge(root, r.id, r.secret);
       break;
     case 'notfound':
       root.replaceChildren(h('main', {}, h('h1', {}, 'Not found'), h('p', {}, `No page at ${r.path}. `, h('a', { href: '/' }, 'Go to the lobby'))));

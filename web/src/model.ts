@@ -1,7 +1,7 @@
 // The page's game model: a pure reducer from server messages, plus what the page derives
 // for display. Every chess fact comes from the server's state.
 import { read as readFen } from 'chessground/fen';
-import { boardMoveUci, other, type Color, type EventMessage, type GameState, type Role, type Ruling, type ServerMessage } from './protocol';
+import { boardMoveUci, other, type Called, type Color, type EventMessage, type GameState, type Role, type Ruling, type ServerMessage } from './protocol';
 
 export interface Notice {
   tone: 'info' | 'good' | 'bad';
@@ -165,4 +165,19 @@ export function resultText(state: GameState): string | null {
   const who =
     state.result === '1-0' ? 'White wins' : state.result === '0-1' ? 'Black wins' : state.result === '1/2-1/2' ? 'Draw' : `Result ${state.result}`;
   return who;
+}
+
+/** The call for the director as every page shows it while it waits; null when none. */
+export function calledText(state: GameState | null): string | null {
+  const c: Called | null | undefined = state?.called;
+  if (!c || state?.result !== '*') return null;
+  const who = c.by === 'white' ? 'White' : 'Black';
+  const why = c.reason ? `: “${c.reason}”` : '';
+  return `${who} called the director${why}. The clock is stopped until the director comes.`;
+}
+
+/** Whether `role` may call the director now: a player, the game on, a director present, no call or claim waiting. */
+export function canCallDirector(state: GameState | null, role: Role): boolean {
+  if (!state || (role !== 'white' && role !== 'black')) return false;
+  return state.result === '*' && state.setup.director !== false && !state.called && !state.pending;
 }

@@ -49,6 +49,13 @@ export interface Pending {
   recommendation: Recommendation | null;
 }
 
+/** A player's call for the director, waiting for the director (the clock is stopped). */
+export interface Called {
+  by: Color;
+  at: number;
+  reason?: string | null;
+}
+
 export interface GameSetup {
   rules: string;
   time_control: string;
@@ -74,6 +81,8 @@ export interface GameState {
   to_move: Color;
   running: Color | null;
   pending: Pending | null;
+  /** A player's call for the director while it waits (older servers: absent). */
+  called?: Called | null;
   flags: Color[];
   board_move: BoardMove | null;
   claims: { white: string[]; black: string[] };
@@ -104,6 +113,7 @@ export interface StateUpdate {
   to_move: Color;
   running: Color | null;
   pending: Pending | null;
+  called: Called | null;
   flags: Color[];
   board_move: BoardMove | null;
   claims: { white: string[]; black: string[] };

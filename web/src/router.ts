@@ -5,15 +5,18 @@ export type Route =
   | { page: 'play'; id: string; token: string | null }
   | { page: 'watch'; id: string }
   | { page: 'direct'; id: string | null; token: string | null }
+  | { page: 'challenge'; id: string; secret: string | null }
   | { page: 'notfound'; path: string };
 
 export function route(pathname: string, search: string): Route {
-  const token = new URLSearchParams(search).get('token');
+  const params = new URLSearchParams(search);
+  const token = params.get('token');
   const parts = pathname.split('/').filter(Boolean).map(decodeURIComponent);
   if (parts.length === 0) return { page: 'lobby' };
   const [head, id] = parts;
   if (parts.length === 2 && head === 'play') return { page: 'play', id, token };
   if (parts.length === 2 && head === 'watch') return { page: 'watch', id };
+  if (parts.length === 2 && head === 'challenge') return { page: 'challenge', id, secret: params.get('secret') };
   if (head === 'direct' && parts.length <= 2) return { page: 'direct', id: id ?? null, token };
   return { page: 'notfound', path: pathname };
 }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { allowedClaims, checkColor, claimFeedback, initialModel, lastMoveSquares, moveRows, reduce } from '../src/model';
+import { allowedClaims, calledText, canCallDirector, checkColor, claimFeedback, initialModel, lastMoveSquares, moveRows, reduce } from '../src/model';
 import type { GameState, ServerMessage, StateUpdate } from '../src/protocol';
 
 const START = 'rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1';
@@ -36,7 +36,7 @@ function update(over: Partial<StateUpdate>): StateUpdate {
   const s = state();
   return {
     reason: s.reason, rule: s.rule, fen: s.fen, moves_from: 0, moves: [], to_move: s.to_move, running: s.running,
-    pending: s.pending, flags: s.flags, board_move: s.board_move, claims: s.claims, draw_offer: s.draw_offer, server_now: 0,
+    pending: s.pending, called: null, flags: s.flags, board_move: s.board_move, claims: s.claims, draw_offer: s.draw_offer, server_now: 0,
     ...over,
   };
 }
@@ -195,5 +195,44 @@ describe('claimFeedback', () => {
     expect(claimFeedback('flag', [{ at: 1, event: 2, kind: 'claim_rejected', ruling: 'White\'s flag is not down', rule: 'uscf-2020 7c' }], 'black')).toEqual({
       tone: 'bad', text: 'Your flag claim was wrong: White\'s flag is not down', rule: 'uscf-2020 7c',
     });
+  });
+});
+
+describe('calling the director', () => {
+  it('shows a pending call with who called and why, on every page', () => {
+    const called = state({ called: { by: 'black', at: 5000, reason: 'he keeps talking' } });
+    expect(calledText(called)).toBe('Black called the director: “he keeps talking”. The clock is stopped until the director comes.');
+    expect(calledText(state({ called: { by: 'white', at: 1 } }))).toMatch(/^White called the director\. /);
+    expect(calledText(state())).toBeNull();
+    expect(calledText(state({ called: null }))).toBeNull();
+    expect(calledText(state({ result: '1-0', called: { by: 'white', at: 1 } }))).toBeNull();
+  });
+
+  it('lets a player call while the game goes on, a director is present and nothing waits', () => {
+    expect(canCallDirector(state(), 'white')).toBe(true);
+    expect(canCallDirector(state(), 'spectator')).toBe(false);
+    expect(canCallDirector(state(), 'director')).toBe(false);
+    expect(canCallDirector(state({ called: { by: 'white', at: 1 } }), 'black')).toBe(false);
+    expect(canCallDirector(state({ pending: { claimant: 'white', claim: 'ilc', recommendation: null } }), 'black')).toBe(false);
+    expect(canCallDirector(state({ setup: { rules: 'uscf-2020', time_control: 'G/5', director: false } }), 'white')).toBe(false);
+    expect(canCallDirector(state({ result: '0-1' }), 'white')).toBe(false);
+    expect(canCallDirector(null, 'white')).toBe(false);
+  });
+
+  it('takes the call from an event and clears it when the director resumes', () => {
+    let m = reduce(initialModel('white'), stateMsg(state()));
+    m = reduce(m, {
+      type: 'event', n: 1, event: { at: 900, by: 'black', call_director: true }, rulings: [],
+      clock: { white_ms: 180_000, black_ms: 180_000, running: null }, result: '*',
+      update: update({ called: { by: 'black', at: 900, reason: null } }),
+    });
+    expect(m.state?.called?.by).toBe('black');
+    m = reduce(m, {
+      type: 'event', n: 2, event: { at: 9000, by: 'director', start_clock: true }, rulings: [],
+      clock: { white_ms: 180_000, black_ms: 180_000, running: 'black' }, result: '*',
+      update: update({ called: null, running: 'black' }),
+    });
+    expect(m.state?.running).toBe('black');
+    expect(calledText(m.state)).toBeNull();
   });
 });

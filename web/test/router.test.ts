@@ -10,6 +10,8 @@ describe('route', () => {
     expect(route('/direct/g7', '?token=d')).toEqual({ page: 'direct', id: 'g7', token: 'd' });
     expect(route('/direct', '')).toEqual({ page: 'direct', id: null, token: null });
     expect(route('/play/g7/x', '')).toEqual({ page: 'notfound', path: '/play/g7/x' });
+    expect(route('/challenge/c1', '?secret=s3')).toEqual({ page: 'challenge', id: 'c1', secret: 's3' });
+    expect(route('/challenge/c1', '')).toEqual({ page: 'challenge', id: 'c1', secret: null });
   });
 });
 

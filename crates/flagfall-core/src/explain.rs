@@ -578,7 +578,13 @@ mod tests {
 
     /// Every choice docs/rules.md or docs/arbiter.md marks **interpretation**, with the rules
     /// whose explanation must record it and a phrase that identifies it.
-    const INTERPRETATIONS: [(&str, &[&str], &str); 9] = [
+    const INTERPRETATIONS: [(&str, &[&str], &str); 10] = [
+        // docs/rules.md §5.7: the silent texts let a player call the director.
+        (
+            "call the director",
+            &["uscf-classic intro", "club-ilc intro"],
+            "call the director",
+        ),
         // docs/rules.md §3.3: two knights are not mating material in US-based rulesets.
         (
             "two knights",

@@ -321,6 +321,18 @@ pub struct DirectorRules {
     pub rule: String,
     pub result_rule: String,
     pub cancel_rule: String,
+    /// The rule that lets a player stop the clock while the director is summoned
+    /// (`call_director`, docs/rules.md §5.6). Optional so that rulesets written before it
+    /// still load; without it the arbiter cites `rule`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub call_rule: Option<String>,
+}
+
+impl DirectorRules {
+    /// The citation of a player's call for the director: `call_rule`, else `rule`.
+    pub fn call_citation(&self) -> &str {
+        self.call_rule.as_deref().unwrap_or(&self.rule)
+    }
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]

@@ -269,6 +269,11 @@ pub const CITATIONS: &[CitationSpec] = &[
     ),
     citation!(director.result_rule, "a result declared by the director"),
     citation!(director.cancel_rule, "cancelling a game for a replay"),
+    citation!(
+        director.call_rule,
+        "a player stopping the clock to call the director, and refusing a second call while \
+         one is pending"
+    ),
 ];
 
 /// The path of a penalty ladder's row: `penalties.two_hands`.

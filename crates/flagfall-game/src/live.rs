@@ -137,7 +137,7 @@ impl Game {
     /// last move and the claimant has not closed the window by moving, whatever that
     /// move was: the list never reveals whether the claim would succeed.
     pub fn claims_for(&self, player: Color, at: u64) -> Vec<ClaimKind> {
-        if self.is_over() || self.pending_claim().is_some() || self.paused_by_director() {
+        if self.is_over() || self.halted() {
             return Vec::new();
         }
         let rules = self.ruleset();
@@ -181,10 +181,7 @@ impl Game {
     /// or a move is already on the board.
     pub fn dests(&self) -> BTreeMap<String, Vec<String>> {
         let mut out: BTreeMap<String, Vec<String>> = BTreeMap::new();
-        if self.pending_claim().is_some()
-            || self.paused_by_director()
-            || self.board_move().is_some()
-        {
+        if self.halted() || self.board_move().is_some() {
             return out;
         }
         for mv in self.legal_moves() {

@@ -93,13 +93,59 @@ fn tokens(value: &Value) -> String {
                 }
             }
             Value::Bool(true) => out.push(prefix.to_string()),
-            Value::String(s) => out.push(format!("{prefix}={s}")),
+            Value::String(s) => out.push(format!("{prefix}={}", token_text(s))),
             other => out.push(format!("{prefix}={other}")),
         }
     }
     let mut out = Vec::new();
     walk("", value, &mut out);
     out.join(" ")
+}
+
+/// A string value as a token: as it is when it is made of plain characters and cannot be
+/// read back as something else (a number, a boolean); otherwise `%` followed by the text
+/// percent-encoded (free text such as a `call_director` reason, with spaces, brackets or
+/// braces that a PGN comment cannot hold).
+fn token_text(s: &str) -> String {
+    let plain = |c: char| c.is_ascii_alphanumeric() || "-_./:+;".contains(c);
+    let ambiguous = s.is_empty()
+        || s == "true"
+        || s == "false"
+        || s.parse::<i64>().is_ok()
+        || !s.chars().all(plain);
+    if !ambiguous {
+        return s.to_string();
+    }
+    let mut out = String::from("%");
+    for b in s.bytes() {
+        if b.is_ascii_alphanumeric() || b"-_.".contains(&b) {
+            out.push(b as char);
+        } else {
+            out.push_str(&format!("%{b:02X}"));
+        }
+    }
+    out
+}
+
+/// The inverse of [`token_text`] for a value that starts with `%`.
+fn untoken_text(encoded: &str) -> Result<String, String> {
+    let bytes = encoded.as_bytes();
+    let mut out = Vec::with_capacity(bytes.len());
+    let mut i = 0;
+    while i < bytes.len() {
+        if bytes[i] == b'%' {
+            let hex = encoded
+                .get(i + 1..i + 3)
+                .and_then(|h| u8::from_str_radix(h, 16).ok())
+                .ok_or_else(|| format!("bad escape in `%{encoded}`"))?;
+            out.push(hex);
+            i += 3;
+        } else {
+            out.push(bytes[i]);
+            i += 1;
+        }
+    }
+    String::from_utf8(out).map_err(|_| format!("`%{encoded}` is not UTF-8 text"))
 }
 
 /// The inverse of [`tokens`].
@@ -109,7 +155,9 @@ fn untokens(text: &str) -> Result<Value, String> {
         let (key, value) = match tok.split_once('=') {
             None => (tok, Value::Bool(true)),
             Some((k, v)) => {
-                let value = if v == "true" {
+                let value = if let Some(encoded) = v.strip_prefix('%') {
+                    Value::from(untoken_text(encoded)?)
+                } else if v == "true" {
                     Value::Bool(true)
                 } else if v == "false" {
                     Value::Bool(false)
@@ -490,6 +538,8 @@ mod tests {
             r#"{"at":5,"by":"director","result":"cancel"}"#,
             r#"{"at":5,"by":"white","claim":"threefold","move":"g1f3"}"#,
             r#"{"at":5,"by":"director","ruling":{"grant":false}}"#,
+            r#"{"at":5,"by":"white","call_director":true,"reason":"he took back [a] {move} = 100%, été"}"#,
+            r#"{"at":5,"by":"white","call_director":true,"reason":"42"}"#,
         ] {
             let v: Value = serde_json::from_str(line).expect("json");
             assert_eq!(untokens(&tokens(&v)).expect("tokens"), v, "{line}");

@@ -145,6 +145,10 @@ pub enum Action {
     Accept,
     Decline,
     Resign,
+    /// A player stops the clock and calls the director, optionally saying why.
+    CallDirector {
+        reason: Option<String>,
+    },
     StopClock,
     StartClock,
     AddTime {
@@ -199,6 +203,9 @@ pub struct Event {
 
 /// The most lag compensation one press may carry (`lag_ms`).
 pub const MAX_LAG_MS: u64 = 10_000;
+
+/// The longest `reason` a `call_director` event may give, in characters.
+pub const MAX_CALL_REASON_CHARS: usize = 200;
 
 /// A parsed game script.
 #[derive(Debug, Clone)]
@@ -527,7 +534,7 @@ fn require_str(
 }
 
 /// The action keys; exactly one per event (`press` may join `move`).
-const ACTIONS: [&str; 15] = [
+const ACTIONS: [&str; 16] = [
     "move",
     "press",
     "retract",
@@ -536,6 +543,7 @@ const ACTIONS: [&str; 15] = [
     "accept",
     "decline",
     "resign",
+    "call_director",
     "stop_clock",
     "start_clock",
     "add_time",
@@ -576,6 +584,13 @@ pub fn parse_event(line: usize, text: &str) -> Result<Event, ScriptError> {
             "lag compensation goes only with a press",
         ));
     }
+    if map.contains_key("reason") && !matches!(action, Action::CallDirector { .. }) {
+        return Err(ScriptError::new(
+            line,
+            "reason",
+            "a reason goes only with call_director",
+        ));
+    }
     if lag_ms > MAX_LAG_MS {
         return Err(ScriptError::new(
             line,
@@ -595,14 +610,15 @@ pub fn parse_event(line: usize, text: &str) -> Result<Event, ScriptError> {
 /// Every key of an event is `at`, `by` or an action.
 fn check_event_keys(map: &Map<String, Value>, line: usize) -> Result<(), ScriptError> {
     match map.keys().find(|key| {
-        *key != "at" && *key != "by" && *key != "lag_ms" && !ACTIONS.contains(&key.as_str())
+        !["at", "by", "lag_ms", "reason"].contains(&key.as_str())
+            && !ACTIONS.contains(&key.as_str())
     }) {
         Some(key) => Err(ScriptError::new(
             line,
             key,
             "unknown field (an event has `at`, `by`, one action: move, press, retract, claim, offer, \
-             accept, decline, resign, stop_clock, start_clock, add_time, offence, ruling, result, end, \
-             and with a press optionally `lag_ms`)",
+             accept, decline, resign, call_director, stop_clock, start_clock, add_time, offence, ruling, \
+             result, end; with a press optionally `lag_ms`, with call_director optionally `reason`)",
         )),
         None => Ok(()),
     }
@@ -685,6 +701,10 @@ fn parse_action(
         "accept" => draw(Action::Accept),
         "decline" => draw(Action::Decline),
         "resign" => flag(Action::Resign),
+        "call_director" => {
+            require_true(map, line, "call_director")?;
+            parse_call_reason(map, line)
+        }
         "stop_clock" => flag(Action::StopClock),
         "start_clock" => flag(Action::StartClock),
         "add_time" => parse_add_time(map, line),
@@ -694,6 +714,30 @@ fn parse_action(
         "end" => flag(Action::End),
         other => Err(ScriptError::new(line, other, "unsupported action")),
     }
+}
+
+/// `call_director`'s optional `reason`: free text of at most [`MAX_CALL_REASON_CHARS`]
+/// characters (blank means none).
+fn parse_call_reason(map: &Map<String, Value>, line: usize) -> Result<Action, ScriptError> {
+    let reason = get_str(map, line, "reason")?;
+    if let Some(r) = reason
+        && r.chars().count() > MAX_CALL_REASON_CHARS
+    {
+        return Err(ScriptError::new(
+            line,
+            "reason",
+            format!(
+                "{} characters, more than the {MAX_CALL_REASON_CHARS} allowed",
+                r.chars().count()
+            ),
+        ));
+    }
+    Ok(Action::CallDirector {
+        reason: reason
+            .map(str::trim)
+            .filter(|r| !r.is_empty())
+            .map(str::to_string),
+    })
 }
 
 /// `claim`, with the intended move a threefold or fifty claim may name.
@@ -919,6 +963,12 @@ impl Event {
             }
             Action::Resign => {
                 m.insert("resign".into(), Value::Bool(true));
+            }
+            Action::CallDirector { reason } => {
+                m.insert("call_director".into(), Value::Bool(true));
+                if let Some(r) = reason {
+                    m.insert("reason".into(), Value::from(r.clone()));
+                }
             }
             Action::StopClock => {
                 m.insert("stop_clock".into(), Value::Bool(true));

@@ -67,6 +67,7 @@ fn random_event(rng: &mut Rng, game: &Game, at: &mut u64) -> Event {
             }
         }
         15 => [Action::Offer, Action::Accept, Action::Decline][rng.below(3) as usize].clone(),
+        16 if rng.below(2) == 0 => Action::CallDirector { reason: None },
         16 => Action::Resign,
         _ => {
             let d = match rng.below(7) {

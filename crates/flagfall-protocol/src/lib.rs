@@ -247,6 +247,17 @@ pub struct PendingClaim {
     pub recommendation: Recommendation,
 }
 
+/// A player's call for the director, pending until the director acts
+/// (`call_director`, docs/rules.md §5.6).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Called {
+    pub by: ColorName,
+    /// The game's `at` when the call stopped the clock.
+    pub at: u64,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reason: Option<String>,
+}
+
 /// The director's assistant's advice on a pending claim.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Recommendation {
@@ -308,6 +319,9 @@ pub struct State {
     pub to_move: ColorName,
     pub running: Option<ColorName>,
     pub pending: Option<PendingClaim>,
+    /// A player's call for the director, while it waits for the director.
+    #[serde(default)]
+    pub called: Option<Called>,
     pub flags: Vec<ColorName>,
     pub board_move: Option<BoardMove>,
     pub claims: Claims,
@@ -360,6 +374,7 @@ impl State {
             to_move: u.to_move,
             running: u.running,
             pending: u.pending,
+            called: u.called,
             flags: u.flags,
             board_move: u.board_move,
             claims: u.claims,
@@ -444,6 +459,11 @@ impl Snapshot {
                         reasons: r.reasons.clone(),
                     },
                 }),
+                called: game.called().map(|c| Called {
+                    by: c.by.into(),
+                    at: c.at,
+                    reason: c.reason.clone(),
+                }),
                 flags: if cx.started {
                     game.flags_down(clock_at)
                         .into_iter()
@@ -486,6 +506,8 @@ pub struct StateUpdate {
     pub to_move: ColorName,
     pub running: Option<ColorName>,
     pub pending: Option<PendingClaim>,
+    /// A player's call for the director, while it waits.
+    pub called: Option<Called>,
     pub flags: Vec<ColorName>,
     pub board_move: Option<BoardMove>,
     pub claims: Claims,
@@ -517,6 +539,7 @@ impl StateUpdate {
         state.to_move = self.to_move;
         state.running = self.running;
         state.pending = self.pending.clone();
+        state.called = self.called.clone();
         state.flags = self.flags.clone();
         state.board_move = self.board_move.clone();
         state.claims = self.claims.clone();
@@ -781,6 +804,55 @@ mod tests {
                 .field,
             "lag_ms"
         );
+    }
+
+    #[test]
+    fn a_call_for_the_director_parses_and_shows_in_the_state() {
+        let f = parse_frame(r#"{"call_director":true,"reason":"he is talking","id":"c"}"#).unwrap();
+        let ClientFrame::Action { action, .. } = f else {
+            panic!("expected an action");
+        };
+        assert_eq!(
+            action,
+            Action::CallDirector {
+                reason: Some("he is talking".into())
+            }
+        );
+        let long = format!(r#"{{"call_director":true,"reason":"{}"}}"#, "x".repeat(201));
+        assert_eq!(parse_frame(&long).unwrap_err().field, "reason");
+        assert_eq!(
+            parse_frame(r#"{"resign":true,"reason":"x"}"#)
+                .unwrap_err()
+                .field,
+            "reason"
+        );
+        let c = CreateGame::from_json(br#"{"rules":"uscf-2020","time_control":"G/5;d0"}"#).unwrap();
+        let (line, setup) = c.setup_line().unwrap();
+        let mut game = Game::new(setup);
+        game.apply(
+            &ClientFrame::event(action, 1500, script::Party::Black, 0),
+            1,
+        );
+        let setup_v: Value = serde_json::from_str(&line).unwrap();
+        let s = State::of(
+            &game,
+            &[],
+            StateContext {
+                id: "g",
+                setup: &setup_v,
+                mode: Mode::Otb,
+                n: 1,
+                now: 2000,
+                started: true,
+            },
+        );
+        let called = s.called.clone().expect("the call is pending");
+        assert_eq!(called.by, ColorName::Black);
+        assert_eq!(called.at, 1500);
+        assert_eq!(s.running, None, "the clock is stopped");
+        assert!(s.claims.white.is_empty() && s.claims.black.is_empty());
+        let v = serde_json::to_value(&s).unwrap();
+        assert_eq!(v["called"]["reason"], "he is talking");
     }
 
     #[test]

@@ -32,6 +32,18 @@ pub fn router(shared: Arc<Shared>) -> Router {
         .route("/api/games/{id}/pgn", get(get_pgn))
         .route("/ws/games/{id}", get(websocket))
         .route("/api/practice", axum::routing::post(create_practice))
+        .route(
+            "/api/challenges",
+            get(list_challenges).post(create_challenge),
+        )
+        .route(
+            "/api/challenges/{id}",
+            get(get_challenge).delete(cancel_challenge),
+        )
+        .route(
+            "/api/challenges/{id}/accept",
+            axum::routing::post(accept_challenge),
+        )
         .route("/api/rules/{id}", get(get_ruleset))
         .route("/api/explain", get(explain_rule))
         .route("/healthz", get(healthz))
@@ -79,7 +91,11 @@ async fn create_practice(State(s): State<AppState>, body: Bytes) -> Response {
     if let Err(e) = body.computer.validate() {
         return error(StatusCode::BAD_REQUEST, e);
     }
-    match s.create(&body.setup).await {
+    let stored = match serde_json::to_string(&body.computer) {
+        Ok(json) => json,
+        Err(e) => return server_error(crate::ServerError::Corrupt(e.to_string())),
+    };
+    match s.create_with(&body.setup, Some(stored)).await {
         Ok(Ok(created)) => {
             crate::practice::spawn(
                 s.clone(),
@@ -90,6 +106,104 @@ async fn create_practice(State(s): State<AppState>, body: Bytes) -> Response {
             (StatusCode::CREATED, axum::Json(created)).into_response()
         }
         Ok(Err(e)) => error(StatusCode::BAD_REQUEST, e.to_string()),
+        Err(e) => server_error(e),
+    }
+}
+
+/// A challenge refused: 404, 403, 409 or 400, with what is wrong.
+fn challenge_refusal(id: &str, r: crate::challenge::Refusal) -> Response {
+    use crate::challenge::Refusal;
+    match r {
+        Refusal::NotFound => error(StatusCode::NOT_FOUND, format!("no challenge {id:?}")),
+        Refusal::Forbidden => error(
+            StatusCode::FORBIDDEN,
+            format!("the secret is not challenge {id}'s"),
+        ),
+        Refusal::NotOpen(status) => error(
+            StatusCode::CONFLICT,
+            format!("challenge {id} is no longer open ({status})"),
+        ),
+        Refusal::Bad(e) => error(StatusCode::BAD_REQUEST, e.to_string()),
+    }
+}
+
+/// `POST /api/challenges`: an open challenge (the `POST /api/games` body plus `color`
+/// and `name`).
+async fn create_challenge(State(s): State<AppState>, body: Bytes) -> Response {
+    let body = match crate::challenge::ChallengeBody::from_json(&body) {
+        Ok(b) => b,
+        Err(e) => return error(StatusCode::BAD_REQUEST, e.to_string()),
+    };
+    match s.create_challenge(&body).await {
+        Ok(created) => (StatusCode::CREATED, axum::Json(created)).into_response(),
+        Err(e) => server_error(e),
+    }
+}
+
+/// `GET /api/challenges`: the open challenges, newest first (no secrets).
+async fn list_challenges(State(s): State<AppState>) -> Response {
+    match s.store.open_challenges(100).await {
+        Ok(rows) => axum::Json(
+            rows.iter()
+                .map(crate::challenge::listed)
+                .collect::<Vec<_>>(),
+        )
+        .into_response(),
+        Err(e) => server_error(e.into()),
+    }
+}
+
+#[derive(Deserialize)]
+struct SecretQuery {
+    secret: Option<String>,
+}
+
+/// `GET /api/challenges/{id}?secret=S`: the challenge; with its secret, the creator's
+/// game once accepted.
+async fn get_challenge(
+    State(s): State<AppState>,
+    Path(id): Path<String>,
+    Query(q): Query<SecretQuery>,
+) -> Response {
+    match s.seen_challenge(&id, q.secret.as_deref()).await {
+        Ok(Ok(seen)) => axum::Json(seen).into_response(),
+        Ok(Err(r)) => challenge_refusal(&id, r),
+        Err(e) => server_error(e),
+    }
+}
+
+/// `POST /api/challenges/{id}/accept` with an optional `{"name"}`: the game is created.
+async fn accept_challenge(
+    State(s): State<AppState>,
+    Path(id): Path<String>,
+    body: Bytes,
+) -> Response {
+    let name = match crate::challenge::accept_name(&body) {
+        Ok(n) => n,
+        Err(e) => return error(StatusCode::BAD_REQUEST, e.to_string()),
+    };
+    match s.accept_challenge(&id, name).await {
+        Ok(Ok(accepted)) => (StatusCode::CREATED, axum::Json(accepted)).into_response(),
+        Ok(Err(r)) => challenge_refusal(&id, r),
+        Err(e) => server_error(e),
+    }
+}
+
+/// `DELETE /api/challenges/{id}?secret=S`: the creator cancels an open challenge.
+async fn cancel_challenge(
+    State(s): State<AppState>,
+    Path(id): Path<String>,
+    Query(q): Query<SecretQuery>,
+) -> Response {
+    let Some(secret) = q.secret else {
+        return error(
+            StatusCode::BAD_REQUEST,
+            "field `secret`: missing: the creator's secret",
+        );
+    };
+    match s.cancel_challenge(&id, &secret).await {
+        Ok(Ok(())) => StatusCode::NO_CONTENT.into_response(),
+        Ok(Err(r)) => challenge_refusal(&id, r),
         Err(e) => server_error(e),
     }
 }
@@ -219,8 +333,14 @@ async fn list_games(State(s): State<AppState>, Query(q): Query<ListQuery>) -> Re
             games
                 .iter()
                 .map(|g| {
+                    // The setup's names, ruleset and time control (docs/protocol.md).
+                    let setup: serde_json::Value =
+                        serde_json::from_str(&g.setup).unwrap_or(serde_json::Value::Null);
+                    let field = |k: &str| setup.get(k).cloned().unwrap_or(serde_json::Value::Null);
                     json!({"id": g.id, "mode": g.mode, "status": g.status.as_str(),
-                           "result": g.result, "created_ms": g.created_ms})
+                           "result": g.result, "created_ms": g.created_ms,
+                           "white": field("white"), "black": field("black"),
+                           "rules": field("rules"), "time_control": field("time_control")})
                 })
                 .collect::<Vec<_>>(),
         )
@@ -287,7 +407,7 @@ async fn metrics(State(s): State<AppState>) -> Response {
 async fn static_file(uri: Uri) -> Response {
     let path = uri.path().trim_start_matches('/');
     let page = path.is_empty()
-        || ["play/", "direct/", "watch/"]
+        || ["play/", "direct/", "watch/", "challenge/"]
             .iter()
             .any(|p| path.starts_with(p));
     let name = if page { "index.html" } else { path };

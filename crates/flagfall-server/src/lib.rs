@@ -10,6 +10,7 @@
 //! The wire contract is docs/protocol.md; the types are `flagfall-protocol`.
 
 pub mod bus;
+pub mod challenge;
 pub mod game;
 pub mod http;
 pub mod loadtest;
@@ -18,7 +19,7 @@ pub mod practice;
 pub mod socket;
 pub mod writer;
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::future::Future;
 use std::net::SocketAddr;
 use std::sync::{Arc, Mutex};
@@ -86,6 +87,8 @@ pub struct Shared {
     pub metrics: Arc<Metrics>,
     pub writer: mpsc::Sender<WriteReq>,
     games: Mutex<HashMap<String, GameHandle>>,
+    /// Practice games whose computer is running (at most one computer per game).
+    computers: Mutex<HashSet<String>>,
     /// Turns true when the server shuts down.
     pub shutdown: watch::Receiver<bool>,
     /// The UCI engine practice games use, if any.
@@ -107,7 +110,7 @@ pub fn random_hex(bytes: usize) -> Result<String, ServerError> {
     Ok(buf.iter().map(|b| format!("{b:02x}")).collect())
 }
 
-fn now_unix_ms() -> i64 {
+pub(crate) fn now_unix_ms() -> i64 {
     std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
         .map(|d| d.as_millis() as i64)
@@ -143,13 +146,44 @@ impl Shared {
                 row.game.token_director.clone(),
             ],
         };
-        let mut games = self.lock();
-        if let Some(h) = games.get(id).filter(|h| !h.tx.is_closed()) {
-            return Ok(Some(h.clone()));
+        let h = {
+            let mut games = self.lock();
+            if let Some(h) = games.get(id).filter(|h| !h.tx.is_closed()) {
+                return Ok(Some(h.clone()));
+            }
+            let h = game::spawn(self.clone(), meta, events)?;
+            games.insert(id.to_string(), h.clone());
+            h
+        };
+        // A live practice game's computer plays again (after a restart, or when the game
+        // is loaded again): its settings are stored with the game.
+        if row.status == Status::Live
+            && let Some(config) = &row.game.practice
+        {
+            match serde_json::from_str::<practice::ComputerConfig>(config) {
+                Ok(cfg) => practice::spawn(self.clone(), id.to_string(), cfg, self.engine.clone()),
+                Err(e) => {
+                    tracing::warn!(game = %id, error = %e, "stored practice settings unreadable")
+                }
+            }
         }
-        let h = game::spawn(self.clone(), meta, events)?;
-        games.insert(id.to_string(), h.clone());
         Ok(Some(h))
+    }
+
+    /// Mark game `id`'s computer as running; false when one already runs.
+    pub(crate) fn computer_starts(&self, id: &str) -> bool {
+        self.computers
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .insert(id.to_string())
+    }
+
+    /// Game `id`'s computer stopped.
+    pub(crate) fn computer_stopped(&self, id: &str) {
+        self.computers
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .remove(id);
     }
 
     /// Called by an idle finished game's task: unload it unless commands wait.
@@ -167,6 +201,17 @@ impl Shared {
     pub async fn create(
         self: &Arc<Self>,
         body: &CreateGame,
+    ) -> Result<Result<flagfall_protocol::Created, flagfall_protocol::SetupError>, ServerError>
+    {
+        self.create_with(body, None).await
+    }
+
+    /// [`Shared::create`], storing a practice computer's settings with the game
+    /// (`practice`, JSON) in the same row.
+    pub async fn create_with(
+        self: &Arc<Self>,
+        body: &CreateGame,
+        practice: Option<String>,
     ) -> Result<Result<flagfall_protocol::Created, flagfall_protocol::SetupError>, ServerError>
     {
         let (line, _setup) = match body.setup_line() {
@@ -187,20 +232,43 @@ impl Shared {
             token_black: token_hash(&tokens.black),
             token_director: token_hash(&tokens.director),
             created_ms: now_unix_ms(),
+            practice,
         };
         self.store.create_game(&row).await?;
-        let meta = GameMeta {
-            id: id.clone(),
-            setup: serde_json::from_str(&line)
-                .map_err(|e| ServerError::Corrupt(format!("setup line: {e}")))?,
-            setup_line: line,
-            mode: body.mode(),
-            token_hashes: [row.token_white, row.token_black, row.token_director],
-        };
-        let h = game::spawn(self.clone(), meta, Vec::new())?;
-        self.lock().insert(id.clone(), h);
+        self.start_new(&row, body.mode())?;
         let urls = flagfall_protocol::Urls::of(&id, &tokens);
         Ok(Ok(flagfall_protocol::Created { id, tokens, urls }))
+    }
+
+    /// Start the task of a game whose row was just stored (no events yet), unless a task
+    /// for it already runs.
+    pub(crate) fn start_new(
+        self: &Arc<Self>,
+        row: &flagfall_store::NewGame,
+        mode: Mode,
+    ) -> Result<(), ServerError> {
+        let meta = GameMeta {
+            id: row.id.clone(),
+            setup: serde_json::from_str(&row.setup)
+                .map_err(|e| ServerError::Corrupt(format!("setup line: {e}")))?,
+            setup_line: row.setup.clone(),
+            mode,
+            token_hashes: [
+                row.token_white.clone(),
+                row.token_black.clone(),
+                row.token_director.clone(),
+            ],
+        };
+        // A request that already loaded the game from the store (the challenge's creator
+        // polls and may connect as soon as the accept committed) keeps its task: one task
+        // per game.
+        let mut games = self.lock();
+        if games.get(&row.id).is_some_and(|h| !h.tx.is_closed()) {
+            return Ok(());
+        }
+        let h = game::spawn(self.clone(), meta, Vec::new())?;
+        games.insert(row.id.clone(), h);
+        Ok(())
     }
 }
 
@@ -287,11 +355,13 @@ async fn serve_inner(
         metrics,
         writer: writer_tx,
         games: Mutex::new(HashMap::new()),
+        computers: Mutex::new(HashSet::new()),
         shutdown: down_rx,
         engine: config.engine.clone(),
         rate: config.rate(),
     });
-    // Every live game resumes: its task (and flag timer) runs again.
+    // Every live game resumes: its task (and flag timer) runs again, and a practice
+    // game's computer with it.
     let live = store.list(Some(Status::Live), i64::MAX).await?;
     for g in &live {
         shared.handle(&g.id).await?;

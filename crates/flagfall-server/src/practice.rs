@@ -4,13 +4,17 @@
 //! engine (`flagfall serve --engine PATH`) or, without one, a built-in simple opponent
 //! that plays legal moves (captures first).
 //!
-//! Training: the computer sometimes plays an illegal move and presses, or lets its flag
-//! fall, so the player learns when and how to claim; the page tells whether the claim
-//! was right and cites the rule (the arbiter's ruling). It also claims the player's own
-//! completed illegal moves (a move the server lists without SAN) and a fallen flag.
+//! Training: the computer sometimes plays an illegal move and presses, lets its flag
+//! fall, or leaves a position the player can claim as a threefold repetition (for a
+//! while it shuffles a piece out and back, and whenever a move of its own repeats a
+//! position that stood before it plays it; it never claims the repetition itself), so the
+//! player learns when and how to claim; the page tells whether the claim was right and
+//! cites the rule (the arbiter's ruling). It also claims the player's own completed
+//! illegal moves (a move the server lists without SAN) and a fallen flag.
 //!
-//! A practice game's computer lives in the server's memory: after a restart the game
-//! resumes without it (the player may still claim, resign, or wait for the flag).
+//! The computer's settings are stored with the game (`practice` on the game row): when
+//! the server starts again, or loads the game again, the computer plays on
+//! ([`crate::Shared::handle`]). At most one computer runs per game.
 
 use std::path::PathBuf;
 use std::process::Stdio;
@@ -21,7 +25,8 @@ use flagfall_core::board::PhysicalMove;
 use flagfall_game::script::{Action, ClaimKind};
 use flagfall_protocol::{ColorName, CreateGame, Role, State};
 use futures_util::StreamExt;
-use serde::Deserialize;
+use serde::{Deserialize, Serialize};
+use shakmaty::EnPassantMode;
 use shakmaty::fen::Fen;
 use shakmaty::uci::UciMove;
 use shakmaty::{Bitboard, Board, CastlingMode, Chess, Color, Position, Role as PieceRole, Square};
@@ -41,8 +46,8 @@ pub struct PracticeBody {
     pub computer: ComputerConfig,
 }
 
-/// How the computer plays.
-#[derive(Debug, Clone, Deserialize)]
+/// How the computer plays (stored with the game as JSON).
+#[derive(Debug, Clone, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct ComputerConfig {
     /// The colour the computer plays.
@@ -58,9 +63,17 @@ pub struct ComputerConfig {
     #[serde(default)]
     pub illegal_rate: Option<f64>,
     /// Seed of the computer's choices (reproducible games); random when absent.
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub seed: Option<u64>,
+    /// Training: the computer's move (counted from 0) from which it shuffles a piece out
+    /// and back for a while, so that a threefold repetition comes within the player's
+    /// reach (default: somewhere between its 4th and 11th move).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub repeat_at: Option<usize>,
 }
+
+/// How many of its moves the computer spends shuffling once it starts.
+const SHUFFLE_MOVES: usize = 8;
 
 fn default_level() -> u8 {
     5
@@ -340,13 +353,90 @@ async fn act(s: &Arc<Shared>, id: &str, role: Role, seq: &mut u64, action: Actio
     matches!(rx.await, Ok(Reply::Stored(_)))
 }
 
-/// Start the computer's task for game `id`.
+/// Start the computer's task for game `id`, unless one already plays there.
 pub fn spawn(s: Arc<Shared>, id: String, cfg: ComputerConfig, engine: Option<PathBuf>) {
+    if !s.computer_starts(&id) {
+        return;
+    }
     tokio::spawn(async move {
-        if let Err(e) = run(s, &id, cfg, engine).await {
+        if let Err(e) = run(s.clone(), &id, cfg, engine).await {
             tracing::warn!(game = %id, error = %e, "practice computer stopped");
         }
+        s.computer_stopped(&id);
     });
+}
+
+/// A position as a repetition compares it: placement, side to move, castling and en
+/// passant (only when a capture is possible), from the FEN without its counters.
+fn repetition_key(pos: &Chess) -> String {
+    let fen = Fen::from_position(pos, EnPassantMode::Legal).to_string();
+    fen.split_whitespace().take(4).collect::<Vec<_>>().join(" ")
+}
+
+/// The repetition keys of the start position and of the position after every completed
+/// move, while the game is legal chess (`None` once a move was illegal or the start
+/// position is not legal chess).
+fn position_keys(state: &State) -> Option<Vec<String>> {
+    let mut pos = match state.setup.get("fen").and_then(|f| f.as_str()) {
+        Some(f) => chess_of(f)?,
+        None => Chess::default(),
+    };
+    let mut keys = vec![repetition_key(&pos)];
+    for m in &state.moves {
+        m.san.as_ref()?;
+        let mv = UciMove::from_ascii(m.uci.as_bytes())
+            .ok()?
+            .to_move(&pos)
+            .ok()?;
+        pos.play_unchecked(mv);
+        keys.push(repetition_key(&pos));
+    }
+    Some(keys)
+}
+
+/// Training: a legal move into a position that has stood before (the one seen most often
+/// first), so a repetition the player may claim comes about; else, while `shuffling`, a
+/// quiet knight move (another quiet move of a minor piece or the queen when no knight
+/// can), to be played back later. `None` when neither applies.
+pub fn repetition_move(
+    pos: &Chess,
+    keys: &[String],
+    shuffling: bool,
+    rng: &mut Rng,
+) -> Option<String> {
+    let moves = pos.legal_moves();
+    let seen = |m: &shakmaty::Move| {
+        let mut after = pos.clone();
+        after.play_unchecked(*m);
+        let key = repetition_key(&after);
+        keys.iter().filter(|k| **k == key).count()
+    };
+    if let Some((best, m)) = moves
+        .iter()
+        .map(|m| (seen(m), m))
+        .filter(|(n, _)| *n > 0)
+        .max_by_key(|(n, _)| *n)
+    {
+        let _ = best;
+        return Some(UciMove::from_standard(*m).to_string());
+    }
+    if !shuffling {
+        return None;
+    }
+    let quiet = |roles: &[PieceRole]| -> Vec<&shakmaty::Move> {
+        moves
+            .iter()
+            .filter(|m| roles.contains(&m.role()) && !m.is_capture() && !m.is_castle())
+            .collect()
+    };
+    let mut pool = quiet(&[PieceRole::Knight]);
+    if pool.is_empty() {
+        pool = quiet(&[PieceRole::Bishop, PieceRole::Queen]);
+    }
+    if pool.is_empty() {
+        return None;
+    }
+    Some(UciMove::from_standard(*pool[rng.below(pool.len())]).to_string())
 }
 
 async fn run(
@@ -375,8 +465,12 @@ async fn run(
     } else {
         0.0
     };
-    // In training the computer lets its flag fall once, at a move chosen in advance.
+    // In training the computer lets its flag fall once, at a move chosen in advance, and
+    // shuffles for a repetition from another.
     let freeze_at = cfg.training.then(|| 8 + rng.below(12));
+    let repeat_at = cfg
+        .training
+        .then(|| cfg.repeat_at.unwrap_or_else(|| 4 + rng.below(8)));
     let mut sub = s.bus.subscribe(id);
     let mut seq = 0u64;
     let mut shutdown = s.shutdown.clone();
@@ -415,11 +509,16 @@ async fn run(
         {
             let think = 150 + 100 * u64::from(cfg.level.min(20)) + rng.below(400) as u64;
             tokio::time::sleep(Duration::from_millis(think)).await;
+            let shuffling = repeat_at.is_some_and(|r| (r..r + SHUFFLE_MOVES).contains(&played));
             choose(
                 &state,
                 color,
                 &mut rng,
-                illegal_rate,
+                Training {
+                    illegal_rate: if shuffling { 0.0 } else { illegal_rate },
+                    repetition: cfg.training,
+                    shuffling,
+                },
                 engine.as_mut(),
                 think,
             )
@@ -455,14 +554,26 @@ async fn run(
     Ok(())
 }
 
+/// What training asks of the next move.
+#[derive(Debug, Clone, Copy)]
+struct Training {
+    /// The chance of an illegal move.
+    illegal_rate: f64,
+    /// Play into a position that stood before when a move does (a claimable repetition).
+    repetition: bool,
+    /// Shuffle a piece out and back (the repetition phase).
+    shuffling: bool,
+}
+
 async fn choose(
     state: &State,
     color: Color,
     rng: &mut Rng,
-    illegal_rate: f64,
+    training: Training,
     engine: Option<&mut Engine>,
     think: u64,
 ) -> Option<String> {
+    let illegal_rate = training.illegal_rate;
     let pos = chess_of(&state.fen);
     let legal: Vec<String> = pos
         .as_ref()
@@ -480,6 +591,12 @@ async fn choose(
         return Some(m);
     }
     let pos = pos?;
+    if training.repetition
+        && let Some(keys) = position_keys(state)
+        && let Some(m) = repetition_move(&pos, &keys, training.shuffling, rng)
+    {
+        return Some(m);
+    }
     if let Some(e) = engine {
         match e.best_move(&state.fen, think).await {
             Ok(m) if legal.contains(&m) => return Some(m),
@@ -552,6 +669,42 @@ mod tests {
     }
 
     #[test]
+    fn training_plays_into_a_repetition_and_shuffles_a_knight() {
+        let mut rng = Rng::new(9);
+        // 1. Nf3 Nc6 2. Ng1: Black's Nb8 brings back the start position.
+        let mut pos = Chess::default();
+        let mut keys = vec![repetition_key(&pos)];
+        for u in ["g1f3", "b8c6", "f3g1"] {
+            let m = UciMove::from_ascii(u.as_bytes())
+                .unwrap()
+                .to_move(&pos)
+                .unwrap();
+            pos.play_unchecked(m);
+            keys.push(repetition_key(&pos));
+        }
+        assert_eq!(
+            repetition_move(&pos, &keys, false, &mut rng).as_deref(),
+            Some("c6b8")
+        );
+        // Nothing repeats from the start: only the shuffle phase moves a knight.
+        let start = Chess::default();
+        let keys = vec![repetition_key(&start)];
+        assert_eq!(repetition_move(&start, &keys, false, &mut rng), None);
+        let m = repetition_move(&start, &keys, true, &mut rng).expect("a knight move");
+        assert!(
+            ["b1a3", "b1c3", "g1f3", "g1h3"].contains(&m.as_str()),
+            "{m}"
+        );
+        // The settings round-trip through their stored JSON.
+        let cfg: ComputerConfig =
+            serde_json::from_str(r#"{"color":"black","training":true,"repeat_at":0}"#).unwrap();
+        let back: ComputerConfig =
+            serde_json::from_str(&serde_json::to_string(&cfg).unwrap()).unwrap();
+        assert_eq!(back.repeat_at, Some(0));
+        assert!(back.training);
+    }
+
+    #[test]
     fn the_generator_is_reproducible_and_bounded() {
         let mut a = Rng::new(42);
         let mut b = Rng::new(42);
@@ -573,6 +726,7 @@ mod tests {
             training: false,
             illegal_rate: None,
             seed: None,
+            repeat_at: None,
         };
         assert!(c.validate().unwrap_err().contains("computer.level"));
         let c = ComputerConfig {

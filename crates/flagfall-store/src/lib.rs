@@ -2,7 +2,9 @@
 //!
 //! The schema is a `games` row per game and an `events` log per game
 //! (`(game_id, n, json)`; `n` counts from 1, `json` is the game-script event exactly as
-//! stored). One [`Store`] trait, two implementations: SQLite (the embedded default, WAL,
+//! stored), plus the lobby's open `challenges` (accepted at most once: a conditional
+//! UPDATE in the transaction that creates the game). A practice game keeps its computer's
+//! settings on its row (`practice`). One [`Store`] trait, two implementations: SQLite (the embedded default, WAL,
 //! `synchronous=FULL`) and PostgreSQL. Schema migrations run on [`open`]
 //! (`migrations/{sqlite,postgres}`). Queries are built at run time (`sqlx::query`), so
 //! no database is needed to build.
@@ -86,6 +88,9 @@ pub struct NewGame {
     pub token_director: String,
     /// Creation time, milliseconds since the Unix epoch.
     pub created_ms: i64,
+    /// A practice game's computer settings (JSON, as the server writes them), so the
+    /// computer plays on after a restart; `None` for a game between people.
+    pub practice: Option<String>,
 }
 
 /// A stored game row.
@@ -125,10 +130,71 @@ pub struct StoredEvent {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct GameSummary {
     pub id: String,
+    /// The game-script setup line (names, ruleset, time control).
+    pub setup: String,
     pub mode: String,
     pub status: Status,
     pub result: String,
     pub created_ms: i64,
+}
+
+/// Where an open challenge stands.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ChallengeStatus {
+    Open,
+    Accepted,
+    Cancelled,
+}
+
+impl ChallengeStatus {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ChallengeStatus::Open => "open",
+            ChallengeStatus::Accepted => "accepted",
+            ChallengeStatus::Cancelled => "cancelled",
+        }
+    }
+
+    fn parse(s: &str) -> Result<ChallengeStatus> {
+        match s {
+            "open" => Ok(ChallengeStatus::Open),
+            "accepted" => Ok(ChallengeStatus::Accepted),
+            "cancelled" => Ok(ChallengeStatus::Cancelled),
+            other => Err(StoreError::Corrupt(format!(
+                "unknown challenge status {other:?}"
+            ))),
+        }
+    }
+}
+
+/// An open challenge as created: a game anyone may accept.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct NewChallenge {
+    pub id: String,
+    /// The `POST /api/games` body of the game to create, JSON.
+    pub body: String,
+    /// The creator's colour: `white`, `black` or `random`.
+    pub color: String,
+    /// The creator's name.
+    pub name: Option<String>,
+    /// Hex SHA-256 of the creator's secret (the secret itself is never stored).
+    pub secret_hash: String,
+    /// The token hashes the game gives the creator and the director (the tokens are
+    /// derived from the secret, so only the creator can compute them).
+    pub token_hash: String,
+    pub director_hash: String,
+    pub created_ms: i64,
+}
+
+/// A stored challenge.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ChallengeRow {
+    pub challenge: NewChallenge,
+    pub status: ChallengeStatus,
+    /// The game, once accepted.
+    pub game_id: Option<String>,
+    /// The creator's colour in that game (`white` or `black`), once accepted.
+    pub creator_color: Option<String>,
 }
 
 /// Durable storage of games. Every method is one transaction.
@@ -144,6 +210,24 @@ pub trait Store: Send + Sync {
     fn append<'a>(&'a self, batch: &'a [NewEvent]) -> StoreFuture<'a, ()>;
     /// Games by status (all when `None`), newest first, at most `limit`.
     fn list<'a>(&'a self, status: Option<Status>, limit: i64) -> StoreFuture<'a, Vec<GameSummary>>;
+    /// Live practice games with their computer settings, oldest first.
+    fn live_practice<'a>(&'a self) -> StoreFuture<'a, Vec<(String, String)>>;
+    fn create_challenge<'a>(&'a self, c: &'a NewChallenge) -> StoreFuture<'a, ()>;
+    fn challenge<'a>(&'a self, id: &'a str) -> StoreFuture<'a, Option<ChallengeRow>>;
+    /// Open challenges, newest first, at most `limit`.
+    fn open_challenges<'a>(&'a self, limit: i64) -> StoreFuture<'a, Vec<ChallengeRow>>;
+    /// Accept an open challenge: in one transaction, mark it accepted (only if it is
+    /// still open: a conditional UPDATE, so of two concurrent accepts one wins) and create
+    /// `game`. `false`, with nothing written, when the challenge was not open.
+    fn accept_challenge<'a>(
+        &'a self,
+        id: &'a str,
+        creator_color: &'a str,
+        game: &'a NewGame,
+    ) -> StoreFuture<'a, bool>;
+    /// Cancel an open challenge whose secret hashes to `secret_hash`; `false` when no
+    /// open challenge matches.
+    fn cancel_challenge<'a>(&'a self, id: &'a str, secret_hash: &'a str) -> StoreFuture<'a, bool>;
 }
 
 /// Open the database a URL names, creating it (SQLite) and running migrations.
@@ -156,22 +240,79 @@ pub async fn open(url: &str) -> Result<Arc<dyn Store>> {
     }
 }
 
-fn migrator(backend: &'static str, sql: &'static str) -> Migrator {
+fn migrator(backend: &'static str, schema: &'static [(&'static str, &'static str)]) -> Migrator {
     let _ = backend;
     Migrator {
-        migrations: Cow::Owned(vec![Migration::new(
-            1,
-            Cow::Borrowed("games"),
-            MigrationType::Simple,
-            Cow::Borrowed(sql),
-            false,
-        )]),
+        migrations: Cow::Owned(
+            schema
+                .iter()
+                .enumerate()
+                .map(|(i, (name, sql))| {
+                    Migration::new(
+                        i as i64 + 1,
+                        Cow::Borrowed(name),
+                        MigrationType::Simple,
+                        Cow::Borrowed(sql),
+                        false,
+                    )
+                })
+                .collect(),
+        ),
         ..Migrator::DEFAULT
     }
 }
 
-const SQLITE_SCHEMA: &str = include_str!("../migrations/sqlite/0001_games.sql");
-const POSTGRES_SCHEMA: &str = include_str!("../migrations/postgres/0001_games.sql");
+/// The migrations of each backend, in order: `(description, SQL)`.
+const SQLITE_SCHEMA: &[(&str, &str)] = &[
+    ("games", include_str!("../migrations/sqlite/0001_games.sql")),
+    (
+        "practice challenges",
+        include_str!("../migrations/sqlite/0002_practice_challenges.sql"),
+    ),
+];
+const POSTGRES_SCHEMA: &[(&str, &str)] = &[
+    (
+        "games",
+        include_str!("../migrations/postgres/0001_games.sql"),
+    ),
+    (
+        "practice challenges",
+        include_str!("../migrations/postgres/0002_practice_challenges.sql"),
+    ),
+];
+
+/// The columns of a challenge row, in the order [`challenge_row`] reads them.
+const CHALLENGE_COLUMNS: &str = "id, body, color, name, secret_hash, token_hash, director_hash, created_ms, status, game_id, creator_color";
+
+fn challenge_row<R: Row>(r: &R) -> Result<ChallengeRow>
+where
+    usize: sqlx::ColumnIndex<R>,
+    for<'r> String: sqlx::Decode<'r, R::Database> + sqlx::Type<R::Database>,
+    for<'r> Option<String>: sqlx::Decode<'r, R::Database> + sqlx::Type<R::Database>,
+    for<'r> i64: sqlx::Decode<'r, R::Database> + sqlx::Type<R::Database>,
+{
+    let e = q("reading a challenge");
+    let s = |i: usize| r.try_get::<String, _>(i).map_err(q("reading a challenge"));
+    let o = |i: usize| {
+        r.try_get::<Option<String>, _>(i)
+            .map_err(q("reading a challenge"))
+    };
+    Ok(ChallengeRow {
+        challenge: NewChallenge {
+            id: s(0)?,
+            body: s(1)?,
+            color: s(2)?,
+            name: o(3)?,
+            secret_hash: s(4)?,
+            token_hash: s(5)?,
+            director_hash: s(6)?,
+            created_ms: r.try_get::<i64, _>(7).map_err(e)?,
+        },
+        status: ChallengeStatus::parse(&s(8)?)?,
+        game_id: o(9)?,
+        creator_color: o(10)?,
+    })
+}
 
 /// Rows per INSERT statement (well under either backend's bind-parameter limit).
 const ROWS_PER_INSERT: usize = 200;
@@ -186,8 +327,8 @@ macro_rules! store_impl {
             fn create_game<'a>(&'a self, g: &'a NewGame) -> StoreFuture<'a, ()> {
                 Box::pin(async move {
                     let sql = format!(
-                        "INSERT INTO games (id, setup, mode, token_white, token_black, token_director, created_ms) VALUES ({})",
-                        (1..=7).map($ph).collect::<Vec<_>>().join(", ")
+                        "INSERT INTO games (id, setup, mode, token_white, token_black, token_director, created_ms, practice) VALUES ({})",
+                        (1..=8).map($ph).collect::<Vec<_>>().join(", ")
                     );
                     sqlx::query(&sql)
                         .bind(&g.id)
@@ -197,6 +338,7 @@ macro_rules! store_impl {
                         .bind(&g.token_black)
                         .bind(&g.token_director)
                         .bind(g.created_ms)
+                        .bind(&g.practice)
                         .execute(&self.pool)
                         .await
                         .map_err(q("creating a game"))?;
@@ -207,7 +349,7 @@ macro_rules! store_impl {
             fn game<'a>(&'a self, id: &'a str) -> StoreFuture<'a, Option<GameRow>> {
                 Box::pin(async move {
                     let sql = format!(
-                        "SELECT id, setup, mode, token_white, token_black, token_director, created_ms, status, result FROM games WHERE id = {}",
+                        "SELECT id, setup, mode, token_white, token_black, token_director, created_ms, status, result, practice FROM games WHERE id = {}",
                         $ph(1)
                     );
                     let row = sqlx::query(&sql)
@@ -228,6 +370,9 @@ macro_rules! store_impl {
                             token_black: get(4)?,
                             token_director: get(5)?,
                             created_ms: row.try_get::<i64, _>(6).map_err(q("reading a game"))?,
+                            practice: row
+                                .try_get::<Option<String>, _>(9)
+                                .map_err(q("reading a game"))?,
                         },
                         status: Status::parse(&get(7)?)?,
                         result: get(8)?,
@@ -310,7 +455,7 @@ macro_rules! store_impl {
                     let rows = match status {
                         Some(s) => {
                             let sql = format!(
-                                "SELECT id, mode, status, result, created_ms FROM games WHERE status = {} ORDER BY created_ms DESC, id LIMIT {}",
+                                "SELECT id, mode, status, result, created_ms, setup FROM games WHERE status = {} ORDER BY created_ms DESC, id LIMIT {}",
                                 $ph(1),
                                 $ph(2)
                             );
@@ -322,7 +467,7 @@ macro_rules! store_impl {
                         }
                         None => {
                             let sql = format!(
-                                "SELECT id, mode, status, result, created_ms FROM games ORDER BY created_ms DESC, id LIMIT {}",
+                                "SELECT id, mode, status, result, created_ms, setup FROM games ORDER BY created_ms DESC, id LIMIT {}",
                                 $ph(1)
                             );
                             sqlx::query(&sql).bind(limit).fetch_all(&self.pool).await
@@ -338,9 +483,151 @@ macro_rules! store_impl {
                                 status: Status::parse(&status)?,
                                 result: r.try_get(3).map_err(q("listing games"))?,
                                 created_ms: r.try_get(4).map_err(q("listing games"))?,
+                                setup: r.try_get(5).map_err(q("listing games"))?,
                             })
                         })
                         .collect()
+                })
+            }
+
+            fn live_practice<'a>(&'a self) -> StoreFuture<'a, Vec<(String, String)>> {
+                Box::pin(async move {
+                    let rows = sqlx::query(
+                        "SELECT id, practice FROM games WHERE status = 'live' AND practice IS NOT NULL ORDER BY created_ms, id",
+                    )
+                    .fetch_all(&self.pool)
+                    .await
+                    .map_err(q("listing practice games"))?;
+                    rows.iter()
+                        .map(|r| {
+                            Ok((
+                                r.try_get(0).map_err(q("listing practice games"))?,
+                                r.try_get(1).map_err(q("listing practice games"))?,
+                            ))
+                        })
+                        .collect()
+                })
+            }
+
+            fn create_challenge<'a>(&'a self, c: &'a NewChallenge) -> StoreFuture<'a, ()> {
+                Box::pin(async move {
+                    let sql = format!(
+                        "INSERT INTO challenges (id, body, color, name, secret_hash, token_hash, director_hash, created_ms) VALUES ({})",
+                        (1..=8).map($ph).collect::<Vec<_>>().join(", ")
+                    );
+                    sqlx::query(&sql)
+                        .bind(&c.id)
+                        .bind(&c.body)
+                        .bind(&c.color)
+                        .bind(&c.name)
+                        .bind(&c.secret_hash)
+                        .bind(&c.token_hash)
+                        .bind(&c.director_hash)
+                        .bind(c.created_ms)
+                        .execute(&self.pool)
+                        .await
+                        .map_err(q("creating a challenge"))?;
+                    Ok(())
+                })
+            }
+
+            fn challenge<'a>(&'a self, id: &'a str) -> StoreFuture<'a, Option<ChallengeRow>> {
+                Box::pin(async move {
+                    let sql = format!(
+                        "SELECT {CHALLENGE_COLUMNS} FROM challenges WHERE id = {}",
+                        $ph(1)
+                    );
+                    let row = sqlx::query(&sql)
+                        .bind(id)
+                        .fetch_optional(&self.pool)
+                        .await
+                        .map_err(q("reading a challenge"))?;
+                    row.as_ref().map(challenge_row).transpose()
+                })
+            }
+
+            fn open_challenges<'a>(&'a self, limit: i64) -> StoreFuture<'a, Vec<ChallengeRow>> {
+                Box::pin(async move {
+                    let sql = format!(
+                        "SELECT {CHALLENGE_COLUMNS} FROM challenges WHERE status = 'open' ORDER BY created_ms DESC, id LIMIT {}",
+                        $ph(1)
+                    );
+                    let rows = sqlx::query(&sql)
+                        .bind(limit)
+                        .fetch_all(&self.pool)
+                        .await
+                        .map_err(q("listing challenges"))?;
+                    rows.iter().map(challenge_row).collect()
+                })
+            }
+
+            fn accept_challenge<'a>(
+                &'a self,
+                id: &'a str,
+                creator_color: &'a str,
+                g: &'a NewGame,
+            ) -> StoreFuture<'a, bool> {
+                Box::pin(async move {
+                    let mut tx = self.pool.begin().await.map_err(q("accepting a challenge"))?;
+                    // The game first (the challenge row refers to it), then the
+                    // conditional UPDATE: if the challenge is no longer open, the whole
+                    // transaction, game included, is rolled back.
+                    let sql = format!(
+                        "INSERT INTO games (id, setup, mode, token_white, token_black, token_director, created_ms, practice) VALUES ({})",
+                        (1..=8).map($ph).collect::<Vec<_>>().join(", ")
+                    );
+                    sqlx::query(&sql)
+                        .bind(&g.id)
+                        .bind(&g.setup)
+                        .bind(&g.mode)
+                        .bind(&g.token_white)
+                        .bind(&g.token_black)
+                        .bind(&g.token_director)
+                        .bind(g.created_ms)
+                        .bind(&g.practice)
+                        .execute(&mut *tx)
+                        .await
+                        .map_err(q("creating a challenge's game"))?;
+                    let sql = format!(
+                        "UPDATE challenges SET status = 'accepted', game_id = {}, creator_color = {} WHERE id = {} AND status = 'open'",
+                        $ph(1),
+                        $ph(2),
+                        $ph(3)
+                    );
+                    let done = sqlx::query(&sql)
+                        .bind(&g.id)
+                        .bind(creator_color)
+                        .bind(id)
+                        .execute(&mut *tx)
+                        .await
+                        .map_err(q("accepting a challenge"))?;
+                    if done.rows_affected() != 1 {
+                        tx.rollback().await.map_err(q("accepting a challenge"))?;
+                        return Ok(false);
+                    }
+                    tx.commit().await.map_err(q("accepting a challenge"))?;
+                    Ok(true)
+                })
+            }
+
+            fn cancel_challenge<'a>(
+                &'a self,
+                id: &'a str,
+                secret_hash: &'a str,
+            ) -> StoreFuture<'a, bool> {
+                Box::pin(async move {
+                    let sql = format!(
+                        "UPDATE challenges SET status = 'cancelled' WHERE id = {} AND secret_hash = {} AND status = 'open'",
+                        $ph(1),
+                        $ph(2)
+                    );
+                    let done = sqlx::query(&sql)
+                        .bind(id)
+                        .bind(secret_hash)
+                        .execute(&self.pool)
+                        .await
+                        .map_err(q("cancelling a challenge"))?;
+                    Ok(done.rows_affected() == 1)
                 })
             }
         }
@@ -461,7 +748,83 @@ mod tests {
             token_black: "b".into(),
             token_director: "d".into(),
             created_ms: 1,
+            practice: None,
         }
+    }
+
+    fn challenge(id: &str, created_ms: i64) -> NewChallenge {
+        NewChallenge {
+            id: id.into(),
+            body: r#"{"rules":"uscf-2020","time_control":"G/5;d0"}"#.into(),
+            color: "random".into(),
+            name: Some("Ann".into()),
+            secret_hash: format!("s-{id}"),
+            token_hash: format!("t-{id}"),
+            director_hash: format!("d-{id}"),
+            created_ms,
+        }
+    }
+
+    /// Challenges: listed while open, accepted once (even by two concurrent accepts,
+    /// whose loser writes nothing), cancelled only with the secret.
+    async fn exercise_challenges(store: Arc<dyn Store>) {
+        store.create_challenge(&challenge("c1", 10)).await.unwrap();
+        store.create_challenge(&challenge("c2", 20)).await.unwrap();
+        assert!(store.create_challenge(&challenge("c1", 30)).await.is_err());
+        let open = store.open_challenges(10).await.unwrap();
+        assert_eq!(
+            open.iter()
+                .map(|c| c.challenge.id.as_str())
+                .collect::<Vec<_>>(),
+            ["c2", "c1"]
+        );
+        assert_eq!(open[1].challenge, challenge("c1", 10));
+        assert_eq!(open[1].status, ChallengeStatus::Open);
+        let (a, b) = (game("ga"), game("gb"));
+        let (ra, rb) = tokio::join!(
+            store.accept_challenge("c1", "white", &a),
+            store.accept_challenge("c1", "black", &b)
+        );
+        let (ra, rb) = (ra.unwrap(), rb.unwrap());
+        assert!(ra ^ rb, "exactly one accept wins: {ra} {rb}");
+        let (won, lost, colour) = if ra {
+            ("ga", "gb", "white")
+        } else {
+            ("gb", "ga", "black")
+        };
+        assert!(store.game(won).await.unwrap().is_some());
+        assert!(
+            store.game(lost).await.unwrap().is_none(),
+            "the losing accept created no game"
+        );
+        let row = store.challenge("c1").await.unwrap().unwrap();
+        assert_eq!(row.status, ChallengeStatus::Accepted);
+        assert_eq!(row.game_id.as_deref(), Some(won));
+        assert_eq!(row.creator_color.as_deref(), Some(colour));
+        assert!(
+            !store
+                .accept_challenge("c1", "white", &game("gc"))
+                .await
+                .unwrap()
+        );
+        assert!(
+            !store.cancel_challenge("c1", "s-c1").await.unwrap(),
+            "accepted"
+        );
+        assert!(!store.cancel_challenge("c2", "wrong").await.unwrap());
+        assert!(store.cancel_challenge("c2", "s-c2").await.unwrap());
+        assert_eq!(
+            store.challenge("c2").await.unwrap().unwrap().status,
+            ChallengeStatus::Cancelled
+        );
+        assert!(
+            !store
+                .accept_challenge("c2", "white", &game("gd"))
+                .await
+                .unwrap()
+        );
+        assert!(store.open_challenges(10).await.unwrap().is_empty());
+        assert!(store.challenge("nope").await.unwrap().is_none());
     }
 
     fn ev(id: &str, n: i64, finished: Option<&str>) -> NewEvent {
@@ -506,6 +869,19 @@ mod tests {
             ["g2"]
         );
         assert_eq!(store.list(None, 10).await.unwrap().len(), 2);
+        assert_eq!(live[0].setup, game("g2").setup);
+        // A practice game keeps its computer's settings; only live ones are listed.
+        let mut p = game("p1");
+        p.practice = Some(r#"{"color":"black"}"#.into());
+        store.create_game(&p).await.unwrap();
+        assert_eq!(store.game("p1").await.unwrap().unwrap().game, p);
+        assert_eq!(
+            store.live_practice().await.unwrap(),
+            vec![("p1".to_string(), r#"{"color":"black"}"#.to_string())]
+        );
+        store.append(&[ev("p1", 1, Some("0-1"))]).await.unwrap();
+        assert!(store.live_practice().await.unwrap().is_empty());
+        exercise_challenges(store).await;
     }
 
     #[tokio::test]
@@ -517,7 +893,37 @@ mod tests {
         // Reopening runs the migrations again (nothing to do) and keeps the data.
         let again = open(path.to_str().unwrap()).await.unwrap();
         assert_eq!(again.events("g1").await.unwrap().len(), 2);
+        assert_eq!(again.open_challenges(10).await.unwrap().len(), 0);
         assert_eq!(again.backend(), "sqlite");
+    }
+
+    #[tokio::test]
+    async fn a_schema_1_database_migrates_and_keeps_its_games() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("old.db");
+        let url = format!("sqlite:{}", path.display());
+        {
+            let opts = SqliteConnectOptions::from_str(&url)
+                .unwrap()
+                .create_if_missing(true);
+            let pool = SqlitePool::connect_with(opts).await.unwrap();
+            migrator("sqlite", &SQLITE_SCHEMA[..1])
+                .run(&pool)
+                .await
+                .unwrap();
+            sqlx::query(
+                "INSERT INTO games (id, setup, mode, token_white, token_black, token_director, created_ms) VALUES ('old', '{}', 'otb', 'w', 'b', 'd', 5)",
+            )
+            .execute(&pool)
+            .await
+            .unwrap();
+            pool.close().await;
+        }
+        let store = open(&url).await.unwrap();
+        let row = store.game("old").await.unwrap().expect("kept");
+        assert_eq!(row.game.practice, None);
+        assert_eq!(row.game.created_ms, 5);
+        assert!(store.open_challenges(5).await.unwrap().is_empty());
     }
 
     #[tokio::test]

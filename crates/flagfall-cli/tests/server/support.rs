@@ -129,6 +129,11 @@ impl Api {
         http(self.addr, "POST", path, body).await
     }
 
+    /// Any request: the status and the body.
+    pub async fn request(&self, method: &str, path: &str, body: &str) -> (u16, String) {
+        http(self.addr, method, path, body).await
+    }
+
     pub async fn get_text(&self, path: &str) -> String {
         let (status, body) = http(self.addr, "GET", path, "").await;
         assert_eq!(status, 200, "GET {path}: {body}");

@@ -10,16 +10,74 @@ use crate::outcome::{GameResult, Reason, RulingKind};
 use crate::script::Declared;
 
 impl Game {
+    /// A player stops the clock and calls the director (`director.call_rule`, docs/rules.md
+    /// §5.6). The game waits for the director: the clock stays stopped until the director
+    /// restarts it, takes over the stop, or declares a result.
+    pub(super) fn on_call_director(
+        &mut self,
+        at: u64,
+        event: usize,
+        p: Color,
+        reason: Option<String>,
+    ) {
+        let call_rule = self.setup.ruleset.director.call_citation().to_string();
+        let refusal = if !self.setup.director {
+            Some((
+                call_rule.clone(),
+                "no director is present in this game (setup `director: false`)".to_string(),
+            ))
+        } else if let Some(c) = &self.called {
+            Some((
+                call_rule.clone(),
+                format!(
+                    "the director has already been called, by {}",
+                    colour::name(c.by)
+                ),
+            ))
+        } else if self.claim.is_some() {
+            Some((
+                self.setup.ruleset.director.rule.clone(),
+                "a claim already waits for the director".to_string(),
+            ))
+        } else {
+            None
+        };
+        if let Some((rule, why)) = refusal {
+            self.refuse(at, event, &rule, Some(p), why);
+            return;
+        }
+        self.clock.stop(at);
+        let text = match &reason {
+            Some(r) => format!(
+                "{} stops the clock and calls the director: {r}",
+                colour::name(p)
+            ),
+            None => format!("{} stops the clock and calls the director", colour::name(p)),
+        };
+        self.called = Some(super::Call { by: p, at, reason });
+        self.record(
+            at,
+            event,
+            Draft::new(RulingKind::Clock, &call_rule, text).concerning(p),
+        );
+    }
+
     /// The director stops (`start == false`) or restarts the clock; the turn and any
     /// delay left carry on.
     pub(super) fn on_director_clock(&mut self, at: u64, event: usize, start: bool) {
         let running = self.clock.running().is_some();
+        let call = self.called.take();
         let refusal = match (start, running) {
             (true, _) if self.claim.is_some() => Some("rule on the pending claim first"),
             (true, true) => Some("the clock is already running"),
+            // A player's call stopped the clock: the director takes the stop over.
+            (false, false) if call.is_some() => None,
             (false, false) => Some("the clock is not running"),
             _ => None,
         };
+        if refusal.is_some() {
+            self.called = call.clone();
+        }
         if let Some(why) = refusal {
             self.refuse_by(at, event, |r| &r.director.rule, None, why.to_string());
             return;
@@ -31,10 +89,17 @@ impl Game {
         }
         self.paused_by_director = !start;
         let rule = self.setup.ruleset.director.rule.clone();
-        let text = if start {
-            "the director restarts the clock"
-        } else {
-            "the director stops the clock"
+        let text = match (start, &call) {
+            (true, Some(c)) => format!(
+                "the director answers {}'s call and restarts the clock",
+                colour::name(c.by)
+            ),
+            (true, None) => "the director restarts the clock".to_string(),
+            (false, Some(c)) => format!(
+                "the director answers {}'s call and keeps the clock stopped",
+                colour::name(c.by)
+            ),
+            (false, None) => "the director stops the clock".to_string(),
         };
         self.record(at, event, Draft::new(RulingKind::Clock, &rule, text));
     }
@@ -157,6 +222,7 @@ impl Game {
                 self.outcome = None;
                 self.cancelled = true;
                 self.claim = None;
+                self.called = None;
                 self.record(
                     at,
                     event,

@@ -13,7 +13,8 @@
 //! - `claims`: flag, both-flags and illegal-move claims, mating material;
 //! - `draws`: offers, threefold and fifty-move claims, dead and illegal positions, and
 //!   the claims that wait for the director;
-//! - `director`: the director's clock, time changes, offences and results;
+//! - `director`: a player's call for the director; the director's clock, time changes,
+//!   offences and results;
 //! - `time`: automatic flagging, stopping and restarting the clock for claims.
 
 use std::sync::Arc;
@@ -84,6 +85,15 @@ struct PendingClaim {
     recommendation: Recommendation,
 }
 
+/// A player's call for the director (`call_director`): the clock stopped at `at` and the
+/// game waits for the director.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Call {
+    pub by: Color,
+    pub at: u64,
+    pub reason: Option<String>,
+}
+
 /// Endgame tables the director's assistant consults (blitz-2006 8e-8i, club-ilc 4.3: "a
 /// forced win can be demonstrated"). Opened once by the program (e.g. `flagfall-syzygy`)
 /// and shared by every game; the arbiter only asks it, it never reads files itself.
@@ -117,6 +127,8 @@ pub struct Game {
     offer: Option<Color>,
     claim: Option<PendingClaim>,
     paused_by_director: bool,
+    /// A player's call for the director, pending until the director acts.
+    called: Option<Call>,
     offences: Vec<(Color, OffenceKind)>,
     /// fide-b3 A.5.4: an illegal position of the kinds it names was on the board after
     /// the last completed move.
@@ -153,6 +165,7 @@ impl Game {
             offer: None,
             claim: None,
             paused_by_director: false,
+            called: None,
             offences: Vec::new(),
             watch_a54: false,
             adjacent_by: None,
@@ -253,6 +266,17 @@ impl Game {
     /// True while the director has stopped the clock.
     pub fn paused_by_director(&self) -> bool {
         self.paused_by_director
+    }
+
+    /// The pending call for the director: who called, when and why.
+    pub fn called(&self) -> Option<&Call> {
+        self.called.as_ref()
+    }
+
+    /// True while the game is halted for the director: a claim waits for a ruling, the
+    /// director stopped the clock, or a player called the director.
+    pub fn halted(&self) -> bool {
+        self.claim.is_some() || self.paused_by_director || self.called.is_some()
     }
 
     /// The legal moves for the side to move (what a UI may offer).
@@ -362,6 +386,9 @@ impl Game {
                     &rule,
                     format!("{} resigns", colour::name(p)),
                 );
+            }
+            (Action::CallDirector { reason }, Some(p)) => {
+                self.on_call_director(at, event, p, reason.clone())
             }
             (Action::StopClock, None) => self.on_director_clock(at, event, false),
             (Action::StartClock, None) => self.on_director_clock(at, event, true),

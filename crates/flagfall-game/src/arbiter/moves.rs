@@ -31,6 +31,15 @@ impl Game {
             );
             return true;
         }
+        if let Some(call) = &self.called {
+            let text = format!(
+                "{} has called the director: the clock stays stopped until the director acts",
+                colour::name(call.by)
+            );
+            let rule = self.setup.ruleset.director.call_citation().to_string();
+            self.refuse(at, event, &rule, Some(p), text);
+            return true;
+        }
         false
     }
 

@@ -109,6 +109,7 @@ impl Game {
         self.ended_at = Some(at);
         self.offer = None;
         self.claim = None;
+        self.called = None;
         self.outcome = Some(Outcome {
             result,
             reason,

@@ -109,6 +109,8 @@ ROWS = [
      {U: "n/a: standard penalty", C: "n/a: standard penalty", I: "n/a: standard penalty", F: "n/a: standard penalty (A.3)"}),
     ("§5", "Director stop/start clock", [r"stop-start"],
 {}),
+    ("§5", "A player calls the director: the clock stops until the director acts (§5.6, §5.7)",
+     [r"call-director", r"reason-without-call"], {}),
     ("§5", "Director result, default reason, override, cancel", [r"director-result", r"director-cancel", r"director-overrides"], {}),
     ("§5", "Resignation (and a move after the game ended)", [r"resign"], {}),
     ("§5", "Wrong party: player sends a director action; director sends a move or claim; spectators",

@@ -1432,3 +1432,66 @@ S(F, "press-without-move-second-loses", {},
   "1-0", "illegal_move", cite(F, "illegal.rule"),
   rulings=[("c1", "claim_upheld", cite(F, "illegal.rule")), ("c2", "result", cite(F, "illegal.rule"))],
   covers=["fide-b3 A.3: the second press without a move by the same player, claimed, loses like a second illegal move"])
+
+# ============================================================ ninth batch: a player calls the director
+# (issue 10; docs/rules.md §5.6, §5.7; `director.call_rule`)
+
+from gen_scenarios import ev  # noqa: E402
+
+CALL = "director.call_rule"
+
+
+def call(at, by, reason=None, **ann):
+    d = ev(at, by, call_director=True)
+    if reason is not None:
+        d["reason"] = reason
+    d.update(ann)
+    return d
+
+
+CALL_WHY = {
+    U: "uscf-2020 11: in a dispute either player may stop the clock while the director is summoned",
+    C: "docs/rules.md §5.7: uscf-classic is silent; its intro keeps the US Chess rules (uscf-2020 11)",
+    I: "docs/rules.md §5.7: club-ilc is silent; its intro keeps the US Chess blitz rules (uscf-2020 11)",
+    F: "laws call_arbiter (Laws 6.12.2 through fide-b3 B.3): the clocks may be stopped to seek the arbiter's help",
+    B: "blitz-2006 10: in a dispute either player may stop the clock while the director is summoned",
+}
+for rs in ALL:
+    S(rs, "call-director-stops-clock", {},
+      [mv(1000, "white", "e2e4"), call(5000, "black", "my opponent keeps talking", _stop=True, _id="c"),
+       mv(6000, "black", "e7e5", _refused=True, _id="m"), start(65000, _id="s"), mv(70000, "black", "e7e5")],
+      "*", None, None,
+      rulings=[("c", "clock", cite(rs, CALL)), ("m", "refused", cite(rs, CALL)), ("s", "clock", cite(rs, "director.rule"))],
+      clock=(299000, 291000), fen="auto",
+      covers=[CALL_WHY[rs], "the clock stops at the call; a move while the director is awaited is refused",
+              "the director's start_clock answers the call: B ran 1-5 s and 65-70 s: 9000 used"])
+    S(rs, "call-director-second-call-refused-director-takes-over", {},
+      [mv(1000, "white", "e2e4"), call(3000, "white", _stop=True, _id="c1"), call(4000, "black", _refused=True, _id="c2"),
+       stop(10000, _id="st"), start(20000, _id="s"), mv(25000, "black", "e7e5")],
+      "*", None, None,
+      rulings=[("c1", "clock", cite(rs, CALL)), ("c2", "refused", cite(rs, CALL)),
+               ("st", "clock", cite(rs, "director.rule")), ("s", "clock", cite(rs, "director.rule"))],
+      clock=(299000, 293000), fen="auto",
+      covers=[CALL_WHY[rs], "docs/rules.md §5.6: a second call while one waits is refused",
+              "the director's stop_clock takes the stopped clock over; start_clock restarts it: B ran 1-3 s and 20-25 s"])
+S(F, "call-director-no-flag-while-stopped", {},
+  [mv(1000, "white", "e2e4"), call(299000, "black", _stop=True, _id="c"), end(400000)],
+  "*", None, None, rulings=[("c", "clock", cite(F, CALL))], clock=(299000, 2000),
+  covers=["docs/rules.md §5.6: nothing runs while the arbiter is awaited, so Black's flag (2 s left) does not fall",
+          "fide-b3 flags automatically (A.5.5), yet the record ends at 400 s with the game going on"])
+S(U, "call-director-then-director-result", {},
+  [mv(1000, "white", "e2e4"), call(2000, "black", "White's clock was set wrongly", _stop=True, _id="c"),
+   dresult(30000, "1/2-1/2", _id="r")],
+  "1/2-1/2", "director", cite(U, "director.result_rule"),
+  rulings=[("c", "clock", cite(U, CALL)), ("r", "result", cite(U, "director.result_rule"))], clock=(299000, 299000),
+  covers=["uscf-2020 11: the director, summoned, hears both players and rules; a declared result answers the call (18)"])
+S(U, "call-director-no-director-refused", {"director": False},
+  [mv(1000, "white", "e2e4"), call(2000, "black", _refused=True, _id="c"), mv(3000, "black", "e7e5")],
+  "*", None, None, rulings=[("c", "refused", cite(U, CALL))], fen="auto",
+  covers=["docs/rules.md §5.6: with no director present (`director: false`) there is no one to call; the clock runs on"])
+E(U, "call-director-reason-too-long",
+  [{"rules": U, "time_control": "G/5;d0"}, {"at": 1000, "by": "white", "call_director": True, "reason": "x" * 201}],
+  2, "reason", ["docs/game-script.md §3: a call's reason is at most 200 characters"])
+E(U, "reason-without-call",
+  [{"rules": U, "time_control": "G/5;d0"}, {"at": 1000, "by": "white", "resign": True, "reason": "tired"}],
+  2, "reason", ["docs/game-script.md §3: `reason` goes only with call_director"])

@@ -1,0 +1,55 @@
+import { describe, expect, it } from 'vitest';
+import type { Challenge } from '../src/api';
+import { creatorDestination } from '../src/challenge';
+import { challengeText, gameSummaryText } from '../src/lobbyview';
+
+const at = () => '10:30';
+
+describe('game list lines', () => {
+  it('name the players, ruleset, time control and mode the server lists', () => {
+    expect(gameSummaryText({ id: 'abcdef123456', white: 'Ann', black: 'Bo', rules: 'uscf-2020', time_control: 'G/5;d0', mode: 'otb', created_ms: 1 }, at)).toEqual({
+      names: 'Ann – Bo',
+      what: 'uscf-2020 · G/5;d0 · over the board · created 10:30',
+    });
+    expect(gameSummaryText({ id: 'abcdef123456', white: null, black: 'Computer', rules: 'fide-b3', time_control: '3+2', mode: 'online' }, at)).toEqual({
+      names: 'White – Computer',
+      what: 'fide-b3 · 3+2 · online',
+    });
+  });
+
+  it('fall back to the id when nobody is named, and read an older nested setup', () => {
+    expect(gameSummaryText({ id: 'abcdef123456', white: null, black: null, rules: 'uscf-2020', time_control: 'G/5' }, at).names).toBe('Game abcdef12');
+    expect(gameSummaryText({ id: 'x', setup: { white: 'Old', rules: 'blitz-2006', time_control: '5|0' } }, at)).toEqual({ names: 'Old – Black', what: 'blitz-2006 · 5|0' });
+  });
+});
+
+const challenge = (over: Partial<Challenge> = {}): Challenge => ({
+  id: 'c1',
+  status: 'open',
+  color: 'white',
+  name: 'Ann',
+  rules: 'uscf-2020',
+  time_control: 'G/5;d0',
+  mode: 'otb',
+  created_ms: 5,
+  ...over,
+});
+
+describe('open challenges', () => {
+  it('say who offers what and which colour the accepter gets', () => {
+    expect(challengeText(challenge())).toBe('Ann · uscf-2020 · G/5;d0 · over the board · White for Ann, so you play Black');
+    expect(challengeText(challenge({ name: null, color: 'random', mode: 'online' }))).toBe('Someone · uscf-2020 · G/5;d0 · online · random colours');
+    expect(challengeText(challenge(), true)).toBe('Ann · uscf-2020 · G/5;d0 · over the board · you play White');
+    expect(challengeText(challenge({ color: 'random' }), true)).toMatch(/colours drawn when someone accepts$/);
+  });
+
+  it('send the creator to the game once accepted, with the director link remembered', () => {
+    expect(creatorDestination(challenge())).toBeNull();
+    expect(creatorDestination(challenge({ status: 'cancelled' }))).toBeNull();
+    const accepted = challenge({
+      status: 'accepted',
+      game: { id: 'g9', color: 'white', token: 'tw', url: '/play/g9?token=tw', director_url: '/direct/g9?token=td' },
+    });
+    expect(creatorDestination(accepted)).toEqual({ url: '/play/g9?token=tw', directorId: 'g9', directorToken: 'td' });
+  });
+});
