@@ -109,7 +109,7 @@ export interface ChallengeCreated {
 
 export interface Challenge {
   id: string;
-  status: 'open' | 'accepted' | 'cancelled';
+  status: 'open' | 'accepted' | 'cancelled' | 'expired';
   color: 'white' | 'black' | 'random';
   name?: string | null;
   rules: string;

@@ -53,6 +53,12 @@ export function mountChallenge(root: HTMLElement, id: string, secret: string | n
         stopped = true;
         return;
       }
+      if (c.status === 'expired') {
+        status.textContent = 'This challenge expired: nobody accepted it within half an hour. Open a new one from the lobby.';
+        cancelBtn.hidden = true;
+        stopped = true;
+        return;
+      }
       if (c.status === 'accepted') {
         status.textContent = 'Someone accepted this challenge.';
         stopped = true;

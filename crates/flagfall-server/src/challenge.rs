@@ -204,13 +204,30 @@ pub enum Refusal {
     NotFound,
     /// The secret is not this challenge's.
     Forbidden,
-    /// The challenge is no longer open: accepted or cancelled.
+    /// The challenge is no longer open: accepted, cancelled or expired.
     NotOpen(&'static str),
     Bad(SetupError),
 }
 
-/// The listing of a stored challenge.
-pub fn listed(row: &ChallengeRow) -> Listed {
+/// How long a challenge stays open without being accepted: half an hour, then the lobby
+/// no longer lists it and it cannot be accepted (its creator has most likely left; a
+/// new one takes a click). Nothing is deleted: the row stays, read as `expired`.
+pub const CHALLENGE_TTL_MS: i64 = 30 * 60 * 1000;
+
+/// The status of a stored challenge at `now_ms`: its stored status, except that an open
+/// challenge older than [`CHALLENGE_TTL_MS`] is `expired`.
+pub fn status_at(row: &ChallengeRow, now_ms: i64) -> &'static str {
+    if row.status == ChallengeStatus::Open
+        && now_ms.saturating_sub(row.challenge.created_ms) > CHALLENGE_TTL_MS
+    {
+        "expired"
+    } else {
+        row.status.as_str()
+    }
+}
+
+/// The listing of a stored challenge at `now_ms`.
+pub fn listed(row: &ChallengeRow, now_ms: i64) -> Listed {
     let body: Value = serde_json::from_str(&row.challenge.body).unwrap_or(Value::Null);
     let text = |k: &str| {
         body.get(k)
@@ -220,7 +237,7 @@ pub fn listed(row: &ChallengeRow) -> Listed {
     };
     Listed {
         id: row.challenge.id.clone(),
-        status: row.status.as_str().to_string(),
+        status: status_at(row, now_ms).to_string(),
         color: row.challenge.color.clone(),
         name: row.challenge.name.clone(),
         rules: text("rules"),
@@ -266,7 +283,7 @@ impl Shared {
             return Ok(Err(Refusal::NotFound));
         };
         let mut seen = Seen {
-            challenge: listed(&row),
+            challenge: listed(&row, now_unix_ms()),
             game: None,
         };
         if let Some(secret) = secret {
@@ -298,8 +315,9 @@ impl Shared {
         let Some(row) = self.store.challenge(id).await? else {
             return Ok(Err(Refusal::NotFound));
         };
-        if row.status != ChallengeStatus::Open {
-            return Ok(Err(Refusal::NotOpen(row.status.as_str())));
+        let status = status_at(&row, now_unix_ms());
+        if status != "open" {
+            return Ok(Err(Refusal::NotOpen(status)));
         }
         let mut game: CreateGame = serde_json::from_str(&row.challenge.body)
             .map_err(|e| ServerError::Corrupt(format!("challenge {id}: body: {e}")))?;
@@ -385,6 +403,41 @@ impl Shared {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn row(status: ChallengeStatus, created_ms: i64) -> ChallengeRow {
+        ChallengeRow {
+            challenge: NewChallenge {
+                id: "c".into(),
+                body: r#"{"rules":"uscf-2020","time_control":"G/5;d0"}"#.into(),
+                color: "white".into(),
+                name: None,
+                secret_hash: "s".into(),
+                token_hash: "t".into(),
+                director_hash: "d".into(),
+                created_ms,
+            },
+            status,
+            game_id: None,
+            creator_color: None,
+        }
+    }
+
+    #[test]
+    fn an_open_challenge_expires_after_its_time_and_others_keep_their_status() {
+        let t0 = 1_000_000;
+        let open = row(ChallengeStatus::Open, t0);
+        assert_eq!(status_at(&open, t0), "open");
+        assert_eq!(status_at(&open, t0 + CHALLENGE_TTL_MS), "open");
+        assert_eq!(status_at(&open, t0 + CHALLENGE_TTL_MS + 1), "expired");
+        assert_eq!(listed(&open, t0 + CHALLENGE_TTL_MS + 1).status, "expired");
+        let accepted = row(ChallengeStatus::Accepted, t0);
+        assert_eq!(status_at(&accepted, t0 + 10 * CHALLENGE_TTL_MS), "accepted");
+        let cancelled = row(ChallengeStatus::Cancelled, t0);
+        assert_eq!(
+            status_at(&cancelled, t0 + 10 * CHALLENGE_TTL_MS),
+            "cancelled"
+        );
+    }
 
     #[test]
     fn bodies_name_the_wrong_field() {

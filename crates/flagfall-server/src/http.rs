@@ -119,6 +119,13 @@ fn challenge_refusal(id: &str, r: crate::challenge::Refusal) -> Response {
             StatusCode::FORBIDDEN,
             format!("the secret is not challenge {id}'s"),
         ),
+        Refusal::NotOpen("expired") => error(
+            StatusCode::GONE,
+            format!(
+                "challenge {id} expired: it waited {} minutes without being accepted",
+                crate::challenge::CHALLENGE_TTL_MS / 60_000
+            ),
+        ),
         Refusal::NotOpen(status) => error(
             StatusCode::CONFLICT,
             format!("challenge {id} is no longer open ({status})"),
@@ -140,12 +147,16 @@ async fn create_challenge(State(s): State<AppState>, body: Bytes) -> Response {
     }
 }
 
-/// `GET /api/challenges`: the open challenges, newest first (no secrets).
+/// `GET /api/challenges`: the open challenges, newest first (no secrets); expired ones
+/// are left out.
 async fn list_challenges(State(s): State<AppState>) -> Response {
-    match s.store.open_challenges(100).await {
+    let now = crate::now_unix_ms();
+    let since = now - crate::challenge::CHALLENGE_TTL_MS;
+    match s.store.open_challenges(since, 100).await {
         Ok(rows) => axum::Json(
             rows.iter()
-                .map(crate::challenge::listed)
+                .map(|r| crate::challenge::listed(r, now))
+                .filter(|l| l.status == "open")
                 .collect::<Vec<_>>(),
         )
         .into_response(),

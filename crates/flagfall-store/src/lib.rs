@@ -214,8 +214,13 @@ pub trait Store: Send + Sync {
     fn live_practice<'a>(&'a self) -> StoreFuture<'a, Vec<(String, String)>>;
     fn create_challenge<'a>(&'a self, c: &'a NewChallenge) -> StoreFuture<'a, ()>;
     fn challenge<'a>(&'a self, id: &'a str) -> StoreFuture<'a, Option<ChallengeRow>>;
-    /// Open challenges, newest first, at most `limit`.
-    fn open_challenges<'a>(&'a self, limit: i64) -> StoreFuture<'a, Vec<ChallengeRow>>;
+    /// Open challenges created after `since_ms` (Unix milliseconds), newest first, at
+    /// most `limit`.
+    fn open_challenges<'a>(
+        &'a self,
+        since_ms: i64,
+        limit: i64,
+    ) -> StoreFuture<'a, Vec<ChallengeRow>>;
     /// Accept an open challenge: in one transaction, mark it accepted (only if it is
     /// still open: a conditional UPDATE, so of two concurrent accepts one wins) and create
     /// `game`. `false`, with nothing written, when the challenge was not open.
@@ -546,13 +551,19 @@ macro_rules! store_impl {
                 })
             }
 
-            fn open_challenges<'a>(&'a self, limit: i64) -> StoreFuture<'a, Vec<ChallengeRow>> {
+            fn open_challenges<'a>(
+                &'a self,
+                since_ms: i64,
+                limit: i64,
+            ) -> StoreFuture<'a, Vec<ChallengeRow>> {
                 Box::pin(async move {
                     let sql = format!(
-                        "SELECT {CHALLENGE_COLUMNS} FROM challenges WHERE status = 'open' ORDER BY created_ms DESC, id LIMIT {}",
-                        $ph(1)
+                        "SELECT {CHALLENGE_COLUMNS} FROM challenges WHERE status = 'open' AND created_ms > {} ORDER BY created_ms DESC, id LIMIT {}",
+                        $ph(1),
+                        $ph(2)
                     );
                     let rows = sqlx::query(&sql)
+                        .bind(since_ms)
                         .bind(limit)
                         .fetch_all(&self.pool)
                         .await
@@ -775,7 +786,12 @@ mod tests {
         store.create_challenge(&challenge("c1", 10)).await.unwrap();
         store.create_challenge(&challenge("c2", 20)).await.unwrap();
         assert!(store.create_challenge(&challenge("c1", 30)).await.is_err());
-        let open = store.open_challenges(10).await.unwrap();
+        let open = store.open_challenges(0, 10).await.unwrap();
+        assert_eq!(
+            store.open_challenges(15, 10).await.unwrap().len(),
+            1,
+            "only those created after since_ms"
+        );
         assert_eq!(
             open.iter()
                 .map(|c| c.challenge.id.as_str())
@@ -827,7 +843,7 @@ mod tests {
                 .await
                 .unwrap()
         );
-        assert!(store.open_challenges(10).await.unwrap().is_empty());
+        assert!(store.open_challenges(0, 10).await.unwrap().is_empty());
         assert!(store.challenge("nope").await.unwrap().is_none());
     }
 
@@ -897,7 +913,7 @@ mod tests {
         // Reopening runs the migrations again (nothing to do) and keeps the data.
         let again = open(path.to_str().unwrap()).await.unwrap();
         assert_eq!(again.events("g1").await.unwrap().len(), 2);
-        assert_eq!(again.open_challenges(10).await.unwrap().len(), 0);
+        assert_eq!(again.open_challenges(0, 10).await.unwrap().len(), 0);
         assert_eq!(again.backend(), "sqlite");
     }
 
@@ -927,7 +943,7 @@ mod tests {
         let row = store.game("old").await.unwrap().expect("kept");
         assert_eq!(row.game.practice, None);
         assert_eq!(row.game.created_ms, 5);
-        assert!(store.open_challenges(5).await.unwrap().is_empty());
+        assert!(store.open_challenges(0, 5).await.unwrap().is_empty());
     }
 
     #[tokio::test]
