@@ -445,7 +445,8 @@ fn percentile(sorted: &[u64], p: f64) -> f64 {
 /// Run the load test (see the module documentation).
 pub async fn run(cfg: LoadConfig) -> Result<Report, LoadError> {
     let nofile = raise_nofile();
-    let server = match &cfg.target {
+    // The server this run loads: a child of ours (stopped at the end), or one running.
+    let (server, addr) = match &cfg.target {
         Target::Spawn { exe, database } => {
             let addr = free_port()?;
             let args = [
@@ -458,14 +459,9 @@ pub async fn run(cfg: LoadConfig) -> Result<Report, LoadError> {
                 "0",
             ]
             .map(String::from);
-            Some(spawn_child(exe, &args, addr, "/healthz").await?)
+            (Some(spawn_child(exe, &args, addr, "/healthz").await?), addr)
         }
-        Target::External(_) => None,
-    };
-    let addr = match (&server, &cfg.target) {
-        (Some(s), _) => s.addr,
-        (None, Target::External(a)) => *a,
-        (None, Target::Spawn { .. }) => unreachable!("a spawned target has its child"),
+        Target::External(addr) => (None, *addr),
     };
     let server_pid = server.as_ref().map(ChildServer::pid);
     let server_rss = || server_pid.as_deref().map_or(0, rss_kib);
@@ -541,8 +537,12 @@ pub async fn run(cfg: LoadConfig) -> Result<Report, LoadError> {
         finished.push(b);
     }
     let seconds = started.elapsed().as_secs_f64();
-    let server_cpu = server_pid.as_deref().map_or(0, cpu_us) - server_cpu0;
-    let bots_cpu = cpu_us("self") - bots_cpu0;
+    // Saturating: a reading of a process that is gone is 0.
+    let server_cpu = server_pid
+        .as_deref()
+        .map_or(0, cpu_us)
+        .saturating_sub(server_cpu0);
+    let bots_cpu = cpu_us("self").saturating_sub(bots_cpu0);
     let moves = all.len() as u64;
     all.sort_unstable();
     let mut lost = 0;
