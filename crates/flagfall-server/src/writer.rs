@@ -10,8 +10,9 @@ use tokio::sync::{mpsc, oneshot};
 
 use crate::metrics::Metrics;
 
-/// The most events one transaction takes.
-const MAX_BATCH: usize = 4096;
+/// The most events one transaction takes: as many as the store appends in one
+/// statement (a commit is then one round trip to the database).
+const MAX_BATCH: usize = flagfall_store::ROWS_PER_INSERT;
 
 pub struct WriteReq {
     pub events: Vec<NewEvent>,
