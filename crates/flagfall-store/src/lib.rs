@@ -329,6 +329,32 @@ pub const ROWS_PER_INSERT: usize = 4096;
 /// Writes go through `self.writer`, reads through `self.pool`.
 macro_rules! store_impl {
     ($ty:ty, $db:ty, $name:literal, $ph:expr) => {
+        impl $ty {
+            /// The statement that creates a game row (`create_game`, `accept_challenge`).
+            fn insert_game_sql() -> String {
+                format!(
+                    "INSERT INTO games (id, setup, mode, token_white, token_black, token_director, created_ms, practice) VALUES ({})",
+                    (1..=8).map($ph).collect::<Vec<_>>().join(", ")
+                )
+            }
+
+            /// Bind a game's columns in `insert_game_sql`'s order.
+            fn bind_game<'q>(
+                query: sqlx::query::Query<'q, $db, <$db as sqlx::Database>::Arguments<'q>>,
+                g: &'q NewGame,
+            ) -> sqlx::query::Query<'q, $db, <$db as sqlx::Database>::Arguments<'q>> {
+                query
+                    .bind(&g.id)
+                    .bind(&g.setup)
+                    .bind(&g.mode)
+                    .bind(&g.token_white)
+                    .bind(&g.token_black)
+                    .bind(&g.token_director)
+                    .bind(g.created_ms)
+                    .bind(&g.practice)
+            }
+        }
+
         impl Store for $ty {
             fn backend(&self) -> &'static str {
                 $name
@@ -336,19 +362,8 @@ macro_rules! store_impl {
 
             fn create_game<'a>(&'a self, g: &'a NewGame) -> StoreFuture<'a, ()> {
                 Box::pin(async move {
-                    let sql = format!(
-                        "INSERT INTO games (id, setup, mode, token_white, token_black, token_director, created_ms, practice) VALUES ({})",
-                        (1..=8).map($ph).collect::<Vec<_>>().join(", ")
-                    );
-                    sqlx::query(&sql)
-                        .bind(&g.id)
-                        .bind(&g.setup)
-                        .bind(&g.mode)
-                        .bind(&g.token_white)
-                        .bind(&g.token_black)
-                        .bind(&g.token_director)
-                        .bind(g.created_ms)
-                        .bind(&g.practice)
+                    let sql = Self::insert_game_sql();
+                    Self::bind_game(sqlx::query(&sql), g)
                         .execute(&self.writer)
                         .await
                         .map_err(q("creating a game"))?;
@@ -606,19 +621,8 @@ macro_rules! store_impl {
                     // The game first (the challenge row refers to it), then the
                     // conditional UPDATE: if the challenge is no longer open, the whole
                     // transaction, game included, is rolled back.
-                    let sql = format!(
-                        "INSERT INTO games (id, setup, mode, token_white, token_black, token_director, created_ms, practice) VALUES ({})",
-                        (1..=8).map($ph).collect::<Vec<_>>().join(", ")
-                    );
-                    sqlx::query(&sql)
-                        .bind(&g.id)
-                        .bind(&g.setup)
-                        .bind(&g.mode)
-                        .bind(&g.token_white)
-                        .bind(&g.token_black)
-                        .bind(&g.token_director)
-                        .bind(g.created_ms)
-                        .bind(&g.practice)
+                    let sql = Self::insert_game_sql();
+                    Self::bind_game(sqlx::query(&sql), g)
                         .execute(&mut *tx)
                         .await
                         .map_err(q("creating a challenge's game"))?;
