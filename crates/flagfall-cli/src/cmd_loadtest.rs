@@ -36,6 +36,9 @@ pub struct Args {
     /// this way).
     #[arg(long, value_name = "ADDR", hide = true)]
     serve_echo: Option<std::net::SocketAddr>,
+    /// With --serve-echo: the durable echo, syncing every frame to this file first.
+    #[arg(long, value_name = "FILE", hide = true, requires = "serve_echo")]
+    echo_log: Option<std::path::PathBuf>,
 }
 
 pub fn run(args: Args) -> anyhow::Result<ExitCode> {
@@ -46,7 +49,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     if let Some(addr) = args.serve_echo {
         flagfall_server::loadtest::raise_nofile();
         runtime
-            .block_on(flagfall_server::loadtest::serve_echo(addr))
+            .block_on(flagfall_server::loadtest::serve_echo(addr, args.echo_log))
             .context("echo server")?;
         return Ok(ExitCode::SUCCESS);
     }
@@ -57,16 +60,13 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         );
     }
     let temp = std::env::temp_dir().join(format!("flagfall-loadtest-{}", std::process::id()));
+    std::fs::create_dir_all(&temp).with_context(|| format!("creating {}", temp.display()))?;
     let target = match (args.server, args.database) {
         (Some(addr), _) => flagfall_server::loadtest::Target::External(addr),
         (None, database) => {
             let database = match database {
                 Some(d) => d,
-                None => {
-                    std::fs::create_dir_all(&temp)
-                        .with_context(|| format!("creating {}", temp.display()))?;
-                    format!("sqlite:{}", temp.join("load.db").display())
-                }
+                None => format!("sqlite:{}", temp.join("load.db").display()),
             };
             let exe =
                 std::env::current_exe().context("finding this program to start the server")?;
@@ -81,6 +81,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
             conns: args.conns,
             closed_duration: Duration::from_secs(args.closed_duration),
             target,
+            scratch: temp.clone(),
         },
     ));
     let _ = std::fs::remove_dir_all(&temp);

@@ -11,7 +11,10 @@
 //! per live game, and lost or duplicated events (each game's stored script checked
 //! against what its bots sent). Phase 2 (closed loop, `conns` connections): the same
 //! server as fast as the bots go, against a bare axum WebSocket echo server, also in a
-//! child process of its own (`flagfall loadtest --serve-echo ADDR`), as the baseline.
+//! child process of its own (`flagfall loadtest --serve-echo ADDR`), as the baseline;
+//! then the same echo made durable (`--echo-log FILE`: every frame written to a
+//! preallocated file and `fdatasync`ed by one group-commit thread before it is echoed),
+//! which tells what a durable acknowledgement alone costs on the machine, in the same run.
 //!
 //! The bots shuffle knights (Nf3 Nf6 Ng1 Ng8 ...): legal moves forever, never a result.
 
@@ -52,6 +55,8 @@ pub struct LoadConfig {
     pub conns: usize,
     pub closed_duration: Duration,
     pub target: Target,
+    /// A directory for the durable echo's log file (removed by the caller).
+    pub scratch: PathBuf,
 }
 
 /// The figures.
@@ -88,6 +93,8 @@ pub struct Report {
     pub closed_loop_msgs_per_sec: f64,
     /// Echo: round trips per second (one frame in, one out).
     pub echo_round_trips_per_sec: f64,
+    /// The durable echo (each frame on disk before it is echoed), the same way.
+    pub durable_echo: Phase,
     pub nofile_limit: u64,
 }
 
@@ -142,6 +149,24 @@ impl std::fmt::Display for Report {
                 self.echo.server_cpu_us,
                 self.echo.bots_cpu_us
             )?;
+            let durable = self.durable_echo.per_sec;
+            if durable > 0.0 {
+                writeln!(
+                    f,
+                    "durable echo (each frame fdatasync'd before its echo, group commit): {:.0} round trips/s ({:.0}% of the echo), server {:.1} us + clients {:.1} us per round trip",
+                    durable,
+                    100.0 * durable / echo,
+                    self.durable_echo.server_cpu_us,
+                    self.durable_echo.bots_cpu_us
+                )?;
+                writeln!(
+                    f,
+                    "closed loop messages against the durable echo: flagfall {:.0} msgs/s, durable echo {:.0} msgs/s ({:.0}%)",
+                    self.closed_loop_msgs_per_sec,
+                    2.0 * durable,
+                    100.0 * self.closed_loop_msgs_per_sec / (2.0 * durable)
+                )?;
+            }
         }
         write!(f, "open-file limit: {}", self.nofile_limit)
     }
@@ -590,6 +615,23 @@ pub async fn run(cfg: LoadConfig) -> Result<Report, LoadError> {
         report.echo = phase;
         report.echo_round_trips_per_sec = phase.per_sec;
         drop(echo);
+        // The same echo, durable: what an fdatasync before every answer costs here.
+        let echo_addr = free_port()?;
+        let log = cfg.scratch.join("durable-echo.log");
+        let args = [
+            "loadtest",
+            "--serve-echo",
+            &echo_addr.to_string(),
+            "--echo-log",
+            &log.to_string_lossy(),
+        ]
+        .map(String::from);
+        let echo = spawn_child(&exe, &args, echo_addr, "/").await?;
+        let echo_pid = echo.pid();
+        report.durable_echo =
+            echo_baseline(echo.addr, &echo_pid, cfg.conns, cfg.closed_duration).await?;
+        drop(echo);
+        let _ = std::fs::remove_file(&log);
     }
     if let Some(s) = server {
         s.stop()?;
@@ -648,20 +690,31 @@ fn phase(count: u64, t: Instant, cpu0: (u64, u64), server_pid: Option<&str>) -> 
 
 /// The bare axum WebSocket echo server of the baseline (`flagfall loadtest --serve-echo
 /// ADDR`): every text frame back as it came; `GET /` answers `ok`. Runs until killed.
-pub async fn serve_echo(addr: SocketAddr) -> Result<(), LoadError> {
+/// With `log` (`--echo-log FILE`), the durable echo: each frame is written to that file
+/// and synced ([`EchoLog`]) before it is echoed.
+pub async fn serve_echo(addr: SocketAddr, log: Option<PathBuf>) -> Result<(), LoadError> {
     use axum::extract::WebSocketUpgrade;
     use axum::extract::ws::Message as AxMsg;
+    let log = match log {
+        Some(path) => Some(EchoLog::start(&path)?),
+        None => None,
+    };
     let app = axum::Router::new()
         .route("/", axum::routing::get(|| async { "ok" }))
         .route(
             "/echo",
-            axum::routing::get(|ws: WebSocketUpgrade| async {
+            axum::routing::get(|ws: WebSocketUpgrade| async move {
                 ws.on_upgrade(|mut s| async move {
                     while let Some(Ok(m)) = s.next().await {
-                        if let AxMsg::Text(_) = m
-                            && s.send(m).await.is_err()
-                        {
-                            break;
+                        if let AxMsg::Text(t) = &m {
+                            if let Some(log) = &log
+                                && log.append(t.as_bytes()).await.is_err()
+                            {
+                                break;
+                            }
+                            if s.send(m).await.is_err() {
+                                break;
+                            }
                         }
                     }
                 })
@@ -673,6 +726,92 @@ pub async fn serve_echo(addr: SocketAddr) -> Result<(), LoadError> {
         let _ = tcp.set_nodelay(true);
     });
     axum::serve(listener, app).await.map_err(bot)
+}
+
+/// The durable echo's log: one thread owns a preallocated file (so a sync never has to
+/// record a new file size) and commits in groups, as the server's writer does: it takes
+/// every frame that arrived while the previous sync ran, writes them in one call,
+/// `fdatasync`s, and only then answers each sender. The file is used as a ring: past its
+/// end, writing starts again at the beginning (the baseline keeps no history).
+#[derive(Clone)]
+struct EchoLog {
+    tx: tokio::sync::mpsc::UnboundedSender<(Vec<u8>, tokio::sync::oneshot::Sender<bool>)>,
+}
+
+/// The durable echo's file size.
+const ECHO_LOG_BYTES: u64 = 256 << 20;
+
+impl EchoLog {
+    fn start(path: &std::path::Path) -> Result<EchoLog, LoadError> {
+        let file = std::fs::OpenOptions::new()
+            .create(true)
+            .truncate(true)
+            .read(true)
+            .write(true)
+            .open(path)
+            .map_err(|e| bot(format!("{}: {e}", path.display())))?;
+        preallocate(&file, ECHO_LOG_BYTES).map_err(|e| bot(format!("{}: {e}", path.display())))?;
+        let (tx, mut rx) =
+            tokio::sync::mpsc::unbounded_channel::<(Vec<u8>, tokio::sync::oneshot::Sender<bool>)>();
+        std::thread::Builder::new()
+            .name("echo-log".into())
+            .spawn(move || {
+                use std::os::unix::fs::FileExt;
+                let mut offset = 0u64;
+                let mut batch = Vec::new();
+                let mut waiting = Vec::new();
+                while let Some((frame, done)) = rx.blocking_recv() {
+                    batch.clear();
+                    batch.extend_from_slice(&frame);
+                    waiting.push(done);
+                    while let Ok((frame, done)) = rx.try_recv() {
+                        batch.extend_from_slice(&frame);
+                        waiting.push(done);
+                    }
+                    if offset + batch.len() as u64 > ECHO_LOG_BYTES {
+                        offset = 0;
+                    }
+                    let ok = file.write_all_at(&batch, offset).is_ok() && file.sync_data().is_ok();
+                    offset += batch.len() as u64;
+                    for done in waiting.drain(..) {
+                        let _ = done.send(ok);
+                    }
+                }
+            })
+            .map_err(bot)?;
+        Ok(EchoLog { tx })
+    }
+
+    /// Append a frame; `Err` when it could not be written and synced.
+    async fn append(&self, frame: &[u8]) -> Result<(), LoadError> {
+        let (done, answer) = tokio::sync::oneshot::channel();
+        let mut line = Vec::with_capacity(frame.len() + 1);
+        line.extend_from_slice(frame);
+        line.push(b'\n');
+        self.tx
+            .send((line, done))
+            .map_err(|_| bot("the echo log stopped"))?;
+        match answer.await {
+            Ok(true) => Ok(()),
+            _ => Err(bot("the echo log could not write")),
+        }
+    }
+}
+
+/// Give `file` `len` bytes of real blocks (not a sparse file), synced.
+fn preallocate(file: &std::fs::File, len: u64) -> std::io::Result<()> {
+    #[cfg(unix)]
+    {
+        use std::os::fd::AsRawFd;
+        // SAFETY: posix_fallocate on an open file descriptor we own.
+        let rc = unsafe { libc::posix_fallocate(file.as_raw_fd(), 0, len as libc::off_t) };
+        if rc != 0 {
+            return Err(std::io::Error::from_raw_os_error(rc));
+        }
+    }
+    #[cfg(not(unix))]
+    file.set_len(len)?;
+    file.sync_all()
 }
 
 /// Closed loop against the echo server at `addr` over `conns` sockets: round trips/s.

@@ -518,7 +518,8 @@ async fn event_updates_rebuild_the_state() {
 }
 
 /// Issue 9: the load generator runs end to end against the server it starts in its own
-/// process (and the echo baseline in another), and finds nothing lost or duplicated.
+/// process (and the echo baseline, plain and durable, in others), and finds nothing lost
+/// or duplicated.
 /// Only the figures' presence is checked here: speed is measured in BENCHMARKS.md.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn loadtest_runs_against_its_own_server_process() {
@@ -561,10 +562,18 @@ async fn loadtest_runs_against_its_own_server_process() {
         "{stdout}"
     );
     assert!(stdout.contains("bare axum echo"), "{stdout}");
-    let moves: u64 = stdout
-        .split_once("sockets), ")
-        .and_then(|(_, rest)| rest.split_whitespace().next())
-        .and_then(|m| m.parse().ok())
-        .expect("a move count");
-    assert!(moves > 0, "{stdout}");
+    // The number printed right after `marker`.
+    let number_after = |marker: &str| -> f64 {
+        stdout
+            .split_once(marker)
+            .and_then(|(_, rest)| rest.split_whitespace().next())
+            .and_then(|n| n.parse().ok())
+            .unwrap_or_else(|| panic!("no number after {marker:?} in {stdout}"))
+    };
+    assert!(number_after("sockets), ") > 0.0, "a move count: {stdout}");
+    // The durable echo ran and answered.
+    assert!(
+        number_after("group commit): ") > 0.0,
+        "a durable echo rate: {stdout}"
+    );
 }
