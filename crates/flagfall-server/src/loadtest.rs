@@ -743,7 +743,7 @@ const ECHO_LOG_BYTES: u64 = 256 << 20;
 
 impl EchoLog {
     fn start(path: &std::path::Path) -> Result<EchoLog, LoadError> {
-        let file = std::fs::OpenOptions::new()
+        let mut file = std::fs::OpenOptions::new()
             .create(true)
             .truncate(true)
             .read(true)
@@ -756,7 +756,7 @@ impl EchoLog {
         std::thread::Builder::new()
             .name("echo-log".into())
             .spawn(move || {
-                use std::os::unix::fs::FileExt;
+                use std::io::{Seek, SeekFrom, Write};
                 let mut offset = 0u64;
                 let mut batch = Vec::new();
                 let mut waiting = Vec::new();
@@ -768,10 +768,12 @@ impl EchoLog {
                         batch.extend_from_slice(&frame);
                         waiting.push(done);
                     }
+                    let mut ok = true;
                     if offset + batch.len() as u64 > ECHO_LOG_BYTES {
+                        ok = file.seek(SeekFrom::Start(0)).is_ok();
                         offset = 0;
                     }
-                    let ok = file.write_all_at(&batch, offset).is_ok() && file.sync_data().is_ok();
+                    ok = ok && file.write_all(&batch).is_ok() && file.sync_data().is_ok();
                     offset += batch.len() as u64;
                     for done in waiting.drain(..) {
                         let _ = done.send(ok);
