@@ -91,8 +91,19 @@ pub struct Clock {
     latest: u64,
 }
 
-fn ms_i64(ms: u64) -> i64 {
+/// The longest single time change the game script and the rulesets accept: a day, in
+/// milliseconds (a director's `add_time`, a penalty or a denied claim's cost). Any
+/// duration beyond it is an input error, never clock arithmetic.
+pub const MAX_TIME_CHANGE_MS: u64 = 86_400_000;
+
+/// A duration in milliseconds as a signed clock amount, saturating at `i64::MAX` (a
+/// `u64` beyond it cannot wrap into a negative amount).
+pub fn ms_to_i64(ms: u64) -> i64 {
     i64::try_from(ms).unwrap_or(i64::MAX)
+}
+
+fn ms_i64(ms: u64) -> i64 {
+    ms_to_i64(ms)
 }
 
 impl Clock {

@@ -13,6 +13,7 @@ use std::fmt;
 use serde::{Deserialize, Serialize};
 
 use crate::board::CastlingSetupRule;
+use crate::clock::MAX_TIME_CHANGE_MS;
 use crate::schema;
 use crate::timecontrol::TimeControl;
 
@@ -424,6 +425,28 @@ impl Ruleset {
                 Some(_) => {}
             }
         }
+        // Durations the arbiter puts on the clock: bounded like a director's time change,
+        // so that no setting can wrap or swamp the clock arithmetic.
+        for (field, ms) in [
+            (
+                "draws.wrong_claim_penalty_ms",
+                self.draws.wrong_claim_penalty_ms,
+            ),
+            (
+                "draws.ilc_max_remaining_ms",
+                self.draws.ilc_max_remaining_ms,
+            ),
+            (
+                "draws.ilc_denied_claimant_ms",
+                self.draws.ilc_denied_claimant_ms,
+            ),
+        ] {
+            if ms > MAX_TIME_CHANGE_MS {
+                return Err(invalid(format!(
+                    "{field} = {ms} is more than a day ({MAX_TIME_CHANGE_MS} ms)"
+                )));
+            }
+        }
         Ok(())
     }
 
@@ -620,6 +643,38 @@ mod tests {
             }
         }
         assert_eq!(Ruleset::all_builtin().len(), 5);
+    }
+
+    #[test]
+    fn durations_beyond_a_day_are_refused_naming_the_setting() {
+        let uscf = BUILTIN[0].1;
+        for field in [
+            "wrong_claim_penalty_ms",
+            "ilc_max_remaining_ms",
+            "ilc_denied_claimant_ms",
+        ] {
+            // The largest value TOML can hold: as an i64 clock amount its negation would
+            // still fit, but a penalty of 292 million years is not a setting.
+            let text = format!(
+                "{}\n",
+                uscf.replace(
+                    "[draws]",
+                    &format!("[draws]\n{field} = 9223372036854775807")
+                )
+                .lines()
+                .filter(|l| !l.starts_with(field) || l.contains("9223372036854775807"))
+                .collect::<Vec<_>>()
+                .join("\n")
+            );
+            match Ruleset::from_toml(&text) {
+                Err(RulesetError::Invalid { problem, .. }) => {
+                    assert!(problem.contains(&format!("draws.{field}")), "{problem}");
+                }
+                other => panic!("{field}: expected an invalid ruleset, got {other:?}"),
+            }
+            let day = text.replace("9223372036854775807", "86400000");
+            Ruleset::from_toml(&day).unwrap_or_else(|e| panic!("{field} at a day: {e}"));
+        }
     }
 
     #[test]

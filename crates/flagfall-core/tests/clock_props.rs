@@ -230,13 +230,19 @@ proptest! {
         calls in prop::collection::vec((any::<u64>(), op(), any::<i64>()), 0..40),
     ) {
         let mut c = Clock::new(tc);
+        // The clock's own "now": the latest instant of a call it took (an earlier `at`
+        // is raised to it; a refused press takes no instant).
+        let mut now = 0u64;
         for (at, op, delta) in calls {
-            match op {
-                Op::Start(s) => c.start(at, s),
-                Op::Press(s) => { let _ = c.press(at, s); }
-                Op::Stop => c.stop(at),
-                Op::Resume => c.resume(at),
-                Op::Adjust(s, _) => c.adjust(at, s, delta),
+            let took = match op {
+                Op::Start(s) => { c.start(at, s); true }
+                Op::Press(s) => c.press(at, s).is_ok(),
+                Op::Stop => { c.stop(at); true }
+                Op::Resume => { c.resume(at); true }
+                Op::Adjust(s, _) => { c.adjust(at, s, delta); true }
+            };
+            if took {
+                now = now.max(at);
             }
             for side in [White, Black] {
                 let _ = c.remaining(at, side);
@@ -245,6 +251,8 @@ proptest! {
                 let _ = flagfall_core::clock::format_ms(c.remaining(at, side));
             }
             let _ = c.next_flag_fall(at);
+            // Saturated amounts keep the flag view consistent with the time.
+            check_flags(&c, at.max(now))?;
         }
     }
 }

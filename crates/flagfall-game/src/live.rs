@@ -166,7 +166,8 @@ impl Game {
         }
         if rules.draws.ilc
             && !self.setup().time_control.has_delay_or_increment()
-            && self.clock().remaining(at, player) < rules.draws.ilc_max_remaining_ms as i64
+            && self.clock().remaining(at, player)
+                < flagfall_core::clock::ms_to_i64(rules.draws.ilc_max_remaining_ms)
         {
             kinds.push(ClaimKind::Ilc);
         }

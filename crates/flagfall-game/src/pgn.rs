@@ -163,6 +163,9 @@ fn untokens(text: &str) -> Result<Value, String> {
                     Value::Bool(false)
                 } else if let Ok(n) = v.parse::<i64>() {
                     Value::from(n)
+                } else if let Ok(n) = v.parse::<u64>() {
+                    // An instant beyond i64 (`at` is a u64 in the script).
+                    Value::from(n)
                 } else {
                     Value::from(v)
                 };

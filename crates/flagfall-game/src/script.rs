@@ -7,6 +7,7 @@
 use std::fmt;
 
 use flagfall_core::board::{PhysicalMove, PhysicalPosition};
+use flagfall_core::clock::MAX_TIME_CHANGE_MS;
 use flagfall_core::colour;
 use flagfall_core::ruleset::{OffenceKind, Ruleset, TimeControlJudgement};
 use flagfall_core::timecontrol::TimeControl;
@@ -810,7 +811,7 @@ fn parse_add_time(map: &Map<String, Value>, line: usize) -> Result<Action, Scrip
     let ms = match t.get("ms") {
         Some(Value::Number(n)) => n
             .as_i64()
-            .filter(|v| v.unsigned_abs() <= 86_400_000)
+            .filter(|v| v.unsigned_abs() <= MAX_TIME_CHANGE_MS)
             .ok_or_else(|| {
                 ScriptError::new(
                     line,

@@ -128,8 +128,70 @@ fn random_script(seed: u64, len: usize) -> Script {
     }
 }
 
+/// A random script whose instants leap to the edge of `u64` (up to `u64::MAX`), with
+/// director time changes over the whole accepted range (a day either way) and lag
+/// credits up to the maximum: issue 19 item 11, client-given durations meeting the clock.
+fn extreme_script(seed: u64, len: usize) -> Script {
+    let mut rng = Rng::new(seed);
+    let (rules, tc) = RULESETS[rng.below(5) as usize];
+    let auto = if rng.below(2) == 0 {
+        ",\"auto_flag\":true"
+    } else {
+        ""
+    };
+    let setup_line = format!("{{\"rules\":\"{rules}\",\"time_control\":\"{tc}\"{auto}}}");
+    let base = script::parse(&setup_line).expect("setup parses");
+    let mut game = Game::new(base.setup.clone());
+    let mut at = 0u64;
+    let mut events = Vec::new();
+    for i in 0..len {
+        let mut scratch = 0;
+        let mut ev = random_event(&mut rng, &game, &mut scratch);
+        let leap = match rng.below(6) {
+            0 => 0,
+            1 => rng.below(5_000),
+            2 => 1 << 32,
+            3 => 1 << 62,
+            4 => u64::MAX / 2,
+            _ => u64::MAX,
+        };
+        at = at.saturating_add(leap);
+        ev.at = at;
+        if let Action::AddTime { ms, .. } = &mut ev.action {
+            *ms = rng.below(2 * 86_400_001) as i64 - 86_400_000;
+        }
+        if ev.action.presses() {
+            ev.lag_ms = rng.below(10_001);
+        }
+        game.apply(&ev, i + 1);
+        events.push(ev);
+    }
+    Script {
+        setup: base.setup,
+        events,
+    }
+}
+
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(96))]
+
+    #[test]
+    fn extreme_instants_and_time_changes_never_panic_and_round_trip(seed in any::<u64>(), len in 1usize..80) {
+        let s = extreme_script(seed, len);
+        let report = replay(&s).to_json();
+        // The script text and the PGN carry the extreme values back unchanged.
+        let mut text = s.setup.to_json().to_string();
+        for e in &s.events {
+            text.push('\n');
+            text.push_str(&e.to_json().to_string());
+        }
+        let back = script::parse(&text).expect("re-parses");
+        prop_assert_eq!(&replay(&back).to_json(), &report);
+        let pgn = flagfall_game::pgn::to_pgn(&s);
+        let from_pgn = flagfall_game::pgn::from_pgn(&pgn, "uscf-2020").expect("PGN reads back");
+        let again = script::parse(&from_pgn).expect("PGN script parses");
+        prop_assert_eq!(&replay(&again).to_json(), &report);
+    }
 
     #[test]
     fn no_event_sequence_panics_and_replay_is_deterministic(seed in any::<u64>(), len in 1usize..160) {

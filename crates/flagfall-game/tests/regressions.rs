@@ -165,3 +165,29 @@ fn issue_11_press_without_move_follows_the_ruleset_setting() {
     assert!(handed.fen.contains(" b"), "{}", handed.fen);
     assert_eq!(handed.game.clock().running(), Some(shakmaty::Color::White));
 }
+
+/// Issue 19 item 11: client-given durations meet the clock in checked arithmetic. An
+/// instant at the very end of `u64` and the director's largest time changes (a day) used
+/// to overflow the "time beyond the control" test of `add_time` (a panic in a debug build,
+/// a wrapped amount in a release build); the PGN of such a game did not read back, since
+/// an instant beyond `i64` came back as text.
+#[test]
+fn issue_19_extreme_instants_and_time_changes_do_not_overflow() {
+    let text = r#"{"rules":"uscf-classic","time_control":"G/5;d0"}
+{"at":1000,"by":"white","move":"e2e4","press":true}
+{"at":18446744073709551615,"by":"director","add_time":{"color":"black","ms":-86400000}}
+{"at":18446744073709551615,"by":"director","add_time":{"color":"black","ms":-86400000}}
+{"at":18446744073709551615,"by":"white","claim":"flag"}
+"#;
+    let script = script::parse(text).expect("script parses");
+    let r = replay(&script);
+    assert_eq!(r.clock.black_ms, i64::MIN, "saturated, not wrapped");
+    assert_eq!(r.clock.white_ms, 299_000);
+    assert_eq!(r.result, GameResult::WhiteWins);
+    assert_eq!(r.reason, Some(Reason::TimeForfeit));
+    let pgn = flagfall_game::pgn::to_pgn(&script);
+    let back = flagfall_game::pgn::from_pgn(&pgn, "uscf-2020").expect("PGN reads back");
+    let again = script::parse(&back).expect("the PGN's script parses");
+    assert_eq!(again.events[2].at, u64::MAX);
+    assert_eq!(replay(&again).to_json(), r.to_json());
+}

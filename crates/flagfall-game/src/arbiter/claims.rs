@@ -364,7 +364,8 @@ impl Game {
                 return;
             }
         }
-        self.illegal_caught[colour::index(offender)] += 1;
+        let caught = &mut self.illegal_caught[colour::index(offender)];
+        *caught = caught.saturating_add(1);
         let nth = self.illegal_caught[colour::index(offender)];
         let penalty = if nth == 1 {
             illegal.first

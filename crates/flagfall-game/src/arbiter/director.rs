@@ -1,5 +1,6 @@
 //! The director's actions: the clock, time changes, offences and results.
 
+use flagfall_core::clock::ms_to_i64;
 use flagfall_core::colour;
 use flagfall_core::ruleset::{OffenceKind, PenaltyStep};
 use shakmaty::Color;
@@ -116,7 +117,7 @@ impl Game {
         let within_setup = self.moves_completed(Color::White) < time.setup_moves
             || self.moves_completed(Color::Black) < time.setup_moves;
         let left = self.clock.remaining(at, color);
-        let excess = left - self.setup.time_control.base_ms as i64;
+        let excess = left.saturating_sub(ms_to_i64(self.setup.time_control.base_ms));
         let reduce_excess = time.reduce_excess_after_setup && ms < 0 && excess > 0;
         if within_setup || reduce_excess {
             let change = self.adjust(at, color, ms);

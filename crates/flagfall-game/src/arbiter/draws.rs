@@ -4,7 +4,7 @@
 use flagfall_analysis::Limits;
 use flagfall_analysis::assistant::{self, DrawClaim, Ground};
 use flagfall_core::board::PhysicalMove;
-use flagfall_core::clock::format_ms;
+use flagfall_core::clock::{format_ms, ms_to_i64};
 use flagfall_core::colour;
 use flagfall_core::ruleset::DrawRules;
 use shakmaty::Color;
@@ -122,7 +122,7 @@ impl Game {
             );
             return;
         }
-        let time = self.adjust(at, !p, draws.wrong_claim_penalty_ms as i64);
+        let time = self.adjust(at, !p, ms_to_i64(draws.wrong_claim_penalty_ms));
         let why = if !legal_intent {
             "the intended move is not legal"
         } else {
@@ -186,7 +186,7 @@ impl Game {
                 return;
             }
             let left = self.clock.remaining(at, p);
-            if left >= draws.ilc_max_remaining_ms as i64 {
+            if left >= ms_to_i64(draws.ilc_max_remaining_ms) {
                 self.refuse(
                     at,
                     event,
@@ -194,7 +194,7 @@ impl Game {
                     Some(p),
                     format!(
                         "ILC needs less than {} left; {} has {}",
-                        format_ms(draws.ilc_max_remaining_ms as i64),
+                        format_ms(ms_to_i64(draws.ilc_max_remaining_ms)),
                         colour::name(p),
                         format_ms(left)
                     ),
@@ -293,7 +293,7 @@ impl Game {
             }
             (DrawClaim::Ilc, false) => {
                 self.offer = None;
-                let time = self.adjust(at, p, -(draws.ilc_denied_claimant_ms as i64));
+                let time = self.adjust(at, p, -ms_to_i64(draws.ilc_denied_claimant_ms));
                 self.record(
                     at,
                     event,

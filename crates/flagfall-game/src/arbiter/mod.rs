@@ -302,7 +302,9 @@ impl Game {
             .filter(|p| ev.action.presses() && self.clock.running() == Some(*p));
         let credit = presser.map_or(0, |_| ev.lag_ms.min(at - self.last_at));
         let gain = presser.map_or(0, |p| {
-            self.clock.remaining(at - credit, p) - self.clock.remaining(at, p)
+            self.clock
+                .remaining(at - credit, p)
+                .saturating_sub(self.clock.remaining(at, p))
         });
         let completed_before = self.history.len();
         if !self.is_over() {
