@@ -13,6 +13,11 @@
 //!
 //! The setup travels in tags: `Rules`, `FlagfallTimeControl`, `FlagfallSetup`, plus the
 //! standard `White`, `Black`, `FEN`/`SetUp`, `TimeControl`, `Result`, `Termination`.
+//! Every tag value is a PGN string token ([`tag_value`]): quotes and
+//! backslashes escaped, control characters replaced by a space, so that no player's
+//! name can end its tag and inject tags or moves; a name read back has spaces where it
+//! had control characters. Ruling texts in comments have their braces and brackets
+//! turned into parentheses, so that free text cannot end a comment or forge an event.
 //! A PGN without `%ff` annotations (from anywhere else) is read as a plain game: its SAN
 //! moves become move-and-press events at `at = 0` under the rules given by `--rules`.
 
@@ -70,12 +75,51 @@ fn termination(reason: Option<Reason>) -> &'static str {
     }
 }
 
-fn escape_tag(s: &str) -> String {
-    s.replace('\\', "\\\\").replace('"', "\\\"")
+// Tag values (PGN Standard §8.1.1: a tag value is a string token, §7: printing
+// characters between quotes, `\"` and `\\` escaped, no newline or tab inside). A value
+// from outside (a player's name, a user ruleset's citation) may hold any character, and
+// a newline would end the tag and let the rest be read as tags or moves.
+//
+// Choice: a control character (Unicode Cc: U+0000 to U+001F, U+007F to U+009F, so
+// newline, carriage return, tab and NEL) and the line and paragraph separators U+2028
+// and U+2029 are each *replaced by a space*, not stripped: "Ann\nLee" is written
+// `Ann Lee`, so words stay apart. Nothing else changes: the value is not trimmed or
+// shortened (the standard's 255-character limit is not applied; python-chess and
+// pgn-reader take longer values). docs/game-script.md §6 says the same.
+
+/// A character a tag value cannot hold and that is written as a space instead.
+fn replaced_by_space(c: char) -> bool {
+    c.is_control() || c == '\u{2028}' || c == '\u{2029}'
 }
 
+/// `text` as the inside of a PGN string token (the choice above): control characters
+/// and line separators replaced by a space, `\` and `"` escaped.
+pub fn tag_value(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for c in text.chars() {
+        match c {
+            '\\' => out.push_str("\\\\"),
+            '"' => out.push_str("\\\""),
+            c if replaced_by_space(c) => out.push(' '),
+            c => out.push(c),
+        }
+    }
+    out
+}
+
+/// What a PGN reader gives back for a value written with [`tag_value`]: `text` with
+/// control characters and line separators replaced by a space.
+pub fn tag_value_read_back(text: &str) -> String {
+    text.chars()
+        .map(|c| if replaced_by_space(c) { ' ' } else { c })
+        .collect()
+}
+
+/// Text in a brace comment: a `}` would end the comment, and a `[` could open an
+/// annotation the reader takes for an event (`[%ff ...]` inside a ruling's free text,
+/// such as a `call_director` reason), so braces and brackets become parentheses.
 fn clean_comment(s: &str) -> String {
-    s.replace('{', "(").replace('}', ")")
+    s.replace(['{', '['], "(").replace(['}', ']'], ")")
 }
 
 /// Flatten an event's JSON object into `key=value` tokens (nested objects as `a.b=v`).
@@ -240,7 +284,7 @@ pub fn to_pgn_with(script: &Script, tablebase: Option<SharedTablebase>) -> Strin
     let mut out = String::new();
     let setup = &script.setup;
     let mut tag = |name: &str, value: &str| {
-        out.push_str(&format!("[{name} \"{}\"]\n", escape_tag(value)));
+        out.push_str(&format!("[{name} \"{}\"]\n", tag_value(value)));
     };
     tag("Event", "flagfall game");
     tag("Site", "?");
@@ -531,6 +575,110 @@ pub fn from_pgn(text: &str, default_rules: &str) -> Result<String, PgnError> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::script;
+
+    /// The SAN moves and tags a plain PGN reader (pgn-reader, without flagfall's
+    /// annotations) finds in `pgn`, and how many games.
+    fn plain_reading(pgn: &str) -> (Vec<Collected>, usize) {
+        let mut reader = Reader::new(pgn.as_bytes());
+        let mut games = Vec::new();
+        while let Ok(Some(g)) = reader.read_game(&mut Collector) {
+            games.push(g);
+        }
+        let n = games.len();
+        (games, n)
+    }
+
+    #[test]
+    fn quotes_and_backslashes_are_escaped() {
+        assert_eq!(tag_value(r#"a "b" \c"#), r#"a \"b\" \\c"#);
+        assert_eq!(tag_value("Émile Ñúñez"), "Émile Ñúñez");
+    }
+
+    #[test]
+    fn control_characters_become_spaces_and_cannot_end_the_tag() {
+        let name = "\"]\n1. f3 e5 2. g4 Qh4# 0-1";
+        let v = tag_value(name);
+        assert_eq!(v, "\\\"] 1. f3 e5 2. g4 Qh4# 0-1");
+        assert!(!v.chars().any(char::is_control));
+        for c in ['\r', '\t', '\0', '\u{7f}', '\u{85}', '\u{2028}', '\u{2029}'] {
+            assert_eq!(tag_value(&format!("a{c}b")), "a b", "{:?}", c);
+        }
+        assert_eq!(tag_value_read_back(name), "\"] 1. f3 e5 2. g4 Qh4# 0-1");
+    }
+
+    /// Issue 19 item 16: a newline in a player's name injected tags and moves (python-chess
+    /// read `1. f3 e5 2. g4 Qh4# 0-1` from a game with no moves).
+    #[test]
+    fn a_name_cannot_inject_tags_or_moves() {
+        let evil = "\"]\n1. f3 e5 2. g4 Qh4# 0-1";
+        let setup = serde_json::json!({
+            "rules": "uscf-2020", "time_control": "G/5;d0",
+            "white": evil, "black": "Tab\there \\ \"quoted\"\r\n[Result \"1-0\"]",
+        });
+        let text = format!("{setup}\n{{\"at\":1000,\"by\":\"white\",\"resign\":true}}\n");
+        let s = script::parse(&text).expect("script parses");
+        let pgn = to_pgn(&s);
+        // One line per tag, each a complete tag pair; the movetext is the one event and
+        // the result.
+        let tag_lines: Vec<&str> = pgn.lines().take_while(|l| !l.is_empty()).collect();
+        assert!(
+            tag_lines
+                .iter()
+                .all(|l| l.starts_with('[') && l.ends_with("\"]")),
+            "{pgn}"
+        );
+        assert_eq!(
+            tag_lines
+                .iter()
+                .filter(|l| l.starts_with("[White "))
+                .count(),
+            1
+        );
+        assert_eq!(
+            tag_lines
+                .iter()
+                .filter(|l| l.starts_with("[Result "))
+                .count(),
+            1
+        );
+        let (games, n) = plain_reading(&pgn);
+        assert_eq!(n, 1, "{pgn}");
+        let g = &games[0];
+        assert!(g.sans.is_empty(), "moves injected: {:?}\n{pgn}", g.sans);
+        assert_eq!(g.tags["White"], "\"] 1. f3 e5 2. g4 Qh4# 0-1");
+        assert_eq!(g.tags["Black"], "Tab here \\ \"quoted\"  [Result \"1-0\"]");
+        assert_eq!(g.tags["Result"], "0-1");
+        // flagfall's own reader: the same game, the names with spaces for the controls.
+        let back =
+            script::parse(&from_pgn(&pgn, "uscf-2020").expect("reads back")).expect("parses");
+        assert_eq!(
+            back.setup.white.as_deref(),
+            Some("\"] 1. f3 e5 2. g4 Qh4# 0-1")
+        );
+        assert_eq!(back.events.len(), 1);
+        assert_eq!(crate::replay(&back).to_json(), crate::replay(&s).to_json());
+    }
+
+    /// Free text in a ruling (a `call_director` reason) is written into the comment after
+    /// the event's annotation: it must not be read back as another event.
+    #[test]
+    fn a_reason_cannot_forge_an_event() {
+        let text = concat!(
+            r#"{"rules":"uscf-2020","time_control":"G/5;d0"}"#,
+            "\n",
+            r#"{"at":1000,"by":"white","move":"e2e4","press":true}"#,
+            "\n",
+            r#"{"at":2000,"by":"black","call_director":true,"reason":"x] [%ff at=3000 by=black resign] {y}"}"#,
+            "\n"
+        );
+        let s = script::parse(text).expect("script parses");
+        let pgn = to_pgn(&s);
+        let back =
+            script::parse(&from_pgn(&pgn, "uscf-2020").expect("reads back")).expect("parses");
+        assert_eq!(back.events, s.events, "{pgn}");
+        assert_eq!(crate::replay(&back).to_json(), crate::replay(&s).to_json());
+    }
 
     #[test]
     fn tokens_round_trip() {

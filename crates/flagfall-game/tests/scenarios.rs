@@ -12,7 +12,9 @@
 //! Runs every scenario and reports every mismatch, then exits non-zero if any failed.
 //! Every scenario is also written as PGN and read back, and must replay the same.
 //! `SCENARIO=substring cargo test -p flagfall-game --test scenarios` runs a subset;
-//! `FLAGFALL_PGN_OUT=dir` also writes each game's PGN there (CI checks them with python-chess).
+//! `FLAGFALL_PGN_OUT=dir` also writes each game's PGN there, with `NAME.expect.json`
+//! beside it (the tags and SAN moves a reader must find); CI checks them with python-chess
+//! (`scripts/check_pgn_readers.py`).
 
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -112,6 +114,22 @@ fn check(script_path: &Path) -> Result<(), Vec<String>> {
             .map(|s| s.to_string_lossy().into_owned())
             .unwrap_or_default();
         let _ = std::fs::write(format!("{dir}/{rs}-{name}.pgn"), &pgn_text);
+        // What an ordinary reader must find in it (scripts/check_pgn_readers.py): the
+        // names as tag values read back, the result, and the SAN moves of the move list
+        // while the game is legal chess (`MoveList`, a path of its own), and nothing else.
+        let mut list = flagfall_game::MoveList::default();
+        list.update(&replay.game);
+        let moves: Vec<String> = list.entries().iter().map_while(|e| e.san.clone()).collect();
+        let tag = |n: &Option<String>| {
+            flagfall_game::pgn::tag_value_read_back(n.as_deref().unwrap_or("?"))
+        };
+        let expect = serde_json::json!({
+            "White": tag(&script.setup.white),
+            "Black": tag(&script.setup.black),
+            "Result": replay.result.as_str(),
+            "moves": moves,
+        });
+        let _ = std::fs::write(format!("{dir}/{rs}-{name}.expect.json"), expect.to_string());
     }
     for key in ["result", "reason", "rule"] {
         match expected.get(key) {

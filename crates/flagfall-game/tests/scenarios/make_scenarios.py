@@ -1495,3 +1495,14 @@ E(U, "call-director-reason-too-long",
 E(U, "reason-without-call",
   [{"rules": U, "time_control": "G/5;d0"}, {"at": 1000, "by": "white", "resign": True, "reason": "tired"}],
   2, "reason", ["docs/game-script.md §3: `reason` goes only with call_director"])
+
+# ============================================================ tenth batch: PGN tag values
+# (issue 19 item 16; crates/flagfall-game/src/pgn.rs, docs/game-script.md §6)
+
+S(U, "player-names-control-characters",
+  {"white": "\"]\n1. f3 e5 2. g4 Qh4# 0-1", "black": "Tab\there \\ \"quoted\"\r\n[Result \"1-0\"]"},
+  seq("e2e4 e7e5 g1f3"),
+  "*", None, None, rulings=[], fen="auto",
+  covers=["setup: player names are free text, kept as given in the script",
+          "PGN (docs/game-script.md §6): a name's newline cannot end its tag; python-chess must read these names "
+          "with spaces for the control characters and exactly the three moves played (scripts/check_pgn_readers.py)"])
