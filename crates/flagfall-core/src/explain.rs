@@ -578,7 +578,21 @@ mod tests {
 
     /// Every choice docs/rules.md or docs/arbiter.md marks **interpretation**, with the rules
     /// whose explanation must record it and a phrase that identifies it.
-    const INTERPRETATIONS: [(&str, &[&str], &str); 10] = [
+    const INTERPRETATIONS: [(&str, &[&str], &str); 11] = [
+        // docs/rules.md §5.9: the set-up deadline binds corrections of the setting, not
+        // the director's own time changes; the silent texts let the director adjust time.
+        (
+            "director's time change",
+            &[
+                "uscf-2020 3",
+                "uscf-classic 3",
+                "blitz-2006 3",
+                "fide-b3 A.5.1.1",
+                "uscf-classic intro",
+                "club-ilc intro",
+            ],
+            "director's own decision",
+        ),
         // docs/rules.md §5.7: the silent texts let a player call the director.
         (
             "call the director",

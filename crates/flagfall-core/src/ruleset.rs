@@ -327,12 +327,31 @@ pub struct DirectorRules {
     /// still load; without it the arbiter cites `rule`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub call_rule: Option<String>,
+    /// Whether the director may change a player's time at any moment by his own decision
+    /// (an `add_time` of kind `decision`, docs/rules.md §5.8), apart from correcting the
+    /// clock's initial setting (`time.setup_rule`). Defaults to true, so that rulesets
+    /// written before it still load and keep their director's authority.
+    #[serde(default = "yes")]
+    pub adjust_time: bool,
+    /// The rule that gives the director that authority. Optional for the same reason;
+    /// without it the arbiter cites `rule`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub adjust_time_rule: Option<String>,
+}
+
+fn yes() -> bool {
+    true
 }
 
 impl DirectorRules {
     /// The citation of a player's call for the director: `call_rule`, else `rule`.
     pub fn call_citation(&self) -> &str {
         self.call_rule.as_deref().unwrap_or(&self.rule)
+    }
+
+    /// The citation of the director's own time change: `adjust_time_rule`, else `rule`.
+    pub fn adjust_time_citation(&self) -> &str {
+        self.adjust_time_rule.as_deref().unwrap_or(&self.rule)
     }
 }
 

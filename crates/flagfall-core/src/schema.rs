@@ -127,6 +127,7 @@ pub const SETTINGS: &[SettingSpec] = &[
     setting!(draws.draw_positions, cited by draw_positions_rule),
     setting!(draws.dead_position, cited by dead_position_rule),
     setting!(draws.illegal_position_after_next_move, cited by illegal_position_rule),
+    setting!(director.adjust_time, cited by adjust_time_rule),
 ];
 
 /// Every citation field of a ruleset, in the order of the types, with what the arbiter
@@ -273,6 +274,10 @@ pub const CITATIONS: &[CitationSpec] = &[
         director.call_rule,
         "a player stopping the clock to call the director, and refusing a second call while \
          one is pending"
+    ),
+    citation!(
+        director.adjust_time_rule,
+        "a time change the director decides on, at any moment of the game"
     ),
 ];
 

@@ -122,6 +122,36 @@ impl ClaimKind {
     }
 }
 
+/// Why the director changes a player's time (`add_time.kind`, docs/game-script.md §3).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum TimeChangeKind {
+    /// The director's own decision, at any moment of the game (time for a player who was
+    /// disturbed, an adjustment after a dispute): `director.adjust_time`. The default.
+    #[default]
+    Decision,
+    /// A correction of the clock's initial setting, found late: allowed while the setting
+    /// may still be corrected (`time.setup_moves`, `time.reduce_excess_after_setup`).
+    Correction,
+}
+
+impl TimeChangeKind {
+    pub fn name(self) -> &'static str {
+        match self {
+            TimeChangeKind::Decision => "decision",
+            TimeChangeKind::Correction => "correction",
+        }
+    }
+
+    fn parse(s: &str) -> Option<TimeChangeKind> {
+        match s {
+            "decision" => Some(TimeChangeKind::Decision),
+            "correction" => Some(TimeChangeKind::Correction),
+            _ => None,
+        }
+    }
+}
+
 /// What a director declares with `result`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Declared {
@@ -155,6 +185,8 @@ pub enum Action {
     AddTime {
         color: Color,
         ms: i64,
+        /// A decision of the director (the default) or a correction of the setting.
+        kind: TimeChangeKind,
     },
     Offence {
         player: Color,
@@ -798,15 +830,33 @@ fn check_nested_fields(
     })
 }
 
-/// `add_time`: `{"color": ..., "ms": ...}`, at most a day either way.
+/// `add_time`: `{"color": ..., "ms": ..., "kind": ...}`, `ms` at most a day either way,
+/// `kind` `"decision"` (the default) or `"correction"`.
 fn parse_add_time(map: &Map<String, Value>, line: usize) -> Result<Action, ScriptError> {
     let t = nested_object(
         map,
         line,
         "add_time",
-        &["color", "ms"],
+        &["color", "ms", "kind"],
         "{\"color\": \"white\", \"ms\": 60000}",
     )?;
+    let kind = match t.get("kind") {
+        None => TimeChangeKind::default(),
+        Some(Value::String(s)) => TimeChangeKind::parse(s).ok_or_else(|| {
+            ScriptError::new(
+                line,
+                "add_time.kind",
+                format!("expected \"decision\" or \"correction\", found {s:?}"),
+            )
+        })?,
+        Some(other) => {
+            return Err(ScriptError::new(
+                line,
+                "add_time.kind",
+                format!("expected a string, found {}", kind_of(other)),
+            ));
+        }
+    };
     let color = parse_color(line, "add_time.color", t.get("color"))?;
     let ms = match t.get("ms") {
         Some(Value::Number(n)) => n
@@ -828,7 +878,7 @@ fn parse_add_time(map: &Map<String, Value>, line: usize) -> Result<Action, Scrip
         }
         None => return Err(ScriptError::new(line, "add_time.ms", "missing")),
     };
-    Ok(Action::AddTime { color, ms })
+    Ok(Action::AddTime { color, ms, kind })
 }
 
 /// `offence`: `{"player": ..., "kind": ...}`.
@@ -977,10 +1027,13 @@ impl Event {
             Action::StartClock => {
                 m.insert("start_clock".into(), Value::Bool(true));
             }
-            Action::AddTime { color: c, ms } => {
+            Action::AddTime { color: c, ms, kind } => {
                 let mut t = Map::new();
                 t.insert("color".into(), color(*c));
                 t.insert("ms".into(), Value::from(*ms));
+                if *kind != TimeChangeKind::Decision {
+                    t.insert("kind".into(), Value::from(kind.name()));
+                }
                 m.insert("add_time".into(), Value::Object(t));
             }
             Action::Offence { player, kind } => {

@@ -5,7 +5,9 @@ use flagfall_core::board::PhysicalMove;
 use flagfall_core::ruleset::OffenceKind;
 use flagfall_game::generate::{Rng, random_game};
 use flagfall_game::outcome::{GameResult, RulingKind};
-use flagfall_game::script::{self, Action, ClaimKind, Declared, Event, Party, Script};
+use flagfall_game::script::{
+    self, Action, ClaimKind, Declared, Event, Party, Script, TimeChangeKind,
+};
 use flagfall_game::{Game, Reason, replay};
 use proptest::prelude::*;
 use shakmaty::{Chess, Color, Position, Square, uci::UciMove};
@@ -76,6 +78,11 @@ fn random_event(rng: &mut Rng, game: &Game, at: &mut u64) -> Event {
                 2 => Action::AddTime {
                     color,
                     ms: rng.below(120_000) as i64 - 60_000,
+                    kind: if rng.below(2) == 0 {
+                        TimeChangeKind::Decision
+                    } else {
+                        TimeChangeKind::Correction
+                    },
                 },
                 3 => Action::Offence {
                     player: color,

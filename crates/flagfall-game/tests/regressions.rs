@@ -191,3 +191,60 @@ fn issue_19_extreme_instants_and_time_changes_do_not_overflow() {
     assert_eq!(again.events[2].at, u64::MAX);
     assert_eq!(replay(&again).to_json(), r.to_json());
 }
+
+/// Issue 19 item 5: a director's own time change applies at any moment, citing the
+/// director's authority (`director.adjust_time_rule`); the set-up deadline binds only a
+/// correction of the initial setting (`kind: correction`). A ruleset from a file that
+/// gives the director no such authority (`adjust_time = false`) refuses the decision, and
+/// one written before the setting loads with it on, citing `director.rule`.
+#[test]
+fn issue_19_director_time_change_applies_at_any_moment() {
+    use flagfall_core::ruleset::Ruleset;
+    let moves = concat!(
+        r#"{"at":1000,"by":"white","move":"e2e4","press":true}"#,
+        "\n",
+        r#"{"at":2000,"by":"black","move":"e7e5","press":true}"#,
+        "\n",
+    );
+    let decision = r#"{"at":2500,"by":"director","add_time":{"color":"black","ms":60000}}"#;
+    let correction = r#"{"at":2500,"by":"director","add_time":{"color":"black","ms":60000,"kind":"correction"}}"#;
+    let setup = r#"{"rules":"uscf-2020","time_control":"G/5;d0"}"#;
+    let r = run(&format!("{setup}\n{moves}{decision}\n"));
+    assert_eq!(r.rulings.len(), 1);
+    assert_eq!(r.rulings[0].kind, RulingKind::TimeChange);
+    assert_eq!(r.rulings[0].rule, "uscf-2020 12");
+    assert_eq!(r.clock.black_ms, 359_000);
+    let r = run(&format!("{setup}\n{moves}{correction}\n"));
+    assert_eq!(r.rulings[0].kind, RulingKind::Refused);
+    assert_eq!(r.rulings[0].rule, "uscf-2020 3");
+    assert_eq!(r.clock.black_ms, 299_000);
+
+    // A ruleset that gives the director no time changes of his own.
+    let text = include_str!("../../flagfall-core/rulesets/uscf-2020.toml")
+        .replace("id = \"uscf-2020\"", "id = \"no-adjust\"")
+        .replace("adjust_time = true", "adjust_time = false");
+    let strict = Ruleset::from_toml(&text).expect("ruleset loads");
+    let setup = r#"{"rules":"no-adjust","time_control":"G/5;d0"}"#;
+    let s = script::parse_with(&format!("{setup}\n{moves}{decision}\n"), &[strict])
+        .expect("script parses");
+    let r = replay(&s);
+    assert_eq!(r.rulings[0].kind, RulingKind::Refused);
+    assert_eq!(r.rulings[0].rule, "uscf-2020 12");
+    assert_eq!(r.clock.black_ms, 299_000);
+
+    // A ruleset written before the setting: the director keeps the authority, cited by
+    // `director.rule`.
+    let old = include_str!("../../flagfall-core/rulesets/uscf-2020.toml")
+        .replace("id = \"uscf-2020\"", "id = \"older\"")
+        .lines()
+        .filter(|l| !l.starts_with("adjust_time"))
+        .collect::<Vec<_>>()
+        .join("\n");
+    let older = Ruleset::from_toml(&old).expect("an older ruleset still loads");
+    let setup = r#"{"rules":"older","time_control":"G/5;d0"}"#;
+    let s = script::parse_with(&format!("{setup}\n{moves}{decision}\n"), &[older])
+        .expect("script parses");
+    let r = replay(&s);
+    assert_eq!(r.rulings[0].kind, RulingKind::TimeChange);
+    assert_eq!(r.rulings[0].rule, "uscf-2020 11");
+}

@@ -1,6 +1,6 @@
 //! The director's actions: the clock, time changes, offences and results.
 
-use flagfall_core::clock::ms_to_i64;
+use flagfall_core::clock::{format_ms, ms_to_i64};
 use flagfall_core::colour;
 use flagfall_core::ruleset::{OffenceKind, PenaltyStep};
 use shakmaty::Color;
@@ -8,7 +8,7 @@ use shakmaty::Color;
 use super::record::Draft;
 use super::{Game, MINUTE};
 use crate::outcome::{GameResult, Reason, RulingKind};
-use crate::script::Declared;
+use crate::script::{Declared, TimeChangeKind};
 
 impl Game {
     /// A player stops the clock and calls the director (`director.call_rule`, docs/rules.md
@@ -112,7 +112,42 @@ impl Game {
             .count() as u32
     }
 
-    pub(super) fn on_add_time(&mut self, at: u64, event: usize, color: Color, ms: i64) {
+    /// The director changes `color`'s time by `ms`: his own decision at any moment
+    /// (`director.adjust_time`), or a correction of the clock's initial setting while the
+    /// set-up rule still allows one (docs/rules.md §1.5, §5.8).
+    pub(super) fn on_add_time(
+        &mut self,
+        at: u64,
+        event: usize,
+        color: Color,
+        ms: i64,
+        kind: TimeChangeKind,
+    ) {
+        let change = if ms < 0 {
+            format!(
+                "takes {} from {}'s time",
+                format_ms(ms.saturating_neg()),
+                colour::name(color)
+            )
+        } else {
+            format!("adds {} to {}'s time", format_ms(ms), colour::name(color))
+        };
+        if kind == TimeChangeKind::Decision {
+            let director = self.setup.ruleset.director.clone();
+            let rule = director.adjust_time_citation().to_string();
+            if !director.adjust_time {
+                let text = "these rules give the director no time changes of his own; only a \
+                            correction of the clock setting (kind correction)"
+                    .to_string();
+                self.refuse(at, event, &rule, Some(color), text);
+                return;
+            }
+            let time = self.adjust(at, color, ms);
+            let text = format!("the director {change} (a decision of the director)");
+            let draft = Draft::new(RulingKind::TimeChange, &rule, text);
+            self.record(at, event, draft.concerning(color).with_time(time));
+            return;
+        }
         let time = self.setup.ruleset.time.clone();
         let within_setup = self.moves_completed(Color::White) < time.setup_moves
             || self.moves_completed(Color::Black) < time.setup_moves;
@@ -120,22 +155,10 @@ impl Game {
         let excess = left.saturating_sub(ms_to_i64(self.setup.time_control.base_ms));
         let reduce_excess = time.reduce_excess_after_setup && ms < 0 && excess > 0;
         if within_setup || reduce_excess {
-            let change = self.adjust(at, color, ms);
-            self.record(
-                at,
-                event,
-                Draft::new(
-                    RulingKind::TimeChange,
-                    &time.setup_rule,
-                    format!(
-                        "the director changes {}'s time by {} ms",
-                        colour::name(color),
-                        ms
-                    ),
-                )
-                .concerning(color)
-                .with_time(change),
-            );
+            let change_made = self.adjust(at, color, ms);
+            let text = format!("the director corrects the clock setting: {change}");
+            let draft = Draft::new(RulingKind::TimeChange, &time.setup_rule, text);
+            self.record(at, event, draft.concerning(color).with_time(change_made));
         } else {
             self.refuse(
                 at,

@@ -394,7 +394,9 @@ impl Game {
             }
             (Action::StopClock, None) => self.on_director_clock(at, event, false),
             (Action::StartClock, None) => self.on_director_clock(at, event, true),
-            (Action::AddTime { color, ms }, None) => self.on_add_time(at, event, *color, *ms),
+            (Action::AddTime { color, ms, kind }, None) => {
+                self.on_add_time(at, event, *color, *ms, *kind)
+            }
             (Action::Offence { player, kind }, None) => self.on_offence(at, event, *player, *kind),
             (Action::Ruling { grant }, None) => self.on_ruling(at, event, *grant),
             (Action::Result(declared), None) => self.on_result(at, event, *declared),

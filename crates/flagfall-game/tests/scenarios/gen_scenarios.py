@@ -109,8 +109,11 @@ def start(at, **ann):
     return ev(at, "director", start_clock=True, **ann)
 
 
-def add_time(at, color, ms, **ann):
-    return ev(at, "director", add_time={"color": color, "ms": ms}, **ann)
+def add_time(at, color, ms, kind=None, **ann):
+    t = {"color": color, "ms": ms}
+    if kind is not None:
+        t["kind"] = kind
+    return ev(at, "director", add_time=t, **ann)
 
 
 def offence(at, player, kind, **ann):

@@ -136,35 +136,35 @@ S(F, "flag-auto-opponent-no-material", {"fen": "8/8/8/4k3/8/8/3q4/7K b - - 0 1"}
 # Director add_time: the set-up window (uscf 1 move each, fide 10 moves each).
 for rs in [U, C, I, B]:
     S(rs, "add-time-in-setup-window", {},
-      [mv(1000, "white", "e2e4"), add_time(2000, "black", -MIN), mv(3000, "black", "e7e5")],
+      [mv(1000, "white", "e2e4"), add_time(2000, "black", -MIN, "correction"), mv(3000, "black", "e7e5")],
       "*", None, None, rulings=[(2, "time_change", cite(rs, "time.setup_rule"))],
       covers=[f"RULES §1: before each side completed one move the director may correct the clock ({cite(rs, 'time.setup_rule')})",
               "B 300000 - 1000 - 60000 - 1000 = 238000"], clock=(299000, 238000))
     S(rs, "add-time-after-setup-refused", {},
-      [mv(1000, "white", "e2e4"), mv(2000, "black", "e7e5"), add_time(3000, "white", MIN, _refused=True)],
+      [mv(1000, "white", "e2e4"), mv(2000, "black", "e7e5"), add_time(3000, "white", MIN, "correction", _refused=True)],
       "*", None, None, rulings=[(3, "refused", cite(rs, "time.setup_rule"))],
-      covers=[f"RULES §1: after each side completed a move the time stays as set ({cite(rs, 'time.setup_rule')})",
+      covers=[f"RULES §1.5: after each side completed a move the clock setting stays as set: a correction is refused ({cite(rs, 'time.setup_rule')})",
               "adding time is never an excess reduction"], clock=(298000, 299000))
 RUY10 = "e2e4 e7e5 g1f3 b8c6 f1b5 a7a6 b5a4 g8f6 e1g1 f8e7 f1e1 b7b5 a4b3 d7d6 c2c3 e8g8 h2h3 c6b8 d2d4 b8d7"
 ruy = RUY10.split()
 S(F, "add-time-after-9-moves", {},
-  seq(" ".join(ruy[:18])) + [add_time(18500, "black", 30000)],
+  seq(" ".join(ruy[:18])) + [add_time(18500, "black", 30000, "correction")],
   "*", None, None, rulings=[(19, "time_change", cite(F, "time.setup_rule"))],
   clock=(290500, 321000), fen="auto",
   covers=["fide-b3 A.5.1.1: the clock setting may change until 10 moves each are completed",
           "9 moves each, one press a second: each side used 9000; W's clock runs from 18000: at 18500 W 290500; B 291000+30000"])
 S(F, "add-time-after-10-moves-refused", {},
-  seq(RUY10) + [add_time(20500, "black", 30000, _refused=True)],
+  seq(RUY10) + [add_time(20500, "black", 30000, "correction", _refused=True)],
   "*", None, None, rulings=[(21, "refused", cite(F, "time.setup_rule"))],
   clock=(289500, 290000), fen="auto",
-  covers=["fide-b3 A.5.1.1: once 10 moves each are completed no change to the clock setting",
+  covers=["fide-b3 A.5.1.1: once 10 moves each are completed no correction of the clock setting",
           "each side used 10000; W's clock runs from 20000: at 20500 W 289500"])
 # Excess reduction after the window (uscf-classic 3, blitz-2006 3): White's clock was set
 # a minute too high before play; after the first moves the director takes the excess away.
 for rs in [C, B, U]:
     allowed = rs != U
-    evs = [add_time(500, "white", MIN), mv(1000, "white", "e2e4"), mv(2000, "black", "e7e5"),
-           mv(3000, "white", "g1f3"), add_time(3500, "white", -58000, _refused=not allowed)]
+    evs = [add_time(500, "white", MIN, "correction"), mv(1000, "white", "e2e4"), mv(2000, "black", "e7e5"),
+           mv(3000, "white", "g1f3"), add_time(3500, "white", -58000, "correction", _refused=not allowed)]
     S(rs, "reduce-excess-after-setup" if allowed else "reduce-excess-refused", {}, evs, "*", None, None,
       rulings=[(1, "time_change", cite(rs, "time.setup_rule")),
                (5, "time_change" if allowed else "refused", cite(rs, "time.setup_rule"))],
@@ -174,7 +174,7 @@ for rs in [C, B, U]:
                if allowed else "uscf-2020 3: no excess reduction after the first moves (reduce_excess_after_setup false)"),
               "W 300000+60000-1000-1000=358000; removing the 58000 excess leaves 300000; B 300000-1000-500=298500"])
 S(C, "add-time-positive-after-setup-refused", {},
-  [mv(1000, "white", "e2e4"), mv(2000, "black", "e7e5"), add_time(2500, "black", MIN, _refused=True)],
+  [mv(1000, "white", "e2e4"), mv(2000, "black", "e7e5"), add_time(2500, "black", MIN, "correction", _refused=True)],
   "*", None, None, rulings=[(3, "refused", cite(C, "time.setup_rule"))], clock=(298500, 299000),
   covers=["uscf-classic 3: after the first moves only excess time may be taken away; adding is refused",
           "W pressed at 1000 (299000) and runs again 2000-2500: 298500; B 299000"])
@@ -1251,7 +1251,7 @@ S(C, "variation-touch-move-after-reinstatement", {"variation": "illegal_move_one
   covers=["docs/arbiter.md minute_and_reinstate: the offender must then move the same piece if it has a legal move",
           "uscf-classic intro: touch move applies; the pawn move is refused, the bishop moves"])
 S(U, "add-time-raises-fallen-flag", {},
-  [mv(301000, "white", "e2e4"), add_time(302000, "white", MIN, _id="t"), claim(303000, "black", "flag", _id="c")],
+  [mv(301000, "white", "e2e4"), add_time(302000, "white", MIN, "correction", _id="t"), claim(303000, "black", "flag", _id="c")],
   "*", None, None,
   rulings=[("t", "time_change", cite(U, "time.setup_rule")), ("c", "claim_rejected", cite(U, "flags.flag_rule"))],
   clock=(59000, 298000),
@@ -1373,7 +1373,7 @@ S(U, "refused-action-keeps-window-open", {},
   covers=["docs/arbiter.md: a refused event changes nothing: Black touching White's pawn is no move of his own, so the window (uscf-2020 3b) stays open",
           "the claim then wins (uscf-2020 7d)"])
 S(F, "add-time-white-10-black-9", {},
-  seq(" ".join(ruy[:19])) + [add_time(19500, "white", -30000, _id="t")],
+  seq(" ".join(ruy[:19])) + [add_time(19500, "white", -30000, "correction", _id="t")],
   "*", None, None, rulings=[("t", "time_change", cite(F, "time.setup_rule"))], clock=(260000, 290500), fen="auto",
   covers=["fide-b3 A.5.1.1: the setting may change until both players have completed 10 moves; White has 10, Black 9",
           "W used 10000 then -30000; B used 9000, running 19000-19500"])
@@ -1506,3 +1506,55 @@ S(U, "player-names-control-characters",
   covers=["setup: player names are free text, kept as given in the script",
           "PGN (docs/game-script.md §6): a name's newline cannot end its tag; python-chess must read these names "
           "with spaces for the control characters and exactly the three moves played (scripts/check_pgn_readers.py)"])
+
+# ============================================================ eleventh batch: the director's own time change
+# (issue 19 item 5; docs/rules.md §1.5, §5.8; `director.adjust_time`)
+
+AT = "director.adjust_time_rule"
+AT_WHY = {
+    U: "uscf-2020 12: the director may pick up the clock to assess penalties or adjust time, at any moment; "
+       "rule 3's deadline is for correcting the clock setting (docs/rules.md §5.8)",
+    C: "docs/rules.md §5.8: uscf-classic is silent; the ordinary US Chess rules it keeps (uscf-2020 12) let the director "
+       "adjust time at any moment, whatever rule 3 says of the setting",
+    I: "docs/rules.md §5.8: club-ilc is silent; the US Chess blitz rules it keeps (uscf-2020 12) let the director "
+       "adjust time at any moment",
+    F: "laws adjust_time: the arbiter's own time change applies after ten moves each too; A.5.1.1 limits only "
+       "changes of the clock setting (docs/rules.md §5.8)",
+    B: "blitz-2006 10: the director's decision in a dispute may change the time at any moment; 3 voids only "
+       "claims to correct the setting (docs/rules.md §5.8)",
+}
+for rs in ALL:
+    if rs == F:
+        # Ten moves each, one press a second: the set-up window has closed at 20000.
+        pre, t0, nxt = seq(RUY10), 20000, "b1d2"
+    else:
+        pre, t0, nxt = [mv(1000, "white", "e2e4"), mv(2000, "black", "e7e5")], 2000, "g1f3"
+    S(rs, "add-time-decision-after-setup", {},
+      pre + [add_time(t0 + 500, "black", MIN, _id="t1"), add_time(t0 + 600, "white", -30000, _id="t2"),
+             mv(t0 + 1000, "white", nxt)],
+      "*", None, None, rulings=[("t1", "time_change", cite(rs, AT)), ("t2", "time_change", cite(rs, AT))],
+      fen="auto",
+      covers=[AT_WHY[rs],
+              "add_time without a kind is the director's own decision: +1:00 to Black and -0:30 to White, both after "
+              "the set-up window, both applied"])
+    S(rs, "add-time-decision-during-call", {},
+      pre + [call(t0 + 3000, "black", "my opponent keeps talking", _stop=True, _id="c"),
+             add_time(t0 + 20000, "black", MIN, _id="t"), start(t0 + 25000, _id="s"), mv(t0 + 27000, "white", nxt)],
+      "*", None, None,
+      rulings=[("c", "clock", cite(rs, CALL)), ("t", "time_change", cite(rs, AT)), ("s", "clock", cite(rs, "director.rule"))],
+      fen="auto",
+      covers=[AT_WHY[rs],
+              "Black calls the director over a disturbance; the director gives Black a minute while the clock is stopped "
+              "and restarts it; White's clock ran before the call and after the restart only"])
+S(U, "add-time-decision-takes-flag-down",
+  {},
+  [mv(1000, "white", "e2e4"), mv(2000, "black", "e7e5"), add_time(2500, "white", -298000, _id="t"),
+   claim(3000, "black", "flag", _id="c")],
+  "0-1", "time_forfeit", cite(U, "flags.flag_rule"),
+  rulings=[("t", "time_change", cite(U, AT)), ("c", "result", cite(U, "flags.flag_rule"))],
+  covers=["uscf-2020 12: a time change the director decides on may take a player's flag down (here a penalty the "
+          "director chose: White, 298500 at 2500, loses 298000)",
+          "White's flag falls at 3000; Black's flag claim wins (7c)"])
+E(U, "add-time-kind-unknown",
+  [{"rules": U, "time_control": "G/5;d0"}, {"at": 1000, "by": "director", "add_time": {"color": "white", "ms": 60000, "kind": "bonus"}}],
+  2, "add_time.kind", ["docs/game-script.md §3: an add_time's kind is \"decision\" or \"correction\""])
