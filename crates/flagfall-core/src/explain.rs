@@ -578,7 +578,14 @@ mod tests {
 
     /// Every choice docs/rules.md or docs/arbiter.md marks **interpretation**, with the rules
     /// whose explanation must record it and a phrase that identifies it.
-    const INTERPRETATIONS: [(&str, &[&str], &str); 11] = [
+    const INTERPRETATIONS: [(&str, &[&str], &str); 12] = [
+        // docs/rules.md §2.12: under fide-b3 a press without a move hands over the move and,
+        // unclaimed, stands as a move that moved nothing.
+        (
+            "fide press without a move",
+            &["fide-b3 A.5.2"],
+            "hands over the move",
+        ),
         // docs/rules.md §5.9: the set-up deadline binds corrections of the setting, not
         // the director's own time changes; the silent texts let the director adjust time.
         (

@@ -74,7 +74,8 @@ pub enum PressWithoutMove {
     /// opponent presses back when done (uscf-2020 9 and 16, blitz-2006 9).
     OpponentTime,
     /// Pressing without a move is an illegal move (Laws 7.5.3, applied in blitz through
-    /// fide-b3 A.5.2): the opponent may claim it, with the illegal-move penalties.
+    /// fide-b3 A.5.2) that hands over the move: the opponent, on move, may claim it with
+    /// the illegal-move penalties, or play on, and then it stands.
     IllegalMove,
 }
 

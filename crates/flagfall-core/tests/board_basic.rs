@@ -759,3 +759,35 @@ fn legal_moves_in_an_illegal_position() {
         vec![R::OwnKingLeftInCheck, R::OwnKingPutInCheck]
     );
 }
+
+/// Issue 19 item 4: a press without a move that counts as a move (fide-b3 A.5.2, Laws
+/// 7.5.3) hands the turn over with nothing moved.
+#[test]
+fn a_pass_hands_the_turn_over_with_nothing_moved() {
+    let rules = fide();
+    let mut p = PhysicalPosition::new();
+    p.play(&mv("e2e4"), W, &rules).expect("e4");
+    let before = p.clone();
+    p.pass();
+    assert_eq!(p.turn(), W);
+    assert_eq!(p.board(), before.board());
+    // The en passant right on e3 lapsed; one more half-move; Black passed, so move 2.
+    assert_eq!(
+        p.fen(),
+        "rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR w KQkq - 1 2"
+    );
+    assert_ne!(p.repetition_key(), before.repetition_key());
+    // White is on move again and plays as usual (the fast path still serves).
+    let r = p.play(&mv("d2d4"), W, &rules).expect("d4");
+    assert!(r.legality.is_legal());
+    assert_eq!(r.san.map(|s| s.to_string()).as_deref(), Some("d4"));
+    // A pass that leaves the passer in check makes an illegal position for the other side.
+    let mut q = pos("4k3/8/8/8/8/8/8/r3K3 w - - 0 1");
+    q.pass();
+    assert_eq!(q.turn(), B);
+    assert!(!q.illegal_position_reasons().is_empty());
+    assert_eq!(
+        q.status(),
+        Status::IllegalPosition(q.illegal_position_reasons())
+    );
+}

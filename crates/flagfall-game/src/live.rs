@@ -147,10 +147,7 @@ impl Game {
         if opp_down {
             kinds.push(ClaimKind::Flag);
         }
-        let opponent_moved_last = self
-            .history()
-            .last()
-            .is_some_and(|c| c.record.mover == !player);
+        let opponent_moved_last = self.last_completed_by() == Some(!player);
         let own_move_on_board = self.board_move().is_some_and(|(c, _)| c == player);
         let window_closed_by_moving =
             own_move_on_board && rules.illegal.window == IllegalWindow::OwnMoveMade;
@@ -337,6 +334,35 @@ mod tests {
                 .contains(&ClaimKind::Flag)
         );
         assert_eq!(legal.flags_down(300_001), vec![Color::Black]);
+    }
+
+    /// Issue 19 item 4: in fide-b3 a press without a move hands over the move: the
+    /// opponent, now on move, is offered the illegal-move claim and his legal moves.
+    #[test]
+    fn a_press_without_a_move_hands_over_the_move_and_offers_the_claim() {
+        let g = game_after(concat!(
+            r#"{"rules":"fide-b3","time_control":"G/5;d0"}"#,
+            "\n",
+            r#"{"at":1000,"by":"white","move":"e2e4","press":true}"#,
+            "\n",
+            r#"{"at":2000,"by":"black","press":true}"#,
+        ));
+        assert_eq!(g.last_completed_by(), Some(Color::Black));
+        assert_eq!(g.position().turn(), Color::White);
+        assert_eq!(g.clock().running(), Some(Color::White));
+        assert!(
+            g.claims_for(Color::White, 2500)
+                .contains(&ClaimKind::Illegal)
+        );
+        assert!(
+            !g.claims_for(Color::Black, 2500)
+                .contains(&ClaimKind::Illegal)
+        );
+        assert!(
+            g.dests().contains_key("d2"),
+            "White may move: {:?}",
+            g.dests()
+        );
     }
 
     #[test]

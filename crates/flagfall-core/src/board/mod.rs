@@ -665,6 +665,22 @@ impl PhysicalPosition {
         self.turn = !mover;
     }
 
+    /// The turn passes to the other side with nothing moved: a press of the clock without
+    /// a move where the rules count the press as a move (Laws 7.5.3, applied by fide-b3
+    /// A.5.2: `moves.press_without_move = illegal_move`). An en passant right, which
+    /// belongs to the very next move only, lapses; the fifty-move count goes up by one
+    /// (nothing was captured and no pawn moved) and the move number after Black.
+    pub fn pass(&mut self) {
+        let mover = self.turn;
+        self.ep_square = None;
+        self.halfmoves = self.halfmoves.saturating_add(1);
+        if mover == Color::Black {
+            self.fullmoves = self.fullmoves.saturating_add(1);
+        }
+        self.turn = !mover;
+        self.rebuild_chess();
+    }
+
     /// All moves of the side to move that [`PhysicalPosition::classify`] calls legal. Castling
     /// appears once, as the king's move to its destination (`e1g1`, or `d1b1` for mirror
     /// castling); promotions once per piece (q, r, b, n).

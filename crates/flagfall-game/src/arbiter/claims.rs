@@ -9,7 +9,7 @@ use flagfall_core::ruleset::{IllegalPenalty, MaterialDefinition};
 use shakmaty::{Color, Role};
 
 use super::record::Draft;
-use super::{Game, IllegalAct, MINUTE, Pending};
+use super::{Game, IllegalAct, LastAct, MINUTE, Pending};
 use crate::outcome::{GameResult, Reason, RulingKind};
 use crate::script::{Action, ClaimKind, Event, Party};
 
@@ -216,8 +216,12 @@ impl Game {
             self.restart_after_claim(at, was_running);
             return;
         }
-        let last_by_opponent = self.history.iter().rev().find(|c| c.record.mover == !p);
-        if last_by_opponent.is_some_and(|c| !c.record.legality.is_legal()) {
+        let too_late = match self.last_act_of(!p) {
+            Some(LastAct::Pass) => true,
+            Some(LastAct::Move(c)) => !c.record.legality.is_legal(),
+            None => false,
+        };
+        if too_late {
             self.refuse(
                 at,
                 event,
@@ -405,7 +409,14 @@ impl Game {
                 }
             }
             (IllegalPenalty::MinuteAndReinstate, IllegalAct::Press) => {
-                // Nothing moved: the offender's clock runs again, his turn as it was.
+                // Nothing moved: the turn goes back to the offender as it was before the
+                // press, and his clock runs again.
+                if let Some(pass) = self.passes.pop_if(|pass| pass.by == offender) {
+                    self.pos = pass.before;
+                    self.keys.pop();
+                    self.touch = pass.touch;
+                }
+                self.pending = None;
                 let time = self.adjust(at, claimant, MINUTE);
                 self.clock.start(at, offender);
                 self.clock.stop(at);
@@ -420,6 +431,7 @@ impl Game {
             (IllegalPenalty::MinuteAndReinstate, IllegalAct::Move(index)) => {
                 let completed = self.history.drain(index..).next();
                 self.keys.truncate(index + 1);
+                self.passes.retain(|pass| pass.after_moves <= index);
                 let Some(completed) = completed else { return };
                 let Some(before) = completed.before.clone() else {
                     return;

@@ -77,6 +77,26 @@ enum IllegalAct {
     Press,
 }
 
+/// A press of the clock without a move that counted as a move
+/// (`moves.press_without_move = illegal_move`, Laws 7.5.3 through fide-b3 A.5.2): the
+/// turn passed to the opponent with nothing moved. Kept while it stands.
+#[derive(Debug, Clone)]
+struct Pass {
+    by: Color,
+    /// The moves completed before it (`history.len()` at the press).
+    after_moves: usize,
+    /// The position before it, reinstated when it is claimed.
+    before: PhysicalPosition,
+    /// The touch-move obligation the press set aside, restored with the position.
+    touch: Option<(Color, Square)>,
+}
+
+/// A player's last completed act: a move, or a press without a move that counted as one.
+enum LastAct<'a> {
+    Move(&'a Completed),
+    Pass,
+}
+
 /// A claim waiting for the director.
 #[derive(Debug, Clone)]
 struct PendingClaim {
@@ -117,7 +137,10 @@ pub struct Game {
     pending: Option<Pending>,
     clock: Clock,
     history: Vec<Completed>,
-    /// Repetition keys of the start position and every completed move's position.
+    /// The presses without a move that counted as moves and stand (see [`Pass`]).
+    passes: Vec<Pass>,
+    /// Repetition keys of the start position and of every position a completed move or a
+    /// standing pass left.
     keys: Vec<RepetitionKey>,
     window: Option<Window>,
     /// Illegal moves caught (claimed or called) per player.
@@ -158,6 +181,7 @@ impl Game {
             pending: None,
             clock,
             history: Vec::new(),
+            passes: Vec::new(),
             keys,
             window: None,
             illegal_caught: [0, 0],
@@ -216,6 +240,33 @@ impl Game {
     /// are gone).
     pub fn history(&self) -> &[Completed] {
         &self.history
+    }
+
+    /// Who completed the last act on the board: the last completed move, or a press
+    /// without a move after it that counted as a move (`moves.press_without_move =
+    /// illegal_move`). `None` before anything was completed.
+    pub fn last_completed_by(&self) -> Option<Color> {
+        match self.passes.last() {
+            Some(pass) if pass.after_moves == self.history.len() => Some(pass.by),
+            _ => self.history.last().map(|c| c.record.mover),
+        }
+    }
+
+    /// `side`'s last completed act, if any.
+    fn last_act_of(&self, side: Color) -> Option<LastAct<'_>> {
+        let last_move = self
+            .history
+            .iter()
+            .enumerate()
+            .rev()
+            .find(|(_, c)| c.record.mover == side);
+        let last_pass = self.passes.iter().rev().find(|p| p.by == side);
+        match (last_move, last_pass) {
+            (Some((i, _)), Some(pass)) if pass.after_moves > i => Some(LastAct::Pass),
+            (Some((_, c)), _) => Some(LastAct::Move(c)),
+            (None, Some(_)) => Some(LastAct::Pass),
+            (None, None) => None,
+        }
     }
 
     /// The physical board as it stands, including a move not yet pressed.

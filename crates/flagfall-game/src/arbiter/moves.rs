@@ -6,7 +6,7 @@ use flagfall_core::ruleset::{IllegalWindow, PressWithoutMove};
 use shakmaty::{Color, Role, Square};
 
 use super::record::Draft;
-use super::{Completed, Game, IllegalAct, Pending, Window};
+use super::{Completed, Game, IllegalAct, Pass, Pending, Window};
 use crate::outcome::{GameResult, Reason, RulingKind};
 
 impl Game {
@@ -282,10 +282,12 @@ impl Game {
     }
 
     /// A press with no move of the presser's on the board, as `moves.press_without_move`
-    /// says: refused; or, by the player on move, the clock handed to the opponent with the
-    /// turn kept (`opponent_time`: the opponent puts displaced pieces right on his own
-    /// time) or an illegal move the opponent may claim (`illegal_move`, Laws 7.5.3); and
-    /// by the player not on move, whose clock such a press started, the clock handed back.
+    /// says (docs/rules.md §2.11): refused; or, by the player on move, the clock handed to
+    /// the opponent with the turn kept (`opponent_time`: the opponent puts displaced
+    /// pieces right on his own time, then presses back), or the move handed over
+    /// (`illegal_move`, Laws 7.5.3: an illegal move that stands unless the opponent, now on
+    /// move, claims it); and by the player not on move, whose clock such a press started,
+    /// the clock handed back.
     fn press_without_move(&mut self, at: u64, event: usize, p: Color) {
         let moves = self.setup.ruleset.moves.clone();
         if moves.press_without_move == PressWithoutMove::Refused {
@@ -299,15 +301,7 @@ impl Game {
         }
         let (me, them) = (colour::name(p), colour::name(!p));
         if self.pos.turn() != p {
-            // The press back: the player on move has his clock again. An illegal press the
-            // presser did not claim stands.
-            if self
-                .window
-                .as_ref()
-                .is_some_and(|w| w.offender == !p && w.act == IllegalAct::Press)
-            {
-                self.window = None;
-            }
+            // The press back: the player on move has his clock again.
             let text = format!(
                 "{me} presses the clock back without a move: {them}'s clock runs, {them} is to move"
             );
@@ -324,11 +318,43 @@ impl Game {
             self.record(at, event, draft.concerning(p));
             return;
         }
-        // Laws 7.5.3: considered an illegal move, open to the opponent's claim.
+        self.pass_turn(at, event, p);
+    }
+
+    /// Laws 7.5.3 (fide-b3 A.5.2): the press without a move is considered an illegal
+    /// move, and like any press it hands over the move. The opponent's clock runs and the
+    /// opponent is on move: he may claim it (the illegal-move penalties, the turn handed
+    /// back), or play on, and then it stands (A.5.2: the game continues).
+    fn pass_turn(&mut self, at: u64, event: usize, p: Color) {
+        let before = self.pos.clone();
+        self.pos.pass();
+        self.keys.push(self.pos.repetition_key());
+        let touch = self.touch.take();
+        self.passes.push(Pass {
+            by: p,
+            after_moves: self.history.len(),
+            before,
+            touch,
+        });
+        // It is the presser's next act: a window he had on the opponent closes.
+        if self.window.as_ref().is_some_and(|w| w.offender == !p) {
+            self.window = None;
+        }
         self.window = Some(Window {
             offender: p,
             act: IllegalAct::Press,
         });
+        let (me, them) = (colour::name(p), colour::name(!p));
+        let text = format!(
+            "{me} presses the clock without a move, which counts as an illegal move: {them}'s \
+             clock runs and {them} is to move; {them} may claim it"
+        );
+        let rule = self.setup.ruleset.moves.press_without_move_rule.clone();
+        self.record(
+            at,
+            event,
+            Draft::new(RulingKind::Clock, &rule, text).concerning(p),
+        );
         if self.setup.arbiter_calls_illegal {
             let was_running = self.stop_for_claim(at);
             let what = "the arbiter intervenes on the press without a move (fide-b3 A.5.2)";

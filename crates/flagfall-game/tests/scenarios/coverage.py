@@ -125,7 +125,8 @@ ROWS = [
      {U: "n/a: mirror castling (row above)", I: "n/a: mirror castling (row above)", B: "n/a: mirror castling (row above)"}),
     ("§6", "Castling rights in Shredder form; king-onto-rook notation",
      [r"shredder", r"castling-king-onto-rook", r"kq-swapped", r"rook-misplaced-no-castling"], {}),
-    ("§2", "Pressing the clock without a move (uscf-2020 9/16, blitz-2006 9, fide-b3 A.5.2 via Laws 7.5.3; docs/arbiter.md for the silent texts)",
+    ("§2", "Pressing the clock without a move (uscf-2020 9/16, blitz-2006 9: the culprit's clock runs, he presses back; "
+           "fide-b3 A.5.2 via Laws 7.5.3: an illegal move that hands over the move; docs/rules.md §2.12 for the silent texts)",
      [r"press-without-move"], {}),
     ("refusals", "Move after the game ended; claim after the window / after the end; out of turn; impossible placements",
      [r"resign", r"claim-after", r"move-out-of-turn", r"second-move-before-press", r"press-without-move-not-your-clock",

@@ -1407,32 +1407,39 @@ S(U, "press-without-move-not-your-clock-refused", {},
   [mv(1000, "white", "e2e4"), press(1500, "white", _refused=True, _id="r"), mv(2000, "black", "e7e5")],
   "*", None, None, rulings=[("r", "refused", cite(U, "moves.completed_rule"))], fen="auto",
   covers=["docs/arbiter.md: only the side whose clock runs can press it; White pressing Black's running clock is refused"])
+PASS_WHY = ("fide-b3 A.5.2 (Laws 7.5.3): pressing the clock without making a move is an illegal move, and the press "
+            "hands over the move: Black's press makes White's clock run and White is to move")
 S(F, "press-without-move-claimed", {},
   [mv(1000, "white", "e2e4"), press(2000, "black", _id="p"),
    claim(3000, "white", "illegal", _id="c", _adj={"white": MIN}, _turn="black"), mv(4000, "black", "e7e5")],
-  "*", None, None, rulings=[("c", "claim_upheld", cite(F, "illegal.rule"))], fen="auto",
-  covers=["fide-b3 A.5.2 (Laws 7.5.3): pressing the clock without making a move is an illegal move; White claims it",
-          "A.3: one minute to White; Black's clock runs again and Black, still on move, moves"])
+  "*", None, None, rulings=[("p", "clock", cite(F, PW)), ("c", "claim_upheld", cite(F, "illegal.rule"))], fen="auto",
+  covers=[PASS_WHY, "White, on move, claims it instead of moving (A.5.2)",
+          "A.3: one minute to White; the turn goes back to Black, whose clock runs again, and Black moves"])
 S(F, "press-without-move-arbiter-calls", {"arbiter_calls_illegal": True},
   [mv(1000, "white", "e2e4"), press(2000, "black", _id="p", _adj={"white": MIN}, _turn="black"),
    mv(3000, "black", "e7e5")],
-  "*", None, None, rulings=[("p", "claim_upheld", cite(F, "illegal.rule"))], fen="auto",
-  covers=["fide-b3 A.5.2: the arbiter acts on the press without a move at once: one minute to White, Black's clock runs again"])
-S(F, "press-without-move-pressed-back-stands", {},
-  [mv(1000, "white", "e2e4"), press(2000, "black", _id="p1"), press(3000, "white", _id="p2"),
-   claim(3500, "white", "illegal", _id="c"), mv(4000, "black", "e7e5")],
-  "*", None, None, rulings=[("p2", "clock", cite(F, PW)), ("c", "claim_rejected", cite(F, "illegal.rule"))],
+  "*", None, None, rulings=[("p", "clock", cite(F, PW)), ("p", "claim_upheld", cite(F, "illegal.rule"))], fen="auto",
+  covers=["fide-b3 A.5.2: the arbiter acts on the press without a move at once: one minute to White, the turn and "
+          "the clock back to Black"])
+S(F, "press-without-move-opponent-plays", {},
+  [mv(1000, "white", "e2e4"), press(2000, "black", _id="p"), mv(2500, "black", "e7e5", _refused=True, _id="r"),
+   mv(3000, "white", "d2d4"), claim(3500, "white", "illegal", _refused=True, _id="c"), mv(4000, "black", "e7e5")],
+  "*", None, None,
+  rulings=[("p", "clock", cite(F, PW)), ("r", "refused", cite(F, "moves.completed_rule")),
+           ("c", "refused", cite(F, "illegal.window_rule"))],
   fen="auto",
-  covers=["fide-b3 A.5.2: White does not claim but presses back: the press without a move stands and the game goes on",
-          "a claim after that finds no illegal move open to it: rejected, no penalty"])
+  covers=[PASS_WHY, "Black, having handed over the move, cannot move (docs/arbiter.md: only the player on move)",
+          "White does not claim but plays d4, a normal move: the press stands and the game continues (A.5.2); "
+          "White's claim after that is too late",
+          "W used 1000 + 1000, B 1000 + 1000: White was never left with a running clock and no move to make"])
 S(F, "press-without-move-second-loses", {},
-  [mv(1000, "white", "e2e4"), press(2000, "black"),
+  [mv(1000, "white", "e2e4"), press(2000, "black", _id="p1"),
    claim(3000, "white", "illegal", _id="c1", _adj={"white": MIN}, _turn="black"),
-   press(4000, "black"), claim(5000, "white", "illegal", _id="c2")],
+   press(4000, "black", _id="p2"), claim(5000, "white", "illegal", _id="c2")],
   "1-0", "illegal_move", cite(F, "illegal.rule"),
-  rulings=[("c1", "claim_upheld", cite(F, "illegal.rule")), ("c2", "result", cite(F, "illegal.rule"))],
+  rulings=[("p1", "clock", cite(F, PW)), ("c1", "claim_upheld", cite(F, "illegal.rule")),
+           ("p2", "clock", cite(F, PW)), ("c2", "result", cite(F, "illegal.rule"))],
   covers=["fide-b3 A.3: the second press without a move by the same player, claimed, loses like a second illegal move"])
-
 # ============================================================ ninth batch: a player calls the director
 # (issue 10; docs/rules.md §5.6, §5.7; `director.call_rule`)
 
@@ -1558,3 +1565,40 @@ S(U, "add-time-decision-takes-flag-down",
 E(U, "add-time-kind-unknown",
   [{"rules": U, "time_control": "G/5;d0"}, {"at": 1000, "by": "director", "add_time": {"color": "white", "ms": 60000, "kind": "bonus"}}],
   2, "add_time.kind", ["docs/game-script.md §3: an add_time's kind is \"decision\" or \"correction\""])
+
+# ============================================================ twelfth batch: a press without a move, per ruleset text
+# (issue 19 item 4; docs/rules.md §2.11, §2.12; `moves.press_without_move`)
+
+S(F, "press-without-move-pressed-back-is-illegal", {},
+  [mv(1000, "white", "e2e4"), press(2000, "black", _id="p1"), press(3000, "white", _id="p2"),
+   claim(3500, "black", "illegal", _id="c", _adj={"black": MIN}, _turn="white"), mv(4000, "white", "d2d4"),
+   mv(5000, "black", "e7e5")],
+  "*", None, None,
+  rulings=[("p1", "clock", cite(F, PW)), ("p2", "clock", cite(F, PW)), ("c", "claim_upheld", cite(F, "illegal.rule"))],
+  fen="auto",
+  covers=[PASS_WHY,
+          "White, on move, presses back without a move: that press is an illegal move of White's too (Laws 7.5.3), "
+          "and it is White's next move, so Black's press stands (A.5.2)",
+          "Black claims White's press: one minute to Black, the turn back to White, who plays d4"])
+S(F, "press-without-move-threefold-counts-the-turn", {},
+  [press(1000, "white", _id="p")] + seq("g8f6 g1f3 f6g8 f3g1 g8f6 g1f3 f6g8 f3g1", t0=1000, first="black")
+  + [claim(9500, "black", "threefold", _id="c")],
+  "1/2-1/2", "repetition", cite(F, "draws.threefold_rule"),
+  rulings=[("p", "clock", cite(F, PW)), ("c", "result", cite(F, "draws.threefold_rule"))],
+  covers=["fide-b3 A.5.2: White's press without a move stands (Black plays on); it handed the move to Black in the "
+          "start position, which is a position with Black to move",
+          "laws threefold: the knights go out and back twice, and the start position with Black to move stands for the "
+          "third time: Black's claim is correct (it would be wrong if the press had not counted)"])
+for rs, why in [(U, "uscf-2020 9"), (C, "docs/rules.md §2.12: uscf-classic keeps uscf-2020 9"),
+                (I, "docs/rules.md §2.12: club-ilc keeps uscf-2020 9"), (B, "blitz-2006 9")]:
+    S(rs, "press-without-move-culprit-presses-back", {},
+      [mv(1000, "white", "e2e4"), press(2000, "black", _id="p1"), mv(2500, "white", "d2d4", _refused=True, _id="r"),
+       press(4000, "white", _id="p2"), mv(5000, "black", "e7e5")],
+      "*", None, None,
+      rulings=[("p1", "clock", cite(rs, PW)), ("r", "refused", cite(rs, "moves.completed_rule")),
+               ("p2", "clock", cite(rs, PW))],
+      fen="auto",
+      covers=[f"{why}: the opponent of a player who displaced pieces may start that player's clock without moving, "
+              "so that he puts them right on his own time: the move stays with the presser",
+              "White, whose clock now runs, cannot make a move (it is Black's move); he presses back when the pieces "
+              "stand right, and Black, still on move, moves"])
