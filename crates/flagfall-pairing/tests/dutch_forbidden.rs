@@ -1,4 +1,5 @@
-//! Forbidden pairs in the Dutch engine, against bbpPairings (`data/dutch_forbidden/README.md`):
+//! Forbidden pairs and large first rounds in the Dutch engine, against bbpPairings
+//! (`data/dutch_forbidden/README.md`, `data/dutch_round1/README.md`):
 //! 25 conformance cases with `XXP` and `260` lines added must pair exactly as bbpPairings
 //! pairs them; a forbidden pair is never paired; bad lines are refused with their reason.
 
@@ -84,5 +85,18 @@ fn bad_forbidden_lines_are_refused() {
         let bad = text.replacen("XXP 26 3", line, 1);
         let err = input_of(&bad).expect_err(line).to_string();
         assert!(err.contains(wanted), "{line}: {err}");
+    }
+}
+
+/// Round 1 of 1,001 and 999 players (the engine's round-1 shortcut) as bbpPairings pairs
+/// it (`data/dutch_round1/README.md`).
+#[test]
+fn large_first_rounds_match_bbppairings() {
+    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/data/dutch_round1");
+    for name in ["r1_1001", "r1_999_black"] {
+        let text = std::fs::read_to_string(dir.join(format!("{name}.trf"))).expect("trf");
+        let expected = std::fs::read_to_string(dir.join(format!("{name}.pairs"))).expect("pairs");
+        let got = pair(&input_of(&text).expect("input")).expect("pairing");
+        assert_eq!(got.to_string(), expected, "{name}");
     }
 }

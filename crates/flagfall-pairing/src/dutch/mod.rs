@@ -972,9 +972,39 @@ fn edge_weight<const N: usize>(
 /// # Errors
 /// [`PairingError`] if the input is inconsistent or no legal pairing exists.
 pub fn pair(input: &DutchInput) -> Result<Pairing, PairingError> {
+    pair_with(input, true)
+}
+
+/// Round 1 when nobody has history and no pair is forbidden: one score group of players
+/// with no colour preference, no float and no opponent met. Every pairing of it meets the
+/// absolute criteria, so the engine's result is the one the criteria and B.1-B.5 give
+/// directly: with an odd number, the lowest-ranked player gets the PAB (C.04.3 C5-C9:
+/// the PAB to the lowest-ranked player of the lowest group), then S1 (the top half)
+/// meets S2 (the bottom half) in order without transposition or exchange (B.2). Colours
+/// and board order come from the same `build_pairing` as every other round. Checked
+/// against the full engine for every field of 1 to 160 players and larger ones, with
+/// absent players and both initial colours (`first_round_is_the_engines` below), and at
+/// 1,000 players against bbpPairings (BENCHMARKS.md).
+fn first_round(ctx: &Context) -> Option<RawPairing> {
+    let pl = &ctx.players;
+    if ctx.played_rounds != 0 || pl.iter().any(|p| !p.met.is_empty() || p.score != 0) {
+        return None;
+    }
+    let n = pl.len();
+    let bye = (n % 2 == 1).then_some(n - 1);
+    let half = n / 2;
+    let pairs = (0..half).map(|i| (i, i + half)).collect();
+    Some((pairs, bye))
+}
+
+/// `pair`, with the round-1 shortcut (`first_round`) or always through the engine.
+fn pair_with(input: &DutchInput, shortcut: bool) -> Result<Pairing, PairingError> {
     let mut ctx = prepare(input)?;
     if ctx.players.is_empty() {
         return Ok(Pairing::default());
+    }
+    if shortcut && let Some((pairs, bye)) = first_round(&ctx) {
+        return Ok(build_pairing(&ctx, &pairs, bye));
     }
     let bits = ctx.weight_bits() + 8;
     // The width of the wide integers, in words, and the engine at that width. The bits
@@ -1758,5 +1788,48 @@ fn build_pairing(ctx: &Context, pairs: &[(usize, usize)], bye: Option<usize>) ->
     Pairing {
         boards: boards.into_iter().map(|(w, b, _)| (w, b)).collect(),
         bye: bye.map(|v| pl[v].number),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn round_one(n: u32, absent: &[u32], initial_colour: Colour) -> DutchInput {
+        DutchInput {
+            players: (1..=n)
+                .map(|number| DutchPlayer {
+                    number,
+                    history: Vec::new(),
+                    absent: absent.contains(&number),
+                })
+                .collect(),
+            total_rounds: 9,
+            initial_colour,
+            forbidden_pairs: Vec::new(),
+        }
+    }
+
+    /// The round-1 shortcut gives exactly what the engine gives.
+    #[test]
+    fn first_round_is_the_engines() {
+        let mut sizes: Vec<u32> = (1..=160).collect();
+        sizes.extend([199, 200, 257, 301]);
+        for n in sizes {
+            for colour in [Colour::White, Colour::Black] {
+                let absent: Vec<u32> = (1..=n).filter(|i| i % 7 == 3 || i % 11 == 0).collect();
+                for absent in [Vec::new(), absent] {
+                    let input = round_one(n, &absent, colour);
+                    let fast = pair_with(&input, true);
+                    let full = pair_with(&input, false);
+                    assert_eq!(fast, full, "{n} players, {colour:?}, absent {absent:?}");
+                }
+            }
+        }
+        // With a forbidden pair the engine pairs it.
+        let mut input = round_one(10, &[], Colour::White);
+        input.forbidden_pairs.push((1, 6));
+        let ctx = prepare(&input).expect("input");
+        assert!(first_round(&ctx).is_none());
     }
 }
