@@ -14,11 +14,12 @@ use std::process::ExitCode;
 use anyhow::{Context, anyhow, bail};
 use clap::{Subcommand, ValueEnum};
 use flagfall_core::ruleset::BUILTIN;
+use flagfall_events::change::{Change, Effect, Origin};
 use flagfall_events::event::{
-    ByeKind, Event, Format, ManualPairing, NewPlayer, RecordedResult, RequestedBye,
-    TimeControlCheck,
+    ByeKind, Event, Format, NewPlayer, RecordedResult, RequestedBye, TimeControlCheck,
 };
-use flagfall_events::{export, import};
+use flagfall_events::rating_list::{self, FoundBy, ListRating};
+use flagfall_events::{export, import, uscf};
 use flagfall_pairing::trf::{Colour, Trf};
 
 const LONG_ABOUT: &str = "The event lives in one JSON file, rewritten atomically by every command.
@@ -45,6 +46,10 @@ us-swiss (US Chess rules 27-29).";
 #[derive(clap::Args)]
 #[command(after_help = LONG_ABOUT)]
 pub struct Args {
+    /// Who makes the change, for the event's log (every change is logged with who, when
+    /// and what it replaced; `event log` prints it).
+    #[arg(long, global = true, default_value = "director")]
+    by: String,
     #[command(subcommand)]
     command: EventCommand,
 }
@@ -61,6 +66,9 @@ enum ExportKind {
     Crosstable,
     /// The event file itself, pretty JSON.
     Json,
+    /// US Chess's rating report: THEXPORT.DBF, TSEXPORT.DBF and TDEXPORT.DBF written
+    /// into the folder given with -o (created if missing).
+    UscfDbf,
 }
 
 #[derive(Clone, Copy, ValueEnum)]
@@ -111,6 +119,10 @@ enum EventCommand {
         /// say other than a win (C.04.1 c), e.g. 1.5 for a Double Swiss match.
         #[arg(long, value_name = "POINTS")]
         pab_points: Option<String>,
+        /// Players must check in to be paired (`event check-in`); without it everyone
+        /// entered and not withdrawn is paired.
+        #[arg(long)]
+        check_in: bool,
         /// Overwrite an existing file.
         #[arg(long)]
         force: bool,
@@ -131,12 +143,46 @@ enum EventCommand {
         /// FIDE id.
         #[arg(long, requires = "name")]
         fide_id: Option<u64>,
+        /// US Chess id (eight digits).
+        #[arg(long, requires = "name")]
+        uscf_id: Option<String>,
+        /// The player is at the venue: checked in at once.
+        #[arg(long)]
+        checked_in: bool,
         /// CSV file of players ("-" for stdin).
         #[arg(long, conflicts_with = "trf")]
         csv: Option<String>,
         /// TRF file whose player records are entered.
         #[arg(long)]
         trf: Option<PathBuf>,
+    },
+    /// Remove a player entered by mistake or who never came (before round 1 only).
+    RemovePlayer {
+        /// The event file.
+        file: PathBuf,
+        /// Pairing number.
+        player: u32,
+    },
+    /// Check players in (only checked-in players are paired when the event asks for it).
+    CheckIn {
+        /// The event file.
+        file: PathBuf,
+        /// Pairing numbers.
+        #[arg(required = true)]
+        players: Vec<u32>,
+        /// Check them out instead.
+        #[arg(long)]
+        out: bool,
+    },
+    /// Pause a player: not paired until resumed (Swiss formats).
+    Pause {
+        /// The event file.
+        file: PathBuf,
+        /// Pairing number.
+        player: u32,
+        /// End the pause instead.
+        #[arg(long)]
+        resume: bool,
     },
     /// Withdraw a player from a round on (default: the next round to pair).
     Withdraw {
@@ -147,6 +193,81 @@ enum EventCommand {
         /// First round the player is not paired in.
         #[arg(long)]
         from_round: Option<u32>,
+        /// Undo the withdrawal instead: paired again from the next round.
+        #[arg(long, conflicts_with = "from_round")]
+        undo: bool,
+    },
+    /// Forbid a pairing (family, same club): the two are never paired together.
+    Forbid {
+        /// The event file.
+        file: PathBuf,
+        /// One player.
+        a: u32,
+        /// The other.
+        b: u32,
+        /// Why, for the list (e.g. "siblings").
+        #[arg(long)]
+        note: Option<String>,
+        /// Lift the forbidden pair instead.
+        #[arg(long, conflicts_with = "note")]
+        allow: bool,
+    },
+    /// Fill ratings, FIDE ids, titles and federations from FIDE's rating list (the
+    /// fixed-width TXT: players_list_foa.txt or a single standard/rapid/blitz list).
+    LoadRatings {
+        /// The event file.
+        file: PathBuf,
+        /// The rating list (TXT, UTF-8 or Latin-1).
+        list: PathBuf,
+        /// Which rating to take from the combined list.
+        #[arg(long, value_enum, ignore_case = true, default_value = "blitz")]
+        rating: ListRating,
+    },
+    /// What the rating reports need: city, dates, arbiters, US Chess ids.
+    ReportInfo {
+        /// The event file.
+        file: PathBuf,
+        /// Last day of the event (YYYY-MM-DD).
+        #[arg(long)]
+        end_date: Option<String>,
+        /// City.
+        #[arg(long)]
+        city: Option<String>,
+        /// US state (two letters).
+        #[arg(long)]
+        state: Option<String>,
+        /// ZIP code.
+        #[arg(long)]
+        zip: Option<String>,
+        /// Country (US Chess; default USA).
+        #[arg(long)]
+        country: Option<String>,
+        /// Host federation (FIDE, three letters).
+        #[arg(long)]
+        federation: Option<String>,
+        /// Chief arbiter (FIDE).
+        #[arg(long)]
+        chief_arbiter: Option<String>,
+        /// Deputy arbiters (FIDE).
+        #[arg(long)]
+        deputy_arbiters: Option<String>,
+        /// US Chess affiliate id (A and seven digits).
+        #[arg(long)]
+        uscf_affiliate: Option<String>,
+        /// US Chess id of the chief TD.
+        #[arg(long)]
+        uscf_chief_td: Option<String>,
+        /// US Chess id of the assistant chief TD.
+        #[arg(long)]
+        uscf_assistant_td: Option<String>,
+    },
+    /// Print the event's log: every change, who made it, when, and what it replaced.
+    Log {
+        /// The event file.
+        file: PathBuf,
+        /// As JSON (one entry per line) instead of text.
+        #[arg(long)]
+        json: bool,
     },
     /// Record a bye requested in advance (Swiss formats).
     Bye {
@@ -160,13 +281,16 @@ enum EventCommand {
         /// What the bye is worth.
         #[arg(long, value_enum, ignore_case = true, default_value = "half")]
         kind: RequestedBye,
+        /// Take the request back instead.
+        #[arg(long, conflicts_with = "kind")]
+        cancel: bool,
     },
     /// Pair the next round and print it.
     Pair {
         /// The event file.
         file: PathBuf,
     },
-    /// Remove the latest round while it has no results.
+    /// Delete the latest round while nothing in it has been played.
     Unpair {
         /// The event file.
         file: PathBuf,
@@ -185,7 +309,8 @@ enum EventCommand {
         #[arg(long = "bye", value_name = "PLAYER[:KIND]", value_parser = parse_bye)]
         byes: Vec<(u32, ByeKind)>,
     },
-    /// Enter or correct the result(s) of one board.
+    /// Enter, correct or replace the result(s) of one board (logged; a correction of an
+    /// earlier round pairs the latest round again when nothing in it has been played).
     Result {
         /// The event file.
         file: PathBuf,
@@ -248,6 +373,7 @@ enum EventCommand {
 
 /// Run `flagfall event`: one handler per subcommand.
 pub fn run(args: Args) -> anyhow::Result<ExitCode> {
+    let by = args.by;
     match args.command {
         EventCommand::New {
             file,
@@ -262,6 +388,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
             initial_colour,
             tiebreaks,
             pab_points,
+            check_in,
             force,
         } => {
             if file.exists() && !force {
@@ -274,6 +401,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
             event.paper_mode = paper;
             event.site = site;
             event.initial_colour = initial_colour;
+            event.check_in = check_in;
             let settings = Settings {
                 date,
                 ruleset,
@@ -289,6 +417,8 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
             rating,
             federation,
             fide_id,
+            uscf_id,
+            checked_in,
             csv,
             trf,
         } => {
@@ -297,35 +427,167 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
                 rating,
                 federation,
                 fide_id,
+                uscf_id,
             });
             let new_players = players_to_add(one, csv, trf)?;
-            add_players(&file, new_players)?;
+            add_players(&file, new_players, checked_in, &by)?;
+        }
+        EventCommand::RemovePlayer { file, player } => {
+            apply(&file, &by, vec![Change::RemovePlayer { player }])?;
+            println!("player {player} removed");
+        }
+        EventCommand::CheckIn { file, players, out } => {
+            let changes = players
+                .into_iter()
+                .map(|player| {
+                    if out {
+                        Change::CheckOut { player }
+                    } else {
+                        Change::CheckIn { player }
+                    }
+                })
+                .collect();
+            let event = apply(&file, &by, changes)?;
+            let checked = event.players.iter().filter(|p| p.checked_in).count();
+            println!(
+                "{checked} of {} players checked in{}",
+                event.players.len(),
+                if event.check_in {
+                    ""
+                } else {
+                    " (this event pairs everyone present; `event new --check-in` asks for check-in)"
+                }
+            );
+        }
+        EventCommand::Pause {
+            file,
+            player,
+            resume,
+        } => {
+            let change = if resume {
+                Change::Resume { player }
+            } else {
+                Change::Pause { player }
+            };
+            apply(&file, &by, vec![change])?;
+            println!(
+                "player {player} {}",
+                if resume {
+                    "is paired again from the next round"
+                } else {
+                    "is paused: not paired until `event pause --resume`"
+                }
+            );
         }
         EventCommand::Withdraw {
             file,
             player,
             from_round,
+            undo,
         } => {
-            let from = change(&file, |event| Ok(event.withdraw(player, from_round)?))?;
-            println!("player {player} withdrawn from round {from} on");
+            if undo {
+                apply(&file, &by, vec![Change::Reinstate { player }])?;
+                println!("player {player} is paired again from the next round");
+            } else {
+                let change = Change::Withdraw { player, from_round };
+                let event = apply(&file, &by, vec![change])?;
+                let from = event.player(player)?.withdrawn_from.unwrap_or_default();
+                println!("player {player} withdrawn from round {from} on");
+            }
         }
         EventCommand::Bye {
             file,
             player,
             round,
             kind,
+            cancel,
         } => {
-            change(&file, |event| Ok(event.request_bye(player, round, kind)?))?;
-            println!("player {player}: {kind:?} bye in round {round}");
+            if cancel {
+                apply(&file, &by, vec![Change::CancelBye { player, round }])?;
+                println!("player {player}: no bye in round {round}");
+            } else {
+                let change = Change::RequestBye {
+                    player,
+                    round,
+                    kind,
+                };
+                apply(&file, &by, vec![change])?;
+                println!("player {player}: {kind:?} bye in round {round}");
+            }
         }
+        EventCommand::Forbid {
+            file,
+            a,
+            b,
+            note,
+            allow,
+        } => {
+            let change = if allow {
+                Change::Allow { a, b }
+            } else {
+                Change::Forbid { a, b, note }
+            };
+            apply(&file, &by, vec![change])?;
+            println!(
+                "players {a} and {b} {}",
+                if allow {
+                    "may be paired together again"
+                } else {
+                    "will not be paired together"
+                }
+            );
+        }
+        EventCommand::LoadRatings { file, list, rating } => {
+            load_ratings(&file, &list, rating, &by)?;
+        }
+        EventCommand::ReportInfo {
+            file,
+            end_date,
+            city,
+            state,
+            zip,
+            country,
+            federation,
+            chief_arbiter,
+            deputy_arbiters,
+            uscf_affiliate,
+            uscf_chief_td,
+            uscf_assistant_td,
+        } => {
+            if let Some(d) = &end_date {
+                check_date(d)?;
+            }
+            let info = change(&file, |event| {
+                let r = &mut event.report;
+                for (slot, value) in [
+                    (&mut r.end_date, end_date),
+                    (&mut r.city, city),
+                    (&mut r.state, state),
+                    (&mut r.zip, zip),
+                    (&mut r.country, country),
+                    (&mut r.federation, federation),
+                    (&mut r.chief_arbiter, chief_arbiter),
+                    (&mut r.deputy_arbiters, deputy_arbiters),
+                    (&mut r.uscf_affiliate, uscf_affiliate),
+                    (&mut r.uscf_chief_td, uscf_chief_td),
+                    (&mut r.uscf_assistant_td, uscf_assistant_td),
+                ] {
+                    if let Some(v) = value {
+                        *slot = Some(v).filter(|v| !v.trim().is_empty());
+                    }
+                }
+                Ok(event.report.clone())
+            })?;
+            println!("{}", serde_json::to_string_pretty(&info)?);
+        }
+        EventCommand::Log { file, json } => print_log(&file, json)?,
         EventCommand::Pair { file } => {
-            let mut event = load(&file)?;
-            let round = event.pair_next()?;
-            save(&file, &event)?;
-            print!("{}", export::round_text(&event, round)?);
+            let event = apply(&file, &by, vec![Change::PairNext])?;
+            print!("{}", export::round_text(&event, event.rounds_paired())?);
         }
         EventCommand::Unpair { file } => {
-            let round = change(&file, |event| Ok(event.unpair_last()?))?;
+            let round = load(&file)?.rounds_paired();
+            apply(&file, &by, vec![Change::DeleteRound { round }])?;
             println!("round {round} removed");
         }
         EventCommand::Override {
@@ -334,13 +596,12 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
             boards,
             byes,
         } => {
-            let manual = ManualPairing { boards, byes };
-            let mut event = load(&file)?;
-            let rematches = event.override_pairing(round, &manual)?;
-            save(&file, &event)?;
-            for (w, b) in rematches {
-                eprintln!("warning: players {w} and {b} have met before");
-            }
+            let change = Change::Override {
+                round,
+                boards,
+                byes,
+            };
+            let event = apply(&file, &by, vec![change])?;
             print!("{}", export::round_text(&event, round)?);
         }
         EventCommand::Result {
@@ -349,11 +610,26 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
             board,
             results,
         } => {
-            change(&file, |event| Ok(event.set_result(round, board, &results)?))?;
             let shown: Vec<&str> = results.iter().map(|r| r.short()).collect();
-            println!("round {round} board {board}: {}", shown.join(" "));
+            let line = format!("round {round} board {board}: {}", shown.join(" "));
+            let change = Change::SetResults {
+                round,
+                board,
+                results,
+            };
+            let event = apply(&file, &by, vec![change])?;
+            println!("{line}");
+            if event.rounds_paired() > round
+                && event.log.last().is_some_and(|l| {
+                    l.effects
+                        .iter()
+                        .any(|e| matches!(e, Effect::Repaired { .. }))
+                })
+            {
+                print!("{}", export::round_text(&event, event.rounds_paired())?);
+            }
         }
-        EventCommand::Results { file, round } => enter_results(&file, round)?,
+        EventCommand::Results { file, round } => enter_results(&file, round, &by)?,
         EventCommand::Show { file, round } => show_round(&file, round)?,
         EventCommand::Standings {
             file,
@@ -362,15 +638,136 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
             output,
         } => print_standings(&file, after_round, tiebreaks.as_deref(), output)?,
         EventCommand::Tiebreaks { file, list } => {
-            let order = change(&file, |event| {
-                event.set_tiebreaks(&list)?;
-                Ok(event.tiebreaks.clone())
-            })?;
-            println!("tiebreak order: {order}");
+            let event = apply(&file, &by, vec![Change::SetTiebreaks { list }])?;
+            println!("tiebreak order: {}", event.tiebreaks);
         }
         EventCommand::Export { file, kind, output } => export_event(&file, kind, output)?,
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// Milliseconds since the Unix epoch: the `at` of the changes logged (the library takes
+/// the time as a parameter; the program reads the clock).
+fn now_ms() -> i64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| i64::try_from(d.as_millis()).unwrap_or(i64::MAX))
+}
+
+/// Load the event, apply the changes in order (all or none: the file is written only when
+/// every change is made), save it, tell what followed (stderr); returns the event saved.
+fn apply(file: &Path, by: &str, changes: Vec<Change>) -> anyhow::Result<Event> {
+    let mut event = load(file)?;
+    let origin = Origin::new(by, now_ms());
+    let mut effects = Vec::new();
+    for c in changes {
+        effects.extend(event.apply(c, &origin)?);
+    }
+    save(file, &event)?;
+    for e in &effects {
+        if let Some(line) = describe_effect(e) {
+            eprintln!("{line}");
+        }
+    }
+    Ok(event)
+}
+
+/// What the director should be told about an effect (on stderr, so that stdout keeps the
+/// command's own output); `None` for the routine ones.
+fn describe_effect(effect: &Effect) -> Option<String> {
+    Some(match effect {
+        Effect::PairingReplaced { warnings, .. } if !warnings.is_empty() => warnings
+            .iter()
+            .map(|w| format!("warning: {w}"))
+            .collect::<Vec<_>>()
+            .join("\n"),
+        Effect::Repaired { round } => format!(
+            "round {round} was paired again to follow the correction (nothing in it had been played)"
+        ),
+        Effect::PairingKept { reason, .. } => format!("note: {reason}"),
+        Effect::RoundComplete { round } => format!("round {round} is complete"),
+        Effect::Renumbered => "pairing numbers changed (see `event show`)".into(),
+        _ => return None,
+    })
+}
+
+/// `event load-ratings`: look the players up in a FIDE rating list and fill what it has.
+fn load_ratings(file: &Path, list: &Path, rating: ListRating, by: &str) -> anyhow::Result<()> {
+    let bytes = fs::read(list).with_context(|| format!("cannot read {}", list.display()))?;
+    // FIDE's lists are ASCII with Latin-1 or UTF-8 names: read as UTF-8 when it is, else
+    // as Latin-1 (every byte a character).
+    let text = match String::from_utf8(bytes) {
+        Ok(t) => t,
+        Err(e) => e.into_bytes().iter().map(|&b| char::from(b)).collect(),
+    };
+    let event = load(file)?;
+    let source = list.display().to_string();
+    let found = rating_list::lookup(&text, &source, &event.players, rating)?;
+    if !found.updates.is_empty() {
+        let updates = found.updates.clone();
+        apply(file, by, vec![Change::UpdatePlayers { updates }])?;
+    }
+    let by_id = found.found.iter().filter(|f| f.2 == FoundBy::Id).count();
+    println!(
+        "{} of {} players found ({by_id} by FIDE id, {} by name) in {} lines{}",
+        found.found.len(),
+        event.players.len(),
+        found.found.len() - by_id,
+        found.lines,
+        if found.single_list {
+            "; a single list: its one rating was used"
+        } else {
+            ""
+        }
+    );
+    let name = |id: u32| event.player(id).map(|p| p.name.clone()).unwrap_or_default();
+    for id in &found.unknown_ids {
+        println!(
+            "not in the list: player {id} ({}), FIDE id not found",
+            name(*id)
+        );
+    }
+    for id in &found.not_found {
+        println!("not in the list: player {id} ({}), no such name", name(*id));
+    }
+    for (id, ids) in &found.ambiguous {
+        let ids: Vec<String> = ids.iter().map(u64::to_string).collect();
+        println!(
+            "ambiguous: player {id} ({}) could be FIDE {}; give the FIDE id or the federation",
+            name(*id),
+            ids.join(", ")
+        );
+    }
+    for id in &found.unrated {
+        println!(
+            "listed without a {} rating: player {id} ({})",
+            format!("{rating:?}").to_lowercase(),
+            name(*id)
+        );
+    }
+    Ok(())
+}
+
+/// `event log`: every change, oldest first.
+fn print_log(file: &Path, json: bool) -> anyhow::Result<()> {
+    let event = load(file)?;
+    for entry in &event.log {
+        if json {
+            println!("{}", serde_json::to_string(entry)?);
+        } else {
+            let change = serde_json::to_string(&entry.change)?;
+            let before = if entry.before.is_empty() {
+                String::new()
+            } else {
+                format!("; before: {}", serde_json::to_string(&entry.before)?)
+            };
+            println!(
+                "#{} at {} by {}: {change}{before}",
+                entry.seq, entry.at, entry.by
+            );
+        }
+    }
+    Ok(())
 }
 
 /// The settings of `event new` that are checked before the file is written.
@@ -469,18 +866,37 @@ fn print_standings(
 }
 
 /// `event add-player`: enter the players in order and report the late entrants' numbers.
-fn add_players(file: &Path, new_players: Vec<NewPlayer>) -> anyhow::Result<()> {
+fn add_players(
+    file: &Path,
+    new_players: Vec<NewPlayer>,
+    checked_in: bool,
+    by: &str,
+) -> anyhow::Result<()> {
     if new_players.is_empty() {
         bail!("no players to add");
     }
     let mut event = load(file)?;
+    let origin = Origin::new(by, now_ms());
     let count = new_players.len();
     let mut numbers = Vec::with_capacity(count);
     for (i, p) in new_players.into_iter().enumerate() {
         let shown = p.name.clone();
-        let id = event
-            .add_player(p)
+        let effects = event
+            .apply(
+                Change::AddPlayer {
+                    player: p,
+                    check_in: checked_in,
+                },
+                &origin,
+            )
             .with_context(|| format!("player #{} ({shown:?})", i + 1))?;
+        let id = effects
+            .iter()
+            .find_map(|e| match e {
+                Effect::PlayerAdded { player, .. } => Some(*player),
+                _ => None,
+            })
+            .unwrap_or_default();
         // Those already added from `id` on moved down one number.
         for (_, earlier) in &mut numbers {
             if *earlier >= id {
@@ -510,8 +926,9 @@ fn add_players(file: &Path, new_players: Vec<NewPlayer>) -> anyhow::Result<()> {
 }
 
 /// `event results`: a round's results from stdin, one board per line.
-fn enter_results(file: &Path, round: u32) -> anyhow::Result<()> {
+fn enter_results(file: &Path, round: u32, by: &str) -> anyhow::Result<()> {
     let mut event = load(file)?;
+    let origin = Origin::new(by, now_ms());
     if round == 0 || round > event.rounds_paired() {
         bail!(
             "round {round} has not been paired (rounds paired: {})",
@@ -523,12 +940,27 @@ fn enter_results(file: &Path, round: u32) -> anyhow::Result<()> {
         .read_to_string(&mut text)
         .context("cannot read results from stdin")?;
     let lines = import::result_lines(&text, "stdin")?;
+    let mut effects = Vec::new();
     for l in &lines {
-        event
-            .set_result(round, l.board, &l.results)
-            .with_context(|| format!("stdin line {}", l.line))?;
+        effects.extend(
+            event
+                .apply(
+                    Change::SetResults {
+                        round,
+                        board: l.board,
+                        results: l.results.clone(),
+                    },
+                    &origin,
+                )
+                .with_context(|| format!("stdin line {}", l.line))?,
+        );
     }
     save(file, &event)?;
+    for e in &effects {
+        if let Some(line) = describe_effect(e) {
+            eprintln!("{line}");
+        }
+    }
     let missing: Vec<String> = event.round_list[round as usize - 1]
         .boards
         .iter()
@@ -545,7 +977,26 @@ fn enter_results(file: &Path, round: u32) -> anyhow::Result<()> {
 /// `event export`: the chosen export to stdout or, atomically, to a file.
 fn export_event(file: &Path, kind: ExportKind, output: Option<PathBuf>) -> anyhow::Result<()> {
     let event = load(file)?;
+    if let ExportKind::UscfDbf = kind {
+        let Some(dir) = output else {
+            bail!("--as uscf-dbf writes three files: give the folder with -o");
+        };
+        let files = uscf::report(&event, today())?;
+        fs::create_dir_all(&dir).with_context(|| format!("cannot create {}", dir.display()))?;
+        for (name, bytes) in files.named() {
+            write_atomically(&dir.join(name), bytes)?;
+        }
+        for note in &files.notes {
+            eprintln!("note: {note}");
+        }
+        println!(
+            "wrote THEXPORT.DBF, TSEXPORT.DBF and TDEXPORT.DBF in {}",
+            dir.display()
+        );
+        return Ok(());
+    }
     let text = match kind {
+        ExportKind::UscfDbf => unreachable!("handled above"),
         ExportKind::Trf => export::trf(&event),
         ExportKind::Pgn => export::pgn(&event),
         ExportKind::Csv => {
@@ -563,6 +1014,26 @@ fn export_event(file: &Path, kind: ExportKind, output: Option<PathBuf>) -> anyho
         None => print!("{text}"),
     }
     Ok(())
+}
+
+/// Today's date (UTC) for the DBF files' header.
+fn today() -> uscf::FileDate {
+    // Days since 1970-01-01 to a civil date (Howard Hinnant's days_from_civil inverse).
+    let days = now_ms().div_euclid(86_400_000);
+    let z = days + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z - era * 146_097;
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let day = doy - (153 * mp + 2) / 5 + 1;
+    let month = if mp < 10 { mp + 3 } else { mp - 9 };
+    let year = yoe + era * 400 + i64::from(month <= 2);
+    uscf::FileDate {
+        year: u16::try_from(year).unwrap_or(2000),
+        month: u8::try_from(month).unwrap_or(1),
+        day: u8::try_from(day).unwrap_or(1),
+    }
 }
 
 /// Load the event, apply one change, and save it; returns what the change returned.

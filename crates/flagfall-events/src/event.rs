@@ -102,6 +102,24 @@ pub struct Player {
     /// FIDE id, if known.
     #[serde(default)]
     pub fide_id: Option<u64>,
+    /// US Chess member id (eight digits), if known.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub uscf_id: Option<String>,
+    /// FIDE title (`GM`, `WIM`, ...), as a rating list gives it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub title: Option<String>,
+    /// Sex as the rating list gives it (`m` or `f`; TRF writes `m` / `w`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sex: Option<char>,
+    /// Birth date or year as the rating list gives it (`1990` or `1990/05/17`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub birth: Option<String>,
+    /// Checked in at the venue (counts only when the event has [`Event::check_in`] on).
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub checked_in: bool,
+    /// Paused: not paired while set (a short absence; the player resumes).
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub paused: bool,
     /// First round the player can be paired in (late entries: > 1).
     pub joined_round: u32,
     /// First round the player is no longer paired in (withdrawn), if any.
@@ -211,6 +229,11 @@ impl Spelled for RecordedResult {
 
 spelled!(RecordedResult);
 
+#[allow(clippy::trivially_copy_pass_by_ref)] // serde's skip_serializing_if takes a reference
+fn is_false(b: &bool) -> bool {
+    !*b
+}
+
 /// One game of a pairing.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct GameRecord {
@@ -219,6 +242,30 @@ pub struct GameRecord {
     /// PGN movetext, when the game was played online; `None` in paper mode.
     #[serde(default)]
     pub moves: Option<String>,
+    /// The id of the server game that plays it, when there is one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub game: Option<String>,
+    /// True once the game has begun (a move made on the server): the round can no longer
+    /// be deleted nor re-paired.
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub started: bool,
+}
+
+impl GameRecord {
+    /// A game not begun, with no result.
+    pub fn pending() -> GameRecord {
+        GameRecord {
+            result: RecordedResult::Pending,
+            moves: None,
+            game: None,
+            started: false,
+        }
+    }
+
+    /// True when the game has a result or has begun.
+    pub fn touched(&self) -> bool {
+        self.result != RecordedResult::Pending || self.started
+    }
 }
 
 /// One pairing (board) of a round. In a Double Swiss the board is a match: `white` has
@@ -275,12 +322,92 @@ pub struct Round {
     /// True when the director changed the computed pairing by hand.
     #[serde(default)]
     pub manual: bool,
+    /// Who made the manual pairing (the log has when and what it replaced).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub manual_by: Option<String>,
 }
 
 impl Round {
     /// True when every board has all its results.
     pub fn complete(&self) -> bool {
         self.boards.iter().all(Board::complete)
+    }
+
+    /// True when some game of the round has a result or has begun.
+    pub fn touched(&self) -> bool {
+        self.boards
+            .iter()
+            .flat_map(|b| b.games.iter())
+            .any(GameRecord::touched)
+    }
+
+    /// The boards of the round whose results are not all in.
+    pub fn incomplete_boards(&self) -> Vec<u32> {
+        self.boards
+            .iter()
+            .filter(|b| !b.complete())
+            .map(|b| b.number)
+            .collect()
+    }
+}
+
+/// Two players who must not be paired together (family, same club): every Swiss system
+/// of the event treats them as if they had already met (docs/events.md).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ForbiddenPair {
+    /// The lower pairing number.
+    pub a: u32,
+    /// The higher pairing number.
+    pub b: u32,
+    /// Why (shown to the director), e.g. "siblings".
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub note: Option<String>,
+}
+
+/// What the rating reports need beyond the event itself (FIDE's TRF header, US Chess's
+/// event and section files). Every field is optional; a report that needs one that is
+/// missing says which.
+#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
+pub struct ReportInfo {
+    /// Last day of the event (`YYYY-MM-DD`; default: the start date).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub end_date: Option<String>,
+    /// City (US Chess `H_CITY`; FIDE `022` when the site is not set).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub city: Option<String>,
+    /// US state, two letters (`H_STATE`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub state: Option<String>,
+    /// ZIP code (`H_ZIPCODE`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub zip: Option<String>,
+    /// Country (`H_COUNTRY`; default `USA`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub country: Option<String>,
+    /// Host federation for FIDE (`032`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub federation: Option<String>,
+    /// Chief arbiter for FIDE (`102`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub chief_arbiter: Option<String>,
+    /// Deputy arbiters for FIDE (`112`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub deputy_arbiters: Option<String>,
+    /// US Chess affiliate id (`A` and seven digits; `H_AFF_ID`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub uscf_affiliate: Option<String>,
+    /// US Chess id of the chief TD (`H_CTD_ID`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub uscf_chief_td: Option<String>,
+    /// US Chess id of the assistant chief TD (`H_ATD_ID`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub uscf_assistant_td: Option<String>,
+}
+
+impl ReportInfo {
+    /// True when nothing is set (not written to the event file then).
+    pub fn is_empty(&self) -> bool {
+        *self == ReportInfo::default()
     }
 }
 
@@ -324,6 +451,20 @@ pub struct Event {
     /// [`Event::pab_value`]).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub pab_half_points: Option<u32>,
+    /// Players must check in to be paired (a server evening; the paper mode leaves it off
+    /// and pairs everyone present).
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub check_in: bool,
+    /// Pairs that must not meet (family, same club).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub forbidden: Vec<ForbiddenPair>,
+    /// What the rating reports need (city, arbiters, US Chess ids).
+    #[serde(default, skip_serializing_if = "ReportInfo::is_empty")]
+    pub report: ReportInfo,
+    /// Every change made through [`Event::apply`], oldest first: who, when, what, what it
+    /// replaced and what followed.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub log: Vec<crate::change::LogEntry>,
 }
 
 /// What went wrong. Every message names the player, round, board or value at fault.
@@ -422,16 +563,105 @@ pub enum EventError {
 }
 
 /// A new player's details.
-#[derive(Debug, Clone, PartialEq, Eq, Default)]
+#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
 pub struct NewPlayer {
     /// Name.
     pub name: String,
     /// Rating.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub rating: Option<u32>,
     /// Federation.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub federation: Option<String>,
     /// FIDE id.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub fide_id: Option<u64>,
+    /// US Chess member id (eight digits).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub uscf_id: Option<String>,
+}
+
+/// A rule of the event's system that a director's pairing breaks (it is accepted all the
+/// same; see [`Event::override_pairing`]).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "rule", rename_all = "kebab-case")]
+pub enum PairingWarning {
+    /// The two have met over the board before (C.04.1 b; US Chess 27A1).
+    Rematch {
+        /// White.
+        white: u32,
+        /// Black.
+        black: u32,
+        /// The round they met in.
+        met_in: u32,
+    },
+    /// The two are a forbidden pair (family, same club).
+    Forbidden {
+        /// White.
+        white: u32,
+        /// Black.
+        black: u32,
+    },
+    /// A round-robin pair that the Berger table puts in another round (the schedule
+    /// will then repeat a game or leave one out).
+    OutOfSchedule {
+        /// White.
+        white: u32,
+        /// Black.
+        black: u32,
+    },
+    /// A player paired who is withdrawn, paused, not checked in, not yet entered, or
+    /// asked for a bye in this round.
+    NotAvailable {
+        /// The player.
+        player: u32,
+    },
+    /// Dutch system: the colour gives the player a third game in a row with it, or two
+    /// more of one colour than of the other (C.04.1 f, g).
+    Colour {
+        /// The player.
+        player: u32,
+        /// The colour given.
+        colour: Colour,
+    },
+    /// The pairing-allocated bye to a player who has had one, or a point without playing
+    /// (C.04.1 d; US Chess 28L).
+    SecondPab {
+        /// The player.
+        player: u32,
+    },
+}
+
+impl fmt::Display for PairingWarning {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match *self {
+            PairingWarning::Rematch {
+                white,
+                black,
+                met_in,
+            } => write!(f, "players {white} and {black} met in round {met_in}"),
+            PairingWarning::Forbidden { white, black } => {
+                write!(f, "players {white} and {black} are a forbidden pair")
+            }
+            PairingWarning::OutOfSchedule { white, black } => write!(
+                f,
+                "players {white} and {black} do not meet in this round of the Berger table"
+            ),
+            PairingWarning::NotAvailable { player } => write!(
+                f,
+                "player {player} is withdrawn, paused, not checked in or has asked for a bye"
+            ),
+            PairingWarning::Colour { player, colour } => write!(
+                f,
+                "player {player} gets {} a third time in a row or two more of one colour than the other (C.04.1 f, g)",
+                colour.name()
+            ),
+            PairingWarning::SecondPab { player } => write!(
+                f,
+                "player {player} has already had a bye or a point without playing (C.04.1 d)"
+            ),
+        }
+    }
 }
 
 /// A pairing as the director writes it by hand: boards (White, Black) and byes.
@@ -501,6 +731,19 @@ pub fn check_time_control_under(
         }
     }
     Ok(check)
+}
+
+/// A US Chess member id: eight digits.
+pub(crate) fn check_uscf_id(id: &str) -> Result<(), EventError> {
+    if id.len() == 8 && id.bytes().all(|b| b.is_ascii_digit()) {
+        Ok(())
+    } else {
+        Err(EventError::BadValue {
+            what: "US Chess id",
+            value: id.to_string(),
+            expected: "eight digits, e.g. 12345678",
+        })
+    }
 }
 
 fn check_name(name: &str, what: &str) -> Result<String, EventError> {
@@ -573,6 +816,10 @@ impl Event {
             players: Vec::new(),
             round_list: Vec::new(),
             pab_half_points: None,
+            check_in: false,
+            forbidden: Vec::new(),
+            report: ReportInfo::default(),
+            log: Vec::new(),
         })
     }
 
@@ -674,6 +921,9 @@ impl Event {
                 expected: "three letters, e.g. USA",
             });
         }
+        if let Some(id) = &new.uscf_id {
+            check_uscf_id(id)?;
+        }
         let started = !self.round_list.is_empty();
         if started && self.format.is_round_robin() {
             return Err(EventError::NotAllowed(
@@ -698,6 +948,12 @@ impl Event {
             rating: new.rating,
             federation: new.federation.map(|f| f.to_ascii_uppercase()),
             fide_id: new.fide_id,
+            uscf_id: new.uscf_id,
+            title: None,
+            sex: None,
+            birth: None,
+            checked_in: false,
+            paused: false,
             joined_round: if started { next_round } else { 1 },
             withdrawn_from: None,
             byes: BTreeMap::new(),
@@ -725,6 +981,32 @@ impl Event {
         for (i, p) in self.players.iter_mut().enumerate().skip(place) {
             p.id = i as u32 + 1;
         }
+        for f in &mut self.forbidden {
+            f.a = moved(f.a);
+            f.b = moved(f.b);
+        }
+    }
+
+    /// Remove a player before round 1 is paired (registered, never came): the players
+    /// below move up one number, and the player's forbidden pairs go too.
+    pub fn remove_player(&mut self, id: u32) -> Result<Player, EventError> {
+        self.player(id)?;
+        if !self.round_list.is_empty() {
+            return Err(EventError::NotAllowed(format!(
+                "player {id} cannot be removed once round 1 is paired; withdraw them instead"
+            )));
+        }
+        let removed = self.players.remove(id as usize - 1);
+        for (i, p) in self.players.iter_mut().enumerate() {
+            p.id = i as u32 + 1;
+        }
+        self.forbidden.retain(|f| f.a != id && f.b != id);
+        let moved = |n: u32| if n > id { n - 1 } else { n };
+        for f in &mut self.forbidden {
+            f.a = moved(f.a);
+            f.b = moved(f.b);
+        }
+        Ok(removed)
     }
 
     /// Withdraw a player from round `from` on (default: the next round to be paired).
@@ -767,6 +1049,22 @@ impl Event {
 
     fn present(&self, p: &Player, round: u32) -> bool {
         p.joined_round <= round && p.withdrawn_from.is_none_or(|w| round < w)
+    }
+
+    /// True when the player is to be paired in round `round` (the next to pair): entered,
+    /// not withdrawn, not paused, checked in when the event asks for it.
+    pub fn available(&self, p: &Player, round: u32) -> bool {
+        self.present(p, round) && !p.paused && (!self.check_in || p.checked_in)
+    }
+
+    /// True when `a` and `b` may not be paired (a forbidden pair).
+    pub fn is_forbidden(&self, a: u32, b: u32) -> bool {
+        let (a, b) = (a.min(b), a.max(b));
+        self.forbidden.iter().any(|f| f.a == a && f.b == b)
+    }
+
+    fn forbidden_pairs(&self) -> Vec<(u32, u32)> {
+        self.forbidden.iter().map(|f| (f.a, f.b)).collect()
     }
 
     /// A player's record in round `round` (1-based; must be paired).
@@ -984,7 +1282,7 @@ impl Event {
                 DutchPlayer {
                     number: p.id,
                     history,
-                    absent: !self.present(p, round) || p.byes.contains_key(&round),
+                    absent: !self.available(p, round) || p.byes.contains_key(&round),
                 }
             })
             .collect();
@@ -992,6 +1290,7 @@ impl Event {
             players,
             total_rounds: self.rounds,
             initial_colour: self.initial_colour,
+            forbidden_pairs: self.forbidden_pairs(),
         }
     }
 
@@ -1002,10 +1301,9 @@ impl Event {
             && !last.complete()
         {
             let boards: Vec<String> = last
-                .boards
+                .incomplete_boards()
                 .iter()
-                .filter(|b| !b.complete())
-                .map(|b| b.number.to_string())
+                .map(u32::to_string)
                 .collect();
             return Err(EventError::RoundIncomplete {
                 round: last.number,
@@ -1022,7 +1320,7 @@ impl Event {
         let mut byes: Vec<RoundBye> = Vec::new();
         let mut field: Vec<SwissPlayer> = Vec::new();
         for p in &self.players {
-            if !self.present(p, round) {
+            if !self.available(p, round) {
                 byes.push(RoundBye {
                     player: p.id,
                     kind: ByeKind::Absent,
@@ -1047,6 +1345,7 @@ impl Event {
             total_rounds: self.rounds,
             players: field,
             initial_colour: self.initial_colour,
+            forbidden_pairs: self.forbidden_pairs(),
         };
         let err = |e: &dyn fmt::Display| EventError::Pairing {
             round,
@@ -1073,6 +1372,7 @@ impl Event {
             boards,
             byes,
             manual: false,
+            manual_by: None,
         });
         Ok(round)
     }
@@ -1086,13 +1386,7 @@ impl Event {
                 number: i as u32 + 1,
                 white: w,
                 black: b,
-                games: vec![
-                    GameRecord {
-                        result: RecordedResult::Pending,
-                        moves: None,
-                    };
-                    g
-                ],
+                games: vec![GameRecord::pending(); g],
             })
             .collect()
     }
@@ -1105,15 +1399,35 @@ impl Event {
             RoundRobinOptions::single()
         };
         if round == 1 {
-            self.rounds = berger::total_rounds(n, options);
+            let missing: Vec<String> = self
+                .players
+                .iter()
+                .filter(|p| self.check_in && !p.checked_in)
+                .map(|p| format!("{} ({})", p.id, p.name))
+                .collect();
+            if !missing.is_empty() {
+                return Err(EventError::NotAllowed(format!(
+                    "a round robin pairs everyone from round 1 on; not checked in: {} \
+                     (check them in, or remove them before round 1)",
+                    missing.join(", ")
+                )));
+            }
         }
-        if round > self.rounds {
-            return Err(EventError::EventOver(self.rounds));
+        // The schedule is fixed when round 1 is paired; set at the end, so that a
+        // pairing that fails leaves the event as it was.
+        let total = if round == 1 {
+            berger::total_rounds(n, options)
+        } else {
+            self.rounds
+        };
+        if round > total {
+            return Err(EventError::EventOver(total));
         }
         let r = berger::round(n, round, options).map_err(|e| EventError::Pairing {
             round,
             message: e.to_string(),
         })?;
+        self.rounds = total;
         let pairs: Vec<(u32, u32)> = r.games.iter().map(|g| (g.white, g.black)).collect();
         let mut boards = self.boards_from(&pairs);
         // A withdrawn player's remaining games are forfeited to the opponent
@@ -1153,6 +1467,7 @@ impl Event {
             boards,
             byes,
             manual: false,
+            manual_by: None,
         });
         Ok(round)
     }
@@ -1162,14 +1477,10 @@ impl Event {
         let Some(last) = self.round_list.last() else {
             return Err(EventError::NotAllowed("no round has been paired".into()));
         };
-        let entered = last
-            .boards
-            .iter()
-            .flat_map(|b| b.games.iter())
-            .any(|g| g.result != RecordedResult::Pending);
-        if entered {
+        if last.touched() {
             return Err(EventError::NotAllowed(format!(
-                "round {} already has results; set them back to * first",
+                "round {} has begun (a result is in or a game has started); a round can be \
+                 deleted only while nothing in it has been played",
                 last.number
             )));
         }
@@ -1179,15 +1490,20 @@ impl Event {
     }
 
     /// Replace the pairing of the latest round by a director's pairing (the manual
-    /// override). Every player present must be on exactly one board or have one bye;
-    /// nobody else may appear. Results already entered for that round are discarded.
-    /// **Interpretation:** rematches are allowed here (the director's call, e.g. for a
-    /// play-off) but reported back so the caller can warn.
+    /// override), made by `by`. Every player must be on exactly one board or have one bye;
+    /// nobody appears twice. The round's results and game links are discarded, so it may
+    /// be overridden only while nothing in it has been played. **Interpretation:** a
+    /// pairing that breaks a rule of the system (a rematch, a forbidden pair, a player
+    /// paired who is not available, a second pairing-allocated bye, a colour the Dutch
+    /// system forbids, a round-robin pair out of its round) is accepted, because the
+    /// director decides; each broken rule comes back as a [`PairingWarning`] for the
+    /// caller to show, and the event log records who did it.
     pub fn override_pairing(
         &mut self,
         round: u32,
         manual: &ManualPairing,
-    ) -> Result<Vec<(u32, u32)>, EventError> {
+        by: Option<&str>,
+    ) -> Result<Vec<PairingWarning>, EventError> {
         let paired = self.rounds_paired();
         if round == 0 || round != paired {
             return Err(EventError::BadManualPairing {
@@ -1196,6 +1512,13 @@ impl Event {
             });
         }
         let bad = |m: String| EventError::BadManualPairing { round, message: m };
+        if self.round_list[round as usize - 1].touched() {
+            return Err(bad(
+                "the round has begun (a result is in or a game has started); delete its \
+                 results first"
+                    .into(),
+            ));
+        }
         let mut seen = HashSet::new();
         for &(w, b) in &manual.boards {
             for id in [w, b] {
@@ -1205,15 +1528,13 @@ impl Event {
                 }
             }
         }
-        for &(p, kind) in &manual.byes {
+        if manual.byes.iter().filter(|b| b.1 == ByeKind::Pab).count() > 1 {
+            return Err(bad("more than one pairing-allocated bye".into()));
+        }
+        for &(p, _) in &manual.byes {
             self.player(p)?;
             if !seen.insert(p) {
                 return Err(bad(format!("player {p} appears twice")));
-            }
-            if kind == ByeKind::Pab
-                && manual.byes.iter().filter(|b| b.1 == ByeKind::Pab).count() > 1
-            {
-                return Err(bad("more than one pairing-allocated bye".into()));
             }
         }
         for p in &self.players {
@@ -1224,19 +1545,7 @@ impl Event {
                 )));
             }
         }
-        let mut rematches = Vec::new();
-        for &(w, b) in &manual.boards {
-            for r in 1..round {
-                if let Cell::Paired {
-                    board, opponent, ..
-                } = self.cell(w, r)
-                    && opponent == b
-                    && self.met_in(board)
-                {
-                    rematches.push((w, b));
-                }
-            }
-        }
+        let warnings = self.pairing_warnings(round, manual);
         let boards = self.boards_from(&manual.boards);
         let mut byes: Vec<RoundBye> = manual
             .byes
@@ -1248,7 +1557,83 @@ impl Event {
         slot.boards = boards;
         slot.byes = byes;
         slot.manual = true;
-        Ok(rematches)
+        slot.manual_by = by.map(str::to_string);
+        Ok(warnings)
+    }
+
+    /// The rules of the event's system that a pairing of round `round` breaks (see
+    /// [`Event::override_pairing`]).
+    pub fn pairing_warnings(&self, round: u32, manual: &ManualPairing) -> Vec<PairingWarning> {
+        let mut out = Vec::new();
+        let schedule: Option<HashSet<(u32, u32)>> = if self.format.is_round_robin() {
+            let options = if self.format == Format::DoubleRoundRobin {
+                RoundRobinOptions::double()
+            } else {
+                RoundRobinOptions::single()
+            };
+            berger::round(self.players.len() as u32, round, options)
+                .ok()
+                .map(|r| {
+                    r.games
+                        .iter()
+                        .map(|g| (g.white.min(g.black), g.white.max(g.black)))
+                        .collect()
+                })
+        } else {
+            None
+        };
+        for &(w, b) in &manual.boards {
+            for r in 1..round {
+                if let Cell::Paired {
+                    board, opponent, ..
+                } = self.cell(w, r)
+                    && opponent == b
+                    && self.met_in(board)
+                    && !self.format.is_round_robin()
+                {
+                    out.push(PairingWarning::Rematch {
+                        white: w,
+                        black: b,
+                        met_in: r,
+                    });
+                }
+            }
+            if self.is_forbidden(w, b) {
+                out.push(PairingWarning::Forbidden { white: w, black: b });
+            }
+            if let Some(s) = &schedule
+                && !s.contains(&(w.min(b), w.max(b)))
+            {
+                out.push(PairingWarning::OutOfSchedule { white: w, black: b });
+            }
+            for (id, colour) in [(w, Colour::White), (b, Colour::Black)] {
+                if let Ok(p) = self.player(id) {
+                    if !self.available(p, round) || p.byes.contains_key(&round) {
+                        out.push(PairingWarning::NotAvailable { player: id });
+                    }
+                    if self.format == Format::Swiss {
+                        let mut colours = self.swiss_player(p, round).colours;
+                        colours.push(colour);
+                        let whites = colours.iter().filter(|c| **c == Colour::White).count();
+                        let blacks = colours.len() - whites;
+                        let thrice = colours.len() >= 3
+                            && colours[colours.len() - 3..].iter().all(|c| *c == colour);
+                        if whites.abs_diff(blacks) > 2 || thrice {
+                            out.push(PairingWarning::Colour { player: id, colour });
+                        }
+                    }
+                }
+            }
+        }
+        for &(p, kind) in &manual.byes {
+            if kind == ByeKind::Pab
+                && let Ok(pl) = self.player(p)
+                && !self.swiss_player(pl, round).bye_eligible
+            {
+                out.push(PairingWarning::SecondPab { player: p });
+            }
+        }
+        out
     }
 
     /// Enter (or correct) the results of one board: one per game of the pairing, each
@@ -1260,7 +1645,15 @@ impl Event {
         results: &[RecordedResult],
     ) -> Result<(), EventError> {
         let format = self.format;
+        let later = round < self.rounds_paired();
         let b = self.board_mut(round, board)?;
+        if later && results.contains(&RecordedResult::Pending) {
+            return Err(EventError::NotAllowed(format!(
+                "round {round} is followed by round {}, which was paired on its results: a \
+                 result of round {round} can be corrected or replaced, not removed",
+                round + 1
+            )));
+        }
         if results.len() != b.games.len() {
             return Err(EventError::ResultCount {
                 round,
@@ -1490,6 +1883,20 @@ impl Event {
                         r.number, bye.player
                     )));
                 }
+            }
+        }
+        for f in &self.forbidden {
+            if f.a >= f.b || self.player(f.a).is_err() || self.player(f.b).is_err() {
+                return Err(EventError::Inconsistent(format!(
+                    "forbidden pair {}-{}: two different players, lower number first",
+                    f.a, f.b
+                )));
+            }
+        }
+        for p in &self.players {
+            if let Some(id) = &p.uscf_id {
+                check_uscf_id(id)
+                    .map_err(|e| EventError::Inconsistent(format!("player {}: {e}", p.id)))?;
             }
         }
         tiebreak::parse_list(&self.tiebreaks).map_err(|e| EventError::Tiebreak(e.to_string()))?;

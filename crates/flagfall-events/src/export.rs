@@ -68,26 +68,39 @@ pub fn trf(event: &Event) -> String {
         Format::DoubleSwiss => "Individual: Double-Swiss (FIDE C.04.5)",
         Format::UsSwiss => "Individual: Swiss-System (US Chess)",
     };
-    if let Some(site) = &event.site {
-        headers.push(HeaderLine {
-            tag: "022".into(),
-            text: site.clone(),
-        });
-    }
-    if let Some(date) = &event.date {
-        headers.push(HeaderLine {
-            tag: "042".into(),
-            text: date.clone(),
-        });
-    }
-    headers.push(HeaderLine {
-        tag: "062".into(),
-        text: event.players.len().to_string(),
-    });
-    headers.push(HeaderLine {
-        tag: "092".into(),
-        text: kind.into(),
-    });
+    let info = &event.report;
+    let mut header = |tag: &str, text: Option<String>| {
+        if let Some(text) = text {
+            headers.push(HeaderLine {
+                tag: tag.into(),
+                text,
+            });
+        }
+    };
+    header("022", event.site.clone().or_else(|| info.city.clone()));
+    header("032", info.federation.clone());
+    // TRF dates are written YYYY/MM/DD.
+    let trf_date = |d: &String| d.replace(['-', '.'], "/");
+    header("042", event.date.as_ref().map(trf_date));
+    header(
+        "052",
+        info.end_date.as_ref().or(event.date.as_ref()).map(trf_date),
+    );
+    header("062", Some(event.players.len().to_string()));
+    header(
+        "072",
+        Some(
+            event
+                .players
+                .iter()
+                .filter(|p| p.rating.is_some() && p.fide_id.is_some())
+                .count()
+                .to_string(),
+        ),
+    );
+    header("092", Some(kind.into()));
+    header("102", info.chief_arbiter.clone());
+    header("112", info.deputy_arbiters.clone());
     if let Some(tc) = &event.time_control {
         headers.push(HeaderLine {
             tag: "122".into(),
@@ -152,13 +165,17 @@ pub fn trf(event: &Event) -> String {
             let half = event.score_after(p.id, event.rounds_paired());
             TrfPlayer {
                 number: p.id,
-                sex: None,
-                title: String::new(),
+                // TRF writes m and w.
+                sex: p.sex.map(|c| match c.to_ascii_lowercase() {
+                    'f' | 'w' => 'w',
+                    _ => 'm',
+                }),
+                title: p.title.clone().unwrap_or_default(),
                 name: p.name.clone(),
                 rating: p.rating,
                 federation: p.federation.clone().unwrap_or_default(),
                 fide_id: p.fide_id,
-                birth_date: String::new(),
+                birth_date: p.birth.clone().unwrap_or_default(),
                 points_tenths: half * 5,
                 rank: ranks.as_ref().and_then(|r| r.get(row).copied()),
                 rounds,

@@ -30,7 +30,7 @@ impl ImportError {
 }
 
 /// The columns a players CSV may have.
-const CSV_COLUMNS: [&str; 4] = ["name", "rating", "federation", "fide_id"];
+const CSV_COLUMNS: [&str; 5] = ["name", "rating", "federation", "fide_id", "uscf_id"];
 
 /// Split one CSV line (RFC 4180 quoting, no embedded newlines); fields are trimmed.
 fn csv_fields(line: &str) -> Result<Vec<String>, String> {
@@ -70,7 +70,7 @@ fn csv_fields(line: &str) -> Result<Vec<String>, String> {
 }
 
 /// Players from CSV with a header line naming the columns (`name` required; `rating`,
-/// `federation`, `fide_id` optional, any order, case-insensitive). Blank lines and a
+/// `federation`, `fide_id`, `uscf_id` optional, any order, case-insensitive). Blank lines and a
 /// byte-order mark are skipped. `source_name` names the text in errors.
 pub fn players_from_csv(text: &str, source_name: &str) -> Result<Vec<NewPlayer>, ImportError> {
     let mut lines = text
@@ -108,6 +108,7 @@ pub fn players_from_csv(text: &str, source_name: &str) -> Result<Vec<NewPlayer>,
         ));
     }
     let (rating_col, fed_col, id_col) = (find("rating"), find("federation"), find("fide_id"));
+    let uscf_col = find("uscf_id");
     let mut out = Vec::new();
     for (n, line) in lines {
         let f = csv_fields(line).map_err(|m| at(n, m))?;
@@ -130,6 +131,15 @@ pub fn players_from_csv(text: &str, source_name: &str) -> Result<Vec<NewPlayer>,
                     .map_err(|_| at(n, format!("fide_id {s:?} is not a number")))
             })
             .transpose()?;
+        let uscf_id = get(uscf_col)
+            .map(|s| {
+                if s.len() == 8 && s.bytes().all(|b| b.is_ascii_digit()) {
+                    Ok(s.to_string())
+                } else {
+                    Err(at(n, format!("uscf_id {s:?} is not eight digits")))
+                }
+            })
+            .transpose()?;
         let name = f[name_col].clone();
         if name.is_empty() {
             return Err(at(n, "the name is empty".into()));
@@ -139,6 +149,7 @@ pub fn players_from_csv(text: &str, source_name: &str) -> Result<Vec<NewPlayer>,
             rating,
             federation: get(fed_col).map(str::to_string),
             fide_id,
+            uscf_id,
         });
     }
     Ok(out)
@@ -153,6 +164,7 @@ pub fn players_from_trf(trf: &Trf) -> Vec<NewPlayer> {
             rating: p.rating,
             federation: (!p.federation.trim().is_empty()).then(|| p.federation.trim().to_string()),
             fide_id: p.fide_id,
+            uscf_id: None,
         })
         .collect()
 }

@@ -19,6 +19,7 @@ fn player(i: u32) -> NewPlayer {
         rating: Some(2500 - 17 * i),
         federation: None,
         fide_id: None,
+        uscf_id: None,
     }
 }
 
@@ -226,7 +227,7 @@ fn manual_override_is_checked() {
         boards: vec![(1, 2), (3, 4)],
         byes: vec![],
     };
-    let err = e.override_pairing(1, &bad).unwrap_err().to_string();
+    let err = e.override_pairing(1, &bad, None).unwrap_err().to_string();
     assert!(
         err.contains("player 5 (Player 5) has neither a board nor a bye"),
         "{err}"
@@ -236,7 +237,7 @@ fn manual_override_is_checked() {
         byes: vec![(5, ByeKind::Pab), (3, ByeKind::Half)],
     };
     assert!(
-        e.override_pairing(1, &twice)
+        e.override_pairing(1, &twice, None)
             .unwrap_err()
             .to_string()
             .contains("player 2 appears twice")
@@ -245,9 +246,9 @@ fn manual_override_is_checked() {
         boards: vec![(1, 2), (3, 4)],
         byes: vec![(5, ByeKind::Pab)],
     };
-    assert!(e.override_pairing(1, &good).unwrap().is_empty());
+    assert!(e.override_pairing(1, &good, None).unwrap().is_empty());
     assert!(e.round_list[0].manual);
-    assert!(e.override_pairing(2, &good).is_err());
+    assert!(e.override_pairing(2, &good, None).is_err());
 }
 
 #[test]
@@ -612,6 +613,7 @@ fn rated(name: &str, rating: u32) -> NewPlayer {
         rating: Some(rating),
         federation: None,
         fide_id: None,
+        uscf_id: None,
     }
 }
 

@@ -112,10 +112,25 @@ pub fn pair(input: &SwissRound) -> Result<Pairing, SwissError> {
                 _ => true,
             }
     };
-    let strict = pair_with_bye(&players, &bye_order, true, &colour_ok, input.round)?;
+    let forbidden = &input.forbidden_pairs;
+    let strict = pair_with_bye(
+        &players,
+        &bye_order,
+        true,
+        &colour_ok,
+        forbidden,
+        input.round,
+    )?;
     let found = match strict {
         Some(found) => Some(found),
-        None => pair_with_bye(&players, &bye_order, true, &|_, _| true, input.round)?,
+        None => pair_with_bye(
+            &players,
+            &bye_order,
+            true,
+            &|_, _| true,
+            forbidden,
+            input.round,
+        )?,
     };
     let Some((pairs, bye)) = found else {
         return Err(SwissError::NoPairing(input.round));

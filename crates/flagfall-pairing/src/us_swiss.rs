@@ -69,6 +69,10 @@ pub struct SwissRound {
     pub players: Vec<SwissPlayer>,
     /// The colour drawn by lot for the top player of round 1.
     pub initial_colour: Colour,
+    /// Pairs of pairing numbers that must not meet (family, same club). Treated like a
+    /// game already played: the search never pairs them, and a transposition or
+    /// interchange never creates such a pair.
+    pub forbidden_pairs: Vec<(u32, u32)>,
 }
 
 /// Why a round could not be paired.
@@ -157,6 +161,7 @@ pub(crate) struct SearchSpec<'a> {
 /// trying the natural top-half v bottom-half pairing first. Returns index pairs.
 pub(crate) fn search(
     spec: &SearchSpec<'_>,
+    forbidden: &[(u32, u32)],
     round: u32,
 ) -> Result<Option<Vec<(usize, usize)>>, SwissError> {
     let n = spec.players.len();
@@ -173,6 +178,12 @@ pub(crate) fn search(
                 met[i][j] = true;
                 met[j][i] = true;
             }
+        }
+    }
+    for (a, b) in forbidden {
+        if let (Some(&i), Some(&j)) = (ids.get(a), ids.get(b)) {
+            met[i][j] = true;
+            met[j][i] = true;
         }
     }
     let mut state = Search {
@@ -283,6 +294,7 @@ pub(crate) fn pair_with_bye(
     bye_order: &[usize],
     upfloat: bool,
     allowed: &dyn Fn(&SwissPlayer, &SwissPlayer) -> bool,
+    forbidden: &[(u32, u32)],
     round: u32,
 ) -> Result<Option<PairsAndBye>, SwissError> {
     let run = |skip: Option<usize>| -> Result<Option<Vec<(usize, usize)>>, SwissError> {
@@ -296,7 +308,7 @@ pub(crate) fn pair_with_bye(
             upfloat,
             allowed: &allowed_idx,
         };
-        Ok(search(&spec, round)?
+        Ok(search(&spec, forbidden, round)?
             .map(|pairs| pairs.into_iter().map(|(a, b)| (keep[a], keep[b])).collect()))
     };
     if spec_players.len().is_multiple_of(2) {
@@ -365,12 +377,26 @@ pub fn pair(input: &SwissRound) -> Result<Pairing, SwissError> {
             .then(players[b].id.cmp(&players[a].id))
     });
     let allowed = |_: &SwissPlayer, _: &SwissPlayer| true;
-    let Some((mut pairs, bye)) = pair_with_bye(&players, &bye_order, false, &allowed, input.round)?
+    let forbidden = &input.forbidden_pairs;
+    let Some((mut pairs, bye)) = pair_with_bye(
+        &players,
+        &bye_order,
+        false,
+        &allowed,
+        forbidden,
+        input.round,
+    )?
     else {
         return Err(SwissError::NoPairing(input.round));
     };
     let ids: HashMap<u32, usize> = players.iter().enumerate().map(|(i, p)| (p.id, i)).collect();
-    let met = |a: usize, b: usize| players[a].opponents.iter().any(|o| ids.get(o) == Some(&b));
+    let met = |a: usize, b: usize| {
+        let (x, y) = (players[a].id, players[b].id);
+        players[a].opponents.iter().any(|o| ids.get(o) == Some(&b))
+            || forbidden
+                .iter()
+                .any(|&(p, q)| (p, q) == (x, y) || (q, p) == (x, y))
+    };
     // 29E4/29E5: transpositions and interchanges inside a score group to fix colours.
     let mut improved = true;
     while improved {

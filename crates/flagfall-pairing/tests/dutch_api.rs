@@ -15,6 +15,7 @@ fn fresh(n: u32, total_rounds: u32) -> DutchInput {
             .collect(),
         total_rounds,
         initial_colour: Colour::White,
+        forbidden_pairs: Vec::new(),
     }
 }
 

@@ -41,6 +41,7 @@ fn simulate(system: System, n: u32, rounds: u32, results: &[u8]) -> Vec<Pairing>
             total_rounds: rounds,
             players: players.clone(),
             initial_colour: Colour::White,
+            forbidden_pairs: Vec::new(),
         };
         let pairing = pair(system, &input).unwrap_or_else(|e| panic!("n={n} round {round}: {e}"));
         let mut seen = vec![0u32; n as usize + 1];
@@ -191,6 +192,7 @@ fn malformed_fields_are_errors() {
         total_rounds: 5,
         players: vec![one.clone(), one.clone()],
         initial_colour: Colour::White,
+        forbidden_pairs: Vec::new(),
     };
     assert_eq!(us_swiss::pair(&input), Err(SwissError::DuplicatePlayer(1)));
     let input = SwissRound {
@@ -232,6 +234,7 @@ fn round_of(players: Vec<SwissPlayer>) -> SwissRound {
         total_rounds: 5,
         players,
         initial_colour: Colour::White,
+        forbidden_pairs: Vec::new(),
     }
 }
 

@@ -620,3 +620,177 @@ fn a_strong_late_entrant_takes_pairing_number_one() {
     assert!(out.contains("5 D: pairing-allocated bye"), "{out}");
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// An evening with check-in, a forbidden pair, a pause, a correction with its log, ratings
+/// from a FIDE list and the US Chess report, through the real binary.
+#[test]
+fn an_evening_with_check_in_forbidden_pairs_corrections_and_reports() {
+    let dir = temp_dir("evening");
+    let file = dir.join("club.json");
+    let f = file.to_str().unwrap();
+    ok(&[
+        "event",
+        "new",
+        f,
+        "--name",
+        "Club Evening",
+        "--format",
+        "swiss",
+        "--rounds",
+        "4",
+        "--time-control",
+        "G/5;d0",
+        "--date",
+        "2026-11-20",
+        "--check-in",
+    ]);
+    let csv = "name,rating,uscf_id\nAnn Lee,2100,12345678\nBob Ray,2000,\nCy Young,1900,\nDee Fox,1800,\nEd Ng,1700,\nFay Poe,1600,\n";
+    ok_stdin(&["event", "add-player", f, "--csv", "-"], csv);
+    // Nobody checked in yet: nothing to pair.
+    assert!(fails(&["event", "pair", f]).contains("at least 2 are needed"));
+    let out = ok(&["event", "check-in", f, "1", "2", "3", "4", "5"]);
+    assert!(out.contains("5 of 6 players checked in"), "{out}");
+    // Round 1 would be 1-4, 2-5, 3-6: forbid 1-4.
+    ok(&["event", "forbid", f, "1", "4", "--note", "siblings"]);
+    assert!(fails(&["event", "forbid", f, "4", "1"]).contains("already a forbidden pair"));
+    ok(&["event", "pair", f]);
+    let r1 = boards(&file, 1);
+    assert!(!r1.contains(&(1, 4)) && !r1.contains(&(4, 1)), "{r1:?}");
+    assert!(
+        r1.iter().all(|&(w, b)| w != 6 && b != 6),
+        "6 is not checked in"
+    );
+    for (board, _) in r1.iter().enumerate() {
+        ok(&["event", "result", f, "1", &(board + 1).to_string(), "1-0"]);
+    }
+    ok(&["event", "check-in", f, "6"]);
+    ok(&["event", "pause", f, "5"]);
+    ok(&["event", "pair", f, "--by", "deputy"]);
+    let r2 = boards(&file, 2);
+    assert!(r2.iter().all(|&(w, b)| w != 5 && b != 5), "5 is paused");
+    // A correction of round 1 while round 2 is untouched: round 2 follows it.
+    // (`--by` before the results, which take values starting with a hyphen.)
+    let out = run_with_stdin(
+        &["event", "--by", "arbiter", "result", f, "1", "1", "0-1"],
+        "",
+    );
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let log = ok(&["event", "log", f]);
+    let last = log.lines().last().unwrap();
+    assert!(
+        last.contains("by arbiter") && last.contains("\"results\":[\"white-wins\"]"),
+        "{last}"
+    );
+    assert!(
+        log.lines()
+            .any(|l| l.contains("by deputy") && l.contains("pair-next")),
+        "{log}"
+    );
+    let json_log = ok(&["event", "log", f, "--json"]);
+    for line in json_log.lines() {
+        let _: Value = serde_json::from_str(line).expect("each log line is JSON");
+    }
+    // The director's override warns about the forbidden pair.
+    let round2: Vec<String> = r2.iter().map(|_| String::new()).collect();
+    assert!(!round2.is_empty());
+    let out = run_with_stdin(
+        &[
+            "event", "override", f, "--round", "2", "--board", "1-4", "--board", "2-3", "--board",
+            "6-5",
+        ],
+        "",
+    );
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("warning: players 1 and 4 are a forbidden pair"),
+        "{stderr}"
+    );
+    assert!(
+        stderr.contains("warning: player 5 is withdrawn, paused"),
+        "{stderr}"
+    );
+
+    // Ratings from a FIDE list: a file that is not one changes nothing.
+    let before = std::fs::read(&file).unwrap();
+    let not_a_list = dir.join("players.csv");
+    std::fs::write(&not_a_list, csv).unwrap();
+    let err = fails(&["event", "load-ratings", f, not_a_list.to_str().unwrap()]);
+    assert!(err.contains("line 1: not a FIDE rating list"), "{err}");
+    assert_eq!(
+        std::fs::read(&file).unwrap(),
+        before,
+        "the event is unchanged"
+    );
+    let header = "ID Number      Name                                                         Fed Sex Tit  WTit OTit           FOA SRtng SGm SK RRtng RGm Rk BRtng BGm BK B-day Flag";
+    let mut cols = vec![' '; 160];
+    for (at, text) in [
+        (0, "2000123"),
+        (15, "Lee, Ann"),
+        (76, "USA"),
+        (80, "F"),
+        (84, "FM"),
+        (139, "2150"),
+        (152, "1999"),
+    ] {
+        for (i, c) in text.chars().enumerate() {
+            cols[at + i] = c;
+        }
+    }
+    let list = dir.join("players_list_foa.txt");
+    std::fs::write(
+        &list,
+        format!("{header}\n{}\n", cols.iter().collect::<String>()),
+    )
+    .unwrap();
+    let out = ok(&["event", "load-ratings", f, list.to_str().unwrap()]);
+    assert!(
+        out.contains("1 of 6 players found (0 by FIDE id, 1 by name)"),
+        "{out}"
+    );
+    let json: Value = serde_json::from_str(&ok(&["event", "export", f, "--as", "json"])).unwrap();
+    assert_eq!(json["players"][0]["fide_id"], 2_000_123);
+    assert_eq!(json["players"][0]["rating"], 2150);
+    assert_eq!(json["players"][0]["title"], "FM");
+
+    // The US Chess report: refused while details or results are missing, then written.
+    let out_dir = dir.join("uscf");
+    let o = out_dir.to_str().unwrap();
+    let err = fails(&["event", "export", f, "--as", "uscf-dbf", "-o", o]);
+    assert!(err.contains("the affiliate id (--uscf-affiliate)"), "{err}");
+    ok(&[
+        "event",
+        "report-info",
+        f,
+        "--city",
+        "Springfield",
+        "--state",
+        "IL",
+        "--zip",
+        "62701",
+        "--uscf-affiliate",
+        "A1234567",
+        "--uscf-chief-td",
+        "12345678",
+    ]);
+    let err = fails(&["event", "export", f, "--as", "uscf-dbf", "-o", o]);
+    assert!(err.contains("round 2 still has results missing"), "{err}");
+    for board in 1..=3 {
+        ok(&["event", "result", f, "2", &board.to_string(), "1/2"]);
+    }
+    ok(&["event", "export", f, "--as", "uscf-dbf", "-o", o]);
+    for name in ["THEXPORT.DBF", "TSEXPORT.DBF", "TDEXPORT.DBF"] {
+        let bytes = std::fs::read(out_dir.join(name)).unwrap();
+        assert_eq!(bytes[0], 3, "{name}: dBase III");
+        assert_eq!(*bytes.last().unwrap(), 0x1A, "{name}: end of file");
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -118,6 +118,11 @@ pub struct DutchInput {
     pub total_rounds: u32,
     /// The colour drawn by lot for the top seed in round 1.
     pub initial_colour: Colour,
+    /// Pairs of pairing numbers that must not meet in the round being paired (family,
+    /// same club; TRF `XXP` and `260` lines). As in bbpPairings, a forbidden pair is
+    /// treated exactly like two players who have already played each other: an absolute
+    /// criterion (C1), nothing else (colours, floats and scores are not touched).
+    pub forbidden_pairs: Vec<(u32, u32)>,
 }
 
 /// A pairing of one round: boards as (white, black) pairing numbers, plus the PAB.
@@ -188,10 +193,11 @@ impl DutchInput {
         let total_rounds = trf.total_rounds.ok_or(PairingError::MissingTotalRounds)?;
         let bad = |m: String| PairingError::InvalidInput(m);
         // Lines that would change the pairing but that this engine does not implement:
-        // accelerations, forbidden pairs, pre-set byes, other point systems, teams.
-        const UNSUPPORTED: [&str; 15] = [
-            "XXA", "250", "XXP", "260", "240", "162", "299", "BBW", "BBD", "BBL", "BBZ", "BBF",
-            "BBU", "013", "310",
+        // accelerations, pre-set byes, other point systems, teams. (Forbidden pairs, `XXP`
+        // and `260`, are read below.)
+        const UNSUPPORTED: [&str; 13] = [
+            "XXA", "250", "240", "162", "299", "BBW", "BBD", "BBL", "BBZ", "BBF", "BBU", "013",
+            "310",
         ];
         if let Some(h) = trf
             .headers
@@ -199,7 +205,7 @@ impl DutchInput {
             .find(|h| UNSUPPORTED.contains(&h.tag.as_str()))
         {
             return Err(bad(format!(
-                "the {} line (accelerations, forbidden pairs, byes, point systems or teams) is not supported by the Dutch engine",
+                "the {} line (accelerations, byes, point systems or teams) is not supported by the Dutch engine",
                 h.tag
             )));
         }
@@ -246,10 +252,12 @@ impl DutchInput {
                 absent,
             });
         }
+        let forbidden_pairs = forbidden_from_trf(trf, completed + 1, &numbers)?;
         let mut input = DutchInput {
             players,
             total_rounds,
             initial_colour: Colour::White,
+            forbidden_pairs,
         };
         input.validate()?;
         input.initial_colour = match trf.initial_colour {
@@ -278,6 +286,15 @@ impl DutchInput {
                     p.history.len(),
                     self.players[0].number
                 )));
+            }
+        }
+        for &(a, b) in &self.forbidden_pairs {
+            for n in [a, b] {
+                if !by_number.contains_key(&n) {
+                    return Err(bad(format!(
+                        "forbidden pair {a}-{b}: there is no player {n}"
+                    )));
+                }
             }
         }
         for p in &self.players {
@@ -313,6 +330,85 @@ impl DutchInput {
         }
         Ok(())
     }
+}
+
+/// The forbidden pairs of a TRF for round `round`, read as bbpPairings reads them: an `XXP`
+/// line lists pairing numbers (separated by blanks) none of whom may meet another of them
+/// in any round; a `260` line (TRF-2026) gives the first round in columns 5-7, the last in
+/// columns 9-11, then pairing numbers in 4-column fields from column 13, one blank apart,
+/// and forbids the pairs in those rounds only.
+fn forbidden_from_trf(
+    trf: &Trf,
+    round: u32,
+    numbers: &HashSet<u32>,
+) -> Result<Vec<(u32, u32)>, PairingError> {
+    let bad = |m: String| PairingError::InvalidInput(m);
+    let number = |tag: &str, word: &str| -> Result<u32, PairingError> {
+        let n: u32 = word.trim().parse().map_err(|_| {
+            bad(format!(
+                "{tag} line: {:?} is not a pairing number",
+                word.trim()
+            ))
+        })?;
+        if numbers.contains(&n) {
+            Ok(n)
+        } else {
+            Err(bad(format!("{tag} line: there is no player {n}")))
+        }
+    };
+    let mut out = Vec::new();
+    for h in &trf.headers {
+        let group: Vec<u32> = match h.tag.as_str() {
+            "XXP" => h
+                .text
+                .split_whitespace()
+                .map(|w| number("XXP", w))
+                .collect::<Result<_, _>>()?,
+            "260" => {
+                // `text` starts at column 5.
+                let chars: Vec<char> = h.text.chars().collect();
+                let field = |from: usize, to: usize| -> String {
+                    chars[from.min(chars.len())..to.min(chars.len())]
+                        .iter()
+                        .collect()
+                };
+                if chars.len() < 8 {
+                    return Err(bad(format!("260 line too short: {:?}", h.text)));
+                }
+                let round_at = |from: usize, to: usize| -> Result<u32, PairingError> {
+                    let t = field(from, to);
+                    t.trim()
+                        .parse::<u32>()
+                        .ok()
+                        .filter(|&r| r > 0)
+                        .ok_or_else(|| {
+                            bad(format!(
+                                "260 line: round {:?} is not a round number",
+                                t.trim()
+                            ))
+                        })
+                };
+                let (first, last) = (round_at(0, 3)?, round_at(4, 7)?);
+                let group = field(8, chars.len())
+                    .split_whitespace()
+                    .map(|w| number("260", w))
+                    .collect::<Result<Vec<_>, _>>()?;
+                if round < first || round > last {
+                    continue;
+                }
+                group
+            }
+            _ => continue,
+        };
+        for (i, &a) in group.iter().enumerate() {
+            for &b in &group[i + 1..] {
+                if a != b {
+                    out.push((a, b));
+                }
+            }
+        }
+    }
+    Ok(out)
 }
 
 fn record_from_entry(
@@ -534,6 +630,21 @@ fn prepare(input: &DutchInput) -> Result<Context, PairingError> {
             prefix[i][k as usize],
             [float(1), float(2)],
         ));
+    }
+    // Forbidden pairs count as games already played, for compatibility only (C1), as in
+    // bbpPairings (`resolveForbiddenPairs`, merged into the played opponents).
+    if !input.forbidden_pairs.is_empty() {
+        let at: HashMap<u32, usize> = players
+            .iter()
+            .enumerate()
+            .map(|(i, e)| (e.number, i))
+            .collect();
+        for &(a, b) in &input.forbidden_pairs {
+            if let (Some(&i), Some(&j)) = (at.get(&a), at.get(&b)) {
+                players[i].met.insert(b);
+                players[j].met.insert(a);
+            }
+        }
     }
     players.sort_by(|a, b| b.score.cmp(&a.score).then(a.rank.cmp(&b.rank)));
     let (score_shift, groups_shift, max_group) = score_group_bits(&players);
@@ -861,9 +972,39 @@ fn edge_weight<const N: usize>(
 /// # Errors
 /// [`PairingError`] if the input is inconsistent or no legal pairing exists.
 pub fn pair(input: &DutchInput) -> Result<Pairing, PairingError> {
+    pair_with(input, true)
+}
+
+/// Round 1 when nobody has history and no pair is forbidden: one score group of players
+/// with no colour preference, no float and no opponent met. Every pairing of it meets the
+/// absolute criteria, so the engine's result is the one the criteria and B.1-B.5 give
+/// directly: with an odd number, the lowest-ranked player gets the PAB (C.04.3 C5-C9:
+/// the PAB to the lowest-ranked player of the lowest group), then S1 (the top half)
+/// meets S2 (the bottom half) in order without transposition or exchange (B.2). Colours
+/// and board order come from the same `build_pairing` as every other round. Checked
+/// against the full engine for every field of 1 to 160 players and larger ones, with
+/// absent players and both initial colours (`first_round_is_the_engines` below), and at
+/// 1,000 players against bbpPairings (BENCHMARKS.md).
+fn first_round(ctx: &Context) -> Option<RawPairing> {
+    let pl = &ctx.players;
+    if ctx.played_rounds != 0 || pl.iter().any(|p| !p.met.is_empty() || p.score != 0) {
+        return None;
+    }
+    let n = pl.len();
+    let bye = (n % 2 == 1).then_some(n - 1);
+    let half = n / 2;
+    let pairs = (0..half).map(|i| (i, i + half)).collect();
+    Some((pairs, bye))
+}
+
+/// `pair`, with the round-1 shortcut (`first_round`) or always through the engine.
+fn pair_with(input: &DutchInput, shortcut: bool) -> Result<Pairing, PairingError> {
     let mut ctx = prepare(input)?;
     if ctx.players.is_empty() {
         return Ok(Pairing::default());
+    }
+    if shortcut && let Some((pairs, bye)) = first_round(&ctx) {
+        return Ok(build_pairing(&ctx, &pairs, bye));
     }
     let bits = ctx.weight_bits() + 8;
     // The width of the wide integers, in words, and the engine at that width. The bits
@@ -1647,5 +1788,48 @@ fn build_pairing(ctx: &Context, pairs: &[(usize, usize)], bye: Option<usize>) ->
     Pairing {
         boards: boards.into_iter().map(|(w, b, _)| (w, b)).collect(),
         bye: bye.map(|v| pl[v].number),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn round_one(n: u32, absent: &[u32], initial_colour: Colour) -> DutchInput {
+        DutchInput {
+            players: (1..=n)
+                .map(|number| DutchPlayer {
+                    number,
+                    history: Vec::new(),
+                    absent: absent.contains(&number),
+                })
+                .collect(),
+            total_rounds: 9,
+            initial_colour,
+            forbidden_pairs: Vec::new(),
+        }
+    }
+
+    /// The round-1 shortcut gives exactly what the engine gives.
+    #[test]
+    fn first_round_is_the_engines() {
+        let mut sizes: Vec<u32> = (1..=160).collect();
+        sizes.extend([199, 200, 257, 301]);
+        for n in sizes {
+            for colour in [Colour::White, Colour::Black] {
+                let absent: Vec<u32> = (1..=n).filter(|i| i % 7 == 3 || i % 11 == 0).collect();
+                for absent in [Vec::new(), absent] {
+                    let input = round_one(n, &absent, colour);
+                    let fast = pair_with(&input, true);
+                    let full = pair_with(&input, false);
+                    assert_eq!(fast, full, "{n} players, {colour:?}, absent {absent:?}");
+                }
+            }
+        }
+        // With a forbidden pair the engine pairs it.
+        let mut input = round_one(10, &[], Colour::White);
+        input.forbidden_pairs.push((1, 6));
+        let ctx = prepare(&input).expect("input");
+        assert!(first_round(&ctx).is_none());
     }
 }

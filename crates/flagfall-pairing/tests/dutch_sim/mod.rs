@@ -90,6 +90,7 @@ impl Sim {
                 .collect(),
             total_rounds: cfg.total_rounds,
             initial_colour,
+            forbidden_pairs: Vec::new(),
         };
         Sim {
             rng,
