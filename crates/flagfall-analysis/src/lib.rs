@@ -25,6 +25,10 @@
 //! 3. the semi-static blockade analysis (`blockade`): locked pawns, confined pieces,
 //!    permanently guarded squares, and an exact blocker matching for the mating net (run
 //!    before phase 2 when the board has no queens, rooks or knights);
+//!    3b. when one side has at most one legal move (nearly forced play, e.g. a king shut in
+//!    a corner pocket whose only move is to take the knight beside it), a breadth-first
+//!    search of the whole reachable set that leaves out the positions after a capture that
+//!    the blockade analysis proves unwinnable (`nearly_forced_phase`);
 //! 4. the helpmate search with larger budgets and capped iterations;
 //! 5. with at most four pieces, a breadth-first search of the whole reachable set;
 //! 6. the helpmate search uncapped, which proves unwinnability when an iteration visits
@@ -271,6 +275,12 @@ fn search_phases(
         return v;
     }
 
+    // Phase 3b: nearly forced play (one side with at most one legal move): a breadth-first
+    // search that leaves out what the blockade analysis proves dead after a capture.
+    if let Some(v) = nearly_forced_phase(root, pos, prefix, winner, limits, searcher) {
+        return v;
+    }
+
     // Phase 4: the capped helpmate search (finds long helpmates along cheap lines), up to
     // three fifths of the node limit.
     searcher.set_node_limit(limits.nodes.saturating_mul(3) / 5);
@@ -300,6 +310,64 @@ fn search_phases(
     decided(outcome, root, winner, prefix).unwrap_or_else(|| Verdict::Undetermined {
         reason: format!("node limit of {} reached", limits.nodes),
     })
+}
+
+/// Most positions the breadth-first search of nearly forced play stores (phase 3b). The
+/// corner pockets of the corpus (`pockets`) close within 300.
+const FORCED_BFS_NODES: u64 = 2_000;
+
+/// Phase 3b: when one side has at most one legal move (in `pos`, or after the first legal
+/// move of the side to move), play is nearly forced and the reachable set is often small,
+/// but the budgeted depth-first search cannot prove it exhausted (a node that cannot
+/// afford a move counts as cut, whatever else visited it). A king shut in a corner pocket
+/// behind a locked wall, whose only move is to take the knight beside it, is the typical
+/// case: every knight move stalemates it, and once the knight is taken every pawn is
+/// locked for good. So: a breadth-first search over every reachable position
+/// ([`search::breadth_first_pruned`]), where a position reached by a capture that the
+/// blockade analysis proves unwinnable for `winner` is not expanded.
+///
+/// Why exhaustion is a proof: a helpmate is a sequence of legal moves from `pos`; follow
+/// it through the search. Each of its positions before the mate is either expanded (its
+/// children, the next one among them, are all generated) or one where the search stops:
+/// a position with no legal moves (then it is the end of the line, the mate, which the
+/// search reports), dead material (no mate after it, by [`material`]), or a position after
+/// a capture, not in check, that the blockade analysis proved unwinnable (no series of
+/// legal moves from it mates `!winner`: the analysis's invariant in `blockade`, which holds
+/// from that position on). The last two cannot lie on a helpmate, so the mate would be
+/// found; a search that closes without one is a proof that there is none. Which positions
+/// get the static test only affects speed, never soundness. Ordering of the phases only:
+/// the trigger costs two move generations, and no query of the other corpus families meets it.
+///
+/// The nodes the phase spent (the positions stored) are added to the searcher's count.
+fn nearly_forced_phase(
+    root: &Chess,
+    pos: &Chess,
+    prefix: &[Move],
+    winner: Color,
+    limits: &Limits,
+    searcher: &mut search::Searcher,
+) -> Option<Verdict> {
+    let moves = pos.legal_moves();
+    let theirs = moves.first().map_or(0, |&m| {
+        let mut child = pos.clone();
+        child.play_unchecked(m);
+        child.legal_moves().len()
+    });
+    if moves.len().min(theirs) > 1 {
+        return None;
+    }
+    let budget = FORCED_BFS_NODES.min(limits.nodes.saturating_sub(searcher.nodes) / 2);
+    let (outcome, stored) = search::breadth_first_pruned(pos, winner, budget, |child| {
+        let (verdict, _) = blockade::analyse(
+            child.board(),
+            child.ep_square(EnPassantMode::Legal),
+            child.turn(),
+            winner,
+        );
+        verdict != blockade::StaticVerdict::Unknown
+    });
+    searcher.nodes += stored;
+    decided(outcome, root, winner, prefix)
 }
 
 /// The verdict a search phase reached: a helpmate (after the forced `prefix`, verified by

@@ -323,3 +323,71 @@ fn counting_variant_gives_the_same_verdict_and_repeatable_nodes() {
     assert!(matches!(v, Verdict::Undetermined { .. }));
     assert!(nodes > small.nodes, "{nodes}");
 }
+
+/// `fen` is unwinnable for both sides, proved by exhausting the reachable positions
+/// (issue 23: the breadth-first search of nearly forced play) within 10,000 search nodes.
+fn assert_pocket_dead(fen: &str) {
+    let limits = Limits { nodes: 10_000 };
+    for winner in [Color::White, Color::Black] {
+        assert_eq!(
+            can_checkmate(&setup(fen), winner, &limits),
+            Verdict::Unwinnable {
+                reason: UnwinnableReason::Exhausted
+            },
+            "{fen} ({winner:?})"
+        );
+    }
+}
+
+/// A king shut in a corner pocket behind a full-width locked wall, the only other piece a
+/// knight of the other side beside it (issue 23). Neither side can ever mate, and both
+/// answers used to spend the whole node limit.
+#[test]
+fn king_in_a_corner_pocket_with_the_enemy_knight_beside_it() {
+    // White: Ka1, pawns a2 b3 c2 d3 e2 f3 g2 h3; Black: Ke8, Nb1, pawns a3 b4 c3 d4 e3 f4
+    // g3 h4; Black to move. Every file holds a white pawn directly under a black one and
+    // the ranks alternate, so no pawn can push, and each pawn attacks only squares of its
+    // own pawns or empty squares on the far side of the wall, which no king can reach
+    // (they are guarded by the other side's pawns; the knight is the only piece that could
+    // stand there). Why no mate, for either side:
+    // - White's king has a2 (own pawn) and b2 (guarded by a3 and c3) next to it, so with
+    //   the knight on b1 its only legal move is Kxb1 (b1 is not guarded: no black pawn
+    //   attacks a rank-1 square).
+    // - The knight's only move from b1 is to d2 (a3 and c3 hold Black's pawns), and from d2
+    //   it still guards b1: White, not in check, then has no legal move (its pawns are
+    //   blocked and attack no black piece), a stalemate. So the knight never gets away, and
+    //   as long as it stands on b1, each White turn is Kxb1.
+    // - So every game either ends in that stalemate or reaches Kxb1, after which only kings
+    //   and locked pawns are left: no pawn can ever move (nothing is left to capture), the
+    //   kings stay on their own side of the wall, and the pawns' attacks only cover squares
+    //   no king can stand on. No checkmate can follow; the blockade analysis proves it.
+    assert_pocket_dead("4k3/8/8/8/1p1p1p1p/pPpPpPpP/P1P1P1P1/Kn6 b - - 0 1");
+
+    // The same in the other colours and corner, with a spare pawn for the free side:
+    // Black: Kh8, pawns a6 b7 c6 d7 e6 f7 g6 h7; White: Kb2, Ng8, pawns a5 b6 c5 d6 e5 f6
+    // g5 h6 and e3; White to move. Black's king has h7 (own pawn) and g7 (guarded by f6
+    // and h6): its only move is Kxg8. The knight's only move from g8 is Ne7 (f6 and h6 hold
+    // White's pawns), which still guards g8 and stalemates Black. White may wait (king
+    // moves, e3-e4: the pawn then stands under its own e5 pawn, and on e3 and e4 it
+    // attacks only the empty d4, f4, d5 and f5), but each Black turn is Kxg8; after it the
+    // wall is locked for good as above, and a pawn on e4 changes nothing.
+    assert_pocket_dead("6Nk/1p1p1p1p/pPpPpPpP/P1P1P1P1/8/4P3/1K6/8 w - - 0 1");
+
+    // From the corpus family (`pockets`): White's king stands in check from the wall pawn
+    // on b6, so White's only moves are Ka4 and Kb4 (the knight on b8, whose only move is
+    // Nd7, cannot parry the check); Black's only move is then Kxb8 (a7 own pawn, b7
+    // guarded by a6 and c6, and no black pawn can capture: no white piece stands where
+    // one attacks), after which the wall is locked for good as above.
+    assert_pocket_dead("kN6/p1p1p1p1/PpPpPpPp/KP1P1P1P/8/8/8/8 w - - 0 1");
+}
+
+/// The same wall with the knight one square farther (c1: a pocket of three squares) is
+/// no fortress: the knight can leave without stalemating White (Kb1 is then a move), so
+/// it can take a white pawn and free a black one, and the pawns promote. Both sides can
+/// mate; the proof above must not reach this position.
+#[test]
+fn corner_pocket_with_the_knight_farther_away_is_winnable() {
+    let fen = "4k3/8/8/8/1p1p1p1p/pPpPpPpP/P1P1P1P1/K1n5 w - - 0 1";
+    assert_winnable(fen, Color::White);
+    assert_winnable(fen, Color::Black);
+}

@@ -227,6 +227,125 @@ fn shut_wall(rng: &mut Rng) -> Option<Chess> {
     accept(setup_of(board, random_color(rng)))
 }
 
+/// A king shut in a corner pocket behind a full-width locked wall (issue 23): the wall as
+/// in [`shut_wall`], with its pawn of the boxed side's corner file directly in front of
+/// the corner (on the second rank for White, the seventh for Black) and the next file's
+/// pair one rank farther (so the enemy pawn of the corner file guards the square
+/// diagonally in front of the corner); the boxed king on the corner; the only other piece
+/// a knight of the other ("free") side in the boxed king's half, on the back-rank square
+/// that closes a pocket of two or three squares (next to the corner, or one farther) or,
+/// now and then, on another square near the corner; the free king anywhere in its own
+/// half; and half of the time a spare pawn of the free side in its own half, with one or
+/// two pushes left before its own wall pawn blocks it, on a file whose two neighbouring
+/// pairs both stand one rank nearer the boxed side (so the squares it attacks on its way
+/// never hold an enemy pawn: it can never capture). Both winners are asked.
+fn corner_pocket(rng: &mut Rng) -> Option<Chess> {
+    let boxed = random_color(rng);
+    let free = !boxed;
+    // The corner file: a (0) or h (7); files are built outward from it.
+    let corner_file: u32 = if rng.chance(50) { 0 } else { 7 };
+    let file_at = |i: u32| -> u32 { if corner_file == 0 { i } else { 7 - i } };
+    // rank index of each file's white pawn, 1..=5, indexed by distance from the corner.
+    let mut ranks = [0u32; 8];
+    ranks[0] = if boxed.is_white() { 1 } else { 5 };
+    ranks[1] = if boxed.is_white() { 2 } else { 4 };
+    for i in 2..8 {
+        let prev = ranks[i - 1];
+        ranks[i] = match prev {
+            1 => 2,
+            5 => 4,
+            _ if rng.chance(50) => prev + 1,
+            _ => prev - 1,
+        };
+    }
+    let mut board = Board::empty();
+    let mut south = Bitboard::EMPTY;
+    let mut north = Bitboard::EMPTY;
+    let mut white_rank = [0u32; 8];
+    for (i, &r) in ranks.iter().enumerate() {
+        let f = file_at(i as u32);
+        white_rank[f as usize] = r;
+        let file = shakmaty::File::new(f);
+        board.set_piece_at(
+            Square::from_coords(file, shakmaty::Rank::new(r)),
+            Color::White.pawn(),
+        );
+        board.set_piece_at(
+            Square::from_coords(file, shakmaty::Rank::new(r + 1)),
+            Color::Black.pawn(),
+        );
+        for rank in 0..8u32 {
+            let sq = Square::from_coords(file, shakmaty::Rank::new(rank));
+            if rank < r {
+                south.add(sq);
+            } else if rank > r + 1 {
+                north.add(sq);
+            }
+        }
+    }
+    let (boxed_half, free_half) = if boxed.is_white() {
+        (south, north)
+    } else {
+        (north, south)
+    };
+    let back = boxed.relative_rank(shakmaty::Rank::First);
+    let corner = Square::from_coords(shakmaty::File::new(file_at(0)), back);
+    board.set_piece_at(corner, boxed.king());
+    // The knight: on the back-rank square closing the pocket (next to the corner or one
+    // farther), or on another square of the boxed half within two king steps of the corner.
+    let knight = if rng.chance(75) {
+        let i = 1 + rng.below(2) as u32;
+        Square::from_coords(shakmaty::File::new(file_at(i)), back)
+    } else {
+        let near = boxed_half & !board.occupied() & !Bitboard::from_square(corner);
+        let near: Bitboard = near
+            .into_iter()
+            .filter(|s| s.distance(corner) <= 2)
+            .collect();
+        random_square(rng, near)?
+    };
+    board.set_piece_at(knight, Role::Knight.of(free));
+    let king = random_square(rng, free_half & !board.occupied())?;
+    board.set_piece_at(king, free.king());
+    if rng.chance(50) {
+        // A spare pawn of the free side, two or three squares behind its own wall pawn.
+        let files: Vec<u32> = (0..8u32)
+            .filter(|&f| {
+                let r = white_rank[f as usize] as i32;
+                let lower = |g: i32| {
+                    !(0..8).contains(&g) || {
+                        let n = white_rank[g as usize] as i32;
+                        if free.is_white() {
+                            n == r + 1
+                        } else {
+                            n == r - 1
+                        }
+                    }
+                };
+                lower(f as i32 - 1) && lower(f as i32 + 1)
+            })
+            .collect();
+        if !files.is_empty() {
+            let f = files[rng.below(files.len() as u64) as usize];
+            let r = white_rank[f as usize] as i32;
+            let steps = 2 + rng.below(2) as i32;
+            let rank = if free.is_white() {
+                r - steps
+            } else {
+                r + 1 + steps
+            };
+            if (1..=6).contains(&rank) {
+                let sq =
+                    Square::from_coords(shakmaty::File::new(f), shakmaty::Rank::new(rank as u32));
+                if !board.occupied().contains(sq) {
+                    board.set_piece_at(sq, Role::Pawn.of(free));
+                }
+            }
+        }
+    }
+    accept(setup_of(board, random_color(rng)))
+}
+
 fn small_endgame(rng: &mut Rng, extra: u64) -> Option<Chess> {
     let mut board = Board::empty();
     let mut pieces = vec![Color::White.king(), Color::Black.king()];
@@ -352,6 +471,18 @@ pub fn corpus(seed: u64, scale: usize) -> Vec<Query> {
         if let Some(pos) = shut_wall(&mut rng) {
             push(&mut out, "shut-walls", &pos, Color::White);
             push(&mut out, "shut-walls", &pos, Color::Black);
+            made += 1;
+        }
+    }
+    // Kings shut in a corner pocket behind a full-width wall, with a knight of the other
+    // side next to them (issue 23): both winners. Their own generator again, so that the
+    // families above keep their queries.
+    let mut rng = Rng::new(seed ^ 0x0023_b0c5);
+    made = 0;
+    while made < 300 * scale {
+        if let Some(pos) = corner_pocket(&mut rng) {
+            push(&mut out, "pockets", &pos, Color::White);
+            push(&mut out, "pockets", &pos, Color::Black);
             made += 1;
         }
     }
