@@ -3,9 +3,8 @@
 //!
 //! Each family of the generated corpus (random playouts, capture-heavy playouts,
 //! timeout-like, small endgames, lone kings, same-coloured bishops, locked walls,
-//! full-width locked walls) is sampled (every 8th query) and timed as one batch per
-//! solver. The whole corpus (7,150
-//! queries) in one pass, with disagreement and undetermined counts, is the `compare`
+//! full-width locked walls, kings shut in a corner pocket) is sampled (every 8th query)
+//! and timed as one batch per solver. The whole corpus (7,750 queries) in one pass, with disagreement and undetermined counts, is the `compare`
 //! example: `cargo run --release -p flagfall-analysis --example compare -- --corpus`.
 //!
 //! `cargo bench -p flagfall-analysis --bench unwinnability`
@@ -30,6 +29,7 @@ fn bench(c: &mut Criterion) {
         "bishops",
         "walls",
         "shut-walls",
+        "pockets",
     ];
     let limits = Limits::default();
     let mut group = c.benchmark_group("unwinnability");
