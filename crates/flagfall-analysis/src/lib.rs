@@ -326,17 +326,18 @@ const FORCED_BFS_NODES: u64 = 2_000;
 /// ([`search::breadth_first_pruned`]), where a position reached by a capture that the
 /// blockade analysis proves unwinnable for `winner` is not expanded.
 ///
-/// Why exhaustion is a proof: a helpmate is a sequence of legal moves from `pos`; follow
-/// it through the search. Each of its positions before the mate is either expanded (its
-/// children, the next one among them, are all generated) or one where the search stops:
-/// a position with no legal moves (then it is the end of the line, the mate, which the
-/// search reports), dead material (no mate after it, by [`material`]), or a position after
-/// a capture, not in check, that the blockade analysis proved unwinnable (no series of
-/// legal moves from it mates `!winner`: the analysis's invariant in `blockade`, which holds
-/// from that position on). The last two cannot lie on a helpmate, so the mate would be
-/// found; a search that closes without one is a proof that there is none. Which positions
-/// get the static test only affects speed, never soundness. Ordering of the phases only:
-/// the trigger costs two move generations, and no query of the other corpus families meets it.
+/// Why exhaustion is a proof: suppose a helpmate `p0 = pos, p1, ..., pn` exists (`pn` the
+/// mate). The search stores every child of every position it expands (or has stored it
+/// already), so by induction each `p_i` is stored and then expanded, unless the search
+/// stops at it, which happens only when: `p_i` has no legal moves (only `pn` can be such a
+/// position, and there the search reports the mate); the material of `p_i` can never mate
+/// ([`material`]; yet `pn` follows `p_i`); or `p_i` was stored after a capture, is not in
+/// check, and the blockade analysis proved that no series of legal moves from it mates
+/// `!winner` (the analysis's invariant, see `blockade`, holds from `p_i` on; yet `pn`
+/// follows). So the mate is found before the positions run out, and a search that closes
+/// without one proves there is none. Which positions get the static test affects speed
+/// only, never soundness; the trigger is ordering only: it costs two move generations, and
+/// no query of the other corpus families meets it.
 ///
 /// The nodes the phase spent (the positions stored) are added to the searcher's count.
 fn nearly_forced_phase(
