@@ -1317,6 +1317,25 @@ mod tests {
         assert!(Breach::of(&pos, Color::White).rams.is_empty());
     }
 
+    /// The pruned breadth-first search never leaves out a position in check, so a capture
+    /// that mates is found even when every position after a capture is claimed dead; with
+    /// nothing pruned it finds what [`breadth_first`] finds.
+    #[test]
+    fn pruned_breadth_first_keeps_mating_captures() {
+        let pos = position("3r2k1/5ppp/8/8/8/8/8/K2R4 w - - 0 1");
+        let (outcome, stored) = breadth_first_pruned(&pos, Color::White, 10_000, |_| true);
+        let Outcome::Mate(line) = outcome else {
+            panic!("no mate: {outcome:?}");
+        };
+        assert_eq!(line.len(), 1, "{line:?}");
+        assert_eq!(line[0].to(), Square::D8);
+        assert!(stored > 0);
+        assert_eq!(
+            breadth_first_pruned(&pos, Color::White, 10_000, |_| false).0,
+            breadth_first(&pos, Color::White, 10_000)
+        );
+    }
+
     /// The target squares counted in from each corner.
     #[test]
     fn inward_counts_files_and_ranks_from_each_corner() {
