@@ -585,8 +585,9 @@ pub enum ServerMsg {
         id: Option<String>,
         message: String,
     },
-    /// A flag fell on the server's clock.
-    Flag { color: ColorName },
+    /// A flag fell on the server's clock. `claims`: what each player may claim now (the
+    /// opponent's `flag` among them), so a page offers the claim at once.
+    Flag { color: ColorName, claims: Claims },
     /// The answer to `{"ping": N}`: `ping` is the client's N, `server_now` the game's clock.
     Pong { ping: u64, server_now: u64 },
 }
