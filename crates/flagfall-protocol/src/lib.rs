@@ -283,6 +283,9 @@ pub struct MoveView {
     pub san: Option<String>,
     pub by: ColorName,
     pub at: u64,
+    /// The physical board after the move (FEN), legal or not: a page replays the list
+    /// from these without chess rules of its own.
+    pub fen: String,
 }
 
 impl From<&MoveEntry> for MoveView {
@@ -292,6 +295,7 @@ impl From<&MoveEntry> for MoveView {
             san: m.san.clone(),
             by: m.by.into(),
             at: m.at,
+            fen: m.fen.clone(),
         }
     }
 }
