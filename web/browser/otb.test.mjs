@@ -56,7 +56,7 @@ test('an illegal move stands until claimed; the ruling and its rule show on both
   // 1... e5 typed on the keyboard, pressed with the space bar (Black's board is flipped).
   await typeMoveAndPress(black.page, 'e7e5');
   await waitState(server.base, g.id, (s) => s.moves.length === 2, '1... e5');
-  await spectator.page.locator('.moves li', { hasText: 'e5' }).waitFor();
+  await spectator.page.locator('.moves li', { hasText: 'e7-e5' }).waitFor();
 
   // 2. Ke3?? leaves... no: the king jumps two squares, an illegal move; the board lets it stand.
   await clickSquare(white.page, 'e1', 'white');
@@ -64,11 +64,11 @@ test('an illegal move stands until claimed; the ruling and its rule show on both
   await white.page.locator('.press.ready').waitFor();
   await white.page.locator('body').press('Space');
   await waitState(server.base, g.id, (s) => s.moves.length === 3, 'the illegal move completed');
-  await spectator.page.locator('.moves li', { hasText: 'e1e3' }).waitFor();
+  await spectator.page.locator('.moves li', { hasText: 'Ke1-e3' }).waitFor();
   // Black claims it with the button the server offers.
   const claim = black.page.locator('button[data-claim="illegal"]');
   await claim.waitFor();
-  await black.page.locator('.moves li', { hasText: 'e1e3' }).waitFor();
+  await black.page.locator('.moves li', { hasText: 'Ke1-e3' }).waitFor();
   await shot(black.page, 'game-desktop');
   await claim.click();
   const done = await waitState(server.base, g.id, (s) => s.result !== '*', 'the claim decided');

@@ -48,7 +48,7 @@ test('practice with training: claim the computer\'s illegal move', async () => {
   await page.locator('body').press('i');
   const done = await waitState(server.base, g.id, (st) => st.result !== '*', 'the claim decided');
   assert.equal(done.result, '1-0');
-  await page.locator('.notice.good', { hasText: 'Your illegal claim' }).waitFor();
+  await page.locator('.notice.good', { hasText: 'Your claim of an illegal move' }).waitFor();
   await page.locator('.notice .cite', { hasText: done.rule }).waitFor();
   // The citation opens the rule's summary.
   await page.locator('.notice .cite').click();

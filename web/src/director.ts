@@ -89,13 +89,13 @@ export function offenceCount(scriptLines: string, player: Color, kind: string): 
 export function pendingText(p: Pending): string {
   const who = p.claimant === 'white' ? 'White' : 'Black';
   const rec = p.recommendation;
-  const reasons = Array.isArray(rec?.reasons) ? rec.reasons : typeof rec?.ground === 'string' ? [rec.ground] : [];
+  const reasons = rec?.reasons ?? [];
   const advice = rec ? ` The assistant recommends: ${rec.grant ? 'grant' : 'deny'}${reasons.length ? ` (${reasons.join('; ')})` : ''}.` : '';
   return `${who} claims ${p.claim.replace('_', ' ')}; the clock is stopped.${advice}`;
 }
 
 function pendingRule(p: Pending): string | null {
-  return p.recommendation?.rule ?? p.recommendation?.pattern ?? null;
+  return p.recommendation?.rule ?? null;
 }
 
 function mountCard(list: HTMLElement, id: string, token: string): () => void {
@@ -132,8 +132,8 @@ function mountCard(list: HTMLElement, id: string, token: string): () => void {
       render();
     },
     onStatus: (s, d) => {
-      status.textContent = s === 'online' ? 'online' : s === 'closed' ? `closed${d ? ': ' + d : ''}` : s;
-      status.className = `conn ${s}`;
+      status.textContent = s === 'online' ? 'connected' : s === 'closed' ? `offline${d ? ': ' + d : ''}` : s === 'offline' ? 'offline, reconnecting…' : 'connecting…';
+      status.className = `conn ${s === 'online' ? 'connected' : s}`;
     },
   });
 
@@ -173,7 +173,19 @@ function mountCard(list: HTMLElement, id: string, token: string): () => void {
   }
   offPlayer.addEventListener('change', () => void preview());
   offKind.addEventListener('change', () => void preview());
-  offApply.addEventListener('click', () => send({ offence: { player: offPlayer.value, kind: offKind.value } }));
+  offApply.addEventListener('click', () => {
+    const who = offPlayer.value === 'white' ? nameOf('white') : nameOf('black');
+    const kind = offKind.selectedOptions[0]?.textContent ?? offKind.value;
+    const penalty = offPreview.textContent?.trim();
+    if (!window.confirm(`Record the offence "${kind}" against ${who}?${penalty ? `\n${penalty}` : ''}`)) return;
+    send({ offence: { player: offPlayer.value, kind: offKind.value } });
+  });
+  /** A player's name as the console shows it: the setup's name, else the colour. */
+  function nameOf(c: Color): string {
+    const s = model.state;
+    const n = c === 'white' ? s?.setup.white : s?.setup.black;
+    return n ? `${n} (${c})` : c === 'white' ? 'White' : 'Black';
+  }
 
   const resultSel = h(
     'select',
@@ -210,7 +222,11 @@ function mountCard(list: HTMLElement, id: string, token: string): () => void {
         {
           type: 'button',
           class: 'declare',
-          onclick: () => send({ result: resultSel.value === 'cancel' ? 'cancel' : { result: resultSel.value, reason: 'director' } }),
+          onclick: () => {
+            const what = resultSel.value === 'cancel' ? 'cancel the game' : `declare the result ${resultSel.selectedOptions[0]?.textContent ?? resultSel.value}`;
+            if (!window.confirm(`Really ${what}? This ends the game.`)) return;
+            send({ result: resultSel.value === 'cancel' ? 'cancel' : { result: resultSel.value, reason: 'director' } });
+          },
         },
         'Declare',
       ),
@@ -227,21 +243,23 @@ function mountCard(list: HTMLElement, id: string, token: string): () => void {
       const ms = clock.remaining(c, now);
       const down = ms <= 0 || s.flags.includes(c);
       const running = clock.running === c && s.result === '*';
-      renderOnce(el as HTMLElement & { _key?: string }, `${formatClock(ms)}|${down}`, () => [
-        h('span', { class: `dot ${c}`, 'aria-hidden': 'true' }),
+      const name = (c === 'white' ? s.setup.white : s.setup.black) || (c === 'white' ? 'White' : 'Black');
+      renderOnce(el as HTMLElement & { _key?: string }, `${formatClock(ms)}|${down}|${name}`, () => [
+        h('span', { class: 'who' }, h('span', { class: `dot ${c}`, 'aria-hidden': 'true' }), name),
         h('span', { class: 'time' }, formatClock(ms)),
         down ? h('span', { class: 'flag', 'aria-hidden': 'true' }, '⚑') : '',
       ]);
       el.classList.toggle('running', running);
       el.classList.toggle('down', down);
-      el.setAttribute('aria-label', `${c} clock: ${spokenClock(ms)}`);
+      el.setAttribute('aria-label', `${name} clock: ${spokenClock(ms)}`);
     }
   }
 
+  let previewedAt = -1;
   function render(): void {
     const s: GameState | null = model.state;
     if (!s) return;
-    title.textContent = `${s.setup.white || 'White'} – ${s.setup.black || 'Black'} · ${s.setup.rules} ${s.setup.time_control}`;
+    title.textContent = `${s.setup.white || 'Anonymous'} – ${s.setup.black || 'Anonymous'} · ${s.setup.rules} ${s.setup.time_control}`;
     const lm = lastMoveSquares(s);
     cg.set({ fen: s.fen.split(' ')[0], lastMove: lm ? (lm as Key[]) : undefined });
     const rt = resultText(s);
@@ -279,7 +297,12 @@ function mountCard(list: HTMLElement, id: string, token: string): () => void {
     renderOnce(lastRuling as HTMLElement & { _key?: string }, `${s.rulings.length}`, () => (last ? [last.ruling, ' ', citation(last.rule) ?? ''] : []));
     card.classList.toggle('has-pending', !!p);
     card.classList.toggle('finished', s.result !== '*');
-    if (!offPreview.hasChildNodes()) void preview();
+    // The next penalty of the ladder changes with every offence recorded: count again.
+    const offences = s.rulings.length;
+    if (!offPreview.hasChildNodes() || offences !== previewedAt) {
+      previewedAt = offences;
+      void preview();
+    }
     renderClocks(performance.now());
   }
 
