@@ -69,6 +69,10 @@ test('an illegal move stands until claimed; the ruling and its rule show on both
   const claim = black.page.locator('button[data-claim="illegal"]');
   await claim.waitFor();
   await black.page.locator('.moves li', { hasText: 'Ke1-e3' }).waitFor();
+  // The opponent's list writes the illegal move as any other: the board alone tells.
+  const listed = await black.page.locator('.moves').textContent();
+  assert.ok(!listed.includes('?'), `Black's move list marks a move: ${listed}`);
+  assert.equal(await black.page.locator('.board .check').count(), 0);
   await shot(black.page, 'game-desktop');
   await claim.click();
   const done = await waitState(server.base, g.id, (s) => s.result !== '*', 'the claim decided');

@@ -39,7 +39,8 @@ function header(ctrl: GameCtrl): VNode {
     h('a.brand', { attrs: { href: '/' } }, 'flagfall'),
     h('span.game-title', title),
     h(`span.conn.${ctrl.conn === 'online' ? 'connected' : ctrl.conn}`, { attrs: { role: 'status', 'aria-live': 'polite' } }, conn),
-    !muted && soundBlocked() ? h('span.soundhint', 'Sound starts after your first click') : null,
+    // Always in the layout (hidden once sound runs): the board must not move under a finger.
+    h('span.soundhint', { class: { off: muted || !soundBlocked() } }, 'Sound starts after your first click'),
     h(
       'button.mute',
       { attrs: { type: 'button', 'aria-pressed': String(muted), 'aria-label': muted ? 'sound is off; turn it on' : 'sound is on; mute' }, on: { click: () => ctrl.toggleMute() } },
@@ -139,6 +140,9 @@ function boardV(ctrl: GameCtrl, s: GameState, bottom: Color): VNode {
       },
       postpatch: (_old, vnode) => {
         const el = vnode.elm as HTMLElement & { _cgKey?: string };
+        // The page around the board may have moved it (a notice, the header wrapping):
+        // chessground must measure it again, or a click lands on the wrong square.
+        ctrl.cg?.state.dom.bounds.clear();
         if (el._cgKey === key || !ctrl.cg) return;
         el._cgKey = key;
         if (!config.premovable.enabled) ctrl.cg.cancelPremove();
