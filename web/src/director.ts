@@ -208,7 +208,7 @@ function mountCard(list: HTMLElement, id: string, token: string): () => void {
       { class: 'row' },
       ...(['white', 'black'] as Color[]).flatMap((c) => [
         h('button', { type: 'button', class: `add-${c}`, 'aria-label': `add a minute to ${c}`, onclick: () => send({ add_time: { color: c, ms: 60_000 } }) }, `${c === 'white' ? 'White' : 'Black'} +1:00`),
-        h('button', { type: 'button', class: `sub-${c}`, 'aria-label': `take a minute from ${c}`, onclick: () => send({ add_time: { color: c, ms: -60_000 } }) }, `−1:00`),
+        h('button', { type: 'button', class: `sub-${c}`, 'aria-label': `take a minute from ${c}`, onclick: () => send({ add_time: { color: c, ms: -60_000 } }) }, `${c === 'white' ? 'White' : 'Black'} −1:00`),
       ]),
     ),
     h('div', { class: 'row' }, offPlayer, offKind, offApply),

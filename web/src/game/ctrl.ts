@@ -163,7 +163,8 @@ export class GameCtrl {
 
   /**
    * Take back is offered for the player's own move on the board, not yet pressed, over the
-   * board. Whether touch move still allows it is the server's to say (docs/web.md, Phase B).
+   * board. Whether touch move still allows it is the server's to say.
+   * TODO(phase-b): offer it only when the server's allowed actions say so (docs/web.md).
    */
   mayTakeBack(): boolean {
     const s = this.model.state;
