@@ -185,3 +185,65 @@ test("practice: the computer's illegal move left unclaimed, the page stays respo
   assert.deepEqual(p.errors, []);
   await p.ctx.close();
 });
+
+test("the director's time change after both sides moved, an offence and a result, each confirmed; a promotion by its piece", async () => {
+  const g = await createGame(server.base, { rules: 'uscf-2020', time_control: 'G/5;d0', white: 'Ada', black: 'Bao' });
+  const white = await openPage(g.urls.white, PHONE);
+  const black = await openPage(g.urls.black);
+  for (const p of [white, black]) await p.page.locator('.clock.bottom .time').waitFor();
+  await white.page.locator('#autopress').check();
+  await black.page.locator('#autopress').check();
+  await white.page.fill('#moveinput', 'e2e4');
+  await white.page.press('#moveinput', 'Enter');
+  await waitState(server.base, g.id, (s) => s.moves.length === 1, '1. e4');
+  await black.page.fill('#moveinput', 'e7e5');
+  await black.page.press('#moveinput', 'Enter');
+  await waitState(server.base, g.id, (s) => s.moves.length === 2, '1... e5');
+
+  const director = await openPage(g.urls.director, PHONE);
+  const card = director.page.locator(`.dcard[data-game="${g.id}"]`);
+  await card.locator('.clock .who', { hasText: 'Ada' }).waitFor();
+  await card.locator('.clock .who', { hasText: 'Bao' }).waitFor();
+  // A minute to White after both sides moved: applied, and the players see it.
+  await card.locator('button.add-white').click();
+  const s1 = await waitState(server.base, g.id, (s) => s.rulings.some((r) => r.kind === 'time_change'), 'the added minute');
+  assert.ok(s1.clock.white_ms > 300_000, `White's clock: ${s1.clock.white_ms}`);
+  await white.page.locator('.rulings li.time_change').waitFor();
+  // An offence: the console asks first; cancelled, nothing happens; confirmed, it is recorded.
+  await card.locator('select[aria-label="offender"]').selectOption('black');
+  await card.locator('select[aria-label="offence"]').selectOption('touch_move');
+  await card.locator('.preview', { hasText: 'First' }).waitFor();
+  director.page.once('dialog', (d) => d.dismiss());
+  await card.locator('button.offence-apply').click();
+  const n = (await waitState(server.base, g.id, () => true, 'state')).n;
+  director.page.once('dialog', (d) => d.accept());
+  await card.locator('button.offence-apply').click();
+  await waitState(server.base, g.id, (s) => s.n === n + 1, 'the offence recorded');
+  // The ladder's next step follows the offence just recorded.
+  await card.locator('.preview', { hasText: 'Offence no. 2' }).waitFor();
+  await shot(director.page, 'director-offence-phone', true);
+
+  // A promotion by its piece: the picker shows the pieces over the board.
+  const p = await createGame(server.base, { rules: 'uscf-2020', time_control: 'G/5;d0', fen: '4k3/P7/8/8/8/8/8/4K3 w - - 0 1' });
+  const promo = await openPage(p.urls.white);
+  await promo.page.locator('.clock.bottom .time').waitFor();
+  await clickSquare(promo.page, 'a7', 'white');
+  await clickSquare(promo.page, 'a8', 'white');
+  await promo.page.locator('.promo button[data-promo="n"] piece.knight.white').waitFor();
+  await shot(promo.page, 'game-promotion-desktop');
+  await promo.page.click('.promo button[data-promo="n"]');
+  const sp = await waitState(server.base, p.id, (s) => s.board_move !== null, 'the promotion on the board');
+  assert.equal(sp.board_move.uci, 'a7a8n');
+
+  // The director declares a draw, after confirming.
+  await card.locator('select[aria-label="result to declare"]').selectOption('1/2-1/2');
+  director.page.once('dialog', (d) => d.accept());
+  await card.locator('button.declare').click();
+  const done = await waitState(server.base, g.id, (s) => s.result !== '*', 'the declared result');
+  assert.equal(done.result, '1/2-1/2');
+  await white.page.locator('.banner', { hasText: 'Draw' }).waitFor();
+  for (const x of [white, black, director, promo]) {
+    assert.deepEqual(x.errors, []);
+    await x.ctx.close();
+  }
+});

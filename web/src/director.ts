@@ -9,7 +9,7 @@ import { citation } from './citation';
 import { formatClock, LiveClock, spokenClock } from './clock';
 import { browserSocket, Connection } from './connection';
 import { h, renderOnce } from './dom';
-import { calledText, initialModel, lastMoveSquares, reduce, resultText, type Model } from './model';
+import { calledText, initialModel, lastMoveSquares, reduce, resultText, rulingText, type Model } from './model';
 import { REASON_TEXT, type Color, type GameState, type Pending } from './protocol';
 
 const STORE = 'flagfall.director';
@@ -294,7 +294,7 @@ function mountCard(list: HTMLElement, id: string, token: string): () => void {
     noticeEl.textContent = n && n.tone === 'bad' ? n.text : '';
     noticeEl.hidden = !noticeEl.textContent;
     const last = s.rulings[s.rulings.length - 1];
-    renderOnce(lastRuling as HTMLElement & { _key?: string }, `${s.rulings.length}`, () => (last ? [last.ruling, ' ', citation(last.rule) ?? ''] : []));
+    renderOnce(lastRuling as HTMLElement & { _key?: string }, `${s.rulings.length}`, () => (last ? [rulingText(last.ruling), ' ', citation(last.rule) ?? ''] : []));
     card.classList.toggle('has-pending', !!p);
     card.classList.toggle('finished', s.result !== '*');
     // The next penalty of the ladder changes with every offence recorded: count again.

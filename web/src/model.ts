@@ -102,7 +102,12 @@ export function applyEvent(prev: GameState, msg: EventMessage): GameState {
  * ("claim of an illegal move: ..."), an offence named in words.
  */
 export function rulingText(text: string): string {
-  let t = text.replace(/^claim of an illegal move: /, '').replace(/^other by (white|black|White|Black):/, (_m, who: string) => `Offence by ${colorName(who.toLowerCase() as Color)}:`);
+  let t = text
+    .replace(/^claim of an illegal move: /, '')
+    .replace(/^([a-z_]+) by (white|black|White|Black):/, (_m, kind: string, who: string) => {
+      const what = kind === 'other' ? 'Offence' : kind.replace(/_/g, ' ');
+      return `${what} by ${colorName(who.toLowerCase() as Color)}:`;
+    });
   t = t.charAt(0).toUpperCase() + t.slice(1);
   return /[.!?]$/.test(t) ? t : `${t}.`;
 }

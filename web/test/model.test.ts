@@ -244,6 +244,7 @@ describe('rulings as a player reads them', () => {
   it('words awkward texts as sentences and lists no refusal of someone else', () => {
     expect(rulingText('claim of an illegal move: White\'s move e1e3 was illegal')).toBe('White\'s move e1e3 was illegal.');
     expect(rulingText('other by white: one minute to Black')).toBe('Offence by White: one minute to Black.');
+    expect(rulingText('touch_move by Black: one minute to White')).toBe('Touch move by Black: one minute to White.');
     const s = state({ rulings: [
       { at: 1, event: 1, kind: 'refused', ruling: 'only the director may do that', rule: null },
       { at: 2, event: 2, kind: 'time_change', ruling: 'The director adds 60 s to White', rule: 'uscf-2020 3' },

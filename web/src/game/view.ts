@@ -80,15 +80,7 @@ function boardCol(ctrl: GameCtrl, s: GameState): VNode {
     clockV(ctrl, s, other(bottom), 'top'),
     h('div.board-wrap', [boardV(ctrl, s, bottom), promotionV(ctrl, bottom)]),
     clockV(ctrl, s, bottom, 'bottom'),
-    h('div.boardtools', [
-      h('button.flip', { attrs: { type: 'button', 'aria-keyshortcuts': 'x', title: 'Flip the board (x)' }, on: { click: () => ctrl.flip() } }, 'Flip board'),
-      ctrl.model.ui.viewPly !== null
-        ? h('span.replaying', [
-            `Move ${ctrl.model.ui.viewPly} of ${s.moves.length} · `,
-            h('button.live', { attrs: { type: 'button', 'aria-keyshortcuts': 'End' }, on: { click: () => ctrl.view(null) } }, 'Back to the game (End)'),
-          ])
-        : null,
-    ]),
+    h('div.boardtools', [h('button.flip', { attrs: { type: 'button', 'aria-keyshortcuts': 'x', title: 'Flip the board (x)' }, on: { click: () => ctrl.flip() } }, 'Flip board')]),
   ]);
 }
 
@@ -318,6 +310,12 @@ function movesV(ctrl: GameCtrl, s: GameState): VNode {
       h('button.prev', { attrs: { type: 'button', title: 'Back (←)', disabled: current === 0 }, on: { click: () => ctrl.step(-1) } }, '‹'),
       h('button.next', { attrs: { type: 'button', title: 'Forward (→)', disabled: viewing === null }, on: { click: () => ctrl.step(1) } }, '›'),
       h('button.last', { attrs: { type: 'button', title: 'Back to the game (End)', disabled: viewing === null }, on: { click: () => ctrl.view(null) } }, '»'),
+      viewing !== null
+        ? h('span.replaying', { attrs: { role: 'status' } }, [
+            `Move ${viewing} of ${s.moves.length} `,
+            h('button.live', { attrs: { type: 'button', 'aria-keyshortcuts': 'End' }, on: { click: () => ctrl.view(null) } }, 'Back to the game (End)'),
+          ])
+        : null,
     ]),
     h(
       'ol.moves',
