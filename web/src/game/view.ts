@@ -176,7 +176,8 @@ function side(ctrl: GameCtrl, s: GameState): VNode {
     n ? h(`div.notice.${n.tone}`, { attrs: { role: 'status', 'aria-live': 'assertive' } }, [n.text, n.rule ? ' · ' : '', citeV(n.rule)]) : null,
     ct ? h('div.called', { attrs: { role: 'status' } }, ct) : null,
     p ? h('div.pending', `Waiting for the director: ${colorName(p.claimant)}'s ${p.claim.replace('_', ' ')} claim. The clock is stopped.`) : null,
-    ctrl.me() ? controls(ctrl, s, ctrl.me()!) : null,
+    // After the end there is nothing left to do at the board.
+    ctrl.me() && s.result === '*' ? controls(ctrl, s, ctrl.me()!) : null,
     h('h2', 'Moves'),
     movesV(ctrl, s),
     h('h2', 'Rulings'),
