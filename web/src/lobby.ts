@@ -2,7 +2,7 @@
 import qrcode from 'qrcode-generator';
 import { acceptChallenge, createChallenge, createGame, createPractice, listChallenges, listGames, type Challenge, type CreateAnswer, type GameSummary } from './api';
 import { copyButton, h } from './dom';
-import { rememberDirectorGame } from './director';
+import { rememberDirectorGame } from './ladder';
 import { challengeText, gameSummaryText } from './lobbyview';
 
 /** The built-in rulesets and time controls in each one's own notation (RULES.md §1). */

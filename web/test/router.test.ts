@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { nextPenalty, offenceCount } from '../src/director';
+import { nextPenalty, offenceCount } from '../src/ladder';
 import { route } from '../src/router';
 
 describe('route', () => {
@@ -40,7 +40,7 @@ describe('director penalty preview', () => {
 
 describe('pendingText', () => {
   it('names the claimant, the claim and the assistant\'s advice with its reasons', async () => {
-    const { pendingText } = await import('../src/director');
+    const { pendingText } = await import('../src/ladder');
     expect(pendingText({ claimant: 'black', claim: 'draw_position', recommendation: { grant: true, rule: 'blitz-2006 8h', reasons: ['rook against rook, no pawns'] } })).toBe(
       'Black claims draw position; the clock is stopped. The assistant recommends: grant (rook against rook, no pawns).',
     );
