@@ -229,6 +229,20 @@ test("the director's time change after both sides moved, an offence and a result
   await promo.page.locator('.clock.bottom .time').waitFor();
   await clickSquare(promo.page, 'a7', 'white');
   await clickSquare(promo.page, 'a8', 'white');
+  // Cancelled, the pawn goes back; asked again, the picker shows the pieces over the board.
+  await promo.page.click('.promo button.cancel');
+  await promo.page.locator('.promo').waitFor({ state: 'detached' });
+  await promo.page.waitForFunction(() => {
+    const pawn = document.querySelector('.board piece.pawn.white');
+    const board = document.querySelector('.board cg-board');
+    if (!pawn || !board) return false;
+    // a7: the first file, the second rank from the top.
+    const p = pawn.getBoundingClientRect();
+    const b = board.getBoundingClientRect();
+    return Math.round((p.left - b.left) / p.width) === 0 && Math.round((p.top - b.top) / p.height) === 1;
+  });
+  await clickSquare(promo.page, 'a7', 'white');
+  await clickSquare(promo.page, 'a8', 'white');
   await promo.page.locator('.promo button[data-promo="n"] piece.knight.white').waitFor();
   await shot(promo.page, 'game-promotion-desktop');
   await promo.page.click('.promo button[data-promo="n"]');

@@ -28,7 +28,7 @@ export interface Ui {
   confirmResign: boolean;
   /** A pawn move to the last rank waiting for the promotion piece. */
   promotion: { orig: string; dest: string } | null;
-  /** Refusals of this page's own actions: a new one puts the board back as the server has it. */
+  /** Refused (or cancelled) moves of this page: each puts the board back as the server has it. */
   refusals: number;
 }
 
@@ -40,7 +40,7 @@ export type LocalAction =
   | { type: 'local:view'; ply: number | null }
   | { type: 'local:flip' }
   | { type: 'local:confirm-resign'; on: boolean }
-  | { type: 'local:promotion'; ask: { orig: string; dest: string } | null }
+  | { type: 'local:promotion'; ask: { orig: string; dest: string } | null; cancelled?: boolean }
   | { type: 'local:sounds-played' };
 
 export function initialModel(role: Role): Model {
@@ -128,7 +128,8 @@ export function reduce(model: Model, msg: ServerMessage | LocalAction): Model {
     case 'local:confirm-resign':
       return { ...model, ui: { ...model.ui, confirmResign: msg.on } };
     case 'local:promotion':
-      return { ...model, ui: { ...model.ui, promotion: msg.ask } };
+      // A cancelled promotion puts the pawn back where the server has it.
+      return { ...model, ui: { ...model.ui, promotion: msg.ask, refusals: model.ui.refusals + (msg.cancelled ? 1 : 0) } };
     case 'local:sounds-played':
       return model.sounds.length ? { ...model, sounds: [] } : model;
     case 'state': {

@@ -187,6 +187,11 @@ describe('reduce', () => {
     expect(m.ui.flipped).toBe(true);
     m = reduce(m, { type: 'local:promotion', ask: { orig: 'e7', dest: 'e8' } });
     expect(m.ui.promotion).toEqual({ orig: 'e7', dest: 'e8' });
+    // Cancelled: the pawn goes back (the board is set again from the state).
+    const before = m.ui.refusals;
+    m = reduce(m, { type: 'local:promotion', ask: null, cancelled: true });
+    expect(m.ui.promotion).toBeNull();
+    expect(m.ui.refusals).toBe(before + 1);
   });
 });
 

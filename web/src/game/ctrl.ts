@@ -145,11 +145,11 @@ export class GameCtrl {
     this.sendMove(orig + dest);
   }
 
+  /** The promotion piece chosen (`''`: leave a pawn, over the board), or null: cancelled. */
   promote(piece: string | null): void {
     const p = this.model.ui.promotion;
-    this.dispatch({ type: 'local:promotion', ask: null });
+    this.dispatch({ type: 'local:promotion', ask: null, cancelled: piece === null });
     if (p && piece !== null) this.sendMove(p.orig + p.dest + piece);
-    else if (!p || piece === null) this.dispatch({ type: 'local:notice', notice: null });
   }
 
   press(): void {
