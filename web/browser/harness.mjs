@@ -1,7 +1,7 @@
 // Browser-test harness: starts the real `flagfall serve` on a free loopback port with a
 // temporary SQLite database, and Debian's Chromium through playwright-core (never a
 // browser a tool downloads).
-import { spawn } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -14,7 +14,12 @@ export const repoRoot = resolve(here, '../..');
 export const screenshotDir = join(repoRoot, 'web/screenshots');
 
 export const CHROMIUM = process.env.FLAGFALL_CHROMIUM || '/usr/bin/chromium';
-export const BINARY = process.env.FLAGFALL_BIN || join(repoRoot, 'target/debug/flagfall');
+/** Where cargo builds (CARGO_TARGET_DIR, .cargo/config, ...): cargo itself says, as the rest of the suite asks. */
+function cargoTargetDir() {
+  const out = execFileSync('cargo', ['metadata', '--format-version', '1', '--no-deps'], { cwd: repoRoot, maxBuffer: 64 << 20 });
+  return JSON.parse(out.toString()).target_directory;
+}
+export const BINARY = process.env.FLAGFALL_BIN || join(cargoTargetDir(), 'debug', 'flagfall');
 
 function freePort() {
   return new Promise((res, rej) => {

@@ -56,7 +56,7 @@ test('an illegal move stands until claimed; the ruling and its rule show on both
   // 1... e5 typed on the keyboard, pressed with the space bar (Black's board is flipped).
   await typeMoveAndPress(black.page, 'e7e5');
   await waitState(server.base, g.id, (s) => s.moves.length === 2, '1... e5');
-  await spectator.page.locator('.moves li', { hasText: 'e5' }).waitFor();
+  await spectator.page.locator('.moves li', { hasText: 'e7-e5' }).waitFor();
 
   // 2. Ke3?? leaves... no: the king jumps two squares, an illegal move; the board lets it stand.
   await clickSquare(white.page, 'e1', 'white');
@@ -64,11 +64,15 @@ test('an illegal move stands until claimed; the ruling and its rule show on both
   await white.page.locator('.press.ready').waitFor();
   await white.page.locator('body').press('Space');
   await waitState(server.base, g.id, (s) => s.moves.length === 3, 'the illegal move completed');
-  await spectator.page.locator('.moves li', { hasText: 'e1e3' }).waitFor();
+  await spectator.page.locator('.moves li', { hasText: 'Ke1-e3' }).waitFor();
   // Black claims it with the button the server offers.
   const claim = black.page.locator('button[data-claim="illegal"]');
   await claim.waitFor();
-  await black.page.locator('.moves li', { hasText: 'e1e3' }).waitFor();
+  await black.page.locator('.moves li', { hasText: 'Ke1-e3' }).waitFor();
+  // The opponent's list writes the illegal move as any other: the board alone tells.
+  const listed = await black.page.locator('.moves').textContent();
+  assert.ok(!listed.includes('?'), `Black's move list marks a move: ${listed}`);
+  assert.equal(await black.page.locator('.board .check').count(), 0);
   await shot(black.page, 'game-desktop');
   await claim.click();
   const done = await waitState(server.base, g.id, (s) => s.result !== '*', 'the claim decided');
@@ -158,6 +162,24 @@ test('the lobby creates a game and shows its links and QR code', async () => {
   assert.match(links[3], /\/watch\//);
   await lobby.page.locator('ul.games.live li a').first().waitFor();
   await shot(lobby.page, 'lobby', true);
-  assert.deepEqual(lobby.errors, []);
+  // A quick time-control button fills the ruleset and the field.
+  await lobby.page.click('button.quick-tc[data-tc="G/3;d2"]');
+  assert.equal(await lobby.page.inputValue('#rules'), 'uscf-2020');
+  assert.equal(await lobby.page.inputValue('#tc'), 'G/3;d2');
+  // A bad time control: the old game's block goes, the error names the field in words.
+  await lobby.page.fill('#tc', 'G/x');
+  await lobby.page.click('form.create button[type=submit]');
+  await lobby.page.locator('form.create .error', { hasText: 'Time control:' }).waitFor();
+  assert.equal(await lobby.page.locator('.created .qr').count(), 0);
+  // The director console link opens the console, not the server's JSON.
+  await lobby.page.click('a.console');
+  await lobby.page.locator('main.director').waitFor();
+  await lobby.page.setViewportSize({ width: 390, height: 844 });
+  await shot(lobby.page, 'director-phone', true);
+  await lobby.page.goto(server.base + '/');
+  await lobby.page.locator('#tc').waitFor();
+  await shot(lobby.page, 'lobby-phone', true);
+  // The browser logs the refused create (400) itself; nothing else went wrong.
+  assert.deepEqual(lobby.errors.filter((e) => !e.includes('status of 400')), []);
   await lobby.ctx.close();
 });

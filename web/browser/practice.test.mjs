@@ -3,7 +3,7 @@
 // right and cites the rule.
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
-import { startBrowser, startServer, waitState } from './harness.mjs';
+import { shot, startBrowser, startServer, waitState } from './harness.mjs';
 
 let server;
 let browser;
@@ -45,10 +45,11 @@ test('practice with training: claim the computer\'s illegal move', async () => {
   assert.equal(s.moves[1].san, undefined, `the computer's move ${s.moves[1].uci} should be illegal`);
   const claim = page.locator('button[data-claim="illegal"]');
   await claim.waitFor();
+  await shot(page, 'practice-desktop');
   await page.locator('body').press('i');
   const done = await waitState(server.base, g.id, (st) => st.result !== '*', 'the claim decided');
   assert.equal(done.result, '1-0');
-  await page.locator('.notice.good', { hasText: 'Your illegal claim' }).waitFor();
+  await page.locator('.notice.good', { hasText: 'Your claim of an illegal move' }).waitFor();
   await page.locator('.notice .cite', { hasText: done.rule }).waitFor();
   // The citation opens the rule's summary.
   await page.locator('.notice .cite').click();

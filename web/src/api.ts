@@ -21,7 +21,6 @@ export interface CreateAnswer {
 export interface GameSummary {
   id: string;
   /** Older servers nested the setup; newer ones list its names, ruleset and time control at the top. */
-  setup?: { rules?: string; time_control?: string; white?: string; black?: string };
   white?: string | null;
   black?: string | null;
   rules?: string;
@@ -32,11 +31,28 @@ export interface GameSummary {
   [k: string]: unknown;
 }
 
+const FIELD_NAMES: Record<string, string> = {
+  rules: 'Ruleset',
+  time_control: 'Time control',
+  mode: 'Mode',
+  white: "White's name",
+  black: "Black's name",
+  name: 'Your name',
+  color: 'Colour',
+  fen: 'Start position',
+  director: 'Director',
+};
+
+/** A server error as a person reads it: "field `time_control`: ..." becomes "Time control: ...". */
+export function fieldError(text: string): string {
+  return text.replace(/^field `([a-z_]+)`: /, (_m, f: string) => `${FIELD_NAMES[f] ?? f.replace(/_/g, ' ')}: `);
+}
+
 async function errorText(r: Response): Promise<string> {
   const t = await r.text();
   try {
     const j = JSON.parse(t);
-    if (j && typeof j.error === 'string') return j.error;
+    if (j && typeof j.error === 'string') return fieldError(j.error);
     if (j && typeof j.message === 'string') return j.message;
   } catch {
     /* plain text */

@@ -2,7 +2,7 @@
 // challenge once a second and goes to the game as soon as someone accepts.
 import { cancelChallenge, getChallenge, type Challenge } from './api';
 import { challengeText } from './lobbyview';
-import { rememberDirectorGame } from './director';
+import { rememberDirectorGame } from './ladder';
 import { h } from './dom';
 
 /** Where the creator goes once the challenge is accepted (null while it waits). */

@@ -36,6 +36,12 @@ function showDialog(rule: string, text: string): void {
   if (!d.open) d.showModal();
 }
 
+/** Opens the rule's summary (what a citation button does). */
+export async function openRule(rule: string): Promise<void> {
+  showDialog(rule, 'Loading…');
+  showDialog(rule, await summary(rule));
+}
+
 export function citation(rule: string | null | undefined): HTMLElement | null {
   if (!rule) return null;
   return h(

@@ -1,323 +1,305 @@
-// The director console (`/direct/{id}?token=`, `/direct`): every live game whose director
+// The director console (`/direct/{id}?token=`, `/direct/`): every live game whose director
 // link this browser holds, as a small board with clocks, pending claims and the director's
 // actions. Director tokens are per game; the console remembers them in localStorage.
+// As the game page: a controller per game owning its model (changed only by the reducer
+// of model.ts), snabbdom views, one render per animation frame for the whole console.
 import { Chessground } from 'chessground';
 import type { Api as CgApi } from 'chessground/api';
 import type { Key } from 'chessground/types';
+import { attributesModule, classModule, eventListenersModule, h, init, propsModule, type VNode } from 'snabbdom';
 import { wsUrl } from './api';
-import { citation } from './citation';
 import { formatClock, LiveClock, spokenClock } from './clock';
-import { browserSocket, Connection } from './connection';
-import { h, renderOnce } from './dom';
-import { calledText, initialModel, lastMoveSquares, reduce, resultText, type Model } from './model';
-import { REASON_TEXT, type Color, type GameState, type Pending } from './protocol';
+import { browserSocket, Connection, type ConnStatus } from './connection';
+import { calledText, initialModel, lastMoveSquares, reduce, resultText, rulingText, type Model } from './model';
+import { directorGames, forgetDirectorGame, nextPenalty, OFFENCE_KINDS, offenceCount, pendingRule, pendingText, rememberDirectorGame, type Ladder } from './ladder';
+import { colorName, REASON_TEXT, type Color } from './protocol';
+import { citeV } from './vcite';
 
-const STORE = 'flagfall.director';
+/** One game on the console: its connection, its model and the director's form state. */
+export class CardCtrl {
+  model: Model = initialModel('director');
+  readonly clock = new LiveClock();
+  conn: ConnStatus = 'connecting';
+  connDetail = '';
+  offPlayer: Color = 'white';
+  offKind = OFFENCE_KINDS[0][0];
+  result = '1-0';
+  preview: { text: string; rule: string | null } | null = null;
+  gone = false;
+  cg: CgApi | null = null;
+  private ladders: Record<string, Ladder> | null = null;
+  private previewedAt = -1;
+  private readonly connection: Connection;
 
-export function directorGames(): Record<string, string> {
-  try {
-    const v = JSON.parse(localStorage.getItem(STORE) ?? '{}');
-    return v && typeof v === 'object' ? (v as Record<string, string>) : {};
-  } catch {
-    return {};
-  }
-}
-
-export function rememberDirectorGame(id: string, token: string): void {
-  const all = directorGames();
-  all[id] = token;
-  try {
-    localStorage.setItem(STORE, JSON.stringify(all));
-  } catch {
-    /* not remembered */
-  }
-}
-
-function forgetDirectorGame(id: string): void {
-  const all = directorGames();
-  delete all[id];
-  localStorage.setItem(STORE, JSON.stringify(all));
-}
-
-export const OFFENCE_KINDS: [string, string][] = [
-  ['two_hands', 'Two hands'],
-  ['displaced_pieces', 'Displaced pieces'],
-  ['knocked_clock', 'Knocked the clock'],
-  ['touch_move', 'Touch move'],
-  ['other', 'Other'],
-];
-
-export const PENALTY_TEXT: Record<string, string> = {
-  warning: 'a warning',
-  opponent_plus_minute: "one minute added to the opponent's clock",
-  offender_minus_minute: "one minute taken from the offender's clock",
-  forfeit: 'loss of the game',
-  warning_or_minute_if_flag_down: 'a warning, or a minute if a flag is down',
-  not_an_offence: 'nothing: not an offence in this ruleset',
-};
-
-export interface Ladder {
-  ladder: string[];
-  rule: string;
-}
-
-/**
- * The penalty the ruleset's ladder gives for the next offence of `kind` by a player who
- * already committed `count` of that kind: the ladder's last step repeats.
- */
-export function nextPenalty(ladder: Ladder | undefined, count: number): { step: string; text: string; rule: string } | null {
-  if (!ladder || ladder.ladder.length === 0) return null;
-  const step = ladder.ladder[Math.min(count, ladder.ladder.length - 1)];
-  return { step, text: PENALTY_TEXT[step] ?? step, rule: ladder.rule };
-}
-
-/** Offences already recorded against `player` of `kind`, counted from the stored script. */
-export function offenceCount(scriptLines: string, player: Color, kind: string): number {
-  let n = 0;
-  for (const line of scriptLines.split('\n')) {
-    if (!line.trim()) continue;
-    try {
-      const ev = JSON.parse(line) as { offence?: { player?: string; kind?: string } };
-      if (ev.offence && ev.offence.player === player && ev.offence.kind === kind) n += 1;
-    } catch {
-      /* the setup line or a line the server wrote differently: not an offence */
-    }
-  }
-  return n;
-}
-
-export function pendingText(p: Pending): string {
-  const who = p.claimant === 'white' ? 'White' : 'Black';
-  const rec = p.recommendation;
-  const reasons = Array.isArray(rec?.reasons) ? rec.reasons : typeof rec?.ground === 'string' ? [rec.ground] : [];
-  const advice = rec ? ` The assistant recommends: ${rec.grant ? 'grant' : 'deny'}${reasons.length ? ` (${reasons.join('; ')})` : ''}.` : '';
-  return `${who} claims ${p.claim.replace('_', ' ')}; the clock is stopped.${advice}`;
-}
-
-function pendingRule(p: Pending): string | null {
-  return p.recommendation?.rule ?? p.recommendation?.pattern ?? null;
-}
-
-function mountCard(list: HTMLElement, id: string, token: string): () => void {
-  let model: Model = initialModel('director');
-  const clock = new LiveClock();
-  const boardEl = h('div', { class: 'board small', 'aria-label': `board of game ${id}` });
-  const clocksEl = h('div', { class: 'dclocks' });
-  const whiteClock = h('div', { class: 'clock', role: 'timer' });
-  const blackClock = h('div', { class: 'clock', role: 'timer' });
-  clocksEl.append(whiteClock, blackClock);
-  const title = h('h2', {}, `Game ${id}`);
-  const status = h('span', { class: 'conn', role: 'status' });
-  const resultEl = h('p', { class: 'banner' });
-  const pendingEl = h('div', { class: 'pending' });
-  const calledEl = h('div', { class: 'called', role: 'alert' });
-  const noticeEl = h('p', { class: 'notice', role: 'status', 'aria-live': 'polite' });
-  const lastRuling = h('p', { class: 'lastruling' });
-  const actions = h('div', { class: 'dactions' });
-  const card = h(
-    'article',
-    { class: 'dcard', 'data-game': id },
-    h('div', { class: 'dhead' }, title, status),
-    h('div', { class: 'dbody' }, boardEl, h('div', { class: 'dinfo' }, clocksEl, resultEl, calledEl, pendingEl, noticeEl, lastRuling, actions)),
-  );
-  list.append(card);
-  const cg: CgApi = Chessground(boardEl, { viewOnly: true, coordinates: false, animation: { enabled: false } });
-
-  const conn = new Connection({
-    url: wsUrl(id, token),
-    open: browserSocket,
-    onMessage: (msg) => {
-      model = reduce(model, msg);
-      if (model.state && (msg.type === 'state' || msg.type === 'event')) clock.update(model.state.clock, performance.now());
-      render();
-    },
-    onStatus: (s, d) => {
-      status.textContent = s === 'online' ? 'online' : s === 'closed' ? `closed${d ? ': ' + d : ''}` : s;
-      status.className = `conn ${s}`;
-    },
-  });
-
-  const send = (a: Record<string, unknown>) => conn.send(a);
-
-  let ladders: Record<string, Ladder> | null = null;
-  async function loadLadders(rules: string): Promise<void> {
-    try {
-      // The ruleset as data (`flagfall rules show --json`): its penalty ladders.
-      const r = await fetch(`/api/rules/${encodeURIComponent(rules)}`);
-      if (r.ok) ladders = ((await r.json()) as { penalties?: Record<string, Ladder> }).penalties ?? null;
-    } catch {
-      ladders = null;
-    }
+  constructor(
+    readonly id: string,
+    token: string,
+    private readonly redraw: () => void,
+  ) {
+    this.connection = new Connection({
+      url: wsUrl(id, token),
+      open: browserSocket,
+      onMessage: (msg) => {
+        this.model = reduce(this.model, msg);
+        const s = this.model.state;
+        if (s && (msg.type === 'state' || msg.type === 'event')) this.clock.update(s.clock, performance.now());
+        // The next penalty of a ladder changes with every ruling: count again.
+        if (s && s.rulings.length !== this.previewedAt) {
+          this.previewedAt = s.rulings.length;
+          void this.updatePreview();
+        }
+        this.redraw();
+      },
+      onStatus: (st, d) => {
+        this.conn = st;
+        this.connDetail = d ?? '';
+        this.redraw();
+      },
+    });
   }
 
-  const offPlayer = h('select', { 'aria-label': 'offender' }, h('option', { value: 'white' }, 'White'), h('option', { value: 'black' }, 'Black')) as HTMLSelectElement;
-  const offKind = h('select', { 'aria-label': 'offence' }, ...OFFENCE_KINDS.map(([k, t]) => h('option', { value: k }, t))) as HTMLSelectElement;
-  const offPreview = h('span', { class: 'preview', 'aria-live': 'polite' });
-  const offApply = h('button', { type: 'button', class: 'offence-apply' }, 'Record offence');
-  async function preview(): Promise<void> {
-    const s = model.state;
+  start(): void {
+    this.connection.start();
+  }
+
+  stop(): void {
+    this.connection.stop();
+    this.cg?.destroy();
+  }
+
+  send(a: Record<string, unknown>): void {
+    this.connection.send(a);
+  }
+
+  /** A player's name as the console shows it: the setup's name with the colour, else the colour. */
+  nameOf(c: Color): string {
+    const s = this.model.state;
+    const n = c === 'white' ? s?.setup.white : s?.setup.black;
+    return n ? `${n} (${c})` : colorName(c);
+  }
+
+  setOffence(player: Color, kind: string): void {
+    this.offPlayer = player;
+    this.offKind = kind;
+    void this.updatePreview();
+    this.redraw();
+  }
+
+  async updatePreview(): Promise<void> {
+    const s = this.model.state;
     if (!s) return;
-    if (ladders === null) await loadLadders(s.setup.rules);
+    if (this.ladders === null) {
+      try {
+        // The ruleset as data (`flagfall rules show --json`): its penalty ladders.
+        const r = await fetch(`/api/rules/${encodeURIComponent(s.setup.rules)}`);
+        if (r.ok) this.ladders = ((await r.json()) as { penalties?: Record<string, Ladder> }).penalties ?? null;
+      } catch {
+        this.ladders = null;
+      }
+    }
     let count = 0;
     try {
-      const r = await fetch(`/api/games/${encodeURIComponent(id)}/script`);
-      if (r.ok) count = offenceCount(await r.text(), offPlayer.value as Color, offKind.value);
+      const r = await fetch(`/api/games/${encodeURIComponent(this.id)}/script`);
+      if (r.ok) count = offenceCount(await r.text(), this.offPlayer, this.offKind);
     } catch {
       /* counted as a first offence */
     }
-    const p = nextPenalty(ladders?.[offKind.value], count);
-    offPreview.replaceChildren(
-      p ? `${count === 0 ? 'First' : `Offence no. ${count + 1}`}: ${p.text} ` : 'The ruleset\'s ladder decides the penalty ',
-      p ? citation(p.rule) ?? '' : '',
-    );
+    const p = nextPenalty(this.ladders?.[this.offKind], count);
+    this.preview = p ? { text: `${count === 0 ? 'First' : `Offence no. ${count + 1}`}: ${p.text}`, rule: p.rule } : { text: "The ruleset's ladder decides the penalty", rule: null };
+    this.redraw();
   }
-  offPlayer.addEventListener('change', () => void preview());
-  offKind.addEventListener('change', () => void preview());
-  offApply.addEventListener('click', () => send({ offence: { player: offPlayer.value, kind: offKind.value } }));
 
-  const resultSel = h(
-    'select',
-    { 'aria-label': 'result to declare' },
-    h('option', { value: '1-0' }, '1-0'),
-    h('option', { value: '0-1' }, '0-1'),
-    h('option', { value: '1/2-1/2' }, '½-½'),
-    h('option', { value: 'cancel' }, 'Cancel the game (replay)'),
-  ) as HTMLSelectElement;
+  recordOffence(): void {
+    const kind = OFFENCE_KINDS.find(([k]) => k === this.offKind)?.[1] ?? this.offKind;
+    const penalty = this.preview?.text;
+    if (!window.confirm(`Record the offence "${kind}" against ${this.nameOf(this.offPlayer)}?${penalty ? `\n${penalty}` : ''}`)) return;
+    this.send({ offence: { player: this.offPlayer, kind: this.offKind } });
+  }
 
-  actions.append(
+  declare(): void {
+    const what = this.result === 'cancel' ? 'cancel the game' : `declare the result ${this.result === '1/2-1/2' ? '½-½' : this.result}`;
+    if (!window.confirm(`Really ${what}? This ends the game.`)) return;
+    this.send({ result: this.result === 'cancel' ? 'cancel' : { result: this.result, reason: 'director' } });
+  }
+}
+
+function clockV(card: CardCtrl, c: Color): VNode {
+  const s = card.model.state!;
+  const ms = card.clock.remaining(c, performance.now());
+  const down = ms <= 0 || s.flags.includes(c);
+  const running = card.clock.running === c && s.result === '*';
+  const name = (c === 'white' ? s.setup.white : s.setup.black) || colorName(c);
+  return h('div.clock', { class: { running, down }, attrs: { role: 'timer', 'aria-label': `${name} clock: ${spokenClock(ms)}` } }, [
+    h('span.who', [h(`span.dot.${c}`, { attrs: { 'aria-hidden': 'true' } }), name]),
+    h('span.time', formatClock(ms)),
+    down ? h('span.flag', { attrs: { 'aria-hidden': 'true' } }, '⚑') : null,
+  ]);
+}
+
+function boardV(card: CardCtrl): VNode {
+  const s = card.model.state!;
+  const lm = lastMoveSquares(s);
+  const config = { fen: s.fen.split(' ')[0], lastMove: lm ? (lm as Key[]) : undefined };
+  const key = JSON.stringify(config);
+  return h('div.board.small', {
+    key: `board-${card.id}`,
+    attrs: { 'aria-label': `board of game ${card.id}` },
+    hook: {
+      insert: (v) => {
+        card.cg = Chessground(v.elm as HTMLElement, { ...config, viewOnly: true, coordinates: false, animation: { enabled: false } });
+        (v.elm as HTMLElement & { _cgKey?: string })._cgKey = key;
+      },
+      postpatch: (_o, v) => {
+        const el = v.elm as HTMLElement & { _cgKey?: string };
+        if (el._cgKey === key) return;
+        el._cgKey = key;
+        card.cg?.set(config);
+      },
+      destroy: () => {
+        card.cg?.destroy();
+        card.cg = null;
+      },
+    },
+  });
+}
+
+const button = (cls: string, text: string, click: () => void, label?: string): VNode =>
+  h(`button.${cls}`, { attrs: { type: 'button', ...(label ? { 'aria-label': label } : {}) }, on: { click } }, text);
+
+function actionsV(card: CardCtrl): VNode {
+  const send = (a: Record<string, unknown>) => () => card.send(a);
+  return h('div.dactions', [
+    h('div.row', [button('stop', 'Stop clock', send({ stop_clock: true })), button('start', 'Start clock', send({ start_clock: true }))]),
     h(
-      'div',
-      { class: 'row' },
-      h('button', { type: 'button', class: 'stop', onclick: () => send({ stop_clock: true }) }, 'Stop clock'),
-      h('button', { type: 'button', class: 'start', onclick: () => send({ start_clock: true }) }, 'Start clock'),
-    ),
-    h(
-      'div',
-      { class: 'row' },
-      ...(['white', 'black'] as Color[]).flatMap((c) => [
-        h('button', { type: 'button', class: `add-${c}`, 'aria-label': `add a minute to ${c}`, onclick: () => send({ add_time: { color: c, ms: 60_000 } }) }, `${c === 'white' ? 'White' : 'Black'} +1:00`),
-        h('button', { type: 'button', class: `sub-${c}`, 'aria-label': `take a minute from ${c}`, onclick: () => send({ add_time: { color: c, ms: -60_000 } }) }, `−1:00`),
+      'div.row',
+      (['white', 'black'] as Color[]).flatMap((c) => [
+        button(`add-${c}`, `${colorName(c)} +1:00`, send({ add_time: { color: c, ms: 60_000 } }), `add a minute to ${c}`),
+        button(`sub-${c}`, `${colorName(c)} −1:00`, send({ add_time: { color: c, ms: -60_000 } }), `take a minute from ${c}`),
       ]),
     ),
-    h('div', { class: 'row' }, offPlayer, offKind, offApply),
-    h('div', { class: 'row' }, offPreview),
-    h(
-      'div',
-      { class: 'row' },
-      resultSel,
+    h('div.row', [
       h(
-        'button',
-        {
-          type: 'button',
-          class: 'declare',
-          onclick: () => send({ result: resultSel.value === 'cancel' ? 'cancel' : { result: resultSel.value, reason: 'director' } }),
-        },
-        'Declare',
+        'select',
+        { attrs: { 'aria-label': 'offender' }, props: { value: card.offPlayer }, on: { change: (ev: Event) => card.setOffence((ev.target as HTMLSelectElement).value as Color, card.offKind) } },
+        (['white', 'black'] as Color[]).map((c) => h('option', { attrs: { value: c }, props: { selected: card.offPlayer === c } }, card.nameOf(c))),
       ),
-    ),
-  );
-
-  function renderClocks(now: number): void {
-    const s = model.state;
-    if (!s) return;
-    for (const [el, c] of [
-      [whiteClock, 'white'],
-      [blackClock, 'black'],
-    ] as const) {
-      const ms = clock.remaining(c, now);
-      const down = ms <= 0 || s.flags.includes(c);
-      const running = clock.running === c && s.result === '*';
-      renderOnce(el as HTMLElement & { _key?: string }, `${formatClock(ms)}|${down}`, () => [
-        h('span', { class: `dot ${c}`, 'aria-hidden': 'true' }),
-        h('span', { class: 'time' }, formatClock(ms)),
-        down ? h('span', { class: 'flag', 'aria-hidden': 'true' }, '⚑') : '',
-      ]);
-      el.classList.toggle('running', running);
-      el.classList.toggle('down', down);
-      el.setAttribute('aria-label', `${c} clock: ${spokenClock(ms)}`);
-    }
-  }
-
-  function render(): void {
-    const s: GameState | null = model.state;
-    if (!s) return;
-    title.textContent = `${s.setup.white || 'White'} – ${s.setup.black || 'Black'} · ${s.setup.rules} ${s.setup.time_control}`;
-    const lm = lastMoveSquares(s);
-    cg.set({ fen: s.fen.split(' ')[0], lastMove: lm ? (lm as Key[]) : undefined });
-    const rt = resultText(s);
-    renderOnce(resultEl as HTMLElement & { _key?: string }, `${s.result}|${s.reason}`, () => (rt ? [h('strong', {}, rt), s.reason ? ` by ${REASON_TEXT[s.reason] ?? s.reason} ` : ' ', citation(s.rule) ?? ''] : []));
-    resultEl.hidden = !rt;
-    const p = s.pending;
-    renderOnce(pendingEl as HTMLElement & { _key?: string }, JSON.stringify(p), () =>
-      p
-        ? [
-            h('p', {}, pendingText(p), ' ', citation(pendingRule(p)) ?? ''),
-            h('button', { type: 'button', class: 'grant', onclick: () => send({ ruling: { grant: true } }) }, 'Grant'),
-            h('button', { type: 'button', class: 'deny', onclick: () => send({ ruling: { grant: false } }) }, 'Deny'),
-          ]
-        : [],
-    );
-    pendingEl.hidden = !p;
-    const ct = calledText(s);
-    renderOnce(calledEl as HTMLElement & { _key?: string }, ct ?? '', () =>
-      ct
-        ? [
-            h('p', {}, ct),
-            h('button', { type: 'button', class: 'resume primary', onclick: () => send({ start_clock: true }) }, 'Resume clock'),
-            h('button', { type: 'button', class: 'keep-stopped', onclick: () => send({ stop_clock: true }) }, 'Keep it stopped'),
-          ]
-        : [],
-    );
-    calledEl.hidden = !ct;
-    // A game that calls comes to the top of the console.
-    if (ct && !card.classList.contains('has-call')) list.prepend(card);
-    card.classList.toggle('has-call', !!ct);
-    const n = model.notice;
-    noticeEl.textContent = n && n.tone === 'bad' ? n.text : '';
-    noticeEl.hidden = !noticeEl.textContent;
-    const last = s.rulings[s.rulings.length - 1];
-    renderOnce(lastRuling as HTMLElement & { _key?: string }, `${s.rulings.length}`, () => (last ? [last.ruling, ' ', citation(last.rule) ?? ''] : []));
-    card.classList.toggle('has-pending', !!p);
-    card.classList.toggle('finished', s.result !== '*');
-    if (!offPreview.hasChildNodes()) void preview();
-    renderClocks(performance.now());
-  }
-
-  let raf = 0;
-  const tick = () => {
-    renderClocks(performance.now());
-    raf = requestAnimationFrame(tick);
-  };
-  raf = requestAnimationFrame(tick);
-  conn.start();
-  return () => {
-    cancelAnimationFrame(raf);
-    conn.stop();
-    cg.destroy();
-  };
+      h(
+        'select',
+        { attrs: { 'aria-label': 'offence' }, props: { value: card.offKind }, on: { change: (ev: Event) => card.setOffence(card.offPlayer, (ev.target as HTMLSelectElement).value) } },
+        OFFENCE_KINDS.map(([k, t]) => h('option', { attrs: { value: k }, props: { selected: card.offKind === k } }, t)),
+      ),
+      button('offence-apply', 'Record offence', () => card.recordOffence()),
+    ]),
+    h('div.row', [h('span.preview', { attrs: { 'aria-live': 'polite' } }, card.preview ? [card.preview.text, ' ', citeV(card.preview.rule)] : [])]),
+    h('div.row', [
+      h(
+        'select',
+        { attrs: { 'aria-label': 'result to declare' }, props: { value: card.result }, on: { change: (ev: Event) => (card.result = (ev.target as HTMLSelectElement).value) } },
+        [
+          ['1-0', '1-0'],
+          ['0-1', '0-1'],
+          ['1/2-1/2', '½-½'],
+          ['cancel', 'Cancel the game (replay)'],
+        ].map(([v, t]) => h('option', { attrs: { value: v }, props: { selected: card.result === v } }, t)),
+      ),
+      button('declare', 'Declare', () => card.declare()),
+    ]),
+  ]);
 }
+
+export function cardView(card: CardCtrl): VNode {
+  const s = card.model.state;
+  const connText = card.conn === 'online' ? 'connected' : card.conn === 'closed' ? `offline${card.connDetail ? ': ' + card.connDetail : ''}` : card.conn === 'offline' ? 'offline, reconnecting…' : 'connecting…';
+  const head = h('div.dhead', [
+    h('h2', s ? `${s.setup.white || 'Anonymous'} – ${s.setup.black || 'Anonymous'} · ${s.setup.rules} ${s.setup.time_control}` : `Game ${card.id}`),
+    h(`span.conn.${card.conn === 'online' ? 'connected' : card.conn}`, { attrs: { role: 'status' } }, connText),
+  ]);
+  if (!s) return h('article.dcard', { key: card.id, attrs: { 'data-game': card.id } }, [head]);
+  const rt = resultText(s);
+  const ct = calledText(s);
+  const p = s.pending;
+  const n = card.model.notice;
+  const last = s.rulings[s.rulings.length - 1];
+  return h('article.dcard', { key: card.id, class: { 'has-pending': !!p, 'has-call': !!ct, finished: s.result !== '*' }, attrs: { 'data-game': card.id } }, [
+    head,
+    h('div.dbody', [
+      boardV(card),
+      h('div.dinfo', [
+        h('div.dclocks', [clockV(card, 'white'), clockV(card, 'black')]),
+        rt ? h('p.banner', [h('strong', rt), s.reason ? ` by ${REASON_TEXT[s.reason] ?? s.reason} ` : ' ', citeV(s.rule)]) : null,
+        ct
+          ? h('div.called', { attrs: { role: 'alert' } }, [
+              h('p', ct),
+              button('resume.primary', 'Resume clock', () => card.send({ start_clock: true })),
+              button('keep-stopped', 'Keep it stopped', () => card.send({ stop_clock: true })),
+            ])
+          : null,
+        p
+          ? h('div.pending', [
+              h('p', [pendingText(p), ' ', citeV(pendingRule(p))]),
+              button('grant', 'Grant', () => card.send({ ruling: { grant: true } })),
+              button('deny', 'Deny', () => card.send({ ruling: { grant: false } })),
+            ])
+          : null,
+        n && n.tone === 'bad' ? h('p.notice', { attrs: { role: 'status', 'aria-live': 'polite' } }, n.text) : null,
+        last ? h('p.lastruling', [rulingText(last.ruling), ' ', citeV(last.rule)]) : null,
+        actionsV(card),
+      ]),
+    ]),
+  ]);
+}
+
+const patch = init([classModule, attributesModule, propsModule, eventListenersModule]);
 
 export function mountDirector(root: HTMLElement, id: string | null, token: string | null): () => void {
   if (id && token) rememberDirectorGame(id, token);
-  const list = h('div', { class: 'dlist' });
   const games = directorGames();
-  root.replaceChildren(
-    h('header', { class: 'top' }, h('a', { href: '/', class: 'brand' }, 'flagfall'), h('span', { class: 'game-title' }, 'Director console')),
-    h('main', { class: 'director' }, list),
-  );
-  const ids = Object.keys(games);
-  if (ids.length === 0) list.append(h('p', {}, 'No game yet: open a director link, or create a game in the lobby.'));
-  const stops: (() => void)[] = [];
   // The game of the link first, then the others this browser directs.
-  ids.sort((a, b) => (a === id ? -1 : b === id ? 1 : 0));
-  for (const gid of ids) {
-    void fetch(`/api/games/${encodeURIComponent(gid)}`).then((r) => {
+  const ids = Object.keys(games).sort((a, b) => (a === id ? -1 : b === id ? 1 : 0));
+  let frame = 0;
+  const redraw = (): void => {
+    if (frame) return;
+    frame = requestAnimationFrame(() => {
+      frame = 0;
+      render();
+    });
+  };
+  const cards = ids.map((gid) => new CardCtrl(gid, games[gid], redraw));
+  const mountPoint = document.createElement('div');
+  root.replaceChildren(mountPoint);
+  let vnode: VNode | HTMLElement = mountPoint;
+  const render = (): void => {
+    const live = cards.filter((c) => !c.gone);
+    // A game whose player calls the director comes to the top of the console.
+    const shown = [...live.filter((c) => calledText(c.model.state)), ...live.filter((c) => !calledText(c.model.state))];
+    vnode = patch(
+      vnode,
+      h('div#app', [
+        h('header.top', [h('a.brand', { attrs: { href: '/' } }, 'flagfall'), h('span.game-title', 'Director console')]),
+        h('main.director', [
+          h('div.dlist', shown.length ? shown.map(cardView) : [h('p', 'No game yet: open a director link, or create a game in the lobby.')]),
+        ]),
+      ]),
+    );
+  };
+  for (const card of cards) {
+    void fetch(`/api/games/${encodeURIComponent(card.id)}`).then((r) => {
       if (r.status === 404) {
-        forgetDirectorGame(gid);
-        list.querySelector(`[data-game="${CSS.escape(gid)}"]`)?.remove();
+        forgetDirectorGame(card.id);
+        card.gone = true;
+        card.stop();
+        redraw();
       }
     });
-    stops.push(mountCard(list, gid, games[gid]));
+    card.start();
   }
-  return () => stops.forEach((s) => s());
+  const tick = setInterval(() => {
+    if (cards.some((c) => c.clock.running)) redraw();
+  }, 100);
+  redraw();
+  return () => {
+    clearInterval(tick);
+    cancelAnimationFrame(frame);
+    cards.forEach((c) => c.stop());
+  };
 }

@@ -2,7 +2,7 @@
 import qrcode from 'qrcode-generator';
 import { acceptChallenge, createChallenge, createGame, createPractice, listChallenges, listGames, type Challenge, type CreateAnswer, type GameSummary } from './api';
 import { copyButton, h } from './dom';
-import { rememberDirectorGame } from './director';
+import { rememberDirectorGame } from './ladder';
 import { challengeText, gameSummaryText } from './lobbyview';
 
 /** The built-in rulesets and time controls in each one's own notation (RULES.md §1). */
@@ -12,6 +12,17 @@ export const RULESETS: { id: string; name: string; controls: string[] }[] = [
   { id: 'blitz-2006', name: '2006 Blitz Rules', controls: ['5|0', '3|2', '5|3'] },
   { id: 'uscf-classic', name: 'US Chess blitz (earlier edition)', controls: ['G/5', 'G/5;d3', 'G/3;d2'] },
   { id: 'club-ilc', name: 'Club blitz with ILC', controls: ['G/5', 'G/3', 'G/5;d0'] },
+];
+
+/** The quick time-control buttons: lichess's usual blitz under FIDE, and the US rules' own. */
+const QUICK: [string, string][] = [
+  ['fide-b3', '1+0'],
+  ['fide-b3', '2+1'],
+  ['fide-b3', '3+0'],
+  ['fide-b3', '3+2'],
+  ['fide-b3', '5+0'],
+  ['uscf-2020', 'G/5;d0'],
+  ['uscf-2020', 'G/3;d2'],
 ];
 
 function absolute(path: string): string {
@@ -79,6 +90,28 @@ export function mountLobby(root: HTMLElement): () => void {
   };
   rules.addEventListener('change', fillControls);
   fillControls();
+  const quick = h(
+    'div',
+    { class: 'quick', role: 'group', 'aria-label': 'quick time controls' },
+    ...QUICK.map(([r, t]) =>
+      h(
+        'button',
+        {
+          type: 'button',
+          class: 'quick-tc',
+          'data-tc': t,
+          title: `${t} under ${r}`,
+          onclick: () => {
+            rules.value = r;
+            fillControls();
+            tc.value = t;
+            tc.focus();
+          },
+        },
+        t,
+      ),
+    ),
+  );
   const mode = h('select', { id: 'mode', name: 'mode' }, h('option', { value: 'otb' }, 'Over the board (illegal moves stand until claimed)'), h('option', { value: 'online' }, 'Online (legal moves only, automatic flagging)')) as HTMLSelectElement;
   const color = h('select', { id: 'color', name: 'color' }, h('option', { value: 'white' }, 'White'), h('option', { value: 'black' }, 'Black'), h('option', { value: 'random' }, 'Random')) as HTMLSelectElement;
   const myName = h('input', { id: 'myname', name: 'name', placeholder: 'optional', maxlength: 60 }) as HTMLInputElement;
@@ -94,6 +127,8 @@ export function mountLobby(root: HTMLElement): () => void {
     h('h2', { id: 'create-title' }, 'New game'),
     h('label', { for: 'rules' }, 'Ruleset'),
     rules,
+    h('span', { class: 'quicklabel' }, 'Quick'),
+    quick,
     h('label', { for: 'tc' }, 'Time control'),
     tc,
     tcList,
@@ -113,6 +148,7 @@ export function mountLobby(root: HTMLElement): () => void {
   );
   openBtn.addEventListener('click', async () => {
     errorEl.textContent = '';
+    created.replaceChildren();
     const body = { rules: rules.value, time_control: tc.value.trim(), mode: mode.value as 'otb' | 'online', director: withDirector.checked, color: color.value as 'white' | 'black' | 'random', name: myName.value.trim() || undefined };
     try {
       const c = await createChallenge(body);
@@ -135,6 +171,8 @@ export function mountLobby(root: HTMLElement): () => void {
       showCreated(created, ans, mine);
       void fillList(live, 'live');
     } catch (e) {
+      // An older game's links beside a new error would read as this attempt's result.
+      created.replaceChildren();
       errorEl.textContent = `Could not create the game: ${(e as Error).message}`;
     }
   });
@@ -236,7 +274,7 @@ export function mountLobby(root: HTMLElement): () => void {
       'main',
       { class: 'lobby' },
       h('div', { class: 'col' }, form, created, practice),
-      h('div', { class: 'col' }, h('h2', {}, 'Open challenges'), challenges, challengeError, h('small', {}, 'Accepting plays under the name in “Your name”.'), h('h2', {}, 'Live games'), live, h('h2', {}, 'Finished games'), finished, h('p', {}, h('a', { href: '/direct' }, 'Director console'), ' (games created in this browser)')),
+      h('div', { class: 'col' }, h('h2', {}, 'Open challenges'), challenges, challengeError, h('small', {}, 'Accepting plays under the name in “Your name”.'), h('h2', {}, 'Live games'), live, h('h2', {}, 'Finished games'), finished, h('p', {}, h('a', { href: '/direct/', class: 'console' }, 'Director console'), ' (games created in this browser)')),
     ),
   );
   void fillList(live, 'live');

@@ -3,13 +3,11 @@ import type { Challenge, GameSummary } from './api';
 
 const MODE_TEXT: Record<string, string> = { otb: 'over the board', online: 'online' };
 
-/** A listed game's players ("Ann – Bo", or the id when the setup names nobody) and its details. */
+/** A listed game's players ("Ann – Bo", "Anonymous" for a player without a name) and its details. */
 export function gameSummaryText(g: GameSummary, now: (ms: number) => string = timeOfDay): { names: string; what: string } {
-  const white = g.white ?? g.setup?.white ?? null;
-  const black = g.black ?? g.setup?.black ?? null;
-  const rules = g.rules ?? g.setup?.rules;
-  const tc = g.time_control ?? g.setup?.time_control;
-  const names = white || black ? `${white || 'White'} – ${black || 'Black'}` : `Game ${g.id.slice(0, 8)}`;
+  const rules = g.rules;
+  const tc = g.time_control;
+  const names = `${g.white || 'Anonymous'} – ${g.black || 'Anonymous'}`;
   const created = typeof g.created_ms === 'number' ? `created ${now(g.created_ms)}` : '';
   const what = [rules, tc, g.mode ? MODE_TEXT[g.mode] ?? g.mode : '', created].filter(Boolean).join(' · ');
   return { names, what };

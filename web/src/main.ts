@@ -2,7 +2,7 @@ import './style.css';
 import { mountChallenge } from './challenge';
 import { mountDirector } from './director';
 import { h } from './dom';
-import { mountGame } from './game';
+import { mountGame } from './game/main';
 import { mountLobby } from './lobby';
 import { route } from './router';
 

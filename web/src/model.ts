@@ -1,7 +1,7 @@
 // The page's game model: a pure reducer from server messages, plus what the page derives
 // for display. Every chess fact comes from the server's state.
 import { read as readFen } from 'chessground/fen';
-import { boardMoveUci, other, type Called, type Color, type EventMessage, type GameState, type Role, type Ruling, type ServerMessage } from './protocol';
+import { boardMoveUci, CLAIM_NOUNS, colorName, other, type Called, type Color, type EventMessage, type GameState, type MoveEntry, type Role, type Ruling, type ServerMessage } from './protocol';
 
 export interface Notice {
   tone: 'info' | 'good' | 'bad';
@@ -13,16 +13,38 @@ export interface Model {
   state: GameState | null;
   role: Role;
   notice: Notice | null;
-  /** Colours whose flag the server announced fell (kept until a state says otherwise). */
-  flagged: Color[];
-  /** Sounds the last message calls for (the page plays and clears them). */
+  /** Sounds the messages since the last frame call for (the page plays and clears them). */
   sounds: Sound[];
+  /** The page's own view state, changed only by local actions through `reduce`. */
+  ui: Ui;
+}
+
+export interface Ui {
+  /** The move list position shown on the board: null is live, k the board after k moves. */
+  viewPly: number | null;
+  /** The board turned around (players and spectators). */
+  flipped: boolean;
+  /** "Resign" was clicked once: the next click resigns. */
+  confirmResign: boolean;
+  /** A pawn move to the last rank waiting for the promotion piece. */
+  promotion: { orig: string; dest: string } | null;
+  /** Refused (or cancelled) moves of this page: each puts the board back as the server has it. */
+  refusals: number;
 }
 
 export type Sound = 'move' | 'capture' | 'flag' | 'ruling';
 
+/** What the page itself does to its model (the server's messages are the other half). */
+export type LocalAction =
+  | { type: 'local:notice'; notice: Notice | null }
+  | { type: 'local:view'; ply: number | null }
+  | { type: 'local:flip' }
+  | { type: 'local:confirm-resign'; on: boolean }
+  | { type: 'local:promotion'; ask: { orig: string; dest: string } | null; cancelled?: boolean }
+  | { type: 'local:sounds-played' };
+
 export function initialModel(role: Role): Model {
-  return { state: null, role, notice: null, flagged: [], sounds: [] };
+  return { state: null, role, notice: null, sounds: [], ui: { viewPly: null, flipped: false, confirmResign: false, promotion: null, refusals: 0 } };
 }
 
 function pieceCount(fen: string): number {
@@ -42,15 +64,17 @@ function movedSounds(prev: GameState | null, next: GameState): Sound[] {
 
 /** What a ruling means to the player who made the claim it decides (training feedback). */
 export function claimFeedback(claim: string, rulings: Ruling[], me: Color): Notice | null {
+  const what = CLAIM_NOUNS[claim] ?? claim;
   for (const r of rulings) {
-    if (r.kind === 'claim_upheld') return { tone: 'good', text: `Your ${claim} claim was right: ${r.ruling}`, rule: r.rule };
-    if (r.kind === 'claim_rejected') return { tone: 'bad', text: `Your ${claim} claim was wrong: ${r.ruling}`, rule: r.rule };
-    if (r.kind === 'claim_pending') return { tone: 'info', text: `Your ${claim} claim waits for the director: ${r.ruling}`, rule: r.rule };
-    if (r.kind === 'refused') return { tone: 'bad', text: `Your ${claim} claim was refused: ${r.ruling}`, rule: r.rule };
+    const text = rulingText(r.ruling);
+    if (r.kind === 'claim_upheld') return { tone: 'good', text: `Your claim of ${what} was right. ${text}`, rule: r.rule };
+    if (r.kind === 'claim_rejected') return { tone: 'bad', text: `Your claim of ${what} was wrong. ${text}`, rule: r.rule };
+    if (r.kind === 'claim_pending') return { tone: 'info', text: `Your claim of ${what} waits for the director. ${text}`, rule: r.rule };
+    if (r.kind === 'refused') return { tone: 'bad', text: `Your claim of ${what} was refused. ${text}`, rule: r.rule };
     if (r.kind === 'result') {
       const won = r.player === undefined ? null : r.player === me;
       const tone = won === false ? 'bad' : 'good';
-      return { tone, text: `Your ${claim} claim: ${r.ruling}`, rule: r.rule };
+      return { tone, text: `Your claim of ${what}: ${text}`, rule: r.rule };
     }
   }
   return null;
@@ -73,12 +97,47 @@ export function applyEvent(prev: GameState, msg: EventMessage): GameState {
   };
 }
 
-export function reduce(model: Model, msg: ServerMessage): Model {
+/**
+ * A ruling's text as a sentence: a capital first letter, the claim's own name not said twice
+ * ("claim of an illegal move: ..."), an offence named in words.
+ */
+export function rulingText(text: string): string {
+  let t = text
+    .replace(/^claim of an illegal move: /, '')
+    .replace(/^([a-z_]+) by (white|black|White|Black):/, (_m, kind: string, who: string) => {
+      const what = kind === 'other' ? 'Offence' : kind.replace(/_/g, ' ');
+      return `${what} by ${colorName(who.toLowerCase() as Color)}:`;
+    });
+  t = t.charAt(0).toUpperCase() + t.slice(1);
+  return /[.!?]$/.test(t) ? t : `${t}.`;
+}
+
+/** The one reducer of the game page: a server message or a local action gives the next model. */
+export function reduce(model: Model, msg: ServerMessage | LocalAction): Model {
   const me: Color | null = model.role === 'white' || model.role === 'black' ? model.role : null;
   switch (msg.type) {
+    case 'local:notice':
+      return { ...model, notice: msg.notice };
+    case 'local:view': {
+      const total = model.state?.moves.length ?? 0;
+      const ply = msg.ply === null || msg.ply >= total ? null : Math.max(0, msg.ply);
+      return { ...model, ui: { ...model.ui, viewPly: ply } };
+    }
+    case 'local:flip':
+      return { ...model, ui: { ...model.ui, flipped: !model.ui.flipped } };
+    case 'local:confirm-resign':
+      return { ...model, ui: { ...model.ui, confirmResign: msg.on } };
+    case 'local:promotion':
+      // A cancelled promotion puts the pawn back where the server has it.
+      return { ...model, ui: { ...model.ui, promotion: msg.ask, refusals: model.ui.refusals + (msg.cancelled ? 1 : 0) } };
+    case 'local:sounds-played':
+      return model.sounds.length ? { ...model, sounds: [] } : model;
     case 'state': {
-      const { type: _t, ...state } = msg;
-      return { ...model, state: state as GameState, flagged: state.flags ?? [], sounds: movedSounds(model.state, state as GameState) };
+      const { type: _t, role, ...rest } = msg;
+      const state = rest as GameState;
+      const nextRole: Role = role ?? model.role;
+      const ply = model.ui.viewPly !== null && model.ui.viewPly < state.moves.length ? model.ui.viewPly : null;
+      return { ...model, role: nextRole, state, sounds: [...model.sounds, ...movedSounds(model.state, state)], ui: { ...model.ui, viewPly: ply } };
     }
     case 'event': {
       const prev = model.state;
@@ -86,50 +145,114 @@ export function reduce(model: Model, msg: ServerMessage): Model {
       // the state already, and after a gap the connection fetches a fresh state.
       const next = prev !== null && msg.n === prev.n + 1;
       const state = next ? applyEvent(prev, msg) : prev;
-      const sounds = next && state ? movedSounds(prev, state) : [];
-      if (next && msg.rulings.some((r) => r.kind !== 'refused')) sounds.push('ruling');
+      if (!next || !state) return model;
+      const sounds = [...model.sounds, ...movedSounds(prev, state)];
+      if (msg.rulings.some((r) => r.kind !== 'refused')) sounds.push('ruling');
       let notice = model.notice;
       const ev = msg.event;
-      if (me && ev && ev.by === me && typeof ev.claim === 'string') {
+      if (me && ev.by === me && typeof ev.claim === 'string') {
         notice = claimFeedback(ev.claim, msg.rulings, me) ?? notice;
-      } else if (me && ev && ev.by === other(me) && typeof ev.claim === 'string') {
+      } else if (me && ev.by === other(me) && typeof ev.claim === 'string') {
         const r = msg.rulings.find((x) => x.kind !== 'refused');
-        if (r) notice = { tone: 'info', text: `${ev.by} claimed ${ev.claim}: ${r.ruling}`, rule: r.rule };
-      } else if (me && ev && ev.by === me) {
+        if (r) notice = { tone: 'info', text: `${colorName(ev.by)} claimed ${CLAIM_NOUNS[ev.claim] ?? ev.claim}. ${rulingText(r.ruling)}`, rule: r.rule };
+      } else if (me && ev.by === other(me) && ev.decline === 'draw' && prev.draw_offer === me) {
+        notice = { tone: 'info', text: `${colorName(other(me))} declined your draw offer.` };
+      } else if (me && ev.by === me) {
         notice = null;
       }
-      const flagged = state?.flags ?? model.flagged;
-      return { ...model, state, notice, flagged, sounds };
+      return { ...model, state, notice, sounds };
     }
     case 'refused':
-      return { ...model, notice: { tone: 'bad', text: `Refused: ${msg.reason}`, rule: msg.rule ?? null }, sounds: [] };
+      return { ...model, notice: { tone: 'bad', text: `Refused: ${msg.reason}`, rule: msg.rule ?? null }, ui: { ...model.ui, refusals: model.ui.refusals + 1, promotion: null } };
     case 'error':
-      return { ...model, notice: { tone: 'bad', text: `Not sent: ${msg.message}` }, sounds: [] };
+      return { ...model, notice: { tone: 'bad', text: `Not sent: ${msg.message}` }, ui: { ...model.ui, refusals: model.ui.refusals + 1 } };
     case 'flag': {
-      const flagged = model.flagged.includes(msg.color) ? model.flagged : [...model.flagged, msg.color];
-      const state = model.state ? { ...model.state, flags: model.state.flags.includes(msg.color) ? model.state.flags : [...model.state.flags, msg.color] } : null;
-      return { ...model, state, flagged, sounds: ['flag'] };
+      if (!model.state) return model;
+      const flags = model.state.flags.includes(msg.color) ? model.state.flags : [...model.state.flags, msg.color];
+      return { ...model, state: { ...model.state, flags, claims: msg.claims }, sounds: [...model.sounds, 'flag'] };
     }
     case 'pong':
       return model;
   }
 }
 
-/** The claims the server says `me` may make now (nothing for spectators and the director). */
+/**
+ * The claims the server says `me` may make now (nothing for spectators and the director).
+ * Online no illegal move can stand, so there is no illegal-move claim to offer.
+ */
 export function allowedClaims(state: GameState | null, role: Role): string[] {
   if (!state || (role !== 'white' && role !== 'black')) return [];
   if (state.result !== '*') return [];
-  return state.claims?.[role] ?? [];
+  const claims = state.claims[role] ?? [];
+  return state.mode === 'online' ? claims.filter((k) => k !== 'illegal') : claims;
 }
 
-/** The moves as rows "1. e4 e5": SAN while legal, the physical move otherwise. */
-export function moveRows(state: GameState | null): { no: number; white?: string; black?: string }[] {
+/** The rulings a player's page lists: a refusal is told to its sender alone, as a notice. */
+export function shownRulings(state: GameState): Ruling[] {
+  return state.rulings.filter((r) => r.kind !== 'refused');
+}
+
+export const START_FEN = 'rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1';
+
+/** The board after `ply` moves of the list (0: the game's start position). */
+export function fenAfter(state: GameState, ply: number): string {
+  if (ply <= 0) return state.setup.fen ?? START_FEN;
+  return state.moves[Math.min(ply, state.moves.length) - 1]?.fen || state.fen;
+}
+
+const LETTER: Record<string, string> = { king: 'K', queen: 'Q', rook: 'R', bishop: 'B', knight: 'N', pawn: '' };
+
+/**
+ * A move as a scoresheet carries it when SAN cannot be had: the piece letter from the board
+ * before it and both squares (`Ng1-f3`, `e4xd5`, `e7-e8=Q`). Read off the board, no rules.
+ */
+export function longNotation(uci: string, before: string): string {
+  const from = uci.slice(0, 2);
+  const to = uci.slice(2, 4);
+  const promo = uci.slice(4).toUpperCase();
+  let pieces: ReturnType<typeof readFen>;
+  try {
+    pieces = readFen(before);
+  } catch {
+    return `${from}-${to}${promo ? `=${promo}` : ''}`;
+  }
+  const p = pieces.get(from as never);
+  const taken = pieces.get(to as never);
+  const sep = taken && p && taken.color !== p.color ? 'x' : '-';
+  return `${p ? LETTER[p.role] : ''}${from}${sep}${to}${promo ? `=${promo}` : ''}`;
+}
+
+export interface MoveCell {
+  text: string;
+  /** The move's index in the list (ply = index + 1 shows the board after it). */
+  index: number;
+}
+
+export interface MoveRow {
+  no: number;
+  white?: MoveCell;
+  black?: MoveCell;
+}
+
+/**
+ * The moves as rows "1. e4 e5". Online every move is legal and shows in SAN. Over the
+ * board every move shows the same way, piece letter and squares, legal or not: the list
+ * gives away nothing the board does not. A move with no SAN is marked `?` only once the
+ * game is over (a claim or a ruling made its status known).
+ */
+export function moveRows(state: GameState | null): MoveRow[] {
   if (!state) return [];
-  const rows: { no: number; white?: string; black?: string }[] = [];
+  const rows: MoveRow[] = [];
   let no = state.setup.fen ? Number(state.setup.fen.split(' ')[5]) || 1 : 1;
-  let row: { no: number; white?: string; black?: string } | null = null;
-  for (const m of state.moves) {
-    const text = m.san ? m.san : `${m.uci}?`;
+  let row: MoveRow | null = null;
+  const over = state.result !== '*';
+  state.moves.forEach((m: MoveEntry, i) => {
+    let text: string;
+    if (state.mode === 'online' && m.san) text = m.san;
+    else {
+      text = longNotation(m.uci, fenAfter(state, i));
+      if (over && !m.san) text += '?';
+    }
     if (m.by === 'white' || !row || row.black !== undefined) {
       if (row) {
         rows.push(row);
@@ -137,9 +260,9 @@ export function moveRows(state: GameState | null): { no: number; white?: string;
       }
       row = { no };
     }
-    if (m.by === 'white') row.white = text;
-    else row.black = text;
-  }
+    if (m.by === 'white') row.white = { text, index: i };
+    else row.black = { text, index: i };
+  });
   if (row) rows.push(row);
   return rows;
 }
@@ -152,9 +275,12 @@ export function lastMoveSquares(state: GameState | null): [string, string] | nul
   return [uci.slice(0, 2), uci.slice(2, 4)];
 }
 
-/** Whether the side to move is in check, as the server's SAN of the last completed move says. */
+/**
+ * Whether the side to move is in check, as the server's SAN of the last completed move says;
+ * online only (over the board a highlight would tell whether the last move was legal).
+ */
 export function checkColor(state: GameState | null): Color | null {
-  if (!state || state.board_move) return null;
+  if (!state || state.board_move || state.mode !== 'online') return null;
   const last = state.moves[state.moves.length - 1];
   if (!last?.san) return null;
   return /[+#]$/.test(last.san) ? other(last.by) : null;
@@ -171,7 +297,7 @@ export function resultText(state: GameState): string | null {
 export function calledText(state: GameState | null): string | null {
   const c: Called | null | undefined = state?.called;
   if (!c || state?.result !== '*') return null;
-  const who = c.by === 'white' ? 'White' : 'Black';
+  const who = colorName(c.by);
   const why = c.reason ? `: “${c.reason}”` : '';
   return `${who} called the director${why}. The clock is stopped until the director comes.`;
 }

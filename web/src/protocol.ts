@@ -27,18 +27,19 @@ export interface MoveEntry {
   san?: string | null;
   by: Color;
   at: number;
+  /** The physical board after the move (FEN), legal or not. */
+  fen: string;
 }
 
-/** A move on the board not yet completed by a press. The server may send the bare UCI. */
-export type BoardMove = { uci: string; by?: Color } | string;
+/** A move on the board not yet completed by a press. */
+export interface BoardMove {
+  uci: string;
+  by: Color;
+}
 
 export interface Recommendation {
   grant: boolean;
-  /** The pattern the assistant recognised, as a citation ("blitz-2006 8h"), if any. */
-  pattern?: string | null;
-  /** Newer servers: the ground of the advice and its rule. */
-  ground?: unknown;
-  rule?: string | null;
+  rule: string;
   reasons: string[];
 }
 
@@ -81,8 +82,8 @@ export interface GameState {
   to_move: Color;
   running: Color | null;
   pending: Pending | null;
-  /** A player's call for the director while it waits (older servers: absent). */
-  called?: Called | null;
+  /** A player's call for the director while it waits. */
+  called: Called | null;
   flags: Color[];
   board_move: BoardMove | null;
   claims: { white: string[]; black: string[] };
@@ -90,7 +91,8 @@ export interface GameState {
   n: number;
   server_now: number;
   dests?: Record<string, string[]>;
-  opponent?: unknown;
+  /** What this socket's token acts as (the `state` message). */
+  role?: Role;
 }
 
 export interface StoredEvent {
@@ -139,7 +141,7 @@ export type ServerMessage =
   | EventMessage
   | { type: 'refused'; id?: string; reason: string; rule?: string | null }
   | { type: 'error'; id?: string; message: string }
-  | { type: 'flag'; color: Color }
+  | { type: 'flag'; color: Color; claims: { white: string[]; black: string[] } }
   | { type: 'pong'; ping: number; [k: string]: unknown };
 
 /** Parse one text frame from the server; anything unexpected is an Error naming what is wrong. */
@@ -167,8 +169,7 @@ export function parseServerMessage(text: string): ServerMessage {
 }
 
 export function boardMoveUci(bm: BoardMove | null | undefined): string | null {
-  if (bm == null) return null;
-  return typeof bm === 'string' ? bm : bm.uci;
+  return bm?.uci ?? null;
 }
 
 /** Human names of the claim kinds of the game-script format. */
@@ -181,6 +182,19 @@ export const CLAIM_LABELS: Record<string, string> = {
   ilc: 'Claim ILC',
   draw_position: 'Claim drawn position',
 };
+
+/** How a claim reads in a sentence ("White claimed an illegal move"). */
+export const CLAIM_NOUNS: Record<string, string> = {
+  illegal: 'an illegal move',
+  flag: 'a fallen flag',
+  both_flags: 'both flags down',
+  threefold: 'a threefold repetition',
+  fifty: 'the fifty-move rule',
+  ilc: 'insufficient losing chances',
+  draw_position: 'a drawn position',
+};
+
+export const colorName = (c: Color): string => (c === 'white' ? 'White' : 'Black');
 
 export const CLAIM_KEYS: Record<string, string> = {
   illegal: 'i',

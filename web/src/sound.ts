@@ -38,14 +38,28 @@ function tone(freq: number, startS: number, durS: number, type: OscillatorType =
 
 export type SoundName = Sound | 'lowtime';
 
-export function play(s: SoundName): void {
-  if (isMuted()) return;
+/**
+ * Browsers let a page make sound only after a click or key on it: the page calls this on
+ * its first gestures. Returns true when sound just became possible.
+ */
+export function unlockSound(): boolean {
+  const was = soundBlocked();
   try {
     if (!ctx) ctx = new AudioContext();
     if (ctx.state === 'suspended') void ctx.resume();
   } catch {
-    return;
+    return false;
   }
+  return was;
+}
+
+/** Whether the browser has not let the page make sound yet (no click or key so far). */
+export function soundBlocked(): boolean {
+  return !ctx || ctx.state === 'suspended';
+}
+
+export function play(s: SoundName): void {
+  if (isMuted() || !ctx || ctx.state !== 'running') return;
   switch (s) {
     case 'move':
       tone(660, 0, 0.06, 'triangle');

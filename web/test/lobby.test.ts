@@ -12,14 +12,19 @@ describe('game list lines', () => {
       what: 'uscf-2020 · G/5;d0 · over the board · created 10:30',
     });
     expect(gameSummaryText({ id: 'abcdef123456', white: null, black: 'Computer', rules: 'fide-b3', time_control: '3+2', mode: 'online' }, at)).toEqual({
-      names: 'White – Computer',
+      names: 'Anonymous – Computer',
       what: 'fide-b3 · 3+2 · online',
     });
   });
 
-  it('fall back to the id when nobody is named, and read an older nested setup', () => {
-    expect(gameSummaryText({ id: 'abcdef123456', white: null, black: null, rules: 'uscf-2020', time_control: 'G/5' }, at).names).toBe('Game abcdef12');
-    expect(gameSummaryText({ id: 'x', setup: { white: 'Old', rules: 'blitz-2006', time_control: '5|0' } }, at)).toEqual({ names: 'Old – Black', what: 'blitz-2006 · 5|0' });
+  it('call a player without a name Anonymous, never by a colour', () => {
+    expect(gameSummaryText({ id: 'abcdef123456', white: null, black: null, rules: 'uscf-2020', time_control: 'G/5' }, at).names).toBe('Anonymous – Anonymous');
+  });
+
+  it('word a field error for a person', async () => {
+    const { fieldError } = await import('../src/api');
+    expect(fieldError('field `time_control`: "G/x" is not a time control')).toBe('Time control: "G/x" is not a time control');
+    expect(fieldError('something else')).toBe('something else');
   });
 });
 

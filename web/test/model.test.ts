@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { allowedClaims, calledText, canCallDirector, checkColor, claimFeedback, initialModel, lastMoveSquares, moveRows, reduce } from '../src/model';
+import { allowedClaims, calledText, canCallDirector, checkColor, claimFeedback, fenAfter, initialModel, lastMoveSquares, longNotation, moveRows, reduce, rulingText, shownRulings } from '../src/model';
 import type { GameState, ServerMessage, StateUpdate } from '../src/protocol';
 
 const START = 'rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1';
@@ -19,6 +19,7 @@ function state(over: Partial<GameState> = {}): GameState {
     to_move: 'white',
     running: null,
     pending: null,
+    called: null,
     flags: [],
     board_move: null,
     claims: { white: [], black: [] },
@@ -50,7 +51,7 @@ describe('reduce', () => {
 
   it('applies the update an event carries and calls for a move or capture sound', () => {
     let m = reduce(initialModel('black'), stateMsg(state()));
-    const e4 = { uci: 'e2e4', san: 'e4', by: 'white' as const, at: 900 };
+    const e4 = { uci: 'e2e4', san: 'e4', by: 'white' as const, at: 900, fen: 'rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq - 0 1' };
     m = reduce(m, {
       type: 'event', n: 1, event: { at: 900, by: 'white', move: 'e2e4', press: true }, rulings: [],
       clock: { white_ms: 180_000, black_ms: 180_000, running: 'black' }, result: '*',
@@ -64,22 +65,24 @@ describe('reduce', () => {
     m = reduce(m, {
       type: 'event', n: 2, event: { at: 1000, by: 'black', move: 'd7d5', press: true }, rulings: [],
       clock: { white_ms: 180_000, black_ms: 179_900, running: 'white' }, result: '*',
-      update: update({ fen: 'rnbqkbnr/ppp1pppp/8/3p4/4P3/8/PPPP1PPP/RNBQKBNR w KQkq - 0 2', moves_from: 1, moves: [{ uci: 'd7d5', san: 'd5', by: 'black', at: 1000 }] }),
+      update: update({ fen: 'rnbqkbnr/ppp1pppp/8/3p4/4P3/8/PPPP1PPP/RNBQKBNR w KQkq - 0 2', moves_from: 1, moves: [{ uci: 'd7d5', san: 'd5', by: 'black', at: 1000, fen: 'rnbqkbnr/ppp1pppp/8/3p4/4P3/8/PPPP1PPP/RNBQKBNR w KQkq - 0 2' }] }),
     });
     m = reduce(m, {
       type: 'event', n: 3, event: { at: 2000, by: 'white', move: 'e4d5', press: true }, rulings: [],
       clock: { white_ms: 179_000, black_ms: 179_900, running: 'black' }, result: '*',
-      update: update({ fen: 'rnbqkbnr/ppp1pppp/8/3P4/8/8/PPPP1PPP/RNBQKBNR b KQkq - 0 2', moves_from: 2, moves: [{ uci: 'e4d5', san: 'exd5', by: 'white', at: 2000 }] }),
+      update: update({ fen: 'rnbqkbnr/ppp1pppp/8/3P4/8/8/PPPP1PPP/RNBQKBNR b KQkq - 0 2', moves_from: 2, moves: [{ uci: 'e4d5', san: 'exd5', by: 'white', at: 2000, fen: 'rnbqkbnr/ppp1pppp/8/3P4/8/8/PPPP1PPP/RNBQKBNR b KQkq - 0 2' }] }),
     });
     expect(m.state?.moves.map((x) => x.san)).toEqual(['e4', 'd5', 'exd5']);
-    expect(m.sounds).toEqual(['capture']);
+    // Sounds gather until the next frame plays them.
+    expect(m.sounds).toEqual(['move', 'move', 'capture']);
+    expect(reduce(m, { type: 'local:sounds-played' }).sounds).toEqual([]);
   });
 
   it('splices the moves where a ruling took some back', () => {
     const moves = [
-      { uci: 'e2e4', san: 'e4', by: 'white' as const, at: 1 },
-      { uci: 'e7e5', san: 'e5', by: 'black' as const, at: 2 },
-      { uci: 'e1e3', by: 'white' as const, at: 3 },
+      { uci: 'e2e4', san: 'e4', by: 'white' as const, at: 1, fen: 'rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq - 0 1' },
+      { uci: 'e7e5', san: 'e5', by: 'black' as const, at: 2, fen: 'rnbqkbnr/pppp1ppp/8/4p3/4P3/8/PPPP1PPP/RNBQKBNR w KQkq - 0 2' },
+      { uci: 'e1e3', by: 'white' as const, at: 3, fen: 'rnbqkbnr/pppp1ppp/8/4p3/4P3/4K3/PPPP1PPP/RNBQ1BNR b kq - 1 2' },
     ];
     let m = reduce(initialModel('white'), stateMsg(state({ moves, n: 3 })));
     m = reduce(m, {
@@ -129,7 +132,7 @@ describe('reduce', () => {
       rulings: [{ at: 50, event: 4, kind: 'result', ruling: 'Black wins: White completed an illegal move', rule: 'uscf-2020 7d', player: 'black' }],
       clock: { white_ms: 1, black_ms: 1, running: null }, result: '0-1', update: update({ reason: 'illegal_move' }),
     });
-    expect(m.notice).toEqual({ tone: 'good', text: 'Your illegal claim: Black wins: White completed an illegal move', rule: 'uscf-2020 7d' });
+    expect(m.notice).toEqual({ tone: 'good', text: 'Your claim of an illegal move: Black wins: White completed an illegal move.', rule: 'uscf-2020 7d' });
     expect(m.state?.result).toBe('0-1');
     expect(m.state?.reason).toBe('illegal_move');
     // The opponent's page learns of the claim too.
@@ -139,7 +142,7 @@ describe('reduce', () => {
       rulings: [{ at: 50, event: 4, kind: 'result', ruling: 'Black wins', rule: 'uscf-2020 7d' }],
       clock: { white_ms: 1, black_ms: 1, running: null }, result: '0-1', update: update({ reason: 'illegal_move' }),
     });
-    expect(w.notice?.text).toBe('black claimed illegal: Black wins');
+    expect(w.notice?.text).toBe('Black claimed an illegal move. Black wins.');
     expect(w.notice?.rule).toBe('uscf-2020 7d');
   });
 
@@ -147,16 +150,48 @@ describe('reduce', () => {
     let m = reduce(initialModel('white'), stateMsg(state()));
     m = reduce(m, { type: 'refused', id: 'a1', reason: 'not your turn', rule: 'uscf-2020 14' });
     expect(m.notice).toEqual({ tone: 'bad', text: 'Refused: not your turn', rule: 'uscf-2020 14' });
+    // The board that made the refused move is put back as the server has it.
+    expect(m.ui.refusals).toBe(1);
     m = reduce(m, { type: 'error', message: 'field "claim": unknown claim "flagg"' });
     expect(m.notice?.text).toMatch(/flagg/);
   });
 
-  it('marks a fallen flag at once and calls for the flag sound', () => {
+  it('marks a fallen flag at once, offers the claims it carries and calls for the flag sound', () => {
     let m = reduce(initialModel('white'), stateMsg(state()));
-    m = reduce(m, { type: 'flag', color: 'black' });
-    expect(m.flagged).toEqual(['black']);
+    m = reduce(m, { type: 'flag', color: 'black', claims: { white: ['flag', 'threefold'], black: [] } });
     expect(m.state?.flags).toEqual(['black']);
+    expect(allowedClaims(m.state, 'white')).toEqual(['flag', 'threefold']);
     expect(m.sounds).toEqual(['flag']);
+  });
+
+  it('tells the player who offered a draw that it was declined', () => {
+    let m = reduce(initialModel('white'), stateMsg(state({ draw_offer: 'white', n: 2 })));
+    m = reduce(m, {
+      type: 'event', n: 3, event: { at: 9, by: 'black', decline: 'draw' }, rulings: [],
+      clock: { white_ms: 1, black_ms: 1, running: 'black' }, result: '*', update: update({ draw_offer: null }),
+    });
+    expect(m.notice).toEqual({ tone: 'info', text: 'Black declined your draw offer.' });
+  });
+
+  it('keeps the page\'s own view state: replay position, flip, promotion', () => {
+    const moves = [{ uci: 'e2e4', san: 'e4', by: 'white' as const, at: 1, fen: 'x' }, { uci: 'e7e5', san: 'e5', by: 'black' as const, at: 2, fen: 'y' }];
+    let m = reduce(initialModel('white'), stateMsg(state({ moves })));
+    m = reduce(m, { type: 'local:view', ply: 1 });
+    expect(m.ui.viewPly).toBe(1);
+    m = reduce(m, { type: 'local:view', ply: -3 });
+    expect(m.ui.viewPly).toBe(0);
+    // Past the last move is the live board.
+    m = reduce(m, { type: 'local:view', ply: 2 });
+    expect(m.ui.viewPly).toBeNull();
+    m = reduce(m, { type: 'local:flip' });
+    expect(m.ui.flipped).toBe(true);
+    m = reduce(m, { type: 'local:promotion', ask: { orig: 'e7', dest: 'e8' } });
+    expect(m.ui.promotion).toEqual({ orig: 'e7', dest: 'e8' });
+    // Cancelled: the pawn goes back (the board is set again from the state).
+    const before = m.ui.refusals;
+    m = reduce(m, { type: 'local:promotion', ask: null, cancelled: true });
+    expect(m.ui.promotion).toBeNull();
+    expect(m.ui.refusals).toBe(before + 1);
   });
 });
 
@@ -169,32 +204,62 @@ describe('derived display', () => {
     expect(allowedClaims({ ...s, result: '1-0' }, 'white')).toEqual([]);
   });
 
-  it('lists moves in numbered rows, SAN while legal and the physical move otherwise', () => {
+  it('writes every move over the board the same way, legal or not, and marks none until the end', () => {
     const s = state({ moves: [
-      { uci: 'e2e4', san: 'e4', by: 'white', at: 1 },
-      { uci: 'e7e5', san: 'e5', by: 'black', at: 2 },
-      { uci: 'e1e3', by: 'white', at: 3 },
+      { uci: 'e2e4', san: 'e4', by: 'white', at: 1, fen: 'rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq - 0 1' },
+      { uci: 'e7e5', san: 'e5', by: 'black', at: 2, fen: 'rnbqkbnr/pppp1ppp/8/4p3/4P3/8/PPPP1PPP/RNBQKBNR w KQkq - 0 2' },
+      { uci: 'e1e3', by: 'white', at: 3, fen: 'rnbqkbnr/pppp1ppp/8/4p3/4P3/4K3/PPPP1PPP/RNBQ1BNR b kq - 1 2' },
     ] });
-    expect(moveRows(s)).toEqual([{ no: 1, white: 'e4', black: 'e5' }, { no: 2, white: 'e1e3?' }]);
-    const fromBlack = state({ setup: { rules: 'fide-b3', time_control: '3+2', fen: '4k3/8/8/8/8/8/8/4K3 b - - 0 40' }, moves: [{ uci: 'e8d8', san: 'Kd8', by: 'black', at: 1 }, { uci: 'e1d1', san: 'Kd1', by: 'white', at: 2 }] });
-    expect(moveRows(fromBlack)).toEqual([{ no: 40, black: 'Kd8' }, { no: 41, white: 'Kd1' }]);
+    const cell = (text: string, index: number) => ({ text, index });
+    expect(moveRows(s)).toEqual([{ no: 1, white: cell('e2-e4', 0), black: cell('e7-e5', 1) }, { no: 2, white: cell('Ke1-e3', 2) }]);
+    // Once the game is over the illegal move's status is known.
+    expect(moveRows({ ...s, result: '0-1' })[1].white?.text).toBe('Ke1-e3?');
+    // Online every move is legal and shows in SAN.
+    expect(moveRows({ ...s, mode: 'online' })[0].white?.text).toBe('e4');
+    expect(fenAfter(s, 0)).toBe(START);
+    expect(fenAfter(s, 2)).toBe(s.moves[1].fen);
+    expect(longNotation('g1f3', START)).toBe('Ng1-f3');
+    expect(longNotation('e4d5', 'rnbqkbnr/ppp1pppp/8/3p4/4P3/8/PPPP1PPP/RNBQKBNR w KQkq - 0 2')).toBe('e4xd5');
+    expect(longNotation('e7e8q', '3k4/4P3/8/8/8/8/8/4K3 w - - 0 1')).toBe('e7-e8=Q');
+    const fromBlack = state({ setup: { rules: 'fide-b3', time_control: '3+2', fen: '4k3/8/8/8/8/8/8/4K3 b - - 0 40' }, moves: [{ uci: 'e8d8', san: 'Kd8', by: 'black', at: 1, fen: '3k4/8/8/8/8/8/8/4K3 w - - 1 41' }, { uci: 'e1d1', san: 'Kd1', by: 'white', at: 2, fen: '3k4/8/8/8/8/8/8/3K4 b - - 2 41' }] });
+    expect(moveRows({ ...fromBlack, mode: 'online' })).toEqual([{ no: 40, black: { text: 'Kd8', index: 0 } }, { no: 41, white: { text: 'Kd1', index: 1 } }]);
+    expect(moveRows(fromBlack)[0].black?.text).toBe('Ke8-d8');
   });
 
   it('highlights the move on the board, else the last completed move, and check from the SAN', () => {
     expect(lastMoveSquares(state({ board_move: { uci: 'g1f3', by: 'white' } }))).toEqual(['g1', 'f3']);
-    expect(lastMoveSquares(state({ board_move: 'g1f3' }))).toEqual(['g1', 'f3']);
-    const s = state({ moves: [{ uci: 'd1h5', san: 'Qh5+', by: 'white', at: 1 }] });
+    const s = state({ moves: [{ uci: 'd1h5', san: 'Qh5+', by: 'white', at: 1, fen: 'rnbqkbnr/pppp1ppp/8/4p2Q/4P3/8/PPPP1PPP/RNB1KBNR b KQkq - 1 2' }] });
     expect(lastMoveSquares(s)).toEqual(['d1', 'h5']);
-    expect(checkColor(s)).toBe('black');
-    expect(checkColor(state({ moves: [{ uci: 'e1e3', by: 'white', at: 1 }] }))).toBeNull();
+    expect(checkColor(s)).toBeNull();
+    // Online only: over the board a highlight would tell whether the last move was legal.
+    expect(checkColor({ ...s, mode: 'online' })).toBe('black');
+    expect(checkColor(state({ moves: [{ uci: 'e1e3', by: 'white', at: 1, fen: 'rnbqkbnr/pppp1ppp/8/4p3/4P3/4K3/PPPP1PPP/RNBQ1BNR b kq - 1 2' }] }))).toBeNull();
   });
 });
 
 describe('claimFeedback', () => {
   it('reads a rejected claim as wrong and names the rule', () => {
     expect(claimFeedback('flag', [{ at: 1, event: 2, kind: 'claim_rejected', ruling: 'White\'s flag is not down', rule: 'uscf-2020 7c' }], 'black')).toEqual({
-      tone: 'bad', text: 'Your flag claim was wrong: White\'s flag is not down', rule: 'uscf-2020 7c',
+      tone: 'bad', text: 'Your claim of a fallen flag was wrong. White\'s flag is not down.', rule: 'uscf-2020 7c',
     });
+  });
+});
+
+describe('rulings as a player reads them', () => {
+  it('words awkward texts as sentences and lists no refusal of someone else', () => {
+    expect(rulingText('claim of an illegal move: White\'s move e1e3 was illegal')).toBe('White\'s move e1e3 was illegal.');
+    expect(rulingText('other by white: one minute to Black')).toBe('Offence by White: one minute to Black.');
+    expect(rulingText('touch_move by Black: one minute to White')).toBe('Touch move by Black: one minute to White.');
+    const s = state({ rulings: [
+      { at: 1, event: 1, kind: 'refused', ruling: 'only the director may do that', rule: null },
+      { at: 2, event: 2, kind: 'time_change', ruling: 'The director adds 60 s to White', rule: 'uscf-2020 3' },
+    ] });
+    expect(shownRulings(s).map((r) => r.kind)).toEqual(['time_change']);
+  });
+
+  it('offers no illegal-move claim online', () => {
+    const s = state({ mode: 'online', claims: { white: ['illegal', 'flag'], black: [] } });
+    expect(allowedClaims(s, 'white')).toEqual(['flag']);
   });
 });
 

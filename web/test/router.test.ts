@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { nextPenalty, offenceCount } from '../src/director';
+import { nextPenalty, offenceCount } from '../src/ladder';
 import { route } from '../src/router';
 
 describe('route', () => {
@@ -40,8 +40,8 @@ describe('director penalty preview', () => {
 
 describe('pendingText', () => {
   it('names the claimant, the claim and the assistant\'s advice with its reasons', async () => {
-    const { pendingText } = await import('../src/director');
-    expect(pendingText({ claimant: 'black', claim: 'draw_position', recommendation: { grant: true, pattern: 'blitz-2006 8h', reasons: ['rook against rook, no pawns'] } })).toBe(
+    const { pendingText } = await import('../src/ladder');
+    expect(pendingText({ claimant: 'black', claim: 'draw_position', recommendation: { grant: true, rule: 'blitz-2006 8h', reasons: ['rook against rook, no pawns'] } })).toBe(
       'Black claims draw position; the clock is stopped. The assistant recommends: grant (rook against rook, no pawns).',
     );
     expect(pendingText({ claimant: 'white', claim: 'ilc', recommendation: null })).toBe('White claims ilc; the clock is stopped.');

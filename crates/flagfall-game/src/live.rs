@@ -5,6 +5,7 @@
 
 use std::collections::BTreeMap;
 
+use flagfall_core::board::{BoardRules, PhysicalPosition};
 use flagfall_core::ruleset::IllegalWindow;
 use serde::Serialize;
 use shakmaty::fen::Fen;
@@ -27,6 +28,8 @@ pub struct MoveEntry {
     pub by: Color,
     /// The `at` of the press that completed it.
     pub at: u64,
+    /// The physical board after it (FEN), legal or not: what a replay of the list shows.
+    pub fen: String,
     /// The number of the event that completed it.
     #[serde(skip)]
     pub event: usize,
@@ -48,6 +51,8 @@ pub struct MoveList {
     entries: Vec<MoveEntry>,
     /// The chess position after the last entry, while every entry is legal chess.
     chess: Option<Chess>,
+    /// The physical board after the last entry.
+    board: Option<PhysicalPosition>,
     /// Whether `chess` was set up (for a rebuild).
     started: bool,
 }
@@ -83,8 +88,9 @@ impl MoveList {
         if !consistent {
             let old = std::mem::take(&mut self.entries);
             self.chess = start_chess(game.setup());
+            self.board = Some(game.setup().start.clone());
             self.started = true;
-            self.extend(history);
+            self.extend(history, game);
             return old
                 .iter()
                 .zip(&self.entries)
@@ -92,12 +98,25 @@ impl MoveList {
                 .count();
         }
         let kept = self.entries.len();
-        self.extend(history);
+        self.extend(history, game);
         kept
     }
 
-    fn extend(&mut self, history: &[Completed]) {
+    fn extend(&mut self, history: &[Completed], game: &Game) {
+        let rules = BoardRules {
+            setup_castling: game.setup().ruleset.moves.setup_castling,
+        };
         for c in &history[self.entries.len()..] {
+            let fen = match self.board.as_mut() {
+                Some(board) => {
+                    // The arbiter played this move on the same board, so it plays here.
+                    if board.play(&c.record.mv, c.record.mover, &rules).is_err() {
+                        self.board = None;
+                    }
+                    self.board.as_ref().map_or_else(String::new, |b| b.fen())
+                }
+                None => String::new(),
+            };
             let legal = c.record.legality.is_legal();
             let san = match (legal, self.chess.take()) {
                 (true, Some(pos)) => UciMove::from_ascii(c.record.mv.to_string().as_bytes())
@@ -116,6 +135,7 @@ impl MoveList {
                 san,
                 by: c.record.mover,
                 at: c.at,
+                fen,
                 event: c.event,
             });
         }
@@ -295,6 +315,20 @@ mod tests {
         assert_eq!(sans, [Some("e4".to_string()), None, None]);
         assert_eq!(list.entries()[1].by, Color::Black);
         assert_eq!(list.entries()[2].at, 20);
+        // Every entry carries the board after it, the illegal king step included.
+        let placement: Vec<_> = list
+            .entries()
+            .iter()
+            .map(|e| e.fen.split(' ').next().unwrap().to_string())
+            .collect();
+        assert_eq!(
+            placement,
+            [
+                "rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR",
+                "rnbq1bnr/pppppppp/4k3/8/4P3/8/PPPP1PPP/RNBQKBNR",
+                "rnbq1bnr/pppppppp/4k3/8/4P3/5N2/PPPP1PPP/RNBQKB1R",
+            ]
+        );
         // Updating again changes nothing.
         list.update(&g);
         assert_eq!(list.entries().len(), 3);

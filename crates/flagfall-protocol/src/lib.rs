@@ -283,6 +283,9 @@ pub struct MoveView {
     pub san: Option<String>,
     pub by: ColorName,
     pub at: u64,
+    /// The physical board after the move (FEN), legal or not: a page replays the list
+    /// from these without chess rules of its own.
+    pub fen: String,
 }
 
 impl From<&MoveEntry> for MoveView {
@@ -292,6 +295,7 @@ impl From<&MoveEntry> for MoveView {
             san: m.san.clone(),
             by: m.by.into(),
             at: m.at,
+            fen: m.fen.clone(),
         }
     }
 }
@@ -585,8 +589,9 @@ pub enum ServerMsg {
         id: Option<String>,
         message: String,
     },
-    /// A flag fell on the server's clock.
-    Flag { color: ColorName },
+    /// A flag fell on the server's clock. `claims`: what each player may claim now (the
+    /// opponent's `flag` among them), so a page offers the claim at once.
+    Flag { color: ColorName, claims: Claims },
     /// The answer to `{"ping": N}`: `ping` is the client's N, `server_now` the game's clock.
     Pong { ping: u64, server_now: u64 },
 }

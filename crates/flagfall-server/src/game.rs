@@ -12,7 +12,7 @@ use std::time::Duration;
 use flagfall_game::script::{self, Action, Event, Party};
 use flagfall_game::{Game, MoveList, RulingKind};
 use flagfall_protocol::{
-    ClientFrame, ColorName, Mode, Role, ServerMsg, Snapshot, State, StateContext,
+    Claims, ClientFrame, ColorName, Mode, Role, ServerMsg, Snapshot, State, StateContext,
 };
 use flagfall_store::{NewEvent, StoredEvent};
 use serde_json::Value;
@@ -400,7 +400,21 @@ impl Live {
         }
         self.flagged.push((side, t));
         self.shared.metrics.flags.fetch_add(1, Relaxed);
-        let msg = ServerMsg::Flag { color: side.into() };
+        let at = self.now().max(t);
+        let claims_of = |c: Color| {
+            self.game
+                .claims_for(c, at)
+                .into_iter()
+                .map(|k| k.name().to_string())
+                .collect()
+        };
+        let msg = ServerMsg::Flag {
+            color: side.into(),
+            claims: Claims {
+                white: claims_of(Color::White),
+                black: claims_of(Color::Black),
+            },
+        };
         self.shared.bus.publish(
             &self.meta.id,
             BusMsg {

@@ -70,6 +70,14 @@ async fn flag_claimed_with_and_without_mating_material() {
     white.event().await;
     let flag = black.until_type("flag").await;
     assert_eq!(flag["color"], "black");
+    // The message itself offers the claim: a page need not reload to show it.
+    assert_eq!(flag["claims"]["white"][0], "flag", "{flag}");
+    assert!(
+        !flag["claims"]["black"]
+            .as_array()
+            .unwrap()
+            .contains(&json!("flag"))
+    );
     let state = srv.state(&g.id).await;
     assert_eq!(state["flags"], json!(["black"]));
     assert!(

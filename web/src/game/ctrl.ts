@@ -1,0 +1,279 @@
+// The game page's controller (`/play/{id}?token=`, `/watch/{id}`), after lichess's round UI:
+// it owns the model and changes it only through the one reducer (`reduce` in model.ts),
+// sends the player's actions, and asks for a redraw, at most one per animation frame, so a
+// flood of server messages costs one render per frame, never one per message.
+import type { Api as CgApi } from 'chessground/api';
+import type { Key } from 'chessground/types';
+import { wsUrl } from '../api';
+import { LiveClock } from '../clock';
+import { browserSocket, Connection, type ConnStatus } from '../connection';
+import { allowedClaims, canCallDirector, initialModel, reduce, type LocalAction, type Model } from '../model';
+import { parseMoveInput } from '../moveinput';
+import { boardMoveUci, CLAIM_KEYS, type Color, type ServerMessage } from '../protocol';
+import { play, setMuted, isMuted, unlockSound, type SoundName } from '../sound';
+
+const AUTO_PRESS_KEY = 'flagfall.autopress';
+
+export interface GameOptions {
+  id: string;
+  token: string | null;
+}
+
+export class GameCtrl {
+  model: Model;
+  readonly clock = new LiveClock();
+  conn: ConnStatus = 'connecting';
+  connDetail = '';
+  autoPress: boolean;
+  /** The chessground board, set by the board view when it is created. */
+  cg: CgApi | null = null;
+  private frame = 0;
+  private readonly connection: Connection;
+  private lowTimeWarned = false;
+  private resignTimer: ReturnType<typeof setTimeout> | null = null;
+
+  constructor(
+    readonly opts: GameOptions,
+    private readonly onRedraw: () => void,
+  ) {
+    this.model = initialModel('spectator');
+    this.autoPress = localStorage.getItem(AUTO_PRESS_KEY) === '1';
+    this.connection = new Connection({
+      url: wsUrl(opts.id, opts.token),
+      open: browserSocket,
+      onMessage: (msg) => this.onMessage(msg),
+      onStatus: (s, detail) => {
+        this.conn = s;
+        this.connDetail = detail ?? '';
+        this.redraw();
+      },
+    });
+  }
+
+  start(): void {
+    this.connection.start();
+  }
+
+  stop(): void {
+    cancelAnimationFrame(this.frame);
+    this.connection.stop();
+    this.cg?.destroy();
+  }
+
+  /** The colour this page plays, or null (a spectator). */
+  me(): Color | null {
+    const r = this.model.role;
+    return r === 'white' || r === 'black' ? r : null;
+  }
+
+  online(): boolean {
+    return this.model.state?.mode === 'online';
+  }
+
+  /** The one way the model changes. */
+  dispatch(action: ServerMessage | LocalAction): void {
+    this.model = reduce(this.model, action);
+    this.redraw();
+  }
+
+  private onMessage(msg: ServerMessage): void {
+    const prevClock = this.model.state?.clock;
+    this.dispatch(msg);
+    const s = this.model.state;
+    if (s && (msg.type === 'state' || msg.type === 'event')) {
+      this.clock.countsBelowZero = !(s.mode === 'online' || s.setup.auto_flag);
+      if (msg.type === 'state' || s.clock !== prevClock) this.clock.update(s.clock, performance.now());
+    }
+  }
+
+  /** Asks for a render in the next animation frame (many calls, one render). */
+  redraw(): void {
+    if (this.frame) return;
+    this.frame = requestAnimationFrame(() => {
+      this.frame = 0;
+      const sounds = new Set<SoundName>(this.model.sounds);
+      if (sounds.size) {
+        this.model = reduce(this.model, { type: 'local:sounds-played' });
+        for (const s of sounds) play(s);
+      }
+      this.onRedraw();
+      this.afterRender();
+    });
+  }
+
+  /** After a render: premoves, and the low-time beep. */
+  private afterRender(): void {
+    const s = this.model.state;
+    const c = this.me();
+    if (!s || !c) return;
+    if (s.mode === 'online' && s.to_move === c && s.result === '*') this.cg?.playPremove();
+    const ms = this.clock.remaining(c, performance.now());
+    if (this.clock.running === c && ms > 0 && ms < 10_000 && !this.lowTimeWarned) {
+      this.lowTimeWarned = true;
+      play('lowtime');
+    }
+    if (ms >= 10_000) this.lowTimeWarned = false;
+  }
+
+  send(action: Record<string, unknown>): void {
+    if (!this.me()) return;
+    this.connection.send(action);
+  }
+
+  notice(text: string, tone: 'bad' | 'info' = 'bad'): void {
+    this.dispatch({ type: 'local:notice', notice: { tone, text } });
+  }
+
+  /** A move made on the board or typed: online and with "move and press" it is pressed too. */
+  sendMove(uci: string): void {
+    this.send(this.online() || this.autoPress ? { move: uci, press: true } : { move: uci });
+  }
+
+  /** A move the board made: asks for the promotion piece when a pawn reached the last rank. */
+  boardMove(orig: Key, dest: Key, premove = false): void {
+    const c = this.me();
+    const s = this.model.state;
+    if (!c || !s) return;
+    const piece = this.cg?.state.pieces.get(dest);
+    const lastRank = c === 'white' ? '8' : '1';
+    if (piece?.role === 'pawn' && dest[1] === lastRank) {
+      // A premove promotes to a queen, as lichess does; otherwise the player chooses.
+      if (premove) this.sendMove(orig + dest + 'q');
+      else this.dispatch({ type: 'local:promotion', ask: { orig, dest } });
+      return;
+    }
+    this.sendMove(orig + dest);
+  }
+
+  /** The promotion piece chosen (`''`: leave a pawn, over the board), or null: cancelled. */
+  promote(piece: string | null): void {
+    const p = this.model.ui.promotion;
+    this.dispatch({ type: 'local:promotion', ask: null, cancelled: piece === null });
+    if (p && piece !== null) this.sendMove(p.orig + p.dest + piece);
+  }
+
+  press(): void {
+    if (this.online()) return;
+    this.send({ press: true });
+  }
+
+  takeBack(): void {
+    if (this.mayTakeBack()) this.send({ retract: true });
+  }
+
+  /**
+   * Take back is offered for the player's own move on the board, not yet pressed, over the
+   * board. Whether touch move still allows it is the server's to say.
+   * TODO(phase-b): offer it only when the server's allowed actions say so (docs/web.md).
+   */
+  mayTakeBack(): boolean {
+    const s = this.model.state;
+    const c = this.me();
+    if (!s || !c || s.mode === 'online' || s.result !== '*') return false;
+    return boardMoveUci(s.board_move) !== null && s.board_move?.by === c;
+  }
+
+  setAutoPress(on: boolean): void {
+    this.autoPress = on;
+    localStorage.setItem(AUTO_PRESS_KEY, on ? '1' : '0');
+    this.redraw();
+  }
+
+  typedMove(text: string): boolean {
+    const s = this.model.state;
+    const c = this.me();
+    if (!s || !c) return false;
+    const p = parseMoveInput(text, { fen: s.fen, dests: s.mode === 'online' ? s.dests : null, color: c });
+    if (!p.ok) {
+      this.notice(p.error);
+      return false;
+    }
+    this.sendMove(p.uci);
+    return true;
+  }
+
+  claim(kind: string, intended: string): boolean {
+    const action: Record<string, unknown> = { claim: kind };
+    const s = this.model.state;
+    if ((kind === 'threefold' || kind === 'fifty') && intended.trim() !== '' && s) {
+      const p = parseMoveInput(intended, { fen: s.fen, dests: s.dests, color: this.me()! });
+      if (!p.ok) {
+        this.notice(`Intended move: ${p.error}`);
+        return false;
+      }
+      action.move = p.uci;
+    }
+    this.send(action);
+    return true;
+  }
+
+  resign(): void {
+    if (!this.model.ui.confirmResign) {
+      this.dispatch({ type: 'local:confirm-resign', on: true });
+      if (this.resignTimer) clearTimeout(this.resignTimer);
+      this.resignTimer = setTimeout(() => this.dispatch({ type: 'local:confirm-resign', on: false }), 4000);
+      return;
+    }
+    this.dispatch({ type: 'local:confirm-resign', on: false });
+    this.send({ resign: true });
+  }
+
+  callDirector(reason: string): void {
+    if (!canCallDirector(this.model.state, this.model.role)) return;
+    const r = reason.trim();
+    this.send(r ? { call_director: true, reason: r } : { call_director: true });
+  }
+
+  view(ply: number | null): void {
+    this.dispatch({ type: 'local:view', ply });
+  }
+
+  /** Steps through the move list: -1 back, +1 forward. */
+  step(delta: number): void {
+    const s = this.model.state;
+    if (!s) return;
+    const cur = this.model.ui.viewPly ?? s.moves.length;
+    this.view(cur + delta);
+  }
+
+  flip(): void {
+    this.dispatch({ type: 'local:flip' });
+  }
+
+  toggleMute(): void {
+    setMuted(!isMuted());
+    this.redraw();
+  }
+
+  /** The page's keys (docs/web.md "Keyboard"); false when the key is not the page's. */
+  key(key: string, intended: () => string, focusMove: () => void, reason: () => string): boolean {
+    unlockSound();
+    const s = this.model.state;
+    if (key === 'm') this.toggleMute();
+    else if (key === 'x') this.flip();
+    else if (key === 'ArrowLeft') this.step(-1);
+    else if (key === 'ArrowRight') this.step(1);
+    else if (key === 'Home') this.view(0);
+    else if (key === 'End' || key === 'ArrowDown') this.view(null);
+    else if (key === 'ArrowUp') this.view(0);
+    else {
+      const c = this.me();
+      if (!s || !c) return false;
+      const claimByKey = Object.entries(CLAIM_KEYS).find(([, k]) => k === key)?.[0];
+      if (key === ' ') {
+        if (this.online()) return false;
+        this.press();
+      } else if (key === 'Backspace') this.takeBack();
+      else if (key === 'Enter' || key === '/') focusMove();
+      else if (claimByKey) {
+        if (allowedClaims(s, c).includes(claimByKey)) this.claim(claimByKey, intended());
+      } else if (key === 'd') this.send({ offer: 'draw' });
+      else if (key === 'a') this.send({ accept: 'draw' });
+      else if (key === 'n') this.send({ decline: 'draw' });
+      else if (key === 'r') this.resign();
+      else if (key === 'c') this.callDirector(reason());
+      else return false;
+    }
+    return true;
+  }
+}
