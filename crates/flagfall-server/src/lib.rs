@@ -13,7 +13,6 @@ pub mod bus;
 pub mod challenge;
 pub mod game;
 pub mod http;
-pub mod loadtest;
 pub mod metrics;
 pub mod practice;
 pub mod socket;
@@ -320,9 +319,22 @@ pub async fn serve(
     shutdown: impl Future<Output = ()> + Send + 'static,
 ) -> Result<(), ServerError> {
     // Every socket is a descriptor: take what the system allows.
-    let nofile = loadtest::raise_nofile();
+    let nofile = raise_nofile();
     tracing::info!(nofile, "open-file limit");
     serve_inner(config, None, shutdown).await
+}
+
+/// Raise the open-file limit to the hard limit; the limit in force (0 where there is
+/// none to read).
+fn raise_nofile() -> u64 {
+    #[cfg(unix)]
+    {
+        rlimit::increase_nofile_limit(u64::MAX).unwrap_or(0)
+    }
+    #[cfg(not(unix))]
+    {
+        0
+    }
 }
 
 async fn serve_inner(
