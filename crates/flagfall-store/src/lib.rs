@@ -846,7 +846,9 @@ store_impl!(SqliteStore, Sqlite, "sqlite", |i: usize| {
     "?".to_string()
 });
 
-/// PostgreSQL, for several server nodes sharing one database.
+/// PostgreSQL: a database server of its own. Serve one database from one flagfall
+/// server at a time: nothing yet decides which server runs a game, and two servers
+/// would each load a game and number its events on their own.
 pub struct PgStore {
     pool: PgPool,
     /// The same pool: PostgreSQL takes concurrent writers.
