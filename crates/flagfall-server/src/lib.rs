@@ -118,7 +118,8 @@ pub(crate) fn now_unix_ms() -> i64 {
 
 impl Shared {
     fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<String, GameHandle>> {
-        // Only single inserts and removals happen under this lock.
+        // Only look-ups, single inserts and removals happen under this lock (and the
+        // start of a task already replayed): never a replay, never an `.await`.
         self.games.lock().unwrap_or_else(|p| p.into_inner())
     }
 
@@ -145,12 +146,16 @@ impl Shared {
                 row.game.token_director.clone(),
             ],
         };
+        // Replay before taking the lock of all games; under it, only the insert. When
+        // another request loaded the game meanwhile, its task is the game's and this
+        // replay is dropped (it started nothing).
+        let loaded = game::load(self.clone(), meta, events)?;
         let h = {
             let mut games = self.lock();
             if let Some(h) = games.get(id).filter(|h| !h.tx.is_closed()) {
                 return Ok(Some(h.clone()));
             }
-            let h = game::spawn(self.clone(), meta, events)?;
+            let h = loaded.start();
             games.insert(id.to_string(), h.clone());
             h
         };
@@ -261,12 +266,12 @@ impl Shared {
         // A request that already loaded the game from the store (the challenge's creator
         // polls and may connect as soon as the accept committed) keeps its task: one task
         // per game.
+        let loaded = game::load(self.clone(), meta, Vec::new())?;
         let mut games = self.lock();
         if games.get(&row.id).is_some_and(|h| !h.tx.is_closed()) {
             return Ok(());
         }
-        let h = game::spawn(self.clone(), meta, Vec::new())?;
-        games.insert(row.id.clone(), h);
+        games.insert(row.id.clone(), loaded.start());
         Ok(())
     }
 }
