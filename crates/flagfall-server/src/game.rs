@@ -11,9 +11,7 @@ use std::time::Duration;
 
 use flagfall_game::script::{self, Action, Event, Party};
 use flagfall_game::{Game, MoveList, RulingKind};
-use flagfall_protocol::{
-    ClientFrame, ColorName, Mode, Role, ServerMsg, Snapshot, State, StateContext,
-};
+use flagfall_protocol::{ClientFrame, Mode, Role, ServerMsg, Snapshot, State, StateContext};
 use flagfall_store::{NewEvent, StoredEvent};
 use serde_json::Value;
 use shakmaty::Color;
@@ -597,9 +595,4 @@ async fn sleep_until(at: Option<Instant>) {
         Some(t) => tokio::time::sleep_until(t).await,
         None => std::future::pending().await,
     }
-}
-
-/// Colour names for messages.
-pub fn color_name(c: Color) -> ColorName {
-    c.into()
 }
