@@ -1,5 +1,5 @@
 //! `flagfall loadtest`: bot games over loopback against `flagfall serve` in a child
-//! process (crates/flagfall-server/src/loadtest.rs), with a bare echo server, also a
+//! process (the `flagfall-loadtest` crate), with a bare echo server, also a
 //! child process, as the baseline.
 
 use std::process::ExitCode;
@@ -47,9 +47,9 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         .build()
         .context("starting the async runtime")?;
     if let Some(addr) = args.serve_echo {
-        flagfall_server::loadtest::raise_nofile();
+        flagfall_loadtest::raise_nofile();
         runtime
-            .block_on(flagfall_server::loadtest::serve_echo(addr, args.echo_log))
+            .block_on(flagfall_loadtest::serve_echo(addr, args.echo_log))
             .context("echo server")?;
         return Ok(ExitCode::SUCCESS);
     }
@@ -62,7 +62,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     let temp = std::env::temp_dir().join(format!("flagfall-loadtest-{}", std::process::id()));
     std::fs::create_dir_all(&temp).with_context(|| format!("creating {}", temp.display()))?;
     let target = match (args.server, args.database) {
-        (Some(addr), _) => flagfall_server::loadtest::Target::External(addr),
+        (Some(addr), _) => flagfall_loadtest::Target::External(addr),
         (None, database) => {
             let database = match database {
                 Some(d) => d,
@@ -70,24 +70,22 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
             };
             let exe =
                 std::env::current_exe().context("finding this program to start the server")?;
-            flagfall_server::loadtest::Target::Spawn { exe, database }
+            flagfall_loadtest::Target::Spawn { exe, database }
         }
     };
-    let report = runtime.block_on(flagfall_server::loadtest::run(
-        flagfall_server::loadtest::LoadConfig {
-            games: args.games,
-            rate: args.rate,
-            duration: Duration::from_secs(args.duration),
-            conns: args.conns,
-            closed_duration: Duration::from_secs(args.closed_duration),
-            target,
-            scratch: temp.clone(),
-        },
-    ));
+    let report = runtime.block_on(flagfall_loadtest::run(flagfall_loadtest::LoadConfig {
+        games: args.games,
+        rate: args.rate,
+        duration: Duration::from_secs(args.duration),
+        conns: args.conns,
+        closed_duration: Duration::from_secs(args.closed_duration),
+        target,
+        scratch: temp.clone(),
+    }));
     let _ = std::fs::remove_dir_all(&temp);
     let report = report.context("load test")?;
     println!("{report}");
-    Ok(if report.lost == 0 && report.duplicated == 0 {
+    Ok(if report.open.lost == 0 && report.open.duplicated == 0 {
         ExitCode::SUCCESS
     } else {
         ExitCode::from(1)

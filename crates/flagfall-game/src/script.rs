@@ -602,13 +602,7 @@ pub fn parse_event(line: usize, text: &str) -> Result<Event, ScriptError> {
     let action_key = action_key(&map, line)?;
     let by = parse_by(&map, line, action_key)?;
     let action = parse_action(&map, line, action_key)?;
-    if map.contains_key("press") && !matches!(action, Action::Move { .. } | Action::Press) {
-        return Err(ScriptError::new(
-            line,
-            "press",
-            "press goes with a move or alone",
-        ));
-    }
+    check_press(&map, line, &action)?;
     let lag_ms = get_u64(&map, line, "lag_ms")?.unwrap_or(0);
     if map.contains_key("lag_ms") && !action.presses() {
         return Err(ScriptError::new(
@@ -617,13 +611,7 @@ pub fn parse_event(line: usize, text: &str) -> Result<Event, ScriptError> {
             "lag compensation goes only with a press",
         ));
     }
-    if map.contains_key("reason") && !matches!(action, Action::CallDirector { .. }) {
-        return Err(ScriptError::new(
-            line,
-            "reason",
-            "a reason goes only with call_director",
-        ));
-    }
+    check_reason(&map, line, &action)?;
     if lag_ms > MAX_LAG_MS {
         return Err(ScriptError::new(
             line,
@@ -638,6 +626,43 @@ pub fn parse_event(line: usize, text: &str) -> Result<Event, ScriptError> {
         action,
         lag_ms,
     })
+}
+
+/// The action of an event object that has no `at`, `by` or `lag_ms` (a live client's
+/// frame, which the server stamps): the same keys, action and checks as in
+/// [`parse_event`], errors on line 1.
+pub fn parse_unstamped_action(map: &Map<String, Value>) -> Result<Action, ScriptError> {
+    let line = 1;
+    check_event_keys(map, line)?;
+    let action_key = action_key(map, line)?;
+    let action = parse_action(map, line, action_key)?;
+    check_press(map, line, &action)?;
+    check_reason(map, line, &action)?;
+    Ok(action)
+}
+
+/// `press` goes with a move or alone.
+fn check_press(map: &Map<String, Value>, line: usize, action: &Action) -> Result<(), ScriptError> {
+    if map.contains_key("press") && !matches!(action, Action::Move { .. } | Action::Press) {
+        return Err(ScriptError::new(
+            line,
+            "press",
+            "press goes with a move or alone",
+        ));
+    }
+    Ok(())
+}
+
+/// `reason` goes only with `call_director`.
+fn check_reason(map: &Map<String, Value>, line: usize, action: &Action) -> Result<(), ScriptError> {
+    if map.contains_key("reason") && !matches!(action, Action::CallDirector { .. }) {
+        return Err(ScriptError::new(
+            line,
+            "reason",
+            "a reason goes only with call_director",
+        ));
+    }
+    Ok(())
 }
 
 /// Every key of an event is `at`, `by` or an action.

@@ -1,9 +1,11 @@
 //! The publish/subscribe path between game tasks and sockets.
 //!
 //! A game task publishes every message meant for everyone on a game (events after their
-//! commit, flag falls); each socket subscribes to its game. Nothing else connects them,
-//! so a later bus over a message broker can put a game's sockets on other server nodes.
-//! [`LocalBus`] is the in-process implementation (one tokio broadcast channel per game).
+//! commit, flag falls); each socket subscribes to its game. Nothing else connects them.
+//! [`LocalBus`], in-process (one tokio broadcast channel per game), is the only
+//! implementation: a game's task and all its sockets live in one server process. The
+//! trait is where a bus over a message broker would go; nothing places a game on one of
+//! several servers yet.
 
 use std::collections::HashMap;
 use std::pin::Pin;

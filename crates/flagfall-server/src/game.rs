@@ -12,7 +12,7 @@ use std::time::Duration;
 use flagfall_game::script::{self, Action, Event, Party};
 use flagfall_game::{Game, MoveList, RulingKind};
 use flagfall_protocol::{
-    Claims, ClientFrame, ColorName, Mode, Role, ServerMsg, Snapshot, State, StateContext,
+    Claims, ClientFrame, Mode, Role, ServerMsg, Snapshot, State, StateContext,
 };
 use flagfall_store::{NewEvent, StoredEvent};
 use serde_json::Value;
@@ -127,12 +127,19 @@ fn role_of(by: Option<&str>) -> Option<Role> {
     }
 }
 
-/// Load a game from its stored events and start its task.
-pub fn spawn(
+/// A game replayed from its stored events whose task has not started: loading (parse and
+/// replay, the slow part) happens before the map of games is locked, [`Loaded::start`]
+/// under it, and a load that lost the race to another is dropped without a trace.
+pub struct Loaded {
+    live: Live,
+}
+
+/// Replay a game from its stored events, ready to [`Loaded::start`].
+pub fn load(
     shared: Arc<Shared>,
     meta: GameMeta,
     events: Vec<StoredEvent>,
-) -> Result<GameHandle, ServerError> {
+) -> Result<Loaded, ServerError> {
     let mut text = meta.setup_line.clone();
     text.push('\n');
     for e in &events {
@@ -153,12 +160,7 @@ pub fn spawn(
     }
     let stored = events.iter().map(|e| e.json.clone().into()).collect();
     let meta = Arc::new(meta);
-    let (tx, rx) = mpsc::channel(QUEUE);
     let was_live = !game.is_over();
-    if was_live {
-        shared.metrics.live_games.fetch_add(1, Relaxed);
-    }
-    shared.metrics.loaded_games.fetch_add(1, Relaxed);
     let live = Live {
         base: game.now(),
         started: !events.is_empty(),
@@ -176,8 +178,24 @@ pub fn spawn(
         flagged: Vec::new(),
         was_live,
     };
-    tokio::spawn(live.run(rx));
-    Ok(GameHandle { meta, tx })
+    Ok(Loaded { live })
+}
+
+impl Loaded {
+    /// Start the game's task (its clock reads on from now).
+    pub fn start(self) -> GameHandle {
+        let mut live = self.live;
+        live.epoch = Instant::now();
+        let metrics = &live.shared.metrics;
+        if live.was_live {
+            metrics.live_games.fetch_add(1, Relaxed);
+        }
+        metrics.loaded_games.fetch_add(1, Relaxed);
+        let meta = live.meta.clone();
+        let (tx, rx) = mpsc::channel(QUEUE);
+        tokio::spawn(live.run(rx));
+        GameHandle { meta, tx }
+    }
 }
 
 impl Live {
@@ -593,9 +611,4 @@ async fn sleep_until(at: Option<Instant>) {
         Some(t) => tokio::time::sleep_until(t).await,
         None => std::future::pending().await,
     }
-}
-
-/// Colour names for messages.
-pub fn color_name(c: Color) -> ColorName {
-    c.into()
 }

@@ -13,7 +13,6 @@ pub mod bus;
 pub mod challenge;
 pub mod game;
 pub mod http;
-pub mod loadtest;
 pub mod metrics;
 pub mod practice;
 pub mod socket;
@@ -119,7 +118,8 @@ pub(crate) fn now_unix_ms() -> i64 {
 
 impl Shared {
     fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<String, GameHandle>> {
-        // Only single inserts and removals happen under this lock.
+        // Only look-ups, single inserts and removals happen under this lock (and the
+        // start of a task already replayed): never a replay, never an `.await`.
         self.games.lock().unwrap_or_else(|p| p.into_inner())
     }
 
@@ -146,12 +146,16 @@ impl Shared {
                 row.game.token_director.clone(),
             ],
         };
+        // Replay before taking the lock of all games; under it, only the insert. When
+        // another request loaded the game meanwhile, its task is the game's and this
+        // replay is dropped (it started nothing).
+        let loaded = game::load(self.clone(), meta, events)?;
         let h = {
             let mut games = self.lock();
             if let Some(h) = games.get(id).filter(|h| !h.tx.is_closed()) {
                 return Ok(Some(h.clone()));
             }
-            let h = game::spawn(self.clone(), meta, events)?;
+            let h = loaded.start();
             games.insert(id.to_string(), h.clone());
             h
         };
@@ -262,12 +266,12 @@ impl Shared {
         // A request that already loaded the game from the store (the challenge's creator
         // polls and may connect as soon as the accept committed) keeps its task: one task
         // per game.
+        let loaded = game::load(self.clone(), meta, Vec::new())?;
         let mut games = self.lock();
         if games.get(&row.id).is_some_and(|h| !h.tx.is_closed()) {
             return Ok(());
         }
-        let h = game::spawn(self.clone(), meta, Vec::new())?;
-        games.insert(row.id.clone(), h);
+        games.insert(row.id.clone(), loaded.start());
         Ok(())
     }
 }
@@ -320,9 +324,22 @@ pub async fn serve(
     shutdown: impl Future<Output = ()> + Send + 'static,
 ) -> Result<(), ServerError> {
     // Every socket is a descriptor: take what the system allows.
-    let nofile = loadtest::raise_nofile();
+    let nofile = raise_nofile();
     tracing::info!(nofile, "open-file limit");
     serve_inner(config, None, shutdown).await
+}
+
+/// Raise the open-file limit to the hard limit; the limit in force (0 where there is
+/// none to read).
+fn raise_nofile() -> u64 {
+    #[cfg(unix)]
+    {
+        rlimit::increase_nofile_limit(u64::MAX).unwrap_or(0)
+    }
+    #[cfg(not(unix))]
+    {
+        0
+    }
 }
 
 async fn serve_inner(

@@ -1,0 +1,179 @@
+//! The lobby's open challenges on the wire (docs/protocol.md, "Challenges"): the bodies
+//! the server reads and the answers it gives.
+
+use serde::{Deserialize, Serialize};
+use serde_json::{Map, Value};
+
+use crate::{CreateGame, MAX_BODY_BYTES, SetupError};
+
+/// The longest player name a challenge takes, in characters.
+pub const MAX_NAME_CHARS: usize = 64;
+
+/// The creator's colour choice.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ColorChoice {
+    White,
+    Black,
+    Random,
+}
+
+impl ColorChoice {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ColorChoice::White => "white",
+            ColorChoice::Black => "black",
+            ColorChoice::Random => "random",
+        }
+    }
+
+    pub fn parse(s: &str) -> Option<ColorChoice> {
+        match s {
+            "white" => Some(ColorChoice::White),
+            "black" => Some(ColorChoice::Black),
+            "random" => Some(ColorChoice::Random),
+            _ => None,
+        }
+    }
+}
+
+/// A `POST /api/challenges` body: the `POST /api/games` fields plus `color` and `name`.
+#[derive(Debug, Clone)]
+pub struct ChallengeBody {
+    pub game: CreateGame,
+    pub color: ColorChoice,
+    pub name: Option<String>,
+}
+
+fn bad(field: &str, message: impl Into<String>) -> SetupError {
+    SetupError {
+        field: field.to_string(),
+        message: message.into(),
+    }
+}
+
+/// A name field: a string of at most [`MAX_NAME_CHARS`] characters, trimmed; blank is
+/// none.
+fn name_field(v: Option<Value>, field: &str) -> Result<Option<String>, SetupError> {
+    match v {
+        None | Some(Value::Null) => Ok(None),
+        Some(Value::String(s)) => {
+            let t = s.trim();
+            if t.chars().count() > MAX_NAME_CHARS {
+                return Err(bad(
+                    field,
+                    format!("longer than {MAX_NAME_CHARS} characters"),
+                ));
+            }
+            Ok((!t.is_empty()).then(|| t.to_string()))
+        }
+        Some(_) => Err(bad(field, "expected a string")),
+    }
+}
+
+fn object(body: &[u8]) -> Result<Map<String, Value>, SetupError> {
+    if body.len() > MAX_BODY_BYTES {
+        return Err(bad(
+            "(body)",
+            format!(
+                "{} bytes, more than the {MAX_BODY_BYTES} allowed",
+                body.len()
+            ),
+        ));
+    }
+    match serde_json::from_slice::<Value>(body) {
+        Ok(Value::Object(m)) => Ok(m),
+        Ok(_) => Err(bad("(json)", "expected a JSON object")),
+        Err(e) => Err(bad("(json)", format!("not valid JSON: {e}"))),
+    }
+}
+
+impl ChallengeBody {
+    /// Parse and validate a body (the game's setup through the game-script parser),
+    /// naming the field that is wrong.
+    pub fn from_json(body: &[u8]) -> Result<ChallengeBody, SetupError> {
+        let mut map = object(body)?;
+        let color = match map.remove("color") {
+            None => ColorChoice::Random,
+            Some(Value::String(s)) => ColorChoice::parse(&s).ok_or_else(|| {
+                bad(
+                    "color",
+                    format!("{s:?}: expected \"white\", \"black\" or \"random\""),
+                )
+            })?,
+            Some(_) => return Err(bad("color", "expected \"white\", \"black\" or \"random\"")),
+        };
+        let name = name_field(map.remove("name"), "name")?;
+        let rest = Value::Object(map).to_string();
+        let game = CreateGame::from_json(rest.as_bytes())?;
+        game.setup_line()?;
+        Ok(ChallengeBody { game, color, name })
+    }
+}
+
+/// The body of `POST /api/challenges/{id}/accept`: optional, `{"name"?: "..."}`.
+pub fn accept_name(body: &[u8]) -> Result<Option<String>, SetupError> {
+    if body.iter().all(u8::is_ascii_whitespace) {
+        return Ok(None);
+    }
+    let mut map = object(body)?;
+    let name = name_field(map.remove("name"), "name")?;
+    if let Some(k) = map.keys().next() {
+        return Err(bad(k, "unknown field (an accept body has only `name`)"));
+    }
+    Ok(name)
+}
+
+/// The answer to `POST /api/challenges` (201).
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct Created {
+    pub id: String,
+    /// The creator's secret: to cancel, and to learn the game once accepted.
+    pub secret: String,
+    /// The page the creator waits on.
+    pub url: String,
+}
+
+/// A challenge as the lobby lists it (no secrets).
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct Listed {
+    pub id: String,
+    pub status: String,
+    /// The creator's colour choice.
+    pub color: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub name: Option<String>,
+    pub rules: String,
+    pub time_control: String,
+    pub mode: String,
+    pub created_ms: i64,
+}
+
+/// The creator's game, once the challenge is accepted.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct CreatorGame {
+    pub id: String,
+    /// The creator's colour in it.
+    pub color: String,
+    pub token: String,
+    pub url: String,
+    pub director_url: String,
+}
+
+/// `GET /api/challenges/{id}`: the listing, and with the right secret the creator's game.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct Seen {
+    #[serde(flatten)]
+    pub challenge: Listed,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub game: Option<CreatorGame>,
+}
+
+/// The answer to an accept (201): the accepter's side of the new game.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct Accepted {
+    pub game_id: String,
+    pub color: String,
+    pub token: String,
+    pub url: String,
+}

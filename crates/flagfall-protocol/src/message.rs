@@ -1,0 +1,54 @@
+//! The messages the server sends on a game's WebSocket.
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+use crate::{Claims, ClockState, ColorName, State, StateUpdate};
+
+/// A message from the server. Every message has a `"type"`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "type", rename_all = "snake_case")]
+pub enum ServerMsg {
+    /// On connect: the full state.
+    State(Box<State>),
+    /// After every stored event, to everyone on the game.
+    Event {
+        n: u64,
+        event: Value,
+        rulings: Vec<Value>,
+        clock: ClockState,
+        result: String,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        id: Option<String>,
+        /// What changed in the state object, as of after this event.
+        update: Box<StateUpdate>,
+    },
+    /// To the sender of an event the arbiter or the server refused.
+    Refused {
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        id: Option<String>,
+        reason: String,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        rule: Option<String>,
+    },
+    /// A frame that is not a valid event.
+    Error {
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        id: Option<String>,
+        message: String,
+    },
+    /// A flag fell on the server's clock. `claims`: what each player may claim now (the
+    /// opponent's `flag` among them), so a page offers the claim at once.
+    Flag { color: ColorName, claims: Claims },
+    /// The answer to `{"ping": N}`: `ping` is the client's N, `server_now` the game's clock.
+    Pong { ping: u64, server_now: u64 },
+}
+
+impl ServerMsg {
+    /// The message as one JSON text frame.
+    pub fn to_text(&self) -> String {
+        serde_json::to_string(self).unwrap_or_else(|e| {
+            format!("{{\"type\":\"error\",\"message\":\"cannot encode a message: {e}\"}}")
+        })
+    }
+}

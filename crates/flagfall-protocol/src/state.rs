@@ -1,0 +1,328 @@
+//! The state object and its projection from a [`Game`]: the full state (`State::of`)
+//! and what changed since a given move (`Snapshot::of`).
+
+use std::collections::BTreeMap;
+
+use flagfall_analysis::assistant::DrawClaim;
+use flagfall_game::script::{self, ClaimKind};
+use flagfall_game::{Game, MoveEntry};
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+use shakmaty::Color;
+
+use crate::{Mode, StateUpdate};
+
+/// A role on a game: what a token (or its absence) acts as.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Role {
+    White,
+    Black,
+    Director,
+    Spectator,
+}
+
+impl Role {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Role::White => "white",
+            Role::Black => "black",
+            Role::Director => "director",
+            Role::Spectator => "spectator",
+        }
+    }
+
+    pub fn party(self) -> Option<script::Party> {
+        match self {
+            Role::White => Some(script::Party::White),
+            Role::Black => Some(script::Party::Black),
+            Role::Director => Some(script::Party::Director),
+            Role::Spectator => None,
+        }
+    }
+}
+
+/// Clock readings of the state object and event messages.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ClockState {
+    pub white_ms: i64,
+    pub black_ms: i64,
+    /// `"white"`, `"black"` or null.
+    pub running: Option<ColorName>,
+}
+
+/// A colour on the wire: `"white"` or `"black"`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, PartialOrd, Ord, Hash)]
+#[serde(rename_all = "snake_case")]
+pub enum ColorName {
+    White,
+    Black,
+}
+
+impl From<Color> for ColorName {
+    fn from(c: Color) -> ColorName {
+        c.fold_wb(ColorName::White, ColorName::Black)
+    }
+}
+
+impl From<ColorName> for Color {
+    fn from(c: ColorName) -> Color {
+        match c {
+            ColorName::White => Color::White,
+            ColorName::Black => Color::Black,
+        }
+    }
+}
+
+/// A claim waiting for the director, with the assistant's recommendation.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct PendingClaim {
+    pub claimant: ColorName,
+    pub claim: String,
+    pub recommendation: Recommendation,
+}
+
+/// A player's call for the director, pending until the director acts
+/// (`call_director`, docs/rules.md §5.6).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Called {
+    pub by: ColorName,
+    /// The game's `at` when the call stopped the clock.
+    pub at: u64,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reason: Option<String>,
+}
+
+/// The director's assistant's advice on a pending claim.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Recommendation {
+    pub grant: bool,
+    /// The rule the recommendation rests on (a claimable-position pattern's own rule,
+    /// else the claim's).
+    pub rule: String,
+    pub reasons: Vec<String>,
+}
+
+/// A move on the board not yet completed by a press.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct BoardMove {
+    pub uci: String,
+    pub by: ColorName,
+}
+
+/// One completed move.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct MoveView {
+    pub uci: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub san: Option<String>,
+    pub by: ColorName,
+    pub at: u64,
+    /// The physical board after the move (FEN), legal or not: a page replays the list
+    /// from these without chess rules of its own.
+    pub fen: String,
+}
+
+impl From<&MoveEntry> for MoveView {
+    fn from(m: &MoveEntry) -> MoveView {
+        MoveView {
+            uci: m.uci.clone(),
+            san: m.san.clone(),
+            by: m.by.into(),
+            at: m.at,
+            fen: m.fen.clone(),
+        }
+    }
+}
+
+/// The claims each player may make now.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, Default)]
+pub struct Claims {
+    pub white: Vec<String>,
+    pub black: Vec<String>,
+}
+
+/// The state object: `GET /api/games/{id}` and the WebSocket `state` message.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct State {
+    pub id: String,
+    pub setup: Value,
+    pub mode: Mode,
+    pub result: String,
+    pub reason: Option<String>,
+    pub rule: Option<String>,
+    pub clock: ClockState,
+    pub fen: String,
+    pub rulings: Vec<Value>,
+    pub moves: Vec<MoveView>,
+    pub to_move: ColorName,
+    pub running: Option<ColorName>,
+    pub pending: Option<PendingClaim>,
+    /// A player's call for the director, while it waits for the director.
+    #[serde(default)]
+    pub called: Option<Called>,
+    pub flags: Vec<ColorName>,
+    pub board_move: Option<BoardMove>,
+    pub claims: Claims,
+    pub draw_offer: Option<ColorName>,
+    /// The number of stored events.
+    pub n: u64,
+    /// The game's `at` clock now, in milliseconds.
+    pub server_now: u64,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub dests: Option<BTreeMap<String, Vec<String>>>,
+}
+
+/// What the server knows about a game beyond the arbiter.
+#[derive(Debug, Clone, Copy)]
+pub struct StateContext<'a> {
+    pub id: &'a str,
+    pub setup: &'a Value,
+    pub mode: Mode,
+    /// Stored events.
+    pub n: u64,
+    /// The game's `at` clock now.
+    pub now: u64,
+    /// False before the first event: no clock runs yet.
+    pub started: bool,
+}
+
+impl State {
+    /// The state of `game` (its moves as `moves` lists them).
+    pub fn of(game: &Game, moves: &[MoveEntry], cx: StateContext<'_>) -> State {
+        let Snapshot {
+            clock,
+            result,
+            update: u,
+        } = Snapshot::of(game, moves, 0, cx);
+        State {
+            id: cx.id.to_string(),
+            setup: cx.setup.clone(),
+            mode: cx.mode,
+            result,
+            reason: u.reason,
+            rule: u.rule,
+            clock,
+            fen: u.fen,
+            rulings: game
+                .rulings()
+                .iter()
+                .map(|r| serde_json::to_value(r).unwrap_or(Value::Null))
+                .collect(),
+            moves: u.moves,
+            to_move: u.to_move,
+            running: u.running,
+            pending: u.pending,
+            called: u.called,
+            flags: u.flags,
+            board_move: u.board_move,
+            claims: u.claims,
+            draw_offer: u.draw_offer,
+            n: cx.n,
+            server_now: u.server_now,
+            dests: u.dests,
+        }
+    }
+}
+
+/// What an `event` message carries besides the event and its rulings: the clock, the
+/// result and the [`StateUpdate`]. Costs what changed, not the game's length.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Snapshot {
+    pub clock: ClockState,
+    pub result: String,
+    pub update: StateUpdate,
+}
+
+impl Snapshot {
+    /// The state of `game` as an update from a state whose first `moves_from` moves
+    /// are current.
+    pub fn of(
+        game: &Game,
+        moves: &[MoveEntry],
+        moves_from: usize,
+        cx: StateContext<'_>,
+    ) -> Snapshot {
+        let (result, reason, rule) = game.verdict();
+        let at = if game.is_over() {
+            game.now()
+        } else {
+            cx.now.max(game.now())
+        };
+        let running = if cx.started {
+            game.clock().running().map(ColorName::from)
+        } else {
+            None
+        };
+        let clock_at = if cx.started { at } else { 0 };
+        let claims_of = |c: Color| {
+            if cx.started || c == Color::White {
+                game.claims_for(c, clock_at)
+                    .into_iter()
+                    .map(|k| k.name().to_string())
+                    .collect()
+            } else {
+                Vec::new()
+            }
+        };
+        let moves_from = moves_from.min(moves.len());
+        Snapshot {
+            clock: ClockState {
+                white_ms: game.clock().remaining(clock_at, Color::White),
+                black_ms: game.clock().remaining(clock_at, Color::Black),
+                running,
+            },
+            result: result.as_str().to_string(),
+            update: StateUpdate {
+                reason: reason.map(|r| r.as_str().to_string()),
+                rule,
+                fen: game.board_position().fen(),
+                moves_from,
+                moves: moves[moves_from..].iter().map(MoveView::from).collect(),
+                to_move: game.position().turn().into(),
+                running,
+                pending: game.pending_claim().map(|(c, k, r)| PendingClaim {
+                    claimant: c.into(),
+                    claim: k.name().to_string(),
+                    recommendation: Recommendation {
+                        grant: r.grant,
+                        rule: flagfall_game::arbiter::recommendation_rule(
+                            &game.ruleset().draws,
+                            match k {
+                                ClaimKind::Ilc => DrawClaim::Ilc,
+                                _ => DrawClaim::DrawPosition,
+                            },
+                            r.ground,
+                        )
+                        .to_string(),
+                        reasons: r.reasons.clone(),
+                    },
+                }),
+                called: game.called().map(|c| Called {
+                    by: c.by.into(),
+                    at: c.at,
+                    reason: c.reason.clone(),
+                }),
+                flags: if cx.started {
+                    game.flags_down(clock_at)
+                        .into_iter()
+                        .map(ColorName::from)
+                        .collect()
+                } else {
+                    Vec::new()
+                },
+                board_move: game.board_move().map(|(c, mv)| BoardMove {
+                    uci: mv.to_string(),
+                    by: c.into(),
+                }),
+                claims: Claims {
+                    white: claims_of(Color::White),
+                    black: claims_of(Color::Black),
+                },
+                draw_offer: game.draw_offer().map(ColorName::from),
+                server_now: cx.now,
+                dests: (cx.mode == Mode::Online).then(|| game.dests()),
+            },
+        }
+    }
+}

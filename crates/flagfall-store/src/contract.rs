@@ -1,0 +1,53 @@
+//! The contract both backends keep.
+
+use std::future::Future;
+use std::pin::Pin;
+
+use crate::{
+    ChallengeRow, GameRow, GameSummary, NewChallenge, NewEvent, NewGame, Result, Status,
+    StoredEvent,
+};
+
+/// The futures the trait returns (object safe, `Send`).
+pub type StoreFuture<'a, T> = Pin<Box<dyn Future<Output = Result<T>> + Send + 'a>>;
+
+/// Rows per INSERT statement: 5 bind parameters a row, 20,480 in all, under either
+/// backend's limit (SQLite 32,766, PostgreSQL 65,535). The server's writer takes at
+/// most this many events into one group commit, so its commits are one statement.
+pub const ROWS_PER_INSERT: usize = 4096;
+
+/// Durable storage of games. Every method is one transaction.
+pub trait Store: Send + Sync {
+    /// Which backend this is (`sqlite` or `postgres`).
+    fn backend(&self) -> &'static str;
+    fn create_game<'a>(&'a self, game: &'a NewGame) -> StoreFuture<'a, ()>;
+    fn game<'a>(&'a self, id: &'a str) -> StoreFuture<'a, Option<GameRow>>;
+    /// The game's events in order.
+    fn events<'a>(&'a self, id: &'a str) -> StoreFuture<'a, Vec<StoredEvent>>;
+    /// Append events of any games in one transaction (group commit), marking the games
+    /// that finished. All or nothing.
+    fn append<'a>(&'a self, batch: &'a [NewEvent]) -> StoreFuture<'a, ()>;
+    /// Games by status (all when `None`), newest first, at most `limit`.
+    fn list<'a>(&'a self, status: Option<Status>, limit: i64) -> StoreFuture<'a, Vec<GameSummary>>;
+    fn create_challenge<'a>(&'a self, c: &'a NewChallenge) -> StoreFuture<'a, ()>;
+    fn challenge<'a>(&'a self, id: &'a str) -> StoreFuture<'a, Option<ChallengeRow>>;
+    /// Open challenges created after `since_ms` (Unix milliseconds), newest first, at
+    /// most `limit`.
+    fn open_challenges<'a>(
+        &'a self,
+        since_ms: i64,
+        limit: i64,
+    ) -> StoreFuture<'a, Vec<ChallengeRow>>;
+    /// Accept an open challenge: in one transaction, mark it accepted (only if it is
+    /// still open: a conditional UPDATE, so of two concurrent accepts one wins) and create
+    /// `game`. `false`, with nothing written, when the challenge was not open.
+    fn accept_challenge<'a>(
+        &'a self,
+        id: &'a str,
+        creator_color: &'a str,
+        game: &'a NewGame,
+    ) -> StoreFuture<'a, bool>;
+    /// Cancel an open challenge whose secret hashes to `secret_hash`; `false` when no
+    /// open challenge matches.
+    fn cancel_challenge<'a>(&'a self, id: &'a str, secret_hash: &'a str) -> StoreFuture<'a, bool>;
+}

@@ -1,0 +1,25 @@
+//! What can go wrong in the store.
+
+/// A storage failure, with what was being done.
+#[derive(Debug, thiserror::Error)]
+pub enum StoreError {
+    #[error("database URL {url:?}: {message}")]
+    Url { url: String, message: String },
+    #[error("cannot open the database: {0}")]
+    Open(sqlx::Error),
+    #[error("schema migration failed: {0}")]
+    Migrate(#[from] sqlx::migrate::MigrateError),
+    #[error("database error while {doing}: {source}")]
+    Query {
+        doing: &'static str,
+        source: sqlx::Error,
+    },
+    #[error("stored data is damaged: {0}")]
+    Corrupt(String),
+}
+
+pub(crate) fn q(doing: &'static str) -> impl FnOnce(sqlx::Error) -> StoreError {
+    move |source| StoreError::Query { doing, source }
+}
+
+pub type Result<T> = std::result::Result<T, StoreError>;

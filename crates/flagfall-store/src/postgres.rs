@@ -1,0 +1,224 @@
+//! PostgreSQL: its pool; the statements are the shared ones of `sql.rs`.
+
+use std::str::FromStr;
+use std::time::Duration;
+
+use sqlx::Postgres;
+use sqlx::postgres::{PgConnectOptions, PgPool, PgPoolOptions};
+
+use crate::error::q;
+use crate::sql::{self, Bind};
+use crate::{
+    ChallengeRow, GameRow, GameSummary, NewChallenge, NewEvent, NewGame, ROWS_PER_INSERT, Result,
+    Status, Store, StoreError, StoreFuture, StoredEvent,
+};
+
+/// The migrations, in order: `(description, SQL)`.
+pub(crate) const SCHEMA: &[(&str, &str)] = &[
+    (
+        "games",
+        include_str!("../migrations/postgres/0001_games.sql"),
+    ),
+    (
+        "practice challenges",
+        include_str!("../migrations/postgres/0002_practice_challenges.sql"),
+    ),
+];
+
+/// PostgreSQL: a database server of its own. Serve one database from one flagfall
+/// server at a time: nothing yet decides which server runs a game, and two servers
+/// would each load a game and number its events on their own.
+pub struct PgStore {
+    pub(crate) pool: PgPool,
+    /// The same pool: PostgreSQL takes concurrent writers.
+    pub(crate) writer: PgPool,
+}
+
+impl PgStore {
+    pub async fn open(url: &str) -> Result<PgStore> {
+        let opts = PgConnectOptions::from_str(url).map_err(|e| StoreError::Url {
+            url: url.to_string(),
+            message: e.to_string(),
+        })?;
+        let pool = PgPoolOptions::new()
+            .max_connections(8)
+            .acquire_timeout(Duration::from_secs(10))
+            .connect_with(opts)
+            .await
+            .map_err(StoreError::Open)?;
+        sql::migrator(SCHEMA).run(&pool).await?;
+        Ok(PgStore {
+            writer: pool.clone(),
+            pool,
+        })
+    }
+
+    async fn after_commit(&self) {}
+}
+
+type Sql = Bind<Postgres>;
+
+impl Store for PgStore {
+    fn backend(&self) -> &'static str {
+        "postgres"
+    }
+
+    fn create_game<'a>(&'a self, g: &'a NewGame) -> StoreFuture<'a, ()> {
+        Box::pin(async move {
+            Sql::insert_game(g)
+                .execute(&self.writer)
+                .await
+                .map_err(q("creating a game"))?;
+            Ok(())
+        })
+    }
+
+    fn game<'a>(&'a self, id: &'a str) -> StoreFuture<'a, Option<GameRow>> {
+        Box::pin(async move {
+            let row = Sql::game(id)
+                .fetch_optional(&self.pool)
+                .await
+                .map_err(q("reading a game"))?;
+            row.as_ref().map(sql::game_row).transpose()
+        })
+    }
+
+    fn events<'a>(&'a self, id: &'a str) -> StoreFuture<'a, Vec<StoredEvent>> {
+        Box::pin(async move {
+            let rows = Sql::events(id)
+                .fetch_all(&self.pool)
+                .await
+                .map_err(q("reading events"))?;
+            rows.iter().map(sql::stored_event).collect()
+        })
+    }
+
+    fn append<'a>(&'a self, batch: &'a [NewEvent]) -> StoreFuture<'a, ()> {
+        Box::pin(async move {
+            if batch.is_empty() {
+                return Ok(());
+            }
+            // The common case, one statement: a statement is a transaction of its own
+            // (all its rows or none), and one round trip to the database instead of
+            // three (BEGIN, INSERT, COMMIT).
+            if batch.len() <= ROWS_PER_INSERT && batch.iter().all(|e| e.finished.is_none()) {
+                Sql::insert_events(batch)
+                    .build()
+                    .execute(&self.writer)
+                    .await
+                    .map_err(q("appending events"))?;
+                self.after_commit().await;
+                return Ok(());
+            }
+            let mut tx = self.writer.begin().await.map_err(q("starting a commit"))?;
+            for chunk in batch.chunks(ROWS_PER_INSERT) {
+                Sql::insert_events(chunk)
+                    .build()
+                    .execute(&mut *tx)
+                    .await
+                    .map_err(q("appending events"))?;
+            }
+            for e in batch {
+                if let Some(result) = &e.finished {
+                    Sql::finish_game(&e.game_id, result)
+                        .execute(&mut *tx)
+                        .await
+                        .map_err(q("finishing a game"))?;
+                }
+            }
+            tx.commit().await.map_err(q("committing events"))?;
+            self.after_commit().await;
+            Ok(())
+        })
+    }
+
+    fn list<'a>(&'a self, status: Option<Status>, limit: i64) -> StoreFuture<'a, Vec<GameSummary>> {
+        Box::pin(async move {
+            let rows = Sql::list(status, limit)
+                .fetch_all(&self.pool)
+                .await
+                .map_err(q("listing games"))?;
+            rows.iter().map(sql::game_summary).collect()
+        })
+    }
+
+    fn create_challenge<'a>(&'a self, c: &'a NewChallenge) -> StoreFuture<'a, ()> {
+        Box::pin(async move {
+            Sql::insert_challenge(c)
+                .execute(&self.writer)
+                .await
+                .map_err(q("creating a challenge"))?;
+            Ok(())
+        })
+    }
+
+    fn challenge<'a>(&'a self, id: &'a str) -> StoreFuture<'a, Option<ChallengeRow>> {
+        Box::pin(async move {
+            let row = Sql::challenge(id)
+                .fetch_optional(&self.pool)
+                .await
+                .map_err(q("reading a challenge"))?;
+            row.as_ref().map(sql::challenge_row).transpose()
+        })
+    }
+
+    fn open_challenges<'a>(
+        &'a self,
+        since_ms: i64,
+        limit: i64,
+    ) -> StoreFuture<'a, Vec<ChallengeRow>> {
+        Box::pin(async move {
+            let rows = Sql::open_challenges(since_ms, limit)
+                .fetch_all(&self.pool)
+                .await
+                .map_err(q("listing challenges"))?;
+            rows.iter().map(sql::challenge_row).collect()
+        })
+    }
+
+    fn accept_challenge<'a>(
+        &'a self,
+        id: &'a str,
+        creator_color: &'a str,
+        g: &'a NewGame,
+    ) -> StoreFuture<'a, bool> {
+        Box::pin(async move {
+            let mut tx = self
+                .writer
+                .begin()
+                .await
+                .map_err(q("accepting a challenge"))?;
+            // The game first (the challenge row refers to it), then the conditional
+            // UPDATE: if the challenge is no longer open, the whole transaction, game
+            // included, is rolled back.
+            Sql::insert_game(g)
+                .execute(&mut *tx)
+                .await
+                .map_err(q("creating a challenge's game"))?;
+            let done = Sql::accept_challenge(id, &g.id, creator_color)
+                .execute(&mut *tx)
+                .await
+                .map_err(q("accepting a challenge"))?;
+            if done.rows_affected() != 1 {
+                tx.rollback().await.map_err(q("accepting a challenge"))?;
+                return Ok(false);
+            }
+            tx.commit().await.map_err(q("accepting a challenge"))?;
+            Ok(true)
+        })
+    }
+
+    fn cancel_challenge<'a>(&'a self, id: &'a str, secret_hash: &'a str) -> StoreFuture<'a, bool> {
+        Box::pin(async move {
+            let done = Sql::cancel_challenge(id, secret_hash)
+                .execute(&self.writer)
+                .await
+                .map_err(q("cancelling a challenge"))?;
+            Ok(done.rows_affected() == 1)
+        })
+    }
+}
+
+#[cfg(test)]
+#[path = "postgres_tests.rs"]
+mod tests;

@@ -1,0 +1,291 @@
+//! The SQL both backends run, written once: the statements (in `$N` placeholders,
+//! PostgreSQL's own, which sqlx also binds by number on SQLite), each with its binding
+//! ([`Bind`]), the readers of their rows, and the migrator. What differs per backend
+//! (pools, pragmas, the checkpoint loop) is in `sqlite.rs` and `postgres.rs`.
+
+use std::borrow::Cow;
+use std::marker::PhantomData;
+
+use sqlx::migrate::{Migration, MigrationType, Migrator};
+use sqlx::query::Query;
+use sqlx::{ColumnIndex, Database, Decode, Encode, QueryBuilder, Row, Type};
+
+use crate::error::q;
+use crate::{
+    ChallengeRow, ChallengeStatus, GameRow, GameSummary, NewChallenge, NewEvent, NewGame, Result,
+    Status, StoredEvent,
+};
+
+/// A bound statement of database `DB`.
+pub(crate) type Bound<'q, DB> = Query<'q, DB, <DB as Database>::Arguments<'q>>;
+
+/// The columns of a challenge row, in the order [`challenge_row`] reads them.
+macro_rules! challenge_columns {
+    () => {
+        "id, body, color, name, secret_hash, token_hash, director_hash, created_ms, status, game_id, creator_color"
+    };
+}
+
+/// The statements, bound, for database `DB`.
+pub(crate) struct Bind<DB>(PhantomData<DB>);
+
+impl<DB> Bind<DB>
+where
+    DB: Database,
+    for<'q> &'q str: Encode<'q, DB> + Type<DB>,
+    for<'q> Option<&'q str>: Encode<'q, DB> + Type<DB>,
+    for<'q> i64: Encode<'q, DB> + Type<DB>,
+    for<'q> <DB as Database>::Arguments<'q>: Default,
+{
+    /// Create a game row (`create_game`, `accept_challenge`).
+    pub(crate) fn insert_game(g: &NewGame) -> Bound<'_, DB> {
+        sqlx::query(
+            "INSERT INTO games (id, setup, mode, token_white, token_black, token_director, created_ms, practice) \
+             VALUES ($1, $2, $3, $4, $5, $6, $7, $8)",
+        )
+        .bind(g.id.as_str())
+        .bind(g.setup.as_str())
+        .bind(g.mode.as_str())
+        .bind(g.token_white.as_str())
+        .bind(g.token_black.as_str())
+        .bind(g.token_director.as_str())
+        .bind(g.created_ms)
+        .bind(g.practice.as_deref())
+    }
+
+    /// A game's row, read by [`game_row`].
+    pub(crate) fn game(id: &str) -> Bound<'_, DB> {
+        sqlx::query(
+            "SELECT id, setup, mode, token_white, token_black, token_director, created_ms, status, result, practice \
+             FROM games WHERE id = $1",
+        )
+        .bind(id)
+    }
+
+    /// A game's events in order, read by [`stored_event`].
+    pub(crate) fn events(id: &str) -> Bound<'_, DB> {
+        sqlx::query("SELECT n, json, by_role, client_id FROM events WHERE game_id = $1 ORDER BY n")
+            .bind(id)
+    }
+
+    /// Events of any games, one multi-row statement (at most
+    /// [`crate::ROWS_PER_INSERT`] rows).
+    pub(crate) fn insert_events(chunk: &[NewEvent]) -> QueryBuilder<'_, DB> {
+        let mut b = QueryBuilder::new("INSERT INTO events (game_id, n, json, by_role, client_id) ");
+        b.push_values(chunk, |mut row, e| {
+            row.push_bind(e.game_id.as_str())
+                .push_bind(e.n)
+                .push_bind(e.json.as_str())
+                .push_bind(e.by_role.as_deref())
+                .push_bind(e.client_id.as_deref());
+        });
+        b
+    }
+
+    /// Mark a game finished with its result.
+    pub(crate) fn finish_game<'q>(id: &'q str, result: &'q str) -> Bound<'q, DB> {
+        sqlx::query("UPDATE games SET status = 'finished', result = $1 WHERE id = $2")
+            .bind(result)
+            .bind(id)
+    }
+
+    /// Games by status (all when `None`), newest first, read by [`game_summary`].
+    pub(crate) fn list(status: Option<Status>, limit: i64) -> Bound<'static, DB> {
+        match status {
+            Some(s) => sqlx::query(
+                "SELECT id, mode, status, result, created_ms, setup FROM games \
+                 WHERE status = $1 ORDER BY created_ms DESC, id LIMIT $2",
+            )
+            .bind(s.as_str())
+            .bind(limit),
+            None => sqlx::query(
+                "SELECT id, mode, status, result, created_ms, setup FROM games \
+                 ORDER BY created_ms DESC, id LIMIT $1",
+            )
+            .bind(limit),
+        }
+    }
+
+    pub(crate) fn insert_challenge(c: &NewChallenge) -> Bound<'_, DB> {
+        sqlx::query(
+            "INSERT INTO challenges (id, body, color, name, secret_hash, token_hash, director_hash, created_ms) \
+             VALUES ($1, $2, $3, $4, $5, $6, $7, $8)",
+        )
+        .bind(c.id.as_str())
+        .bind(c.body.as_str())
+        .bind(c.color.as_str())
+        .bind(c.name.as_deref())
+        .bind(c.secret_hash.as_str())
+        .bind(c.token_hash.as_str())
+        .bind(c.director_hash.as_str())
+        .bind(c.created_ms)
+    }
+
+    /// A challenge, read by [`challenge_row`].
+    pub(crate) fn challenge(id: &str) -> Bound<'_, DB> {
+        sqlx::query(concat!(
+            "SELECT ",
+            challenge_columns!(),
+            " FROM challenges WHERE id = $1"
+        ))
+        .bind(id)
+    }
+
+    /// Open challenges created after `since_ms`, newest first, read by [`challenge_row`].
+    pub(crate) fn open_challenges(since_ms: i64, limit: i64) -> Bound<'static, DB> {
+        sqlx::query(concat!(
+            "SELECT ",
+            challenge_columns!(),
+            " FROM challenges WHERE status = 'open' AND created_ms > $1 ORDER BY created_ms DESC, id LIMIT $2"
+        ))
+        .bind(since_ms)
+        .bind(limit)
+    }
+
+    /// Mark a challenge accepted, only if it is still open (one row affected, or none).
+    pub(crate) fn accept_challenge<'q>(
+        id: &'q str,
+        game_id: &'q str,
+        creator_color: &'q str,
+    ) -> Bound<'q, DB> {
+        sqlx::query(
+            "UPDATE challenges SET status = 'accepted', game_id = $1, creator_color = $2 \
+             WHERE id = $3 AND status = 'open'",
+        )
+        .bind(game_id)
+        .bind(creator_color)
+        .bind(id)
+    }
+
+    /// Cancel an open challenge with the creator's secret (one row affected, or none).
+    pub(crate) fn cancel_challenge<'q>(id: &'q str, secret_hash: &'q str) -> Bound<'q, DB> {
+        sqlx::query(
+            "UPDATE challenges SET status = 'cancelled' \
+             WHERE id = $1 AND secret_hash = $2 AND status = 'open'",
+        )
+        .bind(id)
+        .bind(secret_hash)
+    }
+}
+
+/// Column access with the store's error: `get(row, i, doing)`.
+fn get<'r, R, T>(r: &'r R, i: usize, doing: &'static str) -> Result<T>
+where
+    R: Row,
+    usize: ColumnIndex<R>,
+    T: Decode<'r, R::Database> + Type<R::Database>,
+{
+    r.try_get::<T, _>(i).map_err(q(doing))
+}
+
+/// A row of [`Bind::game`].
+pub(crate) fn game_row<R>(r: &R) -> Result<GameRow>
+where
+    R: Row,
+    usize: ColumnIndex<R>,
+    for<'r> String: Decode<'r, R::Database> + Type<R::Database>,
+    for<'r> Option<String>: Decode<'r, R::Database> + Type<R::Database>,
+    for<'r> i64: Decode<'r, R::Database> + Type<R::Database>,
+{
+    const DOING: &str = "reading a game";
+    Ok(GameRow {
+        game: NewGame {
+            id: get(r, 0, DOING)?,
+            setup: get(r, 1, DOING)?,
+            mode: get(r, 2, DOING)?,
+            token_white: get(r, 3, DOING)?,
+            token_black: get(r, 4, DOING)?,
+            token_director: get(r, 5, DOING)?,
+            created_ms: get(r, 6, DOING)?,
+            practice: get(r, 9, DOING)?,
+        },
+        status: Status::parse(&get::<_, String>(r, 7, DOING)?)?,
+        result: get(r, 8, DOING)?,
+    })
+}
+
+/// A row of [`Bind::events`].
+pub(crate) fn stored_event<R>(r: &R) -> Result<StoredEvent>
+where
+    R: Row,
+    usize: ColumnIndex<R>,
+    for<'r> String: Decode<'r, R::Database> + Type<R::Database>,
+    for<'r> Option<String>: Decode<'r, R::Database> + Type<R::Database>,
+    for<'r> i64: Decode<'r, R::Database> + Type<R::Database>,
+{
+    const DOING: &str = "reading events";
+    Ok(StoredEvent {
+        n: get(r, 0, DOING)?,
+        json: get(r, 1, DOING)?,
+        by_role: get(r, 2, DOING)?,
+        client_id: get(r, 3, DOING)?,
+    })
+}
+
+/// A row of [`Bind::list`].
+pub(crate) fn game_summary<R>(r: &R) -> Result<GameSummary>
+where
+    R: Row,
+    usize: ColumnIndex<R>,
+    for<'r> String: Decode<'r, R::Database> + Type<R::Database>,
+    for<'r> i64: Decode<'r, R::Database> + Type<R::Database>,
+{
+    const DOING: &str = "listing games";
+    Ok(GameSummary {
+        id: get(r, 0, DOING)?,
+        mode: get(r, 1, DOING)?,
+        status: Status::parse(&get::<_, String>(r, 2, DOING)?)?,
+        result: get(r, 3, DOING)?,
+        created_ms: get(r, 4, DOING)?,
+        setup: get(r, 5, DOING)?,
+    })
+}
+
+/// A row of [`Bind::challenge`] and [`Bind::open_challenges`].
+pub(crate) fn challenge_row<R>(r: &R) -> Result<ChallengeRow>
+where
+    R: Row,
+    usize: ColumnIndex<R>,
+    for<'r> String: Decode<'r, R::Database> + Type<R::Database>,
+    for<'r> Option<String>: Decode<'r, R::Database> + Type<R::Database>,
+    for<'r> i64: Decode<'r, R::Database> + Type<R::Database>,
+{
+    const DOING: &str = "reading a challenge";
+    Ok(ChallengeRow {
+        challenge: NewChallenge {
+            id: get(r, 0, DOING)?,
+            body: get(r, 1, DOING)?,
+            color: get(r, 2, DOING)?,
+            name: get(r, 3, DOING)?,
+            secret_hash: get(r, 4, DOING)?,
+            token_hash: get(r, 5, DOING)?,
+            director_hash: get(r, 6, DOING)?,
+            created_ms: get(r, 7, DOING)?,
+        },
+        status: ChallengeStatus::parse(&get::<_, String>(r, 8, DOING)?)?,
+        game_id: get(r, 9, DOING)?,
+        creator_color: get(r, 10, DOING)?,
+    })
+}
+
+/// The migrator of a backend's schema: `(description, SQL)` in order.
+pub(crate) fn migrator(schema: &'static [(&'static str, &'static str)]) -> Migrator {
+    Migrator {
+        migrations: Cow::Owned(
+            schema
+                .iter()
+                .enumerate()
+                .map(|(i, (name, sql))| {
+                    Migration::new(
+                        i as i64 + 1,
+                        Cow::Borrowed(name),
+                        MigrationType::Simple,
+                        Cow::Borrowed(sql),
+                        false,
+                    )
+                })
+                .collect(),
+        ),
+        ..Migrator::DEFAULT
+    }
+}
