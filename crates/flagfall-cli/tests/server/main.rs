@@ -8,6 +8,7 @@
 
 mod lobby;
 mod support;
+mod trust;
 
 use serde_json::{Value, json};
 use support::*;

@@ -1,0 +1,73 @@
+//! Issue 19: a server a stranger can be trusted on. Roles, lag credit, time across
+//! restarts, faults.
+
+use serde_json::{Value, json};
+
+use crate::support::*;
+
+/// A challenge's creator holds the token of the colour they play and nothing else: the
+/// game has no director, so no token of the creator's acts as one.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_challenge_creator_is_not_the_director() {
+    let srv = Server::start().await;
+    let body = r#"{"rules":"uscf-2020","time_control":"G/5;d0","mode":"online","director":false,"color":"white"}"#;
+    let (status, text) = srv.post("/api/challenges", body).await;
+    assert_eq!(status, 201, "{text}");
+    let created: Value = serde_json::from_str(&text).unwrap();
+    let (id, secret) = (
+        created["id"].as_str().unwrap(),
+        created["secret"].as_str().unwrap(),
+    );
+    let (status, text) = srv
+        .post(
+            &format!("/api/challenges/{id}/accept"),
+            r#"{"name":"Stranger"}"#,
+        )
+        .await;
+    assert_eq!(status, 201, "{text}");
+    let accepted: Value = serde_json::from_str(&text).unwrap();
+    let game_id = accepted["game_id"].as_str().unwrap();
+    let seen = srv
+        .get_json(&format!("/api/challenges/{id}?secret={secret}"))
+        .await;
+    let game = &seen["game"];
+    assert!(
+        game.get("director_url").is_none(),
+        "the creator is handed a director link: {game}"
+    );
+    // Whatever token the creator's answers carry, none of them directs.
+    for token in seen.to_string().split(|c: char| !c.is_ascii_hexdigit()) {
+        if token.len() == 64 && token != game["token"].as_str().unwrap() {
+            assert_eq!(srv.ws_status(game_id, Some(token)).await, 403);
+        }
+    }
+    let creator = game["token"].as_str().unwrap();
+    let mut white = srv.connect(game_id, Some(creator)).await;
+    assert_eq!(white.initial["role"], "white");
+    assert_eq!(
+        white.initial["setup"]["director"], false,
+        "{}",
+        white.initial
+    );
+    // The creator's own token cannot take time off the stranger or end the game.
+    white
+        .send(json!({"add_time":{"color":"black","ms":-170000}}))
+        .await;
+    let r = white.until_type("refused").await;
+    assert!(r["reason"].as_str().unwrap().contains("director"), "{r}");
+    white
+        .send(json!({"result":{"result":"1-0","reason":"director"}}))
+        .await;
+    white.until_type("refused").await;
+    assert_eq!(srv.state(game_id).await["result"], "*");
+    // A challenge that asks for a director is refused up front, naming the field.
+    let (status, text) = srv
+        .post(
+            "/api/challenges",
+            r#"{"rules":"uscf-2020","time_control":"G/5;d0","director":true}"#,
+        )
+        .await;
+    assert_eq!(status, 400, "{text}");
+    assert!(text.contains("`director`"), "{text}");
+    srv.stop().await;
+}
