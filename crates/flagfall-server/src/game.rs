@@ -21,6 +21,7 @@ use tokio::sync::{mpsc, oneshot};
 use tokio::time::Instant;
 
 use crate::bus::BusMsg;
+use crate::lag::Quota;
 use crate::writer::WriteReq;
 use crate::{ServerError, Shared};
 
@@ -42,7 +43,8 @@ pub struct Act {
     pub id: Option<String>,
     pub lag_ms: Option<u64>,
     pub action: Action,
-    /// The round trip the server last measured on this socket (WebSocket ping/pong).
+    /// The round trip the server last measured on this socket: its own WebSocket ping
+    /// to the pong that answered it ([`crate::lag::Pings`]).
     pub rtt_ms: Option<u64>,
 }
 
@@ -74,14 +76,6 @@ const QUEUE: usize = 256;
 /// How long a finished game's task stays loaded without a command.
 const FINISHED_IDLE: Duration = Duration::from_secs(30);
 
-/// Lag compensation quota (docs/protocol.md): a player starts with `START`, each press
-/// refills `REFILL` up to `MAX`; one press is credited at most `PER_MOVE`, never more than
-/// the client claims nor more than half the round trip the server measured.
-pub const LAG_QUOTA_START_MS: u64 = 500;
-pub const LAG_QUOTA_REFILL_MS: u64 = 100;
-pub const LAG_QUOTA_MAX_MS: u64 = 1000;
-pub const LAG_PER_MOVE_MS: u64 = 500;
-
 /// An action waiting in an open simultaneity window, with its answer channel.
 struct Held {
     event: Event,
@@ -105,7 +99,8 @@ struct Live {
     seen: HashMap<(Role, String), u64>,
     /// Events stored, as JSON text (to answer a retried id with its event again).
     stored: Vec<Box<str>>,
-    quota: [u64; 2],
+    /// Each player's lag quota ([`crate::lag`]).
+    quota: [Quota; 2],
     /// Events held until the simultaneity window closes, and when it closes.
     held: Vec<Held>,
     window_closes: Option<u64>,
@@ -159,6 +154,7 @@ pub fn spawn(
         shared.metrics.live_games.fetch_add(1, Relaxed);
     }
     shared.metrics.loaded_games.fetch_add(1, Relaxed);
+    let quota = [Quota::new(&game.setup().time_control); 2];
     let live = Live {
         base: game.now(),
         started: !events.is_empty(),
@@ -170,7 +166,7 @@ pub fn spawn(
         moves,
         seen,
         stored,
-        quota: [LAG_QUOTA_START_MS; 2],
+        quota,
         held: Vec::new(),
         window_closes: None,
         flagged: Vec::new(),
@@ -350,10 +346,7 @@ impl Live {
             && let Some(c) = party.color()
             && self.game.clock().running() == Some(c)
         {
-            let bound = rtt_ms.map_or(0, |r| r.div_ceil(2));
-            let q = &mut self.quota[idx(c)];
-            credit = lag_ms.unwrap_or(0).min(bound).min(*q).min(LAG_PER_MOVE_MS);
-            *q = (*q - credit + LAG_QUOTA_REFILL_MS).min(LAG_QUOTA_MAX_MS);
+            credit = self.quota[idx(c)].press(lag_ms, rtt_ms);
             if credit > 0 {
                 self.shared.metrics.lag_credit_ms.fetch_add(credit, Relaxed);
                 self.shared.metrics.lag_credits.fetch_add(1, Relaxed);

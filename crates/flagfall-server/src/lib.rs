@@ -5,6 +5,7 @@
 //! - [`writer`]: the one writer task, group commit.
 //! - [`bus`]: publish/subscribe between game tasks and sockets ([`bus::LocalBus`]).
 //! - [`http`]: the HTTP routes, the WebSocket, the embedded web UI.
+//! - [`lag`]: lag compensation (lichess's quota, the round trip of the server's pings).
 //! - [`metrics`]: `GET /metrics`.
 //!
 //! The wire contract is docs/protocol.md; the types are `flagfall-protocol`.
@@ -13,6 +14,7 @@ pub mod bus;
 pub mod challenge;
 pub mod game;
 pub mod http;
+pub mod lag;
 pub mod loadtest;
 pub mod metrics;
 pub mod practice;

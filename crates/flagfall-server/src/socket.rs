@@ -14,6 +14,7 @@ use tokio::time::Instant;
 use crate::Shared;
 use crate::bus::Delivery;
 use crate::game::{Act, Cmd, Reply};
+use crate::lag::Pings;
 
 /// The largest WebSocket message read at all; a longer one closes the socket (1009).
 /// Frames between [`flagfall_protocol::MAX_FRAME_BYTES`] and this get an `error`.
@@ -25,7 +26,7 @@ pub const RATE_PER_SEC: f64 = 20.0;
 pub const BURST: f64 = 40.0;
 /// Frames over the limit in a row before the socket is closed (1008).
 pub const FLOOD_CLOSE_AFTER: u32 = 20;
-/// How often the server pings (and measures the round trip).
+/// How often the server pings (and measures the round trip from its pong).
 const PING_EVERY: Duration = Duration::from_secs(5);
 
 struct Gauge(Arc<Shared>);
@@ -95,8 +96,7 @@ pub async fn run(s: Arc<Shared>, id: String, role: Role, socket: WebSocket) {
     if sink.send(state_text(state, role)).await.is_err() {
         return;
     }
-    let opened = Instant::now();
-    let mut rtt_ms: Option<u64> = None;
+    let mut pings = Pings::default();
     let mut ping = tokio::time::interval(PING_EVERY);
     let (rate, burst) = s.rate;
     let mut tokens = burst;
@@ -122,11 +122,8 @@ pub async fn run(s: Arc<Shared>, id: String, role: Role, socket: WebSocket) {
                         continue;
                     }
                     Message::Pong(p) => {
-                        if let Ok(b) = <[u8; 8]>::try_from(p.as_ref()) {
-                            let sent = u64::from_be_bytes(b);
-                            let now = opened.elapsed().as_micros() as u64;
-                            rtt_ms = Some(now.saturating_sub(sent).div_ceil(1000));
-                        }
+                        // Only the answer to this socket's own ping counts.
+                        pings.pong(p.as_ref());
                         continue;
                     }
                     Message::Ping(_) => continue,
@@ -171,7 +168,7 @@ pub async fn run(s: Arc<Shared>, id: String, role: Role, socket: WebSocket) {
                             s.metrics.refused.fetch_add(1, Relaxed);
                             Some(ServerMsg::Refused { id: cid, reason: "spectators cannot act on a game (uscf-2020 13)".into(), rule: None }.to_text())
                         } else {
-                            let make = |tx| Cmd::Act(Act { role, id: cid.clone(), lag_ms, action: action.clone(), rtt_ms }, tx);
+                            let make = |tx| Cmd::Act(Act { role, id: cid.clone(), lag_ms, action: action.clone(), rtt_ms: pings.rtt_ms() }, tx);
                             match ask(&s, &id, make).await {
                                 Some(Reply::Stored(_)) => None,
                                 Some(Reply::Direct(t)) => Some(t),
@@ -210,8 +207,8 @@ pub async fn run(s: Arc<Shared>, id: String, role: Role, socket: WebSocket) {
                 }
             }
             _ = ping.tick() => {
-                let stamp = opened.elapsed().as_micros() as u64;
-                if sink.send(Message::Ping(stamp.to_be_bytes().to_vec().into())).await.is_err() {
+                let nonce = pings.ping();
+                if sink.send(Message::Ping(nonce.to_vec().into())).await.is_err() {
                     break;
                 }
             }

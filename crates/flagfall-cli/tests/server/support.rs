@@ -340,6 +340,39 @@ impl Client {
             .expect("send");
     }
 
+    /// Wait for the server's WebSocket ping (it pings on connect) and answer it at once,
+    /// as a browser does (text messages meanwhile go to the view).
+    pub async fn answer_ping(&mut self) {
+        let deadline = tokio::time::Instant::now() + WAIT;
+        loop {
+            let msg = tokio::time::timeout_at(deadline, self.ws.next())
+                .await
+                .expect("a ping in time")
+                .expect("the socket is open")
+                .expect("a valid frame");
+            match msg {
+                Message::Ping(_) => {
+                    // tungstenite queued the pong: send it now.
+                    self.ws.flush().await.expect("answer the ping");
+                    return;
+                }
+                Message::Text(t) => {
+                    let v: Value = serde_json::from_str(t.as_str()).expect("JSON");
+                    apply(&mut self.view, &v);
+                }
+                other => panic!("expected a ping, got {other:?}"),
+            }
+        }
+    }
+
+    /// Send a WebSocket pong nobody asked for, with `payload`.
+    pub async fn send_pong(&mut self, payload: &[u8]) {
+        self.ws
+            .send(Message::Pong(payload.to_vec().into()))
+            .await
+            .expect("send a pong");
+    }
+
     pub async fn try_send_text(&mut self, t: &str) -> bool {
         self.ws
             .send(Message::Text(t.to_string().into()))

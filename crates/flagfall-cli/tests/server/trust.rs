@@ -71,3 +71,39 @@ async fn a_challenge_creator_is_not_the_director() {
     assert!(text.contains("`director`"), "{text}");
     srv.stop().await;
 }
+
+/// A client that answers no ping but sends `pong(0)` before each press, claiming 10 s of
+/// lag, gets no credit: only a pong answering the server's own ping (its nonce) measures
+/// a round trip, timed from the server's send.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn unsolicited_pongs_earn_no_lag_credit() {
+    let srv = Server::start().await;
+    let g = srv
+        .create(r#"{"rules":"uscf-2020","time_control":"3+2","mode":"online"}"#)
+        .await;
+    let mut white = srv.connect(&g.id, Some(&g.tokens.white)).await;
+    let mut black = srv.connect(&g.id, Some(&g.tokens.black)).await;
+    // Each answers the server's first ping honestly: a round trip of a millisecond.
+    white.answer_ping().await;
+    black.answer_ping().await;
+    let moves = [
+        "e2e4", "e7e5", "g1f3", "b8c6", "f1c4", "g8f6", "d2d3", "f8c5", "c2c3",
+    ];
+    let mut credited = Vec::new();
+    for (i, mv) in moves.iter().enumerate() {
+        let side = if i % 2 == 0 { &mut white } else { &mut black };
+        tokio::time::sleep(std::time::Duration::from_millis(150)).await;
+        side.send_pong(&0u64.to_be_bytes()).await;
+        side.send(json!({"move": mv, "press": true, "lag_ms": 10000}))
+            .await;
+        let ev = side.event().await;
+        assert_eq!(ev["type"], "event", "{ev}");
+        credited.push(ev["event"]["lag_ms"].as_u64().unwrap_or(0));
+    }
+    // An honest round trip on the loopback is a millisecond or two: half of it at most.
+    assert!(
+        credited.iter().all(|&c| c <= 5),
+        "lag credited from forged pongs: {credited:?} ms"
+    );
+    srv.stop().await;
+}
