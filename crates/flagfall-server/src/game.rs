@@ -122,11 +122,15 @@ fn role_of(by: Option<&str>) -> Option<Role> {
     }
 }
 
-/// Load a game from its stored events and start its task.
+/// Load a game from its stored events and start its task. `alive`: the game clock of
+/// its last stored heartbeat ([`crate::heartbeat`]): the clock resumes from there, or
+/// from the last event if that is later, so the side whose clock ran before a crash is
+/// charged up to the crash and the downtime is charged to no one.
 pub fn spawn(
     shared: Arc<Shared>,
     meta: GameMeta,
     events: Vec<StoredEvent>,
+    alive: Option<i64>,
 ) -> Result<GameHandle, ServerError> {
     let mut text = meta.setup_line.clone();
     text.push('\n');
@@ -155,11 +159,20 @@ pub fn spawn(
     }
     shared.metrics.loaded_games.fetch_add(1, Relaxed);
     let quota = [Quota::new(&game.setup().time_control); 2];
+    let started = !events.is_empty();
+    let base = match alive {
+        Some(at) if started => game.now().max(u64::try_from(at).unwrap_or(0)),
+        _ => game.now(),
+    };
+    let epoch = Instant::now();
+    if started && !game.is_over() {
+        shared.beats.register(&meta.id, epoch, base);
+    }
     let live = Live {
-        base: game.now(),
-        started: !events.is_empty(),
+        base,
+        started,
         n: events.len() as u64,
-        epoch: Instant::now(),
+        epoch,
         shared,
         meta: meta.clone(),
         game,
@@ -256,6 +269,7 @@ impl Live {
                 Cmd::Act(act, reply) => self.act(act, reply).await,
             }
         }
+        self.shared.beats.remove(&self.meta.id);
         if self.was_live && !self.game.is_over() {
             self.shared.metrics.live_games.fetch_sub(1, Relaxed);
         }
@@ -339,6 +353,7 @@ impl Live {
             self.started = true;
             self.epoch = Instant::now();
             self.base = 0;
+            self.shared.beats.register(&self.meta.id, self.epoch, 0);
         }
         let at = self.now().max(self.game.now());
         let mut credit = 0;
@@ -482,6 +497,9 @@ impl Live {
         self.n += held.len() as u64;
         self.stored.extend(texts);
         let moves_from = self.moves.update(&self.game);
+        if over && !was_over {
+            self.shared.beats.remove(&self.meta.id);
+        }
         if over && !was_over && self.was_live {
             self.shared.metrics.live_games.fetch_sub(1, Relaxed);
             self.was_live = false;

@@ -2,7 +2,8 @@
 //!
 //! - [`game`]: one task per live game (its `Game`, its flag timer, its simultaneity
 //!   window), reached through a [`game::GameHandle`].
-//! - [`writer`]: the one writer task, group commit.
+//! - [`writer`]: the one writer task, group commit; [`heartbeat`] beside it, the
+//!   clocks' heartbeat.
 //! - [`bus`]: publish/subscribe between game tasks and sockets ([`bus::LocalBus`]).
 //! - [`http`]: the HTTP routes, the WebSocket, the embedded web UI.
 //! - [`lag`]: lag compensation (lichess's quota, the round trip of the server's pings).
@@ -13,6 +14,7 @@
 pub mod bus;
 pub mod challenge;
 pub mod game;
+pub mod heartbeat;
 pub mod http;
 pub mod lag;
 pub mod loadtest;
@@ -97,6 +99,8 @@ pub struct Shared {
     pub engine: Option<std::path::PathBuf>,
     /// Per-socket frame limit: per second sustained, burst.
     pub rate: (f64, f64),
+    /// The clocks of started live games, stored by the heartbeat task.
+    pub beats: Arc<heartbeat::Beats>,
 }
 
 /// Hex SHA-256 of a token: what the database keeps.
@@ -135,6 +139,7 @@ impl Shared {
             return Ok(None);
         };
         let events = self.store.events(id).await?;
+        let alive = self.store.last_beat(id).await?;
         let setup = serde_json::from_str(&row.game.setup)
             .map_err(|e| ServerError::Corrupt(format!("game {id}: setup: {e}")))?;
         let meta = GameMeta {
@@ -153,7 +158,7 @@ impl Shared {
             if let Some(h) = games.get(id).filter(|h| !h.tx.is_closed()) {
                 return Ok(Some(h.clone()));
             }
-            let h = game::spawn(self.clone(), meta, events)?;
+            let h = game::spawn(self.clone(), meta, events, alive)?;
             games.insert(id.to_string(), h.clone());
             h
         };
@@ -268,7 +273,7 @@ impl Shared {
         if games.get(&row.id).is_some_and(|h| !h.tx.is_closed()) {
             return Ok(());
         }
-        let h = game::spawn(self.clone(), meta, Vec::new())?;
+        let h = game::spawn(self.clone(), meta, Vec::new(), None)?;
         games.insert(row.id.clone(), h);
         Ok(())
     }
@@ -361,7 +366,13 @@ async fn serve_inner(
         shutdown: down_rx,
         engine: config.engine.clone(),
         rate: config.rate(),
+        beats: Arc::new(heartbeat::Beats::default()),
     });
+    let beating = tokio::spawn(heartbeat::run(
+        store.clone(),
+        shared.beats.clone(),
+        shared.shutdown.clone(),
+    ));
     // Every live game resumes: its task (and flag timer) runs again, and a practice
     // game's computer with it.
     let live = store.list(Some(Status::Live), i64::MAX).await?;
@@ -411,6 +422,7 @@ async fn serve_inner(
     };
     drop(w);
     let _ = writer.await;
+    let _ = beating.await;
     tracing::info!("stopped");
     Ok(())
 }

@@ -234,6 +234,11 @@ pub trait Store: Send + Sync {
     /// Cancel an open challenge whose secret hashes to `secret_hash`; `false` when no
     /// open challenge matches.
     fn cancel_challenge<'a>(&'a self, id: &'a str, secret_hash: &'a str) -> StoreFuture<'a, bool>;
+    /// The heartbeat of live games' clocks: for each `(game_id, at)`, the game clock the
+    /// server had reached (kept only when larger than the one stored). One transaction.
+    fn beat<'a>(&'a self, beats: &'a [(String, i64)]) -> StoreFuture<'a, ()>;
+    /// The last heartbeat stored for a game's clock, if any.
+    fn last_beat<'a>(&'a self, id: &'a str) -> StoreFuture<'a, Option<i64>>;
 }
 
 /// Open the database a URL names, creating it (SQLite) and running migrations.
@@ -275,6 +280,10 @@ const SQLITE_SCHEMA: &[(&str, &str)] = &[
         "practice challenges",
         include_str!("../migrations/sqlite/0002_practice_challenges.sql"),
     ),
+    (
+        "clock beats",
+        include_str!("../migrations/sqlite/0003_clock_beats.sql"),
+    ),
 ];
 const POSTGRES_SCHEMA: &[(&str, &str)] = &[
     (
@@ -284,6 +293,10 @@ const POSTGRES_SCHEMA: &[(&str, &str)] = &[
     (
         "practice challenges",
         include_str!("../migrations/postgres/0002_practice_challenges.sql"),
+    ),
+    (
+        "clock beats",
+        include_str!("../migrations/postgres/0003_clock_beats.sql"),
     ),
 ];
 
@@ -668,6 +681,44 @@ macro_rules! store_impl {
                     Ok(done.rows_affected() == 1)
                 })
             }
+
+            fn beat<'a>(&'a self, beats: &'a [(String, i64)]) -> StoreFuture<'a, ()> {
+                Box::pin(async move {
+                    if beats.is_empty() {
+                        return Ok(());
+                    }
+                    let mut tx = self.writer.begin().await.map_err(q("starting a heartbeat"))?;
+                    for chunk in beats.chunks(ROWS_PER_INSERT) {
+                        let mut b =
+                            QueryBuilder::<$db>::new("INSERT INTO clock_beats (game_id, at) ");
+                        b.push_values(chunk, |mut row, (id, at)| {
+                            row.push_bind(id).push_bind(*at);
+                        });
+                        b.push(
+                            " ON CONFLICT (game_id) DO UPDATE SET at = excluded.at WHERE excluded.at > clock_beats.at",
+                        );
+                        b.build()
+                            .execute(&mut *tx)
+                            .await
+                            .map_err(q("storing a heartbeat"))?;
+                    }
+                    tx.commit().await.map_err(q("committing a heartbeat"))?;
+                    Ok(())
+                })
+            }
+
+            fn last_beat<'a>(&'a self, id: &'a str) -> StoreFuture<'a, Option<i64>> {
+                Box::pin(async move {
+                    let sql = format!("SELECT at FROM clock_beats WHERE game_id = {}", $ph(1));
+                    let row = sqlx::query(&sql)
+                        .bind(id)
+                        .fetch_optional(&self.pool)
+                        .await
+                        .map_err(q("reading a heartbeat"))?;
+                    row.map(|r| r.try_get::<i64, _>(0).map_err(q("reading a heartbeat")))
+                        .transpose()
+                })
+            }
         }
     };
 }
@@ -1027,6 +1078,17 @@ mod tests {
             vec![("p1".to_string(), r#"{"color":"black"}"#.to_string())]
         );
         store.append(&[ev("p1", 1, Some("0-1"))]).await.unwrap();
+        // Heartbeats: the latest of each game's, never going back.
+        assert_eq!(store.last_beat("g2").await.unwrap(), None);
+        store
+            .beat(&[("g2".into(), 1500), ("p1".into(), 10)])
+            .await
+            .unwrap();
+        store.beat(&[("g2".into(), 900)]).await.unwrap();
+        assert_eq!(store.last_beat("g2").await.unwrap(), Some(1500));
+        store.beat(&[("g2".into(), 2500)]).await.unwrap();
+        assert_eq!(store.last_beat("g2").await.unwrap(), Some(2500));
+        assert_eq!(store.last_beat("p1").await.unwrap(), Some(10));
         assert!(store.live_practice().await.unwrap().is_empty());
         exercise_challenges(store).await;
     }

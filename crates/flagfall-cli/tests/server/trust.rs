@@ -107,3 +107,64 @@ async fn unsolicited_pongs_earn_no_lag_credit() {
     );
     srv.stop().await;
 }
+
+/// A `kill -9` does not give the running side its thinking time back: the clock is
+/// charged up to the last heartbeat before the crash (at most a second before it), the
+/// downtime to no one, and a flag that fell before the crash is still down after it.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_restart_gives_no_thinking_time_back() {
+    use std::time::Duration;
+    let proc = Process::start(None).await;
+    const USCF: &str = r#"{"rules":"uscf-2020","time_control":"G/5;d0"}"#;
+    // Game a: Black thinks. Game b: Black's flag falls before the crash.
+    let a = proc.create(USCF).await;
+    let b = proc.create(USCF).await;
+    let mut wa = proc.connect(&a.id, Some(&a.tokens.white)).await;
+    wa.send(json!({"move":"e2e4","press":true})).await;
+    wa.event().await;
+    let mut wb = proc.connect(&b.id, Some(&b.tokens.white)).await;
+    wb.send(json!({"move":"e2e4","press":true})).await;
+    wb.event().await;
+    let mut db = proc.connect(&b.id, Some(&b.tokens.director)).await;
+    // Black has 1.5 s left in game b.
+    db.send(json!({"add_time":{"color":"black","ms":-298500}}))
+        .await;
+    db.event().await;
+    tokio::time::sleep(Duration::from_millis(3500)).await;
+    let mut proc = proc;
+    proc.kill9();
+    // Down for 2.5 s: charged to no one.
+    tokio::time::sleep(Duration::from_millis(2500)).await;
+    let proc = Process::start(Some(proc.into_db())).await;
+    let after = proc.state(&a.id).await;
+    let black = after["clock"]["black_ms"].as_i64().unwrap();
+    assert_eq!(after["clock"]["running"], "black", "{after}");
+    assert!(
+        black <= 300_000 - 2_500,
+        "Black got thinking time back across the restart: {black} ms left after 3.5 s"
+    );
+    assert!(
+        black >= 300_000 - 3_500 - 1_500,
+        "the downtime was charged to Black: {black} ms left"
+    );
+    let after = proc.state(&b.id).await;
+    assert_eq!(after["flags"], json!(["black"]), "{after}");
+    assert!(after["clock"]["black_ms"].as_i64().unwrap() <= 0, "{after}");
+    // In this over-the-board game the fallen flag is claimable, and the claim wins.
+    let mut wb = proc.connect(&b.id, Some(&b.tokens.white)).await;
+    assert!(
+        wb.initial["claims"]["white"]
+            .as_array()
+            .unwrap()
+            .contains(&json!("flag")),
+        "{}",
+        wb.initial
+    );
+    wb.send(json!({"claim":"flag"})).await;
+    let ev = wb
+        .until(|m| m["type"] == "event" && m["result"] != "*")
+        .await;
+    assert_eq!(ev["result"], "1-0", "{ev}");
+    proc.assert_replay_matches(&b.id).await;
+    proc.terminate().await;
+}
