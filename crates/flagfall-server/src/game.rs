@@ -82,6 +82,18 @@ struct Held {
     role: Option<Role>,
     id: Option<String>,
     reply: Option<oneshot::Sender<Reply>>,
+    /// Answers owed to retries of this action's `id` that arrived while it was held
+    /// (a reconnect during the simultaneity window): the action is stored once.
+    also: Vec<oneshot::Sender<Reply>>,
+}
+
+/// A batch whose commit failed: perhaps nothing of it was stored, perhaps all of it (an
+/// ambiguous failure, the commit done but reported failed). The game in memory is what
+/// is surely stored; before anything else is stored or a retried id is looked up, the
+/// store says which it was ([`Live::resolve`]).
+struct Uncertain {
+    events: Vec<Event>,
+    rows: Vec<NewEvent>,
 }
 
 struct Live {
@@ -107,6 +119,10 @@ struct Live {
     /// The flag falls already announced.
     flagged: Vec<(Color, u64)>,
     was_live: bool,
+    /// The last failed commit, until the store says whether it landed.
+    uncertain: Option<Uncertain>,
+    /// After a failed commit of the server's own action, when to try it again.
+    retry_at: Option<Instant>,
 }
 
 fn idx(c: Color) -> usize {
@@ -184,6 +200,8 @@ pub fn spawn(
         window_closes: None,
         flagged: Vec::new(),
         was_live,
+        uncertain: None,
+        retry_at: None,
     };
     tokio::spawn(live.run(rx));
     Ok(GameHandle { meta, tx })
@@ -235,7 +253,8 @@ impl Live {
         if self.flagged.contains(&(side, t)) {
             return None;
         }
-        Some((self.instant_of(t.max(now)), false))
+        let at = self.instant_of(t.max(now));
+        Some((self.retry_at.map_or(at, |r| r.max(at)), false))
     }
 
     async fn run(mut self, mut rx: mpsc::Receiver<Cmd>) {
@@ -289,6 +308,25 @@ impl Live {
             mut action,
             rtt_ms,
         } = act;
+        // A failed commit may have landed after all: settle it before looking up ids.
+        if let Err(e) = self.resolve().await {
+            let msg = ServerMsg::Error {
+                id,
+                message: format!("not stored, try again: {e}"),
+            };
+            let _ = reply.send(Reply::Direct(msg.to_text()));
+            return;
+        }
+        // A retry of an action held in the simultaneity window: answered with it.
+        if let Some(i) = &id
+            && let Some(h) = self
+                .held
+                .iter_mut()
+                .find(|h| h.role == Some(role) && h.id.as_deref() == Some(i.as_str()))
+        {
+            h.also.push(reply);
+            return;
+        }
         // A retried id: the event it made, again, to this sender only.
         if let Some(i) = &id
             && let Some(&n) = self.seen.get(&(role, i.clone()))
@@ -373,6 +411,7 @@ impl Live {
             role: Some(role),
             id,
             reply: Some(reply),
+            also: Vec::new(),
         };
         if self.window_closes.is_some() || (!self.game.is_over() && Game::opens_window(&held.event))
         {
@@ -430,6 +469,7 @@ impl Live {
                 role: None,
                 id: None,
                 reply: None,
+                also: Vec::new(),
             };
             if self.window_closes.is_some() {
                 self.held.push(held);
@@ -439,37 +479,41 @@ impl Live {
         }
     }
 
-    /// Apply, store, and only after the commit publish and answer.
+    /// Apply, store, and only after the commit publish and answer. A failed commit
+    /// leaves the game as it was: rebuilt from the events this task knows are stored,
+    /// never from a reread of the database (which fails too when the database is down).
     async fn commit(&mut self, held: Vec<Held>) {
+        if let Err(e) = self.resolve().await {
+            self.not_stored(held, &e);
+            return;
+        }
         let first = self.n + 1;
         let was_over = self.game.is_over();
         let events: Vec<Event> = held.iter().map(|h| h.event.clone()).collect();
         let rulings_before = self.game.rulings().len();
         self.game.apply_batch(&events, first as usize);
         let over = self.game.is_over();
-        let jsons: Vec<Value> = events.iter().map(|e| e.to_json()).collect();
         let last = held.len() - 1;
         let rows: Vec<NewEvent> = held
             .iter()
-            .zip(&jsons)
+            .zip(&events)
             .enumerate()
-            .map(|(i, (h, json))| NewEvent {
+            .map(|(i, (h, e))| NewEvent {
                 game_id: self.meta.id.clone(),
                 n: (first as usize + i) as i64,
-                json: json.to_string(),
+                json: e.to_json().to_string(),
                 by_role: h.role.map(|r| r.as_str().to_string()),
                 client_id: h.id.clone(),
                 finished: (i == last && over && !was_over)
                     .then(|| self.game.verdict().0.as_str().to_string()),
             })
             .collect();
-        let texts: Vec<Box<str>> = rows.iter().map(|r| r.json.clone().into()).collect();
         let (done_tx, done_rx) = oneshot::channel();
         let sent = self
             .shared
             .writer
             .send(WriteReq {
-                events: rows,
+                events: rows.clone(),
                 done: done_tx,
             })
             .await;
@@ -480,22 +524,51 @@ impl Live {
             Err(_) => Err("the writer stopped".into()),
         };
         if let Err(e) = result {
-            // Nothing of this was stored: go back to what is.
             tracing::error!(game = %self.meta.id, error = %e, "events not stored");
-            self.reload().await;
-            for h in held {
-                if let Some(r) = h.reply {
-                    let msg = ServerMsg::Error {
-                        id: h.id,
-                        message: format!("not stored, try again: {e}"),
-                    };
-                    let _ = r.send(Reply::Direct(msg.to_text()));
-                }
-            }
+            self.rebuild();
+            self.uncertain = Some(Uncertain { events, rows });
+            self.not_stored(held, "the database did not take it");
             return;
         }
+        self.retry_at = None;
+        self.stored_now(held, rows, rulings_before, was_over);
+    }
+
+    /// Answer every sender of `held` that it was not stored; the server's own action
+    /// (a flag's end) is tried again in a second.
+    fn not_stored(&mut self, held: Vec<Held>, why: &str) {
+        for h in held {
+            if h.role.is_none() {
+                self.flagged.clear();
+                self.retry_at = Some(Instant::now() + Duration::from_secs(1));
+            }
+            for r in h.reply.into_iter().chain(h.also) {
+                let msg = ServerMsg::Error {
+                    id: h.id.clone(),
+                    message: format!("not stored, try again: {why}"),
+                };
+                let _ = r.send(Reply::Direct(msg.to_text()));
+            }
+        }
+    }
+
+    /// `held`, applied to the game as `rows`, is stored: count it, publish it, answer.
+    fn stored_now(
+        &mut self,
+        held: Vec<Held>,
+        rows: Vec<NewEvent>,
+        rulings_before: usize,
+        was_over: bool,
+    ) {
+        let first = self.n + 1;
+        let over = self.game.is_over();
         self.n += held.len() as u64;
-        self.stored.extend(texts);
+        let jsons: Vec<Value> = rows
+            .iter()
+            .map(|r| serde_json::from_str(&r.json).unwrap_or(Value::Null))
+            .collect();
+        self.stored
+            .extend(rows.into_iter().map(|r| r.json.into_boxed_str()));
         let moves_from = self.moves.update(&self.game);
         if over && !was_over {
             self.shared.beats.remove(&self.meta.id);
@@ -519,19 +592,69 @@ impl Live {
                     text: msg.to_text().into(),
                 },
             );
-            if let Some(r) = h.reply {
-                let refusal = new_rulings
-                    .iter()
-                    .find(|r| r.event == n as usize && r.kind == RulingKind::Refused);
+            let refusal = new_rulings
+                .iter()
+                .find(|r| r.event == n as usize && r.kind == RulingKind::Refused);
+            for r in h.reply.into_iter().chain(h.also) {
                 let answer = match refusal {
-                    Some(ruling) => {
-                        self.refuse(h.id, ruling.ruling.clone(), Some(ruling.rule.clone()))
-                    }
+                    Some(ruling) => self.refuse(
+                        h.id.clone(),
+                        ruling.ruling.clone(),
+                        Some(ruling.rule.clone()),
+                    ),
                     None => Reply::Stored(n),
                 };
                 let _ = r.send(answer);
             }
         }
+    }
+
+    /// Settle the last failed commit: ask the store how many events it holds. As many as
+    /// this task knows: nothing of it was stored. That many more, the same: it was
+    /// stored after all (an ambiguous failure), so it is applied, published, and its
+    /// ids are seen, so a retry gets it again instead of storing it twice.
+    async fn resolve(&mut self) -> Result<(), String> {
+        let Some(u) = &self.uncertain else {
+            return Ok(());
+        };
+        let stored = self.shared.store.events(&self.meta.id).await.map_err(|e| {
+            tracing::error!(game = %self.meta.id, error = %e, "cannot check a failed commit");
+            "the database cannot be read".to_string()
+        })?;
+        let n = self.n as usize;
+        if stored.len() == n {
+            self.uncertain = None;
+            return Ok(());
+        }
+        let landed = stored.len() == n + u.rows.len()
+            && stored[n..]
+                .iter()
+                .zip(&u.rows)
+                .all(|(s, r)| s.json == r.json);
+        if !landed {
+            tracing::error!(game = %self.meta.id, stored = stored.len(), known = n, "the store holds events this task did not write");
+            return Err("the stored game differs from the live one".into());
+        }
+        let Some(u) = self.uncertain.take() else {
+            return Ok(());
+        };
+        let was_over = self.game.is_over();
+        let rulings_before = self.game.rulings().len();
+        self.game.apply_batch(&u.events, n + 1);
+        let held = u
+            .events
+            .into_iter()
+            .zip(&u.rows)
+            .map(|(event, r)| Held {
+                event,
+                role: role_of(r.by_role.as_deref()),
+                id: r.client_id.clone(),
+                reply: None,
+                also: Vec::new(),
+            })
+            .collect();
+        self.stored_now(held, u.rows, rulings_before, was_over);
+        Ok(())
     }
 
     /// The `event` message of stored event `n`: its rulings, and the state after it.
@@ -560,27 +683,24 @@ impl Live {
         }
     }
 
-    /// Rebuild the game from the store after a failed commit.
-    async fn reload(&mut self) {
-        let events = match self.shared.store.events(&self.meta.id).await {
-            Ok(e) => e,
-            Err(e) => {
-                tracing::error!(game = %self.meta.id, error = %e, "cannot reread the game");
-                return;
-            }
-        };
+    /// Rebuild the game from the events this task knows are stored (in memory), after
+    /// a failed commit applied a batch that may not be stored.
+    fn rebuild(&mut self) {
         let mut text = self.meta.setup_line.clone();
         text.push('\n');
-        for e in &events {
-            text.push_str(&e.json);
+        for e in &self.stored {
+            text.push_str(e);
             text.push('\n');
         }
-        if let Ok(parsed) = script::parse(&text) {
-            self.game = flagfall_game::replay(&parsed).game;
-            self.moves = MoveList::default();
-            self.moves.update(&self.game);
-            self.n = events.len() as u64;
-            self.stored = events.iter().map(|e| e.json.clone().into()).collect();
+        match script::parse(&text) {
+            Ok(parsed) => {
+                self.game = flagfall_game::replay(&parsed).game;
+                self.moves = MoveList::default();
+                self.moves.update(&self.game);
+            }
+            Err(e) => {
+                tracing::error!(game = %self.meta.id, error = %e, "cannot rebuild the game from its own events")
+            }
         }
     }
 }

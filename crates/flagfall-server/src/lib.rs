@@ -300,9 +300,25 @@ impl Running {
 
 /// Start a server on `config.listen` in the background.
 pub async fn start(config: Config) -> Result<Running, ServerError> {
+    start_inner(config, None).await
+}
+
+/// [`start`] on a store the caller opened instead of `config.database` (tests wrap the
+/// real store in one that fails on demand).
+pub async fn start_with_store(
+    config: Config,
+    store: Arc<dyn Store>,
+) -> Result<Running, ServerError> {
+    start_inner(config, Some(store)).await
+}
+
+async fn start_inner(
+    config: Config,
+    store: Option<Arc<dyn Store>>,
+) -> Result<Running, ServerError> {
     let (stop_tx, stop_rx) = tokio::sync::oneshot::channel::<()>();
     let (addr_tx, addr_rx) = tokio::sync::oneshot::channel();
-    let done = tokio::spawn(serve_inner(config, Some(addr_tx), async {
+    let done = tokio::spawn(serve_inner(config, store, Some(addr_tx), async {
         let _ = stop_rx.await;
     }));
     match addr_rx.await {
@@ -329,15 +345,19 @@ pub async fn serve(
     // Every socket is a descriptor: take what the system allows.
     let nofile = loadtest::raise_nofile();
     tracing::info!(nofile, "open-file limit");
-    serve_inner(config, None, shutdown).await
+    serve_inner(config, None, None, shutdown).await
 }
 
 async fn serve_inner(
     config: Config,
+    store: Option<Arc<dyn Store>>,
     addr_tx: Option<tokio::sync::oneshot::Sender<SocketAddr>>,
     shutdown: impl Future<Output = ()> + Send + 'static,
 ) -> Result<(), ServerError> {
-    let store = flagfall_store::open(&config.database).await?;
+    let store = match store {
+        Some(s) => s,
+        None => flagfall_store::open(&config.database).await?,
+    };
     let listener = tokio::net::TcpListener::bind(&config.listen)
         .await
         .map_err(|source| ServerError::Listen {

@@ -459,6 +459,36 @@ impl Server {
         }
     }
 
+    /// The server on a store whose faults the test injects ([`crate::faults`]).
+    pub async fn start_faulty() -> (Server, std::sync::Arc<crate::faults::Faults>) {
+        let db = Db::new().await;
+        let inner = flagfall_store::open(&db.url)
+            .await
+            .expect("the store opens");
+        let faults = std::sync::Arc::new(crate::faults::Faults::default());
+        let store = std::sync::Arc::new(crate::faults::FaultyStore {
+            inner,
+            faults: faults.clone(),
+        });
+        let running = flagfall_server::start_with_store(
+            flagfall_server::Config {
+                listen: "127.0.0.1:0".into(),
+                database: db.url.clone(),
+                engine: None,
+                socket_rate: None,
+            },
+            store,
+        )
+        .await
+        .expect("the server starts");
+        let srv = Server {
+            api: Api { addr: running.addr },
+            running: Some(running),
+            _db: db,
+        };
+        (srv, faults)
+    }
+
     pub fn take_running(mut self) -> flagfall_server::Running {
         self.running.take().expect("running")
     }

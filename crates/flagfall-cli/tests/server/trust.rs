@@ -168,3 +168,119 @@ async fn a_restart_gives_no_thinking_time_back() {
     proc.assert_replay_matches(&b.id).await;
     proc.terminate().await;
 }
+
+/// The stored script, one event a line (after the setup line).
+async fn script_events(srv: &Server, id: &str) -> Vec<Value> {
+    let script = srv.get_text(&format!("/api/games/{id}/script")).await;
+    script
+        .lines()
+        .skip(1)
+        .map(|l| serde_json::from_str(l).expect("an event line"))
+        .collect()
+}
+
+/// A commit that fails while the database cannot be read either leaves no phantom
+/// event: the live game is what is stored.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_failed_commit_leaves_no_phantom_event() {
+    use std::sync::atomic::Ordering::SeqCst;
+    let (srv, faults) = Server::start_faulty().await;
+    let g = srv
+        .create(r#"{"rules":"uscf-2020","time_control":"G/5;d0"}"#)
+        .await;
+    let mut white = srv.connect(&g.id, Some(&g.tokens.white)).await;
+    let mut black = srv.connect(&g.id, Some(&g.tokens.black)).await;
+    white
+        .send(json!({"move":"e2e4","press":true,"id":"w1"}))
+        .await;
+    white.event().await;
+    let before = srv.state(&g.id).await;
+    faults.fail_before.store(1, SeqCst);
+    faults.reads_down.store(true, SeqCst);
+    black
+        .send(json!({"move":"e7e5","press":true,"id":"b1"}))
+        .await;
+    let answer = black.until(|m| m["id"] == "b1").await;
+    assert_eq!(answer["type"], "error", "{answer}");
+    let after = srv.state(&g.id).await;
+    for field in ["n", "fen", "moves", "to_move"] {
+        assert_eq!(after[field], before[field], "{field}: a phantom event");
+    }
+    faults.reads_down.store(false, SeqCst);
+    black
+        .send(json!({"move":"e7e5","press":true,"id":"b1"}))
+        .await;
+    assert_eq!(black.event().await["n"], 2);
+    assert_eq!(script_events(&srv, &g.id).await.len(), 2);
+    srv.assert_replay_matches(&g.id).await;
+    srv.stop().await;
+}
+
+/// A commit done but reported failed (ambiguous), then the action retried with its
+/// `id`: stored once.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_ambiguous_commit_and_a_retry_store_the_action_once() {
+    use std::sync::atomic::Ordering::SeqCst;
+    let (srv, faults) = Server::start_faulty().await;
+    let g = srv
+        .create(r#"{"rules":"uscf-2020","time_control":"G/5;d0"}"#)
+        .await;
+    let mut white = srv.connect(&g.id, Some(&g.tokens.white)).await;
+    faults.fail_after.store(1, SeqCst);
+    white
+        .send(json!({"move":"e2e4","press":true,"id":"w1"}))
+        .await;
+    let answer = white.until(|m| m["id"] == "w1").await;
+    assert_eq!(answer["type"], "error", "{answer}");
+    white
+        .send(json!({"move":"e2e4","press":true,"id":"w1"}))
+        .await;
+    let ev = white.until(|m| m["id"] == "w1").await;
+    assert_eq!(
+        (ev["type"].as_str(), ev["n"].as_u64()),
+        (Some("event"), Some(1)),
+        "{ev}"
+    );
+    let mut black = srv.connect(&g.id, Some(&g.tokens.black)).await;
+    black
+        .send(json!({"move":"e7e5","press":true,"id":"b1"}))
+        .await;
+    assert_eq!(black.event().await["n"], 2);
+    let events = script_events(&srv, &g.id).await;
+    assert_eq!(events.len(), 2, "{events:?}");
+    assert_eq!(events[0]["move"], "e2e4");
+    srv.assert_replay_matches(&g.id).await;
+    srv.stop().await;
+}
+
+/// An action held in the simultaneity window, retried with its `id` from a new socket
+/// before the window closes: stored once, both sockets answered.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_retry_during_the_simultaneity_window_is_stored_once() {
+    let srv = Server::start().await;
+    let g = srv
+        .create(r#"{"rules":"uscf-2020","time_control":"G/5;d0","simultaneous_ms":800}"#)
+        .await;
+    let mut white = srv.connect(&g.id, Some(&g.tokens.white)).await;
+    let mut black = srv.connect(&g.id, Some(&g.tokens.black)).await;
+    white
+        .send(json!({"move":"e2e5","press":true,"id":"w1"}))
+        .await;
+    white.event().await;
+    black.send(json!({"claim":"illegal","id":"c1"})).await;
+    // The connection drops; the client reconnects and retries while the window is open.
+    drop(black);
+    let mut again = srv.connect(&g.id, Some(&g.tokens.black)).await;
+    again.send(json!({"claim":"illegal","id":"c1"})).await;
+    let ev = again.until(|m| m["id"] == "c1").await;
+    assert_eq!(
+        (ev["type"].as_str(), ev["n"].as_u64()),
+        (Some("event"), Some(2)),
+        "{ev}"
+    );
+    assert_eq!(ev["result"], "0-1");
+    let events = script_events(&srv, &g.id).await;
+    assert_eq!(events.len(), 2, "the claim stored twice: {events:?}");
+    srv.assert_replay_matches(&g.id).await;
+    srv.stop().await;
+}
