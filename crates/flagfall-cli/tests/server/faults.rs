@@ -67,7 +67,14 @@ impl Store for FaultyStore {
         })
     }
     fn list<'a>(&'a self, status: Option<Status>, limit: i64) -> StoreFuture<'a, Vec<GameSummary>> {
-        self.inner.list(status, limit)
+        Box::pin(async move {
+            if self.faults.reads_down.load(Ordering::SeqCst) {
+                return Err(down(
+                    "relation \"games\" at db.internal:5432 user=flagfall: listing",
+                ));
+            }
+            self.inner.list(status, limit).await
+        })
     }
     fn live_practice<'a>(&'a self) -> StoreFuture<'a, Vec<(String, String)>> {
         self.inner.live_practice()

@@ -284,3 +284,22 @@ async fn a_retry_during_the_simultaneity_window_is_stored_once() {
     srv.assert_replay_matches(&g.id).await;
     srv.stop().await;
 }
+
+/// A 500 (and the health check's 503) says nothing of the database's error text.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_server_error_does_not_echo_the_database() {
+    use std::sync::atomic::Ordering::SeqCst;
+    let (srv, faults) = Server::start_faulty().await;
+    faults.reads_down.store(true, SeqCst);
+    for (path, status) in [("/api/games", 500), ("/healthz", 503)] {
+        let (got, body) = srv.request("GET", path, "").await;
+        assert_eq!(got, status, "{path}: {body}");
+        for leak in ["injected", "db.internal", "relation", "user="] {
+            assert!(!body.contains(leak), "{path} leaks {leak:?}: {body}");
+        }
+        assert!(body.len() < 200, "{path}: {body}");
+    }
+    faults.reads_down.store(false, SeqCst);
+    assert_eq!(srv.request("GET", "/api/games", "").await.0, 200);
+    srv.stop().await;
+}
