@@ -395,9 +395,17 @@ async fn serve_inner(
     ));
     // Every live game resumes: its task (and flag timer) runs again, and a practice
     // game's computer with it.
+    // One damaged game does not keep the others from being served: it is logged,
+    // counted (`flagfall_damaged_games`) and left unloaded; asking for it is a 500.
     let live = store.list(Some(Status::Live), i64::MAX).await?;
     for g in &live {
-        shared.handle(&g.id).await?;
+        if let Err(e) = shared.handle(&g.id).await {
+            shared
+                .metrics
+                .damaged_games
+                .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+            tracing::error!(game = %g.id, error = %e, "stored game damaged: not served");
+        }
     }
     tracing::info!(%addr, backend = store.backend(), resumed = live.len(), "flagfall serve listening");
     if let Some(tx) = addr_tx {

@@ -443,7 +443,11 @@ impl Deref for Server {
 
 impl Server {
     pub async fn start() -> Server {
-        let db = Db::new().await;
+        Server::start_on(Db::new().await).await
+    }
+
+    /// The server on an existing database.
+    pub async fn start_on(db: Db) -> Server {
         let running = flagfall_server::start(flagfall_server::Config {
             listen: "127.0.0.1:0".into(),
             database: db.url.clone(),
@@ -491,6 +495,14 @@ impl Server {
 
     pub fn take_running(mut self) -> flagfall_server::Running {
         self.running.take().expect("running")
+    }
+
+    /// Stop, keeping the database for a restart.
+    pub async fn stop_keeping_db(mut self) -> Db {
+        if let Some(r) = self.running.take() {
+            r.stop().await.expect("a clean stop");
+        }
+        self._db
     }
 
     pub async fn stop(mut self) {

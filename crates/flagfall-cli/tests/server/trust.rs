@@ -303,3 +303,59 @@ async fn a_server_error_does_not_echo_the_database() {
     assert_eq!(srv.request("GET", "/api/games", "").await.0, 200);
     srv.stop().await;
 }
+
+/// Run one statement on the test database, behind the server's back.
+async fn sql(db: &Db, statement: &str) {
+    if db.url.starts_with("postgres") {
+        let pool = sqlx::PgPool::connect(&db.url).await.expect("connect");
+        sqlx::query(statement)
+            .execute(&pool)
+            .await
+            .expect(statement);
+        pool.close().await;
+    } else {
+        let pool = sqlx::SqlitePool::connect(&db.url).await.expect("connect");
+        sqlx::query(statement)
+            .execute(&pool)
+            .await
+            .expect(statement);
+        pool.close().await;
+    }
+}
+
+/// One damaged stored game does not stop the server from starting: it is logged and
+/// counted, asking for it is a 500, and the other games are served.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn one_corrupt_game_does_not_stop_the_server() {
+    let srv = Server::start().await;
+    const USCF: &str = r#"{"rules":"uscf-2020","time_control":"G/5;d0"}"#;
+    let bad = srv.create(USCF).await;
+    let good = srv.create(USCF).await;
+    for g in [&bad, &good] {
+        let mut white = srv.connect(&g.id, Some(&g.tokens.white)).await;
+        white.send(json!({"move":"e2e4","press":true})).await;
+        white.event().await;
+    }
+    let db = srv.stop_keeping_db().await;
+    sql(
+        &db,
+        &format!(
+            "UPDATE events SET json = '{{\"at\":0,\"by\":\"white\",\"move\":' WHERE game_id = '{}'",
+            bad.id
+        ),
+    )
+    .await;
+    let srv = Server::start_on(db).await;
+    let state = srv.state(&good.id).await;
+    assert_eq!(state["n"], 1, "{state}");
+    let mut black = srv.connect(&good.id, Some(&good.tokens.black)).await;
+    black.send(json!({"move":"e7e5","press":true})).await;
+    assert_eq!(black.event().await["n"], 2);
+    let (status, body) = srv
+        .request("GET", &format!("/api/games/{}", bad.id), "")
+        .await;
+    assert_eq!(status, 500, "{body}");
+    let metrics = srv.get_text("/metrics").await;
+    assert!(metrics.contains("flagfall_damaged_games 1"), "{metrics}");
+    srv.stop().await;
+}
