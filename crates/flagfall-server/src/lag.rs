@@ -68,12 +68,17 @@ pub struct Pings {
     /// The outstanding ping: its nonce and when it went out.
     outstanding: Option<([u8; 8], Instant)>,
     rtt: Option<Duration>,
+    /// Pings sent in a row that no pong answered.
+    unanswered: u32,
 }
 
 impl Pings {
     /// The payload of a new ping, remembered as sent now (a fresh random nonce; an
     /// earlier ping still unanswered no longer counts).
     pub fn ping(&mut self) -> [u8; 8] {
+        if self.outstanding.is_some() {
+            self.unanswered += 1;
+        }
         let mut nonce = [0u8; 8];
         if getrandom::fill(&mut nonce).is_err() {
             // No randomness: send nothing that a pong could match.
@@ -90,10 +95,16 @@ impl Pings {
             Some((nonce, sent)) if payload == nonce => {
                 self.rtt = Some(sent.elapsed());
                 self.outstanding = None;
+                self.unanswered = 0;
                 true
             }
             _ => false,
         }
+    }
+
+    /// Pings sent in a row before the outstanding one that no pong answered.
+    pub fn unanswered(&self) -> u32 {
+        self.unanswered
     }
 
     /// The last round trip measured, in whole milliseconds (rounded up).

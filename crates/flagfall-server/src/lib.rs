@@ -24,7 +24,7 @@ pub mod socket;
 pub mod writer;
 
 use std::collections::{HashMap, HashSet};
-use std::future::Future;
+use std::future::{Future, IntoFuture};
 use std::net::SocketAddr;
 use std::sync::{Arc, Mutex};
 
@@ -279,6 +279,11 @@ impl Shared {
     }
 }
 
+/// How long connections get to close after SIGTERM before they are dropped.
+pub const SHUTDOWN_CONNECTIONS: std::time::Duration = std::time::Duration::from_secs(4);
+/// How long the writer gets to commit what was queued once the tasks are stopped.
+pub const SHUTDOWN_WRITER: std::time::Duration = std::time::Duration::from_secs(3);
+
 /// A running server (for tests and embedding): its address, and how to stop it.
 pub struct Running {
     pub addr: SocketAddr,
@@ -417,9 +422,19 @@ async fn serve_inner(
         tracing::info!("shutting down: closing sockets, flushing");
         let _ = down_tx.send(true);
     };
-    axum::serve(listener, app)
-        .with_graceful_shutdown(shutdown_signal)
-        .await?;
+    // Connections get SHUTDOWN_CONNECTIONS after the signal to close; whatever a client
+    // does (half a request, a socket it never reads), the server goes on stopping.
+    let mut signalled = shared.shutdown.clone();
+    let serving = axum::serve(listener, app).with_graceful_shutdown(shutdown_signal);
+    tokio::select! {
+        r = serving.into_future() => r?,
+        _ = async {
+            let _ = signalled.wait_for(|down| *down).await;
+            tokio::time::sleep(SHUTDOWN_CONNECTIONS).await;
+        } => {
+            tracing::warn!("connections still open {SHUTDOWN_CONNECTIONS:?} after the signal: dropped");
+        }
+    }
     // Stop the game tasks (they finish what they are committing) and the writer.
     let handles: Vec<GameHandle> = shared.lock().drain().map(|(_, h)| h).collect();
     drop(handles);
@@ -441,7 +456,8 @@ async fn serve_inner(
                         tracing::warn!(
                             "tasks still running at shutdown; the writer flushes what was queued"
                         );
-                        let _ = writer.await;
+                        let _ = tokio::time::timeout(SHUTDOWN_WRITER, writer).await;
+                        let _ = tokio::time::timeout(SHUTDOWN_WRITER, beating).await;
                         return Ok(());
                     }
                 }
@@ -449,8 +465,8 @@ async fn serve_inner(
         }
     };
     drop(w);
-    let _ = writer.await;
-    let _ = beating.await;
+    let _ = tokio::time::timeout(SHUTDOWN_WRITER, writer).await;
+    let _ = tokio::time::timeout(SHUTDOWN_WRITER, beating).await;
     tracing::info!("stopped");
     Ok(())
 }

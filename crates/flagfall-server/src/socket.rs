@@ -7,6 +7,7 @@ use std::time::Duration;
 
 use axum::extract::ws::{CloseFrame, Message, Utf8Bytes, WebSocket, close_code};
 use flagfall_protocol::{ClientFrame, Role, ServerMsg, parse_frame};
+use futures_util::stream::SplitSink;
 use futures_util::{SinkExt, StreamExt};
 use tokio::sync::oneshot;
 use tokio::time::Instant;
@@ -28,6 +29,21 @@ pub const BURST: f64 = 40.0;
 pub const FLOOD_CLOSE_AFTER: u32 = 20;
 /// How often the server pings (and measures the round trip from its pong).
 const PING_EVERY: Duration = Duration::from_secs(5);
+
+/// How long one send to a socket may take: a peer that stopped reading (gone without a
+/// close, its buffers full) is dropped instead of holding its task, and the server's
+/// shutdown, forever.
+pub const WRITE_TIMEOUT: Duration = Duration::from_secs(5);
+/// Pings in a row left unanswered before the socket is closed (the peer is gone).
+pub const PINGS_UNANSWERED_CLOSE: u32 = 3;
+
+/// Send `m`, failing after [`WRITE_TIMEOUT`].
+async fn timed(sink: &mut SplitSink<WebSocket, Message>, m: Message) -> Result<(), ()> {
+    match tokio::time::timeout(WRITE_TIMEOUT, sink.send(m)).await {
+        Ok(Ok(())) => Ok(()),
+        _ => Err(()),
+    }
+}
 
 struct Gauge(Arc<Shared>);
 
@@ -93,7 +109,7 @@ pub async fn run(s: Arc<Shared>, id: String, role: Role, socket: WebSocket) {
         return;
     };
     let mut last_n = state.n;
-    if sink.send(state_text(state, role)).await.is_err() {
+    if timed(&mut sink, state_text(state, role)).await.is_err() {
         return;
     }
     let mut pings = Pings::default();
@@ -109,7 +125,7 @@ pub async fn run(s: Arc<Shared>, id: String, role: Role, socket: WebSocket) {
                     None => break,
                     Some(Ok(f)) => f,
                     Some(Err(e)) => {
-                        let _ = sink.send(close(close_code::SIZE, &format!("closing: {e}"))).await;
+                        let _ = timed(&mut sink, close(close_code::SIZE, &format!("closing: {e}"))).await;
                         break;
                     }
                 };
@@ -118,7 +134,7 @@ pub async fn run(s: Arc<Shared>, id: String, role: Role, socket: WebSocket) {
                     Message::Binary(_) => {
                         s.metrics.frame_errors.fetch_add(1, Relaxed);
                         let msg = ServerMsg::Error { id: None, message: "text frames only: send JSON".into() };
-                        if sink.send(text(&msg)).await.is_err() { break; }
+                        if timed(&mut sink, text(&msg)).await.is_err() { break; }
                         continue;
                     }
                     Message::Pong(p) => {
@@ -137,7 +153,7 @@ pub async fn run(s: Arc<Shared>, id: String, role: Role, socket: WebSocket) {
                     over_limit += 1;
                     s.metrics.frame_errors.fetch_add(1, Relaxed);
                     if over_limit > FLOOD_CLOSE_AFTER {
-                        let _ = sink.send(close(close_code::POLICY, "flooding: too many messages a second")).await;
+                        let _ = timed(&mut sink, close(close_code::POLICY, "flooding: too many messages a second")).await;
                         // The closing handshake: read (and drop) what the client still
                         // sends until it answers the close, for at most a second.
                         let deadline = Instant::now() + Duration::from_secs(1);
@@ -149,7 +165,7 @@ pub async fn run(s: Arc<Shared>, id: String, role: Role, socket: WebSocket) {
                         break;
                     }
                     let msg = ServerMsg::Error { id: None, message: format!("rate limit: at most {rate} messages a second; this one was dropped") };
-                    if sink.send(text(&msg)).await.is_err() { break; }
+                    if timed(&mut sink, text(&msg)).await.is_err() { break; }
                     continue;
                 }
                 tokens -= 1.0;
@@ -178,7 +194,7 @@ pub async fn run(s: Arc<Shared>, id: String, role: Role, socket: WebSocket) {
                     }
                 };
                 if let Some(t) = answer
-                    && sink.send(Message::Text(Utf8Bytes::from(t))).await.is_err()
+                    && timed(&mut sink, Message::Text(Utf8Bytes::from(t))).await.is_err()
                 {
                     break;
                 }
@@ -193,30 +209,34 @@ pub async fn run(s: Arc<Shared>, id: String, role: Role, socket: WebSocket) {
                         if let Some(n) = m.n {
                             last_n = n;
                         }
-                        if sink.send(Message::Text(Utf8Bytes::from(&*m.text))).await.is_err() {
+                        if timed(&mut sink, Message::Text(Utf8Bytes::from(&*m.text))).await.is_err() {
                             break;
                         }
                     }
                     Some(Delivery::Lagged) => {
                         let Some(state) = ask(&s, &id, Cmd::State).await else { break };
                         last_n = state.n;
-                        if sink.send(state_text(state, role)).await.is_err() {
+                        if timed(&mut sink, state_text(state, role)).await.is_err() {
                             break;
                         }
                     }
                 }
             }
             _ = ping.tick() => {
+                if pings.unanswered() >= PINGS_UNANSWERED_CLOSE {
+                    tracing::debug!(game = %id, "no pong to {PINGS_UNANSWERED_CLOSE} pings: closing");
+                    break;
+                }
                 let nonce = pings.ping();
-                if sink.send(Message::Ping(nonce.to_vec().into())).await.is_err() {
+                if timed(&mut sink, Message::Ping(nonce.to_vec().into())).await.is_err() {
                     break;
                 }
             }
             _ = shutdown.changed() => {
-                let _ = sink.send(close(close_code::AWAY, "server shutting down")).await;
+                let _ = timed(&mut sink, close(close_code::AWAY, "server shutting down")).await;
                 break;
             }
         }
     }
-    let _ = sink.close().await;
+    let _ = tokio::time::timeout(WRITE_TIMEOUT, sink.close()).await;
 }

@@ -359,3 +359,33 @@ async fn one_corrupt_game_does_not_stop_the_server() {
     assert!(metrics.contains("flagfall_damaged_games 1"), "{metrics}");
     srv.stop().await;
 }
+
+/// SIGTERM exits within a bounded time whatever the clients do: one sends half a
+/// request and waits, one holds a WebSocket open and never reads.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn sigterm_exits_in_bounded_time_whatever_the_clients_do() {
+    use tokio::io::AsyncWriteExt;
+    let proc = Process::start(None).await;
+    let g = proc
+        .create(r#"{"rules":"uscf-2020","time_control":"G/5;d0"}"#)
+        .await;
+    let mut white = proc.connect(&g.id, Some(&g.tokens.white)).await;
+    white
+        .send(json!({"move":"e2e4","press":true,"id":"w1"}))
+        .await;
+    white.event().await;
+    // A spectator that never reads again.
+    let _silent = proc.connect(&g.id, None).await;
+    // Half a request, never finished.
+    let mut slow = tokio::net::TcpStream::connect(proc.addr).await.unwrap();
+    slow.write_all(b"GET /api/games HTTP/1.1\r\nHost: x\r\nX-Slow: ")
+        .await
+        .unwrap();
+    let started = std::time::Instant::now();
+    proc.terminate().await;
+    assert!(
+        started.elapsed() < std::time::Duration::from_secs(10),
+        "SIGTERM took {:?}",
+        started.elapsed()
+    );
+}
