@@ -244,6 +244,8 @@ export function mountGame(root: HTMLElement, opts: GamePageOptions): () => void 
     const over = s.result !== '*';
     const bm = boardMoveUci(s.board_move);
     const myBoardMove = bm !== null && (typeof s.board_move === 'string' || !s.board_move?.by || s.board_move.by === c);
+    // Online a move presses the clock; a press alone is not offered (the server refuses it).
+    pressBtn.hidden = s.mode === 'online';
     pressBtn.disabled = over || s.to_move !== c || !!s.called;
     pressBtn.classList.toggle('ready', myBoardMove);
     takeBackBtn.disabled = over || !myBoardMove;
@@ -429,7 +431,7 @@ export function mountGame(root: HTMLElement, opts: GamePageOptions): () => void 
     if (target && (target.tagName === 'INPUT' || target.tagName === 'TEXTAREA' || target.tagName === 'SELECT')) {
       if (ev.key === 'Escape') target.blur();
       // A move never contains a space: in the move box the space bar still presses the clock.
-      if (target === moveInput && ev.key === ' ' && me()) {
+      if (target === moveInput && ev.key === ' ' && me() && model.state?.mode !== 'online') {
         ev.preventDefault();
         send({ press: true });
         moveInput.blur();
@@ -446,8 +448,9 @@ export function mountGame(root: HTMLElement, opts: GamePageOptions): () => void 
     if (!s || !c) return;
     const claimByKey = Object.entries(CLAIM_KEYS).find(([, k]) => k === ev.key)?.[0];
     let handled = true;
-    if (ev.key === ' ') send({ press: true });
-    else if (ev.key === 'Backspace') send({ retract: true });
+    if (ev.key === ' ') {
+      if (s.mode !== 'online') send({ press: true });
+    } else if (ev.key === 'Backspace') send({ retract: true });
     else if (ev.key === 'Enter' || ev.key === '/') moveInput.focus();
     else if (claimByKey) {
       if (allowedClaims(s, c).includes(claimByKey)) claimAction(claimByKey);

@@ -384,6 +384,17 @@ impl Live {
                     ));
                     return;
                 }
+                Action::Press => {
+                    let _ = reply.send(
+                        self.refuse(
+                            id,
+                            "online play has no clock to press without a move (a move presses it)"
+                                .into(),
+                            None,
+                        ),
+                    );
+                    return;
+                }
                 _ => {}
             }
         }

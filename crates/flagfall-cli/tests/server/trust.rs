@@ -389,3 +389,25 @@ async fn sigterm_exits_in_bounded_time_whatever_the_clients_do() {
         started.elapsed()
     );
 }
+
+/// Online, a press without a move is not a thing the clock allows: refused, not stored.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn online_play_refuses_a_press_without_a_move() {
+    let srv = Server::start().await;
+    let g = srv
+        .create(r#"{"rules":"fide-b3","time_control":"3+2","mode":"online"}"#)
+        .await;
+    let mut white = srv.connect(&g.id, Some(&g.tokens.white)).await;
+    white.send(json!({"move":"e2e4","press":true})).await;
+    white.event().await;
+    let mut black = srv.connect(&g.id, Some(&g.tokens.black)).await;
+    black.send(json!({"press":true,"id":"p"})).await;
+    let answer = black.until(|m| m["id"] == "p").await;
+    assert_eq!(answer["type"], "refused", "{answer}");
+    let state = srv.state(&g.id).await;
+    assert_eq!(
+        (state["n"].as_u64(), state["to_move"].as_str()),
+        (Some(1), Some("black"))
+    );
+    srv.stop().await;
+}
