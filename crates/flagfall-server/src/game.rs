@@ -73,6 +73,8 @@ pub struct GameHandle {
 
 /// Commands a game task may have queued.
 const QUEUE: usize = 256;
+/// How often a game with a failed commit asks the store whether it landed.
+const RESOLVE_EVERY: Duration = Duration::from_millis(250);
 /// How long a finished game's task stays loaded without a command.
 const FINISHED_IDLE: Duration = Duration::from_secs(30);
 
@@ -94,6 +96,8 @@ struct Held {
 struct Uncertain {
     events: Vec<Event>,
     rows: Vec<NewEvent>,
+    /// When to ask the store again.
+    ask_at: Instant,
 }
 
 struct Live {
@@ -267,6 +271,15 @@ impl Live {
                     match wake {
                         Some((_, true)) => self.close_window().await,
                         _ => self.flag_fell().await,
+                    }
+                    continue;
+                }
+                // A failed commit is settled as soon as the store can say.
+                _ = sleep_until(self.uncertain.as_ref().map(|u| u.ask_at)) => {
+                    if self.resolve().await.is_err()
+                        && let Some(u) = &mut self.uncertain
+                    {
+                        u.ask_at = Instant::now() + RESOLVE_EVERY;
                     }
                     continue;
                 }
@@ -537,8 +550,25 @@ impl Live {
         if let Err(e) = result {
             tracing::error!(game = %self.meta.id, error = %e, "events not stored");
             self.rebuild();
-            self.uncertain = Some(Uncertain { events, rows });
-            self.not_stored(held, "the database did not take it");
+            self.uncertain = Some(Uncertain {
+                events,
+                rows,
+                ask_at: Instant::now() + RESOLVE_EVERY,
+            });
+            // The failure may be ambiguous: ask the store at once, and answer the
+            // senders with what it holds.
+            match self.landed().await {
+                Ok(true) => {
+                    if let Some(u) = self.uncertain.take() {
+                        self.adopt(u, held);
+                    }
+                }
+                Ok(false) => {
+                    self.uncertain = None;
+                    self.not_stored(held, "the database did not take it");
+                }
+                Err(_) => self.not_stored(held, "the database did not take it"),
+            }
             return;
         }
         self.retry_at = None;
@@ -625,8 +655,33 @@ impl Live {
     /// stored after all (an ambiguous failure), so it is applied, published, and its
     /// ids are seen, so a retry gets it again instead of storing it twice.
     async fn resolve(&mut self) -> Result<(), String> {
+        match self.landed().await? {
+            true => {
+                if let Some(u) = self.uncertain.take() {
+                    let held = u
+                        .events
+                        .iter()
+                        .zip(&u.rows)
+                        .map(|(event, r)| Held {
+                            event: event.clone(),
+                            role: role_of(r.by_role.as_deref()),
+                            id: r.client_id.clone(),
+                            reply: None,
+                            also: Vec::new(),
+                        })
+                        .collect();
+                    self.adopt(u, held);
+                }
+            }
+            false => self.uncertain = None,
+        }
+        Ok(())
+    }
+
+    /// Whether the uncertain batch is stored (false also when there is none).
+    async fn landed(&mut self) -> Result<bool, String> {
         let Some(u) = &self.uncertain else {
-            return Ok(());
+            return Ok(false);
         };
         let stored = self.shared.store.events(&self.meta.id).await.map_err(|e| {
             tracing::error!(game = %self.meta.id, error = %e, "cannot check a failed commit");
@@ -634,8 +689,7 @@ impl Live {
         })?;
         let n = self.n as usize;
         if stored.len() == n {
-            self.uncertain = None;
-            return Ok(());
+            return Ok(false);
         }
         let landed = stored.len() == n + u.rows.len()
             && stored[n..]
@@ -646,26 +700,16 @@ impl Live {
             tracing::error!(game = %self.meta.id, stored = stored.len(), known = n, "the store holds events this task did not write");
             return Err("the stored game differs from the live one".into());
         }
-        let Some(u) = self.uncertain.take() else {
-            return Ok(());
-        };
+        Ok(true)
+    }
+
+    /// The failed batch `u` is stored after all: apply it, publish it, answer `held`.
+    fn adopt(&mut self, u: Uncertain, held: Vec<Held>) {
         let was_over = self.game.is_over();
         let rulings_before = self.game.rulings().len();
-        self.game.apply_batch(&u.events, n + 1);
-        let held = u
-            .events
-            .into_iter()
-            .zip(&u.rows)
-            .map(|(event, r)| Held {
-                event,
-                role: role_of(r.by_role.as_deref()),
-                id: r.client_id.clone(),
-                reply: None,
-                also: Vec::new(),
-            })
-            .collect();
+        self.game.apply_batch(&u.events, self.n as usize + 1);
+        self.retry_at = None;
         self.stored_now(held, u.rows, rulings_before, was_over);
-        Ok(())
     }
 
     /// The `event` message of stored event `n`: its rulings, and the state after it.

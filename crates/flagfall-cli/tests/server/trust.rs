@@ -216,8 +216,8 @@ async fn a_failed_commit_leaves_no_phantom_event() {
     srv.stop().await;
 }
 
-/// A commit done but reported failed (ambiguous), then the action retried with its
-/// `id`: stored once.
+/// A commit done but reported failed (ambiguous) while the database cannot be read to
+/// check it, then the action retried with its `id`: stored once.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn an_ambiguous_commit_and_a_retry_store_the_action_once() {
     use std::sync::atomic::Ordering::SeqCst;
@@ -227,11 +227,13 @@ async fn an_ambiguous_commit_and_a_retry_store_the_action_once() {
         .await;
     let mut white = srv.connect(&g.id, Some(&g.tokens.white)).await;
     faults.fail_after.store(1, SeqCst);
+    faults.reads_down.store(true, SeqCst);
     white
         .send(json!({"move":"e2e4","press":true,"id":"w1"}))
         .await;
     let answer = white.until(|m| m["id"] == "w1").await;
     assert_eq!(answer["type"], "error", "{answer}");
+    faults.reads_down.store(false, SeqCst);
     white
         .send(json!({"move":"e2e4","press":true,"id":"w1"}))
         .await;
@@ -409,5 +411,92 @@ async fn online_play_refuses_a_press_without_a_move() {
         (state["n"].as_u64(), state["to_move"].as_str()),
         (Some(1), Some("black"))
     );
+    srv.stop().await;
+}
+
+/// The live game, once settled, is the replay of its stored script.
+async fn settled(srv: &Server, id: &str) {
+    for _ in 0..60 {
+        let n = srv.state(id).await["n"].as_u64();
+        if n == Some(script_events(srv, id).await.len() as u64) {
+            break;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+    }
+    srv.assert_replay_matches(id).await;
+}
+
+/// Fault injection under a game in play: commits fail on demand, before writing or
+/// after (ambiguous), some while the database cannot be read either. After every fault
+/// nothing acknowledged is lost, nothing unacknowledged is visible, the live game is the
+/// replay of its stored script, and the action, retried with its id, is stored once.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn faults_under_a_game_in_play_lose_and_double_nothing() {
+    use std::sync::atomic::Ordering::SeqCst;
+    let (srv, faults) = Server::start_faulty().await;
+    let g = srv
+        .create(r#"{"rules":"uscf-2020","time_control":"G/5;d0"}"#)
+        .await;
+    let mut white = srv.connect(&g.id, Some(&g.tokens.white)).await;
+    let mut black = srv.connect(&g.id, Some(&g.tokens.black)).await;
+    let moves = [
+        "e2e4", "e7e5", "g1f3", "b8c6", "f1b5", "a7a6", "b5a4", "g8f6", "e1g1", "f8e7", "f1e1",
+        "b7b5", "a4b3", "d7d6", "c2c3",
+    ];
+    // Acknowledged: (id, n).
+    let mut acked: Vec<(String, u64)> = Vec::new();
+    for (i, mv) in moves.iter().enumerate() {
+        let side = if i % 2 == 0 { &mut white } else { &mut black };
+        let id = format!("m{i}");
+        let action = json!({"move": mv, "press": true, "id": id});
+        // 0: none; 1: the commit fails; 2: it lands but is reported failed; 3: it fails
+        // and the reread too; 4: it lands, is reported failed, and the reread fails.
+        let fault = i % 5;
+        match fault {
+            1 => faults.fail_before.store(1, SeqCst),
+            2 => faults.fail_after.store(1, SeqCst),
+            3 => {
+                faults.fail_before.store(1, SeqCst);
+                faults.reads_down.store(true, SeqCst);
+            }
+            4 => {
+                faults.fail_after.store(1, SeqCst);
+                faults.reads_down.store(true, SeqCst);
+            }
+            _ => {}
+        }
+        side.send(action.clone()).await;
+        let mut answer = side.until(|m| m["id"] == id.as_str()).await;
+        if answer["type"] == "error" {
+            assert!(fault == 1 || fault >= 3, "ply {i}: {answer}");
+            // Nothing unacknowledged is visible, nothing acknowledged is lost.
+            let state = srv.state(&g.id).await;
+            assert_eq!(
+                state["n"].as_u64(),
+                Some(acked.len() as u64),
+                "ply {i}: {state}"
+            );
+            faults.reads_down.store(false, SeqCst);
+            settled(&srv, &g.id).await;
+            // The client retries with the same id.
+            side.send(action).await;
+            answer = side
+                .until(|m| m["id"] == id.as_str() && m["type"] == "event")
+                .await;
+        } else {
+            // A commit reported failed that landed is settled at once.
+            assert!(fault == 0 || fault == 2, "ply {i}: {answer}");
+        }
+        assert_eq!(answer["type"], "event", "ply {i}: {answer}");
+        let n = answer["n"].as_u64().unwrap();
+        assert_eq!(n, acked.len() as u64 + 1, "ply {i}");
+        acked.push((id, n));
+        settled(&srv, &g.id).await;
+    }
+    let events = script_events(&srv, &g.id).await;
+    assert_eq!(events.len(), acked.len(), "{events:?}");
+    for (e, mv) in events.iter().zip(moves) {
+        assert_eq!(e["move"], mv);
+    }
     srv.stop().await;
 }
