@@ -54,7 +54,7 @@ async fn bot(
         let next = seen.lock().unwrap().acked.len();
         let Some(mv) = PLIES.get(next) else { break };
         tokio::time::sleep(Duration::from_millis(rng.below(400))).await;
-        let side = if next % 2 == 0 {
+        let side = if next.is_multiple_of(2) {
             &mut white
         } else {
             &mut black
@@ -114,7 +114,8 @@ async fn sigkill_at_random_moments_loses_doubles_and_gives_back_nothing() {
         proc = Process::start(Some(proc.into_db())).await;
         for (g, s) in games.iter().zip(&seen) {
             let state = proc.state(&g.id).await;
-            check_stored_once(&proc, &g.id, &s.lock().unwrap().acked).await;
+            let acked = s.lock().unwrap().acked.clone();
+            check_stored_once(&proc, &g.id, &acked).await;
             // No clock gives back time charged before the crash: the running side has at
             // most what it had at the last event, less the time until the kill, plus
             // the heartbeat's period and some slack.
@@ -137,7 +138,8 @@ async fn sigkill_at_random_moments_loses_doubles_and_gives_back_nothing() {
     // Play on to the end of the plies, then compare what the clients saw.
     for (g, s) in games.iter().zip(&seen) {
         bot(proc.addr, g.clone(), s.clone(), seed).await;
-        check_stored_once(&proc, &g.id, &s.lock().unwrap().acked).await;
+        let acked = s.lock().unwrap().acked.clone();
+        check_stored_once(&proc, &g.id, &acked).await;
         let state = proc.state(&g.id).await;
         let watcher = proc.connect(&g.id, None).await;
         watcher.assert_view_is(&state);
