@@ -113,6 +113,7 @@ async fn sigkill_at_random_moments_loses_doubles_and_gives_back_nothing() {
         tokio::time::sleep(Duration::from_millis(rng.below(800))).await;
         proc = Process::start(Some(proc.into_db())).await;
         for (g, s) in games.iter().zip(&seen) {
+            let read_at = Instant::now();
             let state = proc.state(&g.id).await;
             let acked = s.lock().unwrap().acked.clone();
             check_stored_once(&proc, &g.id, &acked).await;
@@ -133,6 +134,9 @@ async fn sigkill_at_random_moments_loses_doubles_and_gives_back_nothing() {
                     g.id
                 );
             }
+            // The next round's reference: the clock as the restarted server reads it (a
+            // bot may acknowledge nothing before the next kill).
+            s.lock().unwrap().last_clock = Some((state["clock"].clone(), read_at));
         }
     }
     // Play on to the end of the plies, then compare what the clients saw.
