@@ -133,7 +133,7 @@ export interface Challenge {
   mode: string;
   created_ms: number;
   /** With the creator's secret, once accepted: the creator's side of the game. */
-  game?: { id: string; color: 'white' | 'black'; token: string; url: string; director_url: string };
+  game?: { id: string; color: 'white' | 'black'; token: string; url: string };
 }
 
 export interface ChallengeAccepted {

@@ -2,14 +2,13 @@
 // challenge once a second and goes to the game as soon as someone accepts.
 import { cancelChallenge, getChallenge, type Challenge } from './api';
 import { challengeText } from './lobbyview';
-import { rememberDirectorGame } from './ladder';
 import { h } from './dom';
 
 /** Where the creator goes once the challenge is accepted (null while it waits). */
-export function creatorDestination(c: Challenge): { url: string; directorId: string; directorToken: string | null } | null {
+export function creatorDestination(c: Challenge): { url: string } | null {
   if (c.status !== 'accepted' || !c.game) return null;
-  const token = new URLSearchParams(c.game.director_url.split('?')[1] ?? '').get('token');
-  return { url: c.game.url, directorId: c.game.id, directorToken: token };
+  // A challenge's game has no director: the creator holds their own colour's token only.
+  return { url: c.game.url };
 }
 
 export function mountChallenge(root: HTMLElement, id: string, secret: string | null): () => void {
@@ -41,7 +40,6 @@ export function mountChallenge(root: HTMLElement, id: string, secret: string | n
       what.textContent = challengeText(c, !!secret);
       const dest = creatorDestination(c);
       if (dest) {
-        if (dest.directorToken) rememberDirectorGame(dest.directorId, dest.directorToken);
         status.textContent = 'Accepted: going to the game…';
         stopped = true;
         location.assign(dest.url);

@@ -48,13 +48,13 @@ describe('open challenges', () => {
     expect(challengeText(challenge({ color: 'random' }), true)).toMatch(/colours drawn when someone accepts$/);
   });
 
-  it('send the creator to the game once accepted, with the director link remembered', () => {
+  it('send the creator to the game once accepted, as a player only (no director)', () => {
     expect(creatorDestination(challenge())).toBeNull();
     expect(creatorDestination(challenge({ status: 'cancelled' }))).toBeNull();
     const accepted = challenge({
       status: 'accepted',
-      game: { id: 'g9', color: 'white', token: 'tw', url: '/play/g9?token=tw', director_url: '/direct/g9?token=td' },
+      game: { id: 'g9', color: 'white', token: 'tw', url: '/play/g9?token=tw' },
     });
-    expect(creatorDestination(accepted)).toEqual({ url: '/play/g9?token=tw', directorId: 'g9', directorToken: 'td' });
+    expect(creatorDestination(accepted)).toEqual({ url: '/play/g9?token=tw' });
   });
 });

@@ -105,7 +105,14 @@ impl ChallengeBody {
         };
         let name = name_field(map.remove("name"), "name")?;
         let rest = Value::Object(map).to_string();
-        let game = CreateGame::from_json(rest.as_bytes())?;
+        let mut game = CreateGame::from_json(rest.as_bytes())?;
+        if game.director == Some(true) {
+            return Err(bad(
+                "director",
+                "a challenge's game has no director (nobody but its two players holds a token)",
+            ));
+        }
+        game.director = Some(false);
         game.setup_line()?;
         Ok(ChallengeBody { game, color, name })
     }
@@ -157,7 +164,6 @@ pub struct CreatorGame {
     pub color: String,
     pub token: String,
     pub url: String,
-    pub director_url: String,
 }
 
 /// `GET /api/challenges/{id}`: the listing, and with the right secret the creator's game.

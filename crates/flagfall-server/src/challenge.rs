@@ -2,10 +2,12 @@
 //! anyone may accept.
 //!
 //! The creator gets a secret. The secret never reaches the database (only its SHA-256),
-//! and the creator's player token and the director token of the game are derived from it
-//! (SHA-256 of a label and the secret), so the database keeps only their hashes too, and
-//! only the creator can learn the tokens: `GET /api/challenges/{id}?secret=S` answers
-//! with them once the challenge was accepted. Accepting creates the game through the
+//! and the creator's player token is derived from it (SHA-256 of a label and the
+//! secret), so the database keeps only its hash too, and only the creator can learn the
+//! token: `GET /api/challenges/{id}?secret=S` answers with it once the challenge was
+//! accepted. A game made from a challenge has no director: no token acts as one (a
+//! player's token never carries another role), and the arbiter applies its own
+//! recommendations as for `"director": false`. Accepting creates the game through the
 //! same setup validation as `POST /api/games`, in the transaction that marks the
 //! challenge accepted (a conditional UPDATE: of two concurrent accepts, one wins and the
 //! other gets `409`).
@@ -20,7 +22,11 @@ use sha2::{Digest, Sha256};
 
 use crate::{ServerError, Shared, now_unix_ms, random_hex, token_hash};
 
-/// A token derived from the creator's secret for `role` (`player`, `director`).
+/// What a game without a director stores as its director token's hash: no SHA-256 in
+/// hex equals it, so no token acts as the director.
+pub const NO_DIRECTOR: &str = "none";
+
+/// A token derived from the creator's secret for `role` (`player`).
 fn derived_token(secret: &str, role: &str) -> String {
     let digest = Sha256::digest(format!("flagfall challenge {role}\0{secret}").as_bytes());
     digest.iter().map(|b| format!("{b:02x}")).collect()
@@ -92,7 +98,7 @@ impl Shared {
             name: body.name.clone(),
             secret_hash: token_hash(&secret),
             token_hash: token_hash(&derived_token(&secret, "player")),
-            director_hash: token_hash(&derived_token(&secret, "director")),
+            director_hash: NO_DIRECTOR.to_string(),
             created_ms: now_unix_ms(),
         };
         self.store.create_challenge(&row).await?;
@@ -120,10 +126,8 @@ impl Shared {
             }
             if let (Some(game_id), Some(color)) = (&row.game_id, &row.creator_color) {
                 let token = derived_token(secret, "player");
-                let director = derived_token(secret, "director");
                 seen.game = Some(CreatorGame {
                     url: format!("/play/{game_id}?token={token}"),
-                    director_url: format!("/direct/{game_id}?token={director}"),
                     id: game_id.clone(),
                     color: color.clone(),
                     token,
@@ -170,6 +174,8 @@ impl Shared {
         if black.is_some() {
             game.black = black;
         }
+        // No director (challenges stored before this rule may not say so).
+        game.director = Some(false);
         let (line, _) = match game.setup_line() {
             Ok(x) => x,
             Err(e) => return Ok(Err(Refusal::Bad(e))),
@@ -187,7 +193,7 @@ impl Shared {
             mode: game.mode().as_str().to_string(),
             token_white,
             token_black,
-            token_director: row.challenge.director_hash.clone(),
+            token_director: NO_DIRECTOR.to_string(),
             created_ms: now_unix_ms(),
             practice: None,
         };

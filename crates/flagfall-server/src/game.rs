@@ -21,6 +21,7 @@ use tokio::sync::{mpsc, oneshot};
 use tokio::time::Instant;
 
 use crate::bus::BusMsg;
+use crate::lag::Quota;
 use crate::writer::WriteReq;
 use crate::{ServerError, Shared};
 
@@ -42,7 +43,8 @@ pub struct Act {
     pub id: Option<String>,
     pub lag_ms: Option<u64>,
     pub action: Action,
-    /// The round trip the server last measured on this socket (WebSocket ping/pong).
+    /// The round trip the server last measured on this socket: its own WebSocket ping
+    /// to the pong that answered it ([`crate::lag::Pings`]).
     pub rtt_ms: Option<u64>,
 }
 
@@ -71,16 +73,10 @@ pub struct GameHandle {
 
 /// Commands a game task may have queued.
 const QUEUE: usize = 256;
+/// How often a game with a failed commit asks the store whether it landed.
+const RESOLVE_EVERY: Duration = Duration::from_millis(250);
 /// How long a finished game's task stays loaded without a command.
 const FINISHED_IDLE: Duration = Duration::from_secs(30);
-
-/// Lag compensation quota (docs/protocol.md): a player starts with `START`, each press
-/// refills `REFILL` up to `MAX`; one press is credited at most `PER_MOVE`, never more than
-/// the client claims nor more than half the round trip the server measured.
-pub const LAG_QUOTA_START_MS: u64 = 500;
-pub const LAG_QUOTA_REFILL_MS: u64 = 100;
-pub const LAG_QUOTA_MAX_MS: u64 = 1000;
-pub const LAG_PER_MOVE_MS: u64 = 500;
 
 /// An action waiting in an open simultaneity window, with its answer channel.
 struct Held {
@@ -88,6 +84,20 @@ struct Held {
     role: Option<Role>,
     id: Option<String>,
     reply: Option<oneshot::Sender<Reply>>,
+    /// Answers owed to retries of this action's `id` that arrived while it was held
+    /// (a reconnect during the simultaneity window): the action is stored once.
+    also: Vec<oneshot::Sender<Reply>>,
+}
+
+/// A batch whose commit failed: perhaps nothing of it was stored, perhaps all of it (an
+/// ambiguous failure, the commit done but reported failed). The game in memory is what
+/// is surely stored; before anything else is stored or a retried id is looked up, the
+/// store says which it was ([`Live::resolve`]).
+struct Uncertain {
+    events: Vec<Event>,
+    rows: Vec<NewEvent>,
+    /// When to ask the store again.
+    ask_at: Instant,
 }
 
 struct Live {
@@ -105,13 +115,18 @@ struct Live {
     seen: HashMap<(Role, String), u64>,
     /// Events stored, as JSON text (to answer a retried id with its event again).
     stored: Vec<Box<str>>,
-    quota: [u64; 2],
+    /// Each player's lag quota ([`crate::lag`]).
+    quota: [Quota; 2],
     /// Events held until the simultaneity window closes, and when it closes.
     held: Vec<Held>,
     window_closes: Option<u64>,
     /// The flag falls already announced.
     flagged: Vec<(Color, u64)>,
     was_live: bool,
+    /// The last failed commit, until the store says whether it landed.
+    uncertain: Option<Uncertain>,
+    /// After a failed commit of the server's own action, when to try it again.
+    retry_at: Option<Instant>,
 }
 
 fn idx(c: Color) -> usize {
@@ -134,11 +149,15 @@ pub struct Loaded {
     live: Live,
 }
 
-/// Replay a game from its stored events, ready to [`Loaded::start`].
+/// Replay a game from its stored events, ready to [`Loaded::start`]. `alive`: the game
+/// clock of its last stored heartbeat ([`crate::heartbeat`]): the clock resumes from
+/// there, or from the last event if that is later, so the side whose clock ran before a
+/// crash is charged up to the crash and the downtime is charged to no one.
 pub fn load(
     shared: Arc<Shared>,
     meta: GameMeta,
     events: Vec<StoredEvent>,
+    alive: Option<i64>,
 ) -> Result<Loaded, ServerError> {
     let mut text = meta.setup_line.clone();
     text.push('\n');
@@ -161,22 +180,31 @@ pub fn load(
     let stored = events.iter().map(|e| e.json.clone().into()).collect();
     let meta = Arc::new(meta);
     let was_live = !game.is_over();
+    let quota = [Quota::new(&game.setup().time_control); 2];
+    let started = !events.is_empty();
+    let base = match alive {
+        Some(at) if started => game.now().max(u64::try_from(at).unwrap_or(0)),
+        _ => game.now(),
+    };
+    let epoch = Instant::now();
     let live = Live {
-        base: game.now(),
-        started: !events.is_empty(),
+        base,
+        started,
         n: events.len() as u64,
-        epoch: Instant::now(),
+        epoch,
         shared,
         meta: meta.clone(),
         game,
         moves,
         seen,
         stored,
-        quota: [LAG_QUOTA_START_MS; 2],
+        quota,
         held: Vec::new(),
         window_closes: None,
         flagged: Vec::new(),
         was_live,
+        uncertain: None,
+        retry_at: None,
     };
     Ok(Loaded { live })
 }
@@ -191,6 +219,11 @@ impl Loaded {
             metrics.live_games.fetch_add(1, Relaxed);
         }
         metrics.loaded_games.fetch_add(1, Relaxed);
+        if live.started && !live.game.is_over() {
+            live.shared
+                .beats
+                .register(&live.meta.id, live.epoch, live.base);
+        }
         let meta = live.meta.clone();
         let (tx, rx) = mpsc::channel(QUEUE);
         tokio::spawn(live.run(rx));
@@ -244,7 +277,8 @@ impl Live {
         if self.flagged.contains(&(side, t)) {
             return None;
         }
-        Some((self.instant_of(t.max(now)), false))
+        let at = self.instant_of(t.max(now));
+        Some((self.retry_at.map_or(at, |r| r.max(at)), false))
     }
 
     async fn run(mut self, mut rx: mpsc::Receiver<Cmd>) {
@@ -257,6 +291,15 @@ impl Live {
                     match wake {
                         Some((_, true)) => self.close_window().await,
                         _ => self.flag_fell().await,
+                    }
+                    continue;
+                }
+                // A failed commit is settled as soon as the store can say.
+                _ = sleep_until(self.uncertain.as_ref().map(|u| u.ask_at)) => {
+                    if self.resolve().await.is_err()
+                        && let Some(u) = &mut self.uncertain
+                    {
+                        u.ask_at = Instant::now() + RESOLVE_EVERY;
                     }
                     continue;
                 }
@@ -278,6 +321,7 @@ impl Live {
                 Cmd::Act(act, reply) => self.act(act, reply).await,
             }
         }
+        self.shared.beats.remove(&self.meta.id);
         if self.was_live && !self.game.is_over() {
             self.shared.metrics.live_games.fetch_sub(1, Relaxed);
         }
@@ -297,6 +341,25 @@ impl Live {
             mut action,
             rtt_ms,
         } = act;
+        // A failed commit may have landed after all: settle it before looking up ids.
+        if let Err(e) = self.resolve().await {
+            let msg = ServerMsg::Error {
+                id,
+                message: format!("not stored, try again: {e}"),
+            };
+            let _ = reply.send(Reply::Direct(msg.to_text()));
+            return;
+        }
+        // A retry of an action held in the simultaneity window: answered with it.
+        if let Some(i) = &id
+            && let Some(h) = self
+                .held
+                .iter_mut()
+                .find(|h| h.role == Some(role) && h.id.as_deref() == Some(i.as_str()))
+        {
+            h.also.push(reply);
+            return;
+        }
         // A retried id: the event it made, again, to this sender only.
         if let Some(i) = &id
             && let Some(&n) = self.seen.get(&(role, i.clone()))
@@ -354,6 +417,17 @@ impl Live {
                     ));
                     return;
                 }
+                Action::Press => {
+                    let _ = reply.send(
+                        self.refuse(
+                            id,
+                            "online play has no clock to press without a move (a move presses it)"
+                                .into(),
+                            None,
+                        ),
+                    );
+                    return;
+                }
                 _ => {}
             }
         }
@@ -361,6 +435,7 @@ impl Live {
             self.started = true;
             self.epoch = Instant::now();
             self.base = 0;
+            self.shared.beats.register(&self.meta.id, self.epoch, 0);
         }
         let at = self.now().max(self.game.now());
         let mut credit = 0;
@@ -368,10 +443,7 @@ impl Live {
             && let Some(c) = party.color()
             && self.game.clock().running() == Some(c)
         {
-            let bound = rtt_ms.map_or(0, |r| r.div_ceil(2));
-            let q = &mut self.quota[idx(c)];
-            credit = lag_ms.unwrap_or(0).min(bound).min(*q).min(LAG_PER_MOVE_MS);
-            *q = (*q - credit + LAG_QUOTA_REFILL_MS).min(LAG_QUOTA_MAX_MS);
+            credit = self.quota[idx(c)].press(lag_ms, rtt_ms);
             if credit > 0 {
                 self.shared.metrics.lag_credit_ms.fetch_add(credit, Relaxed);
                 self.shared.metrics.lag_credits.fetch_add(1, Relaxed);
@@ -383,6 +455,7 @@ impl Live {
             role: Some(role),
             id,
             reply: Some(reply),
+            also: Vec::new(),
         };
         if self.window_closes.is_some() || (!self.game.is_over() && Game::opens_window(&held.event))
         {
@@ -454,6 +527,7 @@ impl Live {
                 role: None,
                 id: None,
                 reply: None,
+                also: Vec::new(),
             };
             if self.window_closes.is_some() {
                 self.held.push(held);
@@ -463,37 +537,41 @@ impl Live {
         }
     }
 
-    /// Apply, store, and only after the commit publish and answer.
+    /// Apply, store, and only after the commit publish and answer. A failed commit
+    /// leaves the game as it was: rebuilt from the events this task knows are stored,
+    /// never from a reread of the database (which fails too when the database is down).
     async fn commit(&mut self, held: Vec<Held>) {
+        if let Err(e) = self.resolve().await {
+            self.not_stored(held, &e);
+            return;
+        }
         let first = self.n + 1;
         let was_over = self.game.is_over();
         let events: Vec<Event> = held.iter().map(|h| h.event.clone()).collect();
         let rulings_before = self.game.rulings().len();
         self.game.apply_batch(&events, first as usize);
         let over = self.game.is_over();
-        let jsons: Vec<Value> = events.iter().map(|e| e.to_json()).collect();
         let last = held.len() - 1;
         let rows: Vec<NewEvent> = held
             .iter()
-            .zip(&jsons)
+            .zip(&events)
             .enumerate()
-            .map(|(i, (h, json))| NewEvent {
+            .map(|(i, (h, e))| NewEvent {
                 game_id: self.meta.id.clone(),
                 n: (first as usize + i) as i64,
-                json: json.to_string(),
+                json: e.to_json().to_string(),
                 by_role: h.role.map(|r| r.as_str().to_string()),
                 client_id: h.id.clone(),
                 finished: (i == last && over && !was_over)
                     .then(|| self.game.verdict().0.as_str().to_string()),
             })
             .collect();
-        let texts: Vec<Box<str>> = rows.iter().map(|r| r.json.clone().into()).collect();
         let (done_tx, done_rx) = oneshot::channel();
         let sent = self
             .shared
             .writer
             .send(WriteReq {
-                events: rows,
+                events: rows.clone(),
                 done: done_tx,
             })
             .await;
@@ -504,23 +582,72 @@ impl Live {
             Err(_) => Err("the writer stopped".into()),
         };
         if let Err(e) = result {
-            // Nothing of this was stored: go back to what is.
             tracing::error!(game = %self.meta.id, error = %e, "events not stored");
-            self.reload().await;
-            for h in held {
-                if let Some(r) = h.reply {
-                    let msg = ServerMsg::Error {
-                        id: h.id,
-                        message: format!("not stored, try again: {e}"),
-                    };
-                    let _ = r.send(Reply::Direct(msg.to_text()));
+            self.rebuild();
+            self.uncertain = Some(Uncertain {
+                events,
+                rows,
+                ask_at: Instant::now() + RESOLVE_EVERY,
+            });
+            // The failure may be ambiguous: ask the store at once, and answer the
+            // senders with what it holds.
+            match self.landed().await {
+                Ok(true) => {
+                    if let Some(u) = self.uncertain.take() {
+                        self.adopt(u, held);
+                    }
                 }
+                Ok(false) => {
+                    self.uncertain = None;
+                    self.not_stored(held, "the database did not take it");
+                }
+                Err(_) => self.not_stored(held, "the database did not take it"),
             }
             return;
         }
+        self.retry_at = None;
+        self.stored_now(held, rows, rulings_before, was_over);
+    }
+
+    /// Answer every sender of `held` that it was not stored; the server's own action
+    /// (a flag's end) is tried again in a second.
+    fn not_stored(&mut self, held: Vec<Held>, why: &str) {
+        for h in held {
+            if h.role.is_none() {
+                self.flagged.clear();
+                self.retry_at = Some(Instant::now() + Duration::from_secs(1));
+            }
+            for r in h.reply.into_iter().chain(h.also) {
+                let msg = ServerMsg::Error {
+                    id: h.id.clone(),
+                    message: format!("not stored, try again: {why}"),
+                };
+                let _ = r.send(Reply::Direct(msg.to_text()));
+            }
+        }
+    }
+
+    /// `held`, applied to the game as `rows`, is stored: count it, publish it, answer.
+    fn stored_now(
+        &mut self,
+        held: Vec<Held>,
+        rows: Vec<NewEvent>,
+        rulings_before: usize,
+        was_over: bool,
+    ) {
+        let first = self.n + 1;
+        let over = self.game.is_over();
         self.n += held.len() as u64;
-        self.stored.extend(texts);
+        let jsons: Vec<Value> = rows
+            .iter()
+            .map(|r| serde_json::from_str(&r.json).unwrap_or(Value::Null))
+            .collect();
+        self.stored
+            .extend(rows.into_iter().map(|r| r.json.into_boxed_str()));
         let moves_from = self.moves.update(&self.game);
+        if over && !was_over {
+            self.shared.beats.remove(&self.meta.id);
+        }
         if over && !was_over && self.was_live {
             self.shared.metrics.live_games.fetch_sub(1, Relaxed);
             self.was_live = false;
@@ -540,19 +667,83 @@ impl Live {
                     text: msg.to_text().into(),
                 },
             );
-            if let Some(r) = h.reply {
-                let refusal = new_rulings
-                    .iter()
-                    .find(|r| r.event == n as usize && r.kind == RulingKind::Refused);
+            let refusal = new_rulings
+                .iter()
+                .find(|r| r.event == n as usize && r.kind == RulingKind::Refused);
+            for r in h.reply.into_iter().chain(h.also) {
                 let answer = match refusal {
-                    Some(ruling) => {
-                        self.refuse(h.id, ruling.ruling.clone(), Some(ruling.rule.clone()))
-                    }
+                    Some(ruling) => self.refuse(
+                        h.id.clone(),
+                        ruling.ruling.clone(),
+                        Some(ruling.rule.clone()),
+                    ),
                     None => Reply::Stored(n),
                 };
                 let _ = r.send(answer);
             }
         }
+    }
+
+    /// Settle the last failed commit: ask the store how many events it holds. As many as
+    /// this task knows: nothing of it was stored. That many more, the same: it was
+    /// stored after all (an ambiguous failure), so it is applied, published, and its
+    /// ids are seen, so a retry gets it again instead of storing it twice.
+    async fn resolve(&mut self) -> Result<(), String> {
+        match self.landed().await? {
+            true => {
+                if let Some(u) = self.uncertain.take() {
+                    let held = u
+                        .events
+                        .iter()
+                        .zip(&u.rows)
+                        .map(|(event, r)| Held {
+                            event: event.clone(),
+                            role: role_of(r.by_role.as_deref()),
+                            id: r.client_id.clone(),
+                            reply: None,
+                            also: Vec::new(),
+                        })
+                        .collect();
+                    self.adopt(u, held);
+                }
+            }
+            false => self.uncertain = None,
+        }
+        Ok(())
+    }
+
+    /// Whether the uncertain batch is stored (false also when there is none).
+    async fn landed(&mut self) -> Result<bool, String> {
+        let Some(u) = &self.uncertain else {
+            return Ok(false);
+        };
+        let stored = self.shared.store.events(&self.meta.id).await.map_err(|e| {
+            tracing::error!(game = %self.meta.id, error = %e, "cannot check a failed commit");
+            "the database cannot be read".to_string()
+        })?;
+        let n = self.n as usize;
+        if stored.len() == n {
+            return Ok(false);
+        }
+        let landed = stored.len() == n + u.rows.len()
+            && stored[n..]
+                .iter()
+                .zip(&u.rows)
+                .all(|(s, r)| s.json == r.json);
+        if !landed {
+            tracing::error!(game = %self.meta.id, stored = stored.len(), known = n, "the store holds events this task did not write");
+            return Err("the stored game differs from the live one".into());
+        }
+        Ok(true)
+    }
+
+    /// The failed batch `u` is stored after all: apply it, publish it, answer `held`.
+    fn adopt(&mut self, u: Uncertain, held: Vec<Held>) {
+        let was_over = self.game.is_over();
+        let rulings_before = self.game.rulings().len();
+        self.game.apply_batch(&u.events, self.n as usize + 1);
+        self.retry_at = None;
+        self.stored_now(held, u.rows, rulings_before, was_over);
     }
 
     /// The `event` message of stored event `n`: its rulings, and the state after it.
@@ -581,27 +772,24 @@ impl Live {
         }
     }
 
-    /// Rebuild the game from the store after a failed commit.
-    async fn reload(&mut self) {
-        let events = match self.shared.store.events(&self.meta.id).await {
-            Ok(e) => e,
-            Err(e) => {
-                tracing::error!(game = %self.meta.id, error = %e, "cannot reread the game");
-                return;
-            }
-        };
+    /// Rebuild the game from the events this task knows are stored (in memory), after
+    /// a failed commit applied a batch that may not be stored.
+    fn rebuild(&mut self) {
         let mut text = self.meta.setup_line.clone();
         text.push('\n');
-        for e in &events {
-            text.push_str(&e.json);
+        for e in &self.stored {
+            text.push_str(e);
             text.push('\n');
         }
-        if let Ok(parsed) = script::parse(&text) {
-            self.game = flagfall_game::replay(&parsed).game;
-            self.moves = MoveList::default();
-            self.moves.update(&self.game);
-            self.n = events.len() as u64;
-            self.stored = events.iter().map(|e| e.json.clone().into()).collect();
+        match script::parse(&text) {
+            Ok(parsed) => {
+                self.game = flagfall_game::replay(&parsed).game;
+                self.moves = MoveList::default();
+                self.moves.update(&self.game);
+            }
+            Err(e) => {
+                tracing::error!(game = %self.meta.id, error = %e, "cannot rebuild the game from its own events")
+            }
         }
     }
 }

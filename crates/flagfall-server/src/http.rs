@@ -57,9 +57,14 @@ fn error(status: StatusCode, message: impl Into<String>) -> Response {
     (status, axum::Json(json!({ "error": message.into() }))).into_response()
 }
 
+/// A failure of the server's own (the database, a damaged stored game): logged in
+/// full, answered with a short message that shows nothing of the internals.
 fn server_error(e: crate::ServerError) -> Response {
     tracing::error!(error = %e, "request failed");
-    error(StatusCode::INTERNAL_SERVER_ERROR, e.to_string())
+    error(
+        StatusCode::INTERNAL_SERVER_ERROR,
+        "internal error: the server could not answer; try again later",
+    )
 }
 
 fn not_found(id: &str) -> Response {
@@ -403,7 +408,13 @@ async fn websocket(
 async fn healthz(State(s): State<AppState>) -> Response {
     match s.store.list(None, 1).await {
         Ok(_) => (StatusCode::OK, "ok\n").into_response(),
-        Err(e) => error(StatusCode::SERVICE_UNAVAILABLE, e.to_string()),
+        Err(e) => {
+            tracing::error!(error = %e, "health check: the database does not answer");
+            error(
+                StatusCode::SERVICE_UNAVAILABLE,
+                "the database does not answer",
+            )
+        }
     }
 }
 

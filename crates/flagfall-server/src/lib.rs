@@ -2,9 +2,11 @@
 //!
 //! - [`game`]: one task per live game (its `Game`, its flag timer, its simultaneity
 //!   window), reached through a [`game::GameHandle`].
-//! - [`writer`]: the one writer task, group commit.
+//! - [`writer`]: the one writer task, group commit; [`heartbeat`] beside it, the
+//!   clocks' heartbeat.
 //! - [`bus`]: publish/subscribe between game tasks and sockets ([`bus::LocalBus`]).
 //! - [`http`]: the HTTP routes, the WebSocket, the embedded web UI.
+//! - [`lag`]: lag compensation (lichess's quota, the round trip of the server's pings).
 //! - [`metrics`]: `GET /metrics`.
 //!
 //! The wire contract is docs/protocol.md; the types are `flagfall-protocol`.
@@ -12,14 +14,16 @@
 pub mod bus;
 pub mod challenge;
 pub mod game;
+pub mod heartbeat;
 pub mod http;
+pub mod lag;
 pub mod metrics;
 pub mod practice;
 pub mod socket;
 pub mod writer;
 
 use std::collections::{HashMap, HashSet};
-use std::future::Future;
+use std::future::{Future, IntoFuture};
 use std::net::SocketAddr;
 use std::sync::{Arc, Mutex};
 
@@ -94,6 +98,8 @@ pub struct Shared {
     pub engine: Option<std::path::PathBuf>,
     /// Per-socket frame limit: per second sustained, burst.
     pub rate: (f64, f64),
+    /// The clocks of started live games, stored by the heartbeat task.
+    pub beats: Arc<heartbeat::Beats>,
 }
 
 /// Hex SHA-256 of a token: what the database keeps.
@@ -133,6 +139,7 @@ impl Shared {
             return Ok(None);
         };
         let events = self.store.events(id).await?;
+        let alive = self.store.last_beat(id).await?;
         let setup = serde_json::from_str(&row.game.setup)
             .map_err(|e| ServerError::Corrupt(format!("game {id}: setup: {e}")))?;
         let meta = GameMeta {
@@ -149,7 +156,7 @@ impl Shared {
         // Replay before taking the lock of all games; under it, only the insert. When
         // another request loaded the game meanwhile, its task is the game's and this
         // replay is dropped (it started nothing).
-        let loaded = game::load(self.clone(), meta, events)?;
+        let loaded = game::load(self.clone(), meta, events, alive)?;
         let h = {
             let mut games = self.lock();
             if let Some(h) = games.get(id).filter(|h| !h.tx.is_closed()) {
@@ -266,7 +273,7 @@ impl Shared {
         // A request that already loaded the game from the store (the challenge's creator
         // polls and may connect as soon as the accept committed) keeps its task: one task
         // per game.
-        let loaded = game::load(self.clone(), meta, Vec::new())?;
+        let loaded = game::load(self.clone(), meta, Vec::new(), None)?;
         let mut games = self.lock();
         if games.get(&row.id).is_some_and(|h| !h.tx.is_closed()) {
             return Ok(());
@@ -275,6 +282,11 @@ impl Shared {
         Ok(())
     }
 }
+
+/// How long connections get to close after SIGTERM before they are dropped.
+pub const SHUTDOWN_CONNECTIONS: std::time::Duration = std::time::Duration::from_secs(4);
+/// How long the writer gets to commit what was queued once the tasks are stopped.
+pub const SHUTDOWN_WRITER: std::time::Duration = std::time::Duration::from_secs(3);
 
 /// A running server (for tests and embedding): its address, and how to stop it.
 pub struct Running {
@@ -297,9 +309,25 @@ impl Running {
 
 /// Start a server on `config.listen` in the background.
 pub async fn start(config: Config) -> Result<Running, ServerError> {
+    start_inner(config, None).await
+}
+
+/// [`start`] on a store the caller opened instead of `config.database` (tests wrap the
+/// real store in one that fails on demand).
+pub async fn start_with_store(
+    config: Config,
+    store: Arc<dyn Store>,
+) -> Result<Running, ServerError> {
+    start_inner(config, Some(store)).await
+}
+
+async fn start_inner(
+    config: Config,
+    store: Option<Arc<dyn Store>>,
+) -> Result<Running, ServerError> {
     let (stop_tx, stop_rx) = tokio::sync::oneshot::channel::<()>();
     let (addr_tx, addr_rx) = tokio::sync::oneshot::channel();
-    let done = tokio::spawn(serve_inner(config, Some(addr_tx), async {
+    let done = tokio::spawn(serve_inner(config, store, Some(addr_tx), async {
         let _ = stop_rx.await;
     }));
     match addr_rx.await {
@@ -326,7 +354,7 @@ pub async fn serve(
     // Every socket is a descriptor: take what the system allows.
     let nofile = raise_nofile();
     tracing::info!(nofile, "open-file limit");
-    serve_inner(config, None, shutdown).await
+    serve_inner(config, None, None, shutdown).await
 }
 
 /// Raise the open-file limit to the hard limit; the limit in force (0 where there is
@@ -344,10 +372,14 @@ fn raise_nofile() -> u64 {
 
 async fn serve_inner(
     config: Config,
+    store: Option<Arc<dyn Store>>,
     addr_tx: Option<tokio::sync::oneshot::Sender<SocketAddr>>,
     shutdown: impl Future<Output = ()> + Send + 'static,
 ) -> Result<(), ServerError> {
-    let store = flagfall_store::open(&config.database).await?;
+    let store = match store {
+        Some(s) => s,
+        None => flagfall_store::open(&config.database).await?,
+    };
     let listener = tokio::net::TcpListener::bind(&config.listen)
         .await
         .map_err(|source| ServerError::Listen {
@@ -376,12 +408,26 @@ async fn serve_inner(
         shutdown: down_rx,
         engine: config.engine.clone(),
         rate: config.rate(),
+        beats: Arc::new(heartbeat::Beats::default()),
     });
+    let beating = tokio::spawn(heartbeat::run(
+        store.clone(),
+        shared.beats.clone(),
+        shared.shutdown.clone(),
+    ));
     // Every live game resumes: its task (and flag timer) runs again, and a practice
     // game's computer with it.
+    // One damaged game does not keep the others from being served: it is logged,
+    // counted (`flagfall_damaged_games`) and left unloaded; asking for it is a 500.
     let live = store.list(Some(Status::Live), i64::MAX).await?;
     for g in &live {
-        shared.handle(&g.id).await?;
+        if let Err(e) = shared.handle(&g.id).await {
+            shared
+                .metrics
+                .damaged_games
+                .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+            tracing::error!(game = %g.id, error = %e, "stored game damaged: not served");
+        }
     }
     tracing::info!(%addr, backend = store.backend(), resumed = live.len(), "flagfall serve listening");
     if let Some(tx) = addr_tx {
@@ -393,9 +439,19 @@ async fn serve_inner(
         tracing::info!("shutting down: closing sockets, flushing");
         let _ = down_tx.send(true);
     };
-    axum::serve(listener, app)
-        .with_graceful_shutdown(shutdown_signal)
-        .await?;
+    // Connections get SHUTDOWN_CONNECTIONS after the signal to close; whatever a client
+    // does (half a request, a socket it never reads), the server goes on stopping.
+    let mut signalled = shared.shutdown.clone();
+    let serving = axum::serve(listener, app).with_graceful_shutdown(shutdown_signal);
+    tokio::select! {
+        r = serving.into_future() => r?,
+        _ = async {
+            let _ = signalled.wait_for(|down| *down).await;
+            tokio::time::sleep(SHUTDOWN_CONNECTIONS).await;
+        } => {
+            tracing::warn!("connections still open {SHUTDOWN_CONNECTIONS:?} after the signal: dropped");
+        }
+    }
     // Stop the game tasks (they finish what they are committing) and the writer.
     let handles: Vec<GameHandle> = shared.lock().drain().map(|(_, h)| h).collect();
     drop(handles);
@@ -417,7 +473,8 @@ async fn serve_inner(
                         tracing::warn!(
                             "tasks still running at shutdown; the writer flushes what was queued"
                         );
-                        let _ = writer.await;
+                        let _ = tokio::time::timeout(SHUTDOWN_WRITER, writer).await;
+                        let _ = tokio::time::timeout(SHUTDOWN_WRITER, beating).await;
                         return Ok(());
                     }
                 }
@@ -425,7 +482,8 @@ async fn serve_inner(
         }
     };
     drop(w);
-    let _ = writer.await;
+    let _ = tokio::time::timeout(SHUTDOWN_WRITER, writer).await;
+    let _ = tokio::time::timeout(SHUTDOWN_WRITER, beating).await;
     tracing::info!("stopped");
     Ok(())
 }

@@ -24,6 +24,8 @@ pub struct Metrics {
     pub lag_credit_ms: AtomicU64,
     pub lag_credits: AtomicU64,
     pub flags: AtomicU64,
+    /// Stored games that could not be loaded (damaged), counted at start.
+    pub damaged_games: AtomicU64,
 }
 
 impl Metrics {
@@ -49,6 +51,12 @@ impl Metrics {
                 "# HELP {name} {help}\n# TYPE {name} {kind}\n{name} {v}"
             );
         };
+        gauge(
+            "flagfall_damaged_games",
+            "Live games found damaged at start and not served (see the log).",
+            "gauge",
+            self.damaged_games.load(Relaxed),
+        );
         gauge(
             "flagfall_live_games",
             "Games loaded and not finished.",

@@ -7,6 +7,7 @@ use std::time::Duration;
 
 use axum::extract::ws::{CloseFrame, Message, Utf8Bytes, WebSocket, close_code};
 use flagfall_protocol::{ClientFrame, Role, ServerMsg, parse_frame};
+use futures_util::stream::SplitSink;
 use futures_util::{SinkExt, StreamExt};
 use tokio::sync::oneshot;
 use tokio::time::Instant;
@@ -14,6 +15,7 @@ use tokio::time::Instant;
 use crate::Shared;
 use crate::bus::Delivery;
 use crate::game::{Act, Cmd, Reply};
+use crate::lag::Pings;
 
 /// The largest WebSocket message read at all; a longer one closes the socket (1009).
 /// Frames between [`flagfall_protocol::MAX_FRAME_BYTES`] and this get an `error`.
@@ -25,8 +27,23 @@ pub const RATE_PER_SEC: f64 = 20.0;
 pub const BURST: f64 = 40.0;
 /// Frames over the limit in a row before the socket is closed (1008).
 pub const FLOOD_CLOSE_AFTER: u32 = 20;
-/// How often the server pings (and measures the round trip).
+/// How often the server pings (and measures the round trip from its pong).
 const PING_EVERY: Duration = Duration::from_secs(5);
+
+/// How long one send to a socket may take: a peer that stopped reading (gone without a
+/// close, its buffers full) is dropped instead of holding its task, and the server's
+/// shutdown, forever.
+pub const WRITE_TIMEOUT: Duration = Duration::from_secs(5);
+/// Pings in a row left unanswered before the socket is closed (the peer is gone).
+pub const PINGS_UNANSWERED_CLOSE: u32 = 3;
+
+/// Send `m`, failing after [`WRITE_TIMEOUT`].
+async fn timed(sink: &mut SplitSink<WebSocket, Message>, m: Message) -> Result<(), ()> {
+    match tokio::time::timeout(WRITE_TIMEOUT, sink.send(m)).await {
+        Ok(Ok(())) => Ok(()),
+        _ => Err(()),
+    }
+}
 
 struct Gauge(Arc<Shared>);
 
@@ -92,11 +109,10 @@ pub async fn run(s: Arc<Shared>, id: String, role: Role, socket: WebSocket) {
         return;
     };
     let mut last_n = state.n;
-    if sink.send(state_text(state, role)).await.is_err() {
+    if timed(&mut sink, state_text(state, role)).await.is_err() {
         return;
     }
-    let opened = Instant::now();
-    let mut rtt_ms: Option<u64> = None;
+    let mut pings = Pings::default();
     let mut ping = tokio::time::interval(PING_EVERY);
     let (rate, burst) = s.rate;
     let mut tokens = burst;
@@ -109,7 +125,7 @@ pub async fn run(s: Arc<Shared>, id: String, role: Role, socket: WebSocket) {
                     None => break,
                     Some(Ok(f)) => f,
                     Some(Err(e)) => {
-                        let _ = sink.send(close(close_code::SIZE, &format!("closing: {e}"))).await;
+                        let _ = timed(&mut sink, close(close_code::SIZE, &format!("closing: {e}"))).await;
                         break;
                     }
                 };
@@ -118,15 +134,12 @@ pub async fn run(s: Arc<Shared>, id: String, role: Role, socket: WebSocket) {
                     Message::Binary(_) => {
                         s.metrics.frame_errors.fetch_add(1, Relaxed);
                         let msg = ServerMsg::Error { id: None, message: "text frames only: send JSON".into() };
-                        if sink.send(text(&msg)).await.is_err() { break; }
+                        if timed(&mut sink, text(&msg)).await.is_err() { break; }
                         continue;
                     }
                     Message::Pong(p) => {
-                        if let Ok(b) = <[u8; 8]>::try_from(p.as_ref()) {
-                            let sent = u64::from_be_bytes(b);
-                            let now = opened.elapsed().as_micros() as u64;
-                            rtt_ms = Some(now.saturating_sub(sent).div_ceil(1000));
-                        }
+                        // Only the answer to this socket's own ping counts.
+                        pings.pong(p.as_ref());
                         continue;
                     }
                     Message::Ping(_) => continue,
@@ -140,7 +153,7 @@ pub async fn run(s: Arc<Shared>, id: String, role: Role, socket: WebSocket) {
                     over_limit += 1;
                     s.metrics.frame_errors.fetch_add(1, Relaxed);
                     if over_limit > FLOOD_CLOSE_AFTER {
-                        let _ = sink.send(close(close_code::POLICY, "flooding: too many messages a second")).await;
+                        let _ = timed(&mut sink, close(close_code::POLICY, "flooding: too many messages a second")).await;
                         // The closing handshake: read (and drop) what the client still
                         // sends until it answers the close, for at most a second.
                         let deadline = Instant::now() + Duration::from_secs(1);
@@ -152,7 +165,7 @@ pub async fn run(s: Arc<Shared>, id: String, role: Role, socket: WebSocket) {
                         break;
                     }
                     let msg = ServerMsg::Error { id: None, message: format!("rate limit: at most {rate} messages a second; this one was dropped") };
-                    if sink.send(text(&msg)).await.is_err() { break; }
+                    if timed(&mut sink, text(&msg)).await.is_err() { break; }
                     continue;
                 }
                 tokens -= 1.0;
@@ -171,7 +184,7 @@ pub async fn run(s: Arc<Shared>, id: String, role: Role, socket: WebSocket) {
                             s.metrics.refused.fetch_add(1, Relaxed);
                             Some(ServerMsg::Refused { id: cid, reason: "spectators cannot act on a game (uscf-2020 13)".into(), rule: None }.to_text())
                         } else {
-                            let make = |tx| Cmd::Act(Act { role, id: cid.clone(), lag_ms, action: action.clone(), rtt_ms }, tx);
+                            let make = |tx| Cmd::Act(Act { role, id: cid.clone(), lag_ms, action: action.clone(), rtt_ms: pings.rtt_ms() }, tx);
                             match ask(&s, &id, make).await {
                                 Some(Reply::Stored(_)) => None,
                                 Some(Reply::Direct(t)) => Some(t),
@@ -181,7 +194,7 @@ pub async fn run(s: Arc<Shared>, id: String, role: Role, socket: WebSocket) {
                     }
                 };
                 if let Some(t) = answer
-                    && sink.send(Message::Text(Utf8Bytes::from(t))).await.is_err()
+                    && timed(&mut sink, Message::Text(Utf8Bytes::from(t))).await.is_err()
                 {
                     break;
                 }
@@ -196,30 +209,34 @@ pub async fn run(s: Arc<Shared>, id: String, role: Role, socket: WebSocket) {
                         if let Some(n) = m.n {
                             last_n = n;
                         }
-                        if sink.send(Message::Text(Utf8Bytes::from(&*m.text))).await.is_err() {
+                        if timed(&mut sink, Message::Text(Utf8Bytes::from(&*m.text))).await.is_err() {
                             break;
                         }
                     }
                     Some(Delivery::Lagged) => {
                         let Some(state) = ask(&s, &id, Cmd::State).await else { break };
                         last_n = state.n;
-                        if sink.send(state_text(state, role)).await.is_err() {
+                        if timed(&mut sink, state_text(state, role)).await.is_err() {
                             break;
                         }
                     }
                 }
             }
             _ = ping.tick() => {
-                let stamp = opened.elapsed().as_micros() as u64;
-                if sink.send(Message::Ping(stamp.to_be_bytes().to_vec().into())).await.is_err() {
+                if pings.unanswered() >= PINGS_UNANSWERED_CLOSE {
+                    tracing::debug!(game = %id, "no pong to {PINGS_UNANSWERED_CLOSE} pings: closing");
+                    break;
+                }
+                let nonce = pings.ping();
+                if timed(&mut sink, Message::Ping(nonce.to_vec().into())).await.is_err() {
                     break;
                 }
             }
             _ = shutdown.changed() => {
-                let _ = sink.send(close(close_code::AWAY, "server shutting down")).await;
+                let _ = timed(&mut sink, close(close_code::AWAY, "server shutting down")).await;
                 break;
             }
         }
     }
-    let _ = sink.close().await;
+    let _ = tokio::time::timeout(WRITE_TIMEOUT, sink.close()).await;
 }

@@ -50,4 +50,9 @@ pub trait Store: Send + Sync {
     /// Cancel an open challenge whose secret hashes to `secret_hash`; `false` when no
     /// open challenge matches.
     fn cancel_challenge<'a>(&'a self, id: &'a str, secret_hash: &'a str) -> StoreFuture<'a, bool>;
+    /// The heartbeat of live games' clocks: for each `(game_id, at)`, the game clock the
+    /// server had reached (kept only when larger than the one stored). One transaction.
+    fn beat<'a>(&'a self, beats: &'a [(String, i64)]) -> StoreFuture<'a, ()>;
+    /// The last heartbeat stored for a game's clock, if any.
+    fn last_beat<'a>(&'a self, id: &'a str) -> StoreFuture<'a, Option<i64>>;
 }

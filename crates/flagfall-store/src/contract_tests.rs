@@ -148,6 +148,17 @@ pub(crate) async fn exercise(store: Arc<dyn Store>) {
     store.append(&[ev("p1", 1, Some("0-1"))]).await.unwrap();
     let finished = store.game("p1").await.unwrap().unwrap();
     assert_eq!((finished.status, finished.game), (Status::Finished, p));
+    // Heartbeats: the latest of each game's, never going back.
+    assert_eq!(store.last_beat("g2").await.unwrap(), None);
+    store
+        .beat(&[("g2".into(), 1500), ("p1".into(), 10)])
+        .await
+        .unwrap();
+    store.beat(&[("g2".into(), 900)]).await.unwrap();
+    assert_eq!(store.last_beat("g2").await.unwrap(), Some(1500));
+    store.beat(&[("g2".into(), 2500)]).await.unwrap();
+    assert_eq!(store.last_beat("g2").await.unwrap(), Some(2500));
+    assert_eq!(store.last_beat("p1").await.unwrap(), Some(10));
     exercise_challenges(store).await;
 }
 

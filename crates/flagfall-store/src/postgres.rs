@@ -23,6 +23,10 @@ pub(crate) const SCHEMA: &[(&str, &str)] = &[
         "practice challenges",
         include_str!("../migrations/postgres/0002_practice_challenges.sql"),
     ),
+    (
+        "clock beats",
+        include_str!("../migrations/postgres/0003_clock_beats.sql"),
+    ),
 ];
 
 /// PostgreSQL: a database server of its own. Serve one database from one flagfall
@@ -215,6 +219,38 @@ impl Store for PgStore {
                 .await
                 .map_err(q("cancelling a challenge"))?;
             Ok(done.rows_affected() == 1)
+        })
+    }
+    fn beat<'a>(&'a self, beats: &'a [(String, i64)]) -> StoreFuture<'a, ()> {
+        Box::pin(async move {
+            if beats.is_empty() {
+                return Ok(());
+            }
+            let mut tx = self
+                .writer
+                .begin()
+                .await
+                .map_err(q("starting a heartbeat"))?;
+            for chunk in beats.chunks(ROWS_PER_INSERT) {
+                Sql::insert_beats(chunk)
+                    .build()
+                    .execute(&mut *tx)
+                    .await
+                    .map_err(q("storing a heartbeat"))?;
+            }
+            tx.commit().await.map_err(q("committing a heartbeat"))?;
+            Ok(())
+        })
+    }
+
+    fn last_beat<'a>(&'a self, id: &'a str) -> StoreFuture<'a, Option<i64>> {
+        Box::pin(async move {
+            let row = Sql::last_beat(id)
+                .fetch_optional(&self.pool)
+                .await
+                .map_err(q("reading a heartbeat"))?;
+            row.map(|r| sqlx::Row::try_get::<i64, _>(&r, 0).map_err(q("reading a heartbeat")))
+                .transpose()
         })
     }
 }

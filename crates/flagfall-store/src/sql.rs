@@ -82,6 +82,25 @@ where
         b
     }
 
+    /// The clocks' heartbeat, rows of `(game_id, at)`, one multi-row statement (at most
+    /// [`crate::ROWS_PER_INSERT`] rows): a game's `at` is kept only when it is later than
+    /// the one stored, so a heartbeat never goes back.
+    pub(crate) fn insert_beats(chunk: &[(String, i64)]) -> QueryBuilder<'_, DB> {
+        let mut b = QueryBuilder::new("INSERT INTO clock_beats (game_id, at) ");
+        b.push_values(chunk, |mut row, (id, at)| {
+            row.push_bind(id.as_str()).push_bind(*at);
+        });
+        b.push(
+            " ON CONFLICT (game_id) DO UPDATE SET at = excluded.at WHERE excluded.at > clock_beats.at",
+        );
+        b
+    }
+
+    /// The last heartbeat of a game's clock.
+    pub(crate) fn last_beat(id: &str) -> Bound<'_, DB> {
+        sqlx::query("SELECT at FROM clock_beats WHERE game_id = $1").bind(id)
+    }
+
     /// Mark a game finished with its result.
     pub(crate) fn finish_game<'q>(id: &'q str, result: &'q str) -> Bound<'q, DB> {
         sqlx::query("UPDATE games SET status = 'finished', result = $1 WHERE id = $2")

@@ -6,8 +6,11 @@
 //! With `FLAGFALL_TEST_POSTGRES` set to a PostgreSQL URL, every test runs on a fresh
 //! database of that server instead of SQLite (and fails if it cannot reach it).
 
+mod chaos;
+mod faults;
 mod lobby;
 mod support;
+mod trust;
 
 use serde_json::{Value, json};
 use support::*;

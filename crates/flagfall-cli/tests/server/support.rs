@@ -340,6 +340,39 @@ impl Client {
             .expect("send");
     }
 
+    /// Wait for the server's WebSocket ping (it pings on connect) and answer it at once,
+    /// as a browser does (text messages meanwhile go to the view).
+    pub async fn answer_ping(&mut self) {
+        let deadline = tokio::time::Instant::now() + WAIT;
+        loop {
+            let msg = tokio::time::timeout_at(deadline, self.ws.next())
+                .await
+                .expect("a ping in time")
+                .expect("the socket is open")
+                .expect("a valid frame");
+            match msg {
+                Message::Ping(_) => {
+                    // tungstenite queued the pong: send it now.
+                    self.ws.flush().await.expect("answer the ping");
+                    return;
+                }
+                Message::Text(t) => {
+                    let v: Value = serde_json::from_str(t.as_str()).expect("JSON");
+                    apply(&mut self.view, &v);
+                }
+                other => panic!("expected a ping, got {other:?}"),
+            }
+        }
+    }
+
+    /// Send a WebSocket pong nobody asked for, with `payload`.
+    pub async fn send_pong(&mut self, payload: &[u8]) {
+        self.ws
+            .send(Message::Pong(payload.to_vec().into()))
+            .await
+            .expect("send a pong");
+    }
+
     pub async fn try_send_text(&mut self, t: &str) -> bool {
         self.ws
             .send(Message::Text(t.to_string().into()))
@@ -410,7 +443,11 @@ impl Deref for Server {
 
 impl Server {
     pub async fn start() -> Server {
-        let db = Db::new().await;
+        Server::start_on(Db::new().await).await
+    }
+
+    /// The server on an existing database.
+    pub async fn start_on(db: Db) -> Server {
         let running = flagfall_server::start(flagfall_server::Config {
             listen: "127.0.0.1:0".into(),
             database: db.url.clone(),
@@ -426,8 +463,46 @@ impl Server {
         }
     }
 
+    /// The server on a store whose faults the test injects ([`crate::faults`]).
+    pub async fn start_faulty() -> (Server, std::sync::Arc<crate::faults::Faults>) {
+        let db = Db::new().await;
+        let inner = flagfall_store::open(&db.url)
+            .await
+            .expect("the store opens");
+        let faults = std::sync::Arc::new(crate::faults::Faults::default());
+        let store = std::sync::Arc::new(crate::faults::FaultyStore {
+            inner,
+            faults: faults.clone(),
+        });
+        let running = flagfall_server::start_with_store(
+            flagfall_server::Config {
+                listen: "127.0.0.1:0".into(),
+                database: db.url.clone(),
+                engine: None,
+                socket_rate: None,
+            },
+            store,
+        )
+        .await
+        .expect("the server starts");
+        let srv = Server {
+            api: Api { addr: running.addr },
+            running: Some(running),
+            _db: db,
+        };
+        (srv, faults)
+    }
+
     pub fn take_running(mut self) -> flagfall_server::Running {
         self.running.take().expect("running")
+    }
+
+    /// Stop, keeping the database for a restart.
+    pub async fn stop_keeping_db(mut self) -> Db {
+        if let Some(r) = self.running.take() {
+            r.stop().await.expect("a clean stop");
+        }
+        self._db
     }
 
     pub async fn stop(mut self) {

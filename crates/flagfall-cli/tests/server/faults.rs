@@ -1,0 +1,109 @@
+//! A store that fails on demand under a game in play (issue 19, items 6 and 7 and the
+//! fault-injection test): the real store wrapped, its next commit failing before it
+//! writes (nothing stored) or after (stored, but reported failed: ambiguous), its reads
+//! failing while the database is "down".
+
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
+
+use flagfall_store::{
+    ChallengeRow, GameRow, GameSummary, NewChallenge, NewEvent, NewGame, Status, Store, StoreError,
+    StoreFuture, StoredEvent,
+};
+
+/// How the next commits fail.
+#[derive(Default)]
+pub struct Faults {
+    /// Commits to fail without writing.
+    pub fail_before: AtomicU32,
+    /// Commits to write and then report failed.
+    pub fail_after: AtomicU32,
+    /// Reads of a game's events fail while set.
+    pub reads_down: AtomicBool,
+}
+
+pub struct FaultyStore {
+    pub inner: Arc<dyn Store>,
+    pub faults: Arc<Faults>,
+}
+
+fn down(what: &str) -> StoreError {
+    StoreError::Corrupt(format!("injected fault: {what}"))
+}
+
+fn take(n: &AtomicU32) -> bool {
+    n.fetch_update(Ordering::SeqCst, Ordering::SeqCst, |v| v.checked_sub(1))
+        .is_ok()
+}
+
+impl Store for FaultyStore {
+    fn backend(&self) -> &'static str {
+        self.inner.backend()
+    }
+    fn create_game<'a>(&'a self, game: &'a NewGame) -> StoreFuture<'a, ()> {
+        self.inner.create_game(game)
+    }
+    fn game<'a>(&'a self, id: &'a str) -> StoreFuture<'a, Option<GameRow>> {
+        self.inner.game(id)
+    }
+    fn events<'a>(&'a self, id: &'a str) -> StoreFuture<'a, Vec<StoredEvent>> {
+        Box::pin(async move {
+            if self.faults.reads_down.load(Ordering::SeqCst) {
+                return Err(down("reading events"));
+            }
+            self.inner.events(id).await
+        })
+    }
+    fn append<'a>(&'a self, batch: &'a [NewEvent]) -> StoreFuture<'a, ()> {
+        Box::pin(async move {
+            if take(&self.faults.fail_before) {
+                return Err(down("commit refused"));
+            }
+            self.inner.append(batch).await?;
+            if take(&self.faults.fail_after) {
+                return Err(down("commit done, reported failed"));
+            }
+            Ok(())
+        })
+    }
+    fn list<'a>(&'a self, status: Option<Status>, limit: i64) -> StoreFuture<'a, Vec<GameSummary>> {
+        Box::pin(async move {
+            if self.faults.reads_down.load(Ordering::SeqCst) {
+                return Err(down(
+                    "relation \"games\" at db.internal:5432 user=flagfall: listing",
+                ));
+            }
+            self.inner.list(status, limit).await
+        })
+    }
+    fn create_challenge<'a>(&'a self, c: &'a NewChallenge) -> StoreFuture<'a, ()> {
+        self.inner.create_challenge(c)
+    }
+    fn challenge<'a>(&'a self, id: &'a str) -> StoreFuture<'a, Option<ChallengeRow>> {
+        self.inner.challenge(id)
+    }
+    fn open_challenges<'a>(
+        &'a self,
+        since_ms: i64,
+        limit: i64,
+    ) -> StoreFuture<'a, Vec<ChallengeRow>> {
+        self.inner.open_challenges(since_ms, limit)
+    }
+    fn accept_challenge<'a>(
+        &'a self,
+        id: &'a str,
+        creator_color: &'a str,
+        game: &'a NewGame,
+    ) -> StoreFuture<'a, bool> {
+        self.inner.accept_challenge(id, creator_color, game)
+    }
+    fn cancel_challenge<'a>(&'a self, id: &'a str, secret_hash: &'a str) -> StoreFuture<'a, bool> {
+        self.inner.cancel_challenge(id, secret_hash)
+    }
+    fn beat<'a>(&'a self, beats: &'a [(String, i64)]) -> StoreFuture<'a, ()> {
+        self.inner.beat(beats)
+    }
+    fn last_beat<'a>(&'a self, id: &'a str) -> StoreFuture<'a, Option<i64>> {
+        self.inner.last_beat(id)
+    }
+}
