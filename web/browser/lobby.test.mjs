@@ -67,9 +67,9 @@ test('a challenge opened in one browser and accepted in another brings both to t
   await bo.page.locator('.game-title', { hasText: 'you play black' }).waitFor();
   await ann.page.locator('.clock.bottom .who', { hasText: 'Ann' }).waitFor();
   await ann.page.locator('.clock.top .who', { hasText: 'Bo' }).waitFor();
-  // The creator's browser holds the director link too.
+  // A challenge's game has no director: the creator holds no director link.
   const dirs = await ann.page.evaluate(() => JSON.parse(localStorage.getItem('flagfall.director') ?? '{}'));
-  assert.ok(dirs[gameId], 'the director link is remembered');
+  assert.equal(dirs[gameId], undefined, 'the creator is not the director');
   // The challenge is gone from the lobby; the game is listed with its players.
   const lobby = await openPage('/');
   await lobby.page.locator('ul.challenges li.empty').waitFor();

@@ -149,7 +149,9 @@ export function mountLobby(root: HTMLElement): () => void {
   openBtn.addEventListener('click', async () => {
     errorEl.textContent = '';
     created.replaceChildren();
-    const body = { rules: rules.value, time_control: tc.value.trim(), mode: mode.value as 'otb' | 'online', director: withDirector.checked, color: color.value as 'white' | 'black' | 'random', name: myName.value.trim() || undefined };
+    // A challenge's game has no director (the server refuses one): the checkbox is for
+    // games created with their links.
+    const body = { rules: rules.value, time_control: tc.value.trim(), mode: mode.value as 'otb' | 'online', color: color.value as 'white' | 'black' | 'random', name: myName.value.trim() || undefined };
     try {
       const c = await createChallenge(body);
       location.assign(c.url);
