@@ -33,7 +33,7 @@ pub enum Refusal {
     /// The secret is not this challenge's.
     Forbidden,
     /// The challenge is no longer open: accepted, cancelled or expired.
-    NotOpen(&'static str),
+    NotOpen(Standing),
     Bad(SetupError),
 }
 
@@ -44,13 +44,22 @@ pub const CHALLENGE_TTL_MS: i64 = 30 * 60 * 1000;
 
 /// The status of a stored challenge at `now_ms`: its stored status, except that an open
 /// challenge older than [`CHALLENGE_TTL_MS`] is `expired`.
-pub fn status_at(row: &ChallengeRow, now_ms: i64) -> &'static str {
+pub fn status_at(row: &ChallengeRow, now_ms: i64) -> Standing {
     if row.status == ChallengeStatus::Open
         && now_ms.saturating_sub(row.challenge.created_ms) > CHALLENGE_TTL_MS
     {
-        "expired"
+        Standing::Expired
     } else {
-        row.status.as_str()
+        stored(row.status)
+    }
+}
+
+/// A stored status as the lobby shows it.
+fn stored(status: ChallengeStatus) -> Standing {
+    match status {
+        ChallengeStatus::Open => Standing::Open,
+        ChallengeStatus::Accepted => Standing::Accepted,
+        ChallengeStatus::Cancelled => Standing::Cancelled,
     }
 }
 
@@ -65,7 +74,7 @@ pub fn listed(row: &ChallengeRow, now_ms: i64) -> Listed {
     };
     Listed {
         id: row.challenge.id.clone(),
-        status: status_at(row, now_ms).to_string(),
+        status: status_at(row, now_ms),
         color: row.challenge.color.clone(),
         name: row.challenge.name.clone(),
         rules: text("rules"),
@@ -144,7 +153,7 @@ impl Shared {
             return Ok(Err(Refusal::NotFound));
         };
         let status = status_at(&row, now_unix_ms());
-        if status != "open" {
+        if status != Standing::Open {
             return Ok(Err(Refusal::NotOpen(status)));
         }
         let mut game: CreateGame = serde_json::from_str(&row.challenge.body)
@@ -193,7 +202,7 @@ impl Shared {
         };
         let creator_color = if creator_white { "white" } else { "black" };
         if !self.store.accept_challenge(id, creator_color, &new).await? {
-            return Ok(Err(Refusal::NotOpen("accepted")));
+            return Ok(Err(Refusal::NotOpen(Standing::Accepted)));
         }
         self.start_new(&new, game.mode())?;
         Ok(Ok(Accepted {
@@ -223,7 +232,7 @@ impl Shared {
         {
             Ok(Ok(()))
         } else {
-            Ok(Err(Refusal::NotOpen(row.status.as_str())))
+            Ok(Err(Refusal::NotOpen(stored(row.status))))
         }
     }
 }
@@ -254,16 +263,25 @@ mod tests {
     fn an_open_challenge_expires_after_its_time_and_others_keep_their_status() {
         let t0 = 1_000_000;
         let open = row(ChallengeStatus::Open, t0);
-        assert_eq!(status_at(&open, t0), "open");
-        assert_eq!(status_at(&open, t0 + CHALLENGE_TTL_MS), "open");
-        assert_eq!(status_at(&open, t0 + CHALLENGE_TTL_MS + 1), "expired");
-        assert_eq!(listed(&open, t0 + CHALLENGE_TTL_MS + 1).status, "expired");
+        assert_eq!(status_at(&open, t0), Standing::Open);
+        assert_eq!(status_at(&open, t0 + CHALLENGE_TTL_MS), Standing::Open);
+        assert_eq!(
+            status_at(&open, t0 + CHALLENGE_TTL_MS + 1),
+            Standing::Expired
+        );
+        assert_eq!(
+            listed(&open, t0 + CHALLENGE_TTL_MS + 1).status,
+            Standing::Expired
+        );
         let accepted = row(ChallengeStatus::Accepted, t0);
-        assert_eq!(status_at(&accepted, t0 + 10 * CHALLENGE_TTL_MS), "accepted");
+        assert_eq!(
+            status_at(&accepted, t0 + 10 * CHALLENGE_TTL_MS),
+            Standing::Accepted
+        );
         let cancelled = row(ChallengeStatus::Cancelled, t0);
         assert_eq!(
             status_at(&cancelled, t0 + 10 * CHALLENGE_TTL_MS),
-            "cancelled"
+            Standing::Cancelled
         );
     }
 

@@ -112,14 +112,14 @@ async fn create_practice(State(s): State<AppState>, body: Bytes) -> Response {
 
 /// A challenge refused: 404, 403, 409 or 400, with what is wrong.
 fn challenge_refusal(id: &str, r: crate::challenge::Refusal) -> Response {
-    use crate::challenge::Refusal;
+    use crate::challenge::{Refusal, Standing};
     match r {
         Refusal::NotFound => error(StatusCode::NOT_FOUND, format!("no challenge {id:?}")),
         Refusal::Forbidden => error(
             StatusCode::FORBIDDEN,
             format!("the secret is not challenge {id}'s"),
         ),
-        Refusal::NotOpen("expired") => error(
+        Refusal::NotOpen(Standing::Expired) => error(
             StatusCode::GONE,
             format!(
                 "challenge {id} expired: it waited {} minutes without being accepted",
@@ -156,7 +156,7 @@ async fn list_challenges(State(s): State<AppState>) -> Response {
         Ok(rows) => axum::Json(
             rows.iter()
                 .map(|r| crate::challenge::listed(r, now))
-                .filter(|l| l.status == "open")
+                .filter(|l| l.status == crate::challenge::Standing::Open)
                 .collect::<Vec<_>>(),
         )
         .into_response(),
