@@ -35,6 +35,20 @@ pub enum Refusal {
     /// The challenge is no longer open: accepted, cancelled or expired.
     NotOpen(Standing),
     Bad(SetupError),
+    /// The server failed (500).
+    Failed(ServerError),
+}
+
+impl From<ServerError> for Refusal {
+    fn from(e: ServerError) -> Refusal {
+        Refusal::Failed(e)
+    }
+}
+
+impl From<flagfall_store::StoreError> for Refusal {
+    fn from(e: flagfall_store::StoreError) -> Refusal {
+        Refusal::Failed(e.into())
+    }
 }
 
 /// How long a challenge stays open without being accepted: half an hour, then the lobby
@@ -111,13 +125,9 @@ impl Shared {
 
     /// What `GET /api/challenges/{id}` shows: with the creator's secret, the game once
     /// accepted.
-    pub async fn seen_challenge(
-        &self,
-        id: &str,
-        secret: Option<&str>,
-    ) -> Result<Result<Seen, Refusal>, ServerError> {
+    pub async fn seen_challenge(&self, id: &str, secret: Option<&str>) -> Result<Seen, Refusal> {
         let Some(row) = self.store.challenge(id).await? else {
-            return Ok(Err(Refusal::NotFound));
+            return Err(Refusal::NotFound);
         };
         let mut seen = Seen {
             challenge: listed(&row, now_unix_ms()),
@@ -125,7 +135,7 @@ impl Shared {
         };
         if let Some(secret) = secret {
             if token_hash(secret) != row.challenge.secret_hash {
-                return Ok(Err(Refusal::Forbidden));
+                return Err(Refusal::Forbidden);
             }
             if let (Some(game_id), Some(color)) = (&row.game_id, &row.creator_color) {
                 let token = derived_token(secret, "player");
@@ -139,7 +149,7 @@ impl Shared {
                 });
             }
         }
-        Ok(Ok(seen))
+        Ok(seen)
     }
 
     /// Accept challenge `id` as `name`: create its game and answer with the accepter's
@@ -148,13 +158,13 @@ impl Shared {
         self: &Arc<Self>,
         id: &str,
         name: Option<String>,
-    ) -> Result<Result<Accepted, Refusal>, ServerError> {
+    ) -> Result<Accepted, Refusal> {
         let Some(row) = self.store.challenge(id).await? else {
-            return Ok(Err(Refusal::NotFound));
+            return Err(Refusal::NotFound);
         };
         let status = status_at(&row, now_unix_ms());
         if status != Standing::Open {
-            return Ok(Err(Refusal::NotOpen(status)));
+            return Err(Refusal::NotOpen(status));
         }
         let mut game: CreateGame = serde_json::from_str(&row.challenge.body)
             .map_err(|e| ServerError::Corrupt(format!("challenge {id}: body: {e}")))?;
@@ -181,7 +191,7 @@ impl Shared {
         }
         let (line, _) = match game.setup_line() {
             Ok(x) => x,
-            Err(e) => return Ok(Err(Refusal::Bad(e))),
+            Err(e) => return Err(Refusal::Bad(e)),
         };
         let game_id = random_hex(12)?;
         let token = random_hex(32)?;
@@ -202,37 +212,33 @@ impl Shared {
         };
         let creator_color = if creator_white { "white" } else { "black" };
         if !self.store.accept_challenge(id, creator_color, &new).await? {
-            return Ok(Err(Refusal::NotOpen(Standing::Accepted)));
+            return Err(Refusal::NotOpen(Standing::Accepted));
         }
         self.start_new(&new, game.mode())?;
-        Ok(Ok(Accepted {
+        Ok(Accepted {
             url: format!("/play/{game_id}?token={token}"),
             game_id,
             color: if creator_white { "black" } else { "white" }.to_string(),
             token,
-        }))
+        })
     }
 
     /// Cancel an open challenge with the creator's secret.
-    pub async fn cancel_challenge(
-        &self,
-        id: &str,
-        secret: &str,
-    ) -> Result<Result<(), Refusal>, ServerError> {
+    pub async fn cancel_challenge(&self, id: &str, secret: &str) -> Result<(), Refusal> {
         let Some(row) = self.store.challenge(id).await? else {
-            return Ok(Err(Refusal::NotFound));
+            return Err(Refusal::NotFound);
         };
         if token_hash(secret) != row.challenge.secret_hash {
-            return Ok(Err(Refusal::Forbidden));
+            return Err(Refusal::Forbidden);
         }
         if self
             .store
             .cancel_challenge(id, &row.challenge.secret_hash)
             .await?
         {
-            Ok(Ok(()))
+            Ok(())
         } else {
-            Ok(Err(Refusal::NotOpen(stored(row.status))))
+            Err(Refusal::NotOpen(stored(row.status)))
         }
     }
 }
