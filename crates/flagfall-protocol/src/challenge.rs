@@ -145,7 +145,7 @@ pub struct Created {
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct Listed {
     pub id: String,
-    pub status: String,
+    pub status: Standing,
     /// The creator's colour choice.
     pub color: String,
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -182,4 +182,33 @@ pub struct Accepted {
     pub color: String,
     pub token: String,
     pub url: String,
+}
+
+/// Where a challenge stands as the lobby sees it: its stored status, or `expired` for an
+/// open challenge past its time. Distinct from the store's `ChallengeStatus`, which has
+/// no `expired`: expiry is read at a moment, never written.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Standing {
+    Open,
+    Accepted,
+    Cancelled,
+    Expired,
+}
+
+impl Standing {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Standing::Open => "open",
+            Standing::Accepted => "accepted",
+            Standing::Cancelled => "cancelled",
+            Standing::Expired => "expired",
+        }
+    }
+}
+
+impl std::fmt::Display for Standing {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
 }

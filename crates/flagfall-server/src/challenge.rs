@@ -39,8 +39,22 @@ pub enum Refusal {
     /// The secret is not this challenge's.
     Forbidden,
     /// The challenge is no longer open: accepted, cancelled or expired.
-    NotOpen(&'static str),
+    NotOpen(Standing),
     Bad(SetupError),
+    /// The server failed (500).
+    Failed(ServerError),
+}
+
+impl From<ServerError> for Refusal {
+    fn from(e: ServerError) -> Refusal {
+        Refusal::Failed(e)
+    }
+}
+
+impl From<flagfall_store::StoreError> for Refusal {
+    fn from(e: flagfall_store::StoreError) -> Refusal {
+        Refusal::Failed(e.into())
+    }
 }
 
 /// How long a challenge stays open without being accepted: half an hour, then the lobby
@@ -50,13 +64,22 @@ pub const CHALLENGE_TTL_MS: i64 = 30 * 60 * 1000;
 
 /// The status of a stored challenge at `now_ms`: its stored status, except that an open
 /// challenge older than [`CHALLENGE_TTL_MS`] is `expired`.
-pub fn status_at(row: &ChallengeRow, now_ms: i64) -> &'static str {
+pub fn status_at(row: &ChallengeRow, now_ms: i64) -> Standing {
     if row.status == ChallengeStatus::Open
         && now_ms.saturating_sub(row.challenge.created_ms) > CHALLENGE_TTL_MS
     {
-        "expired"
+        Standing::Expired
     } else {
-        row.status.as_str()
+        stored(row.status)
+    }
+}
+
+/// A stored status as the lobby shows it.
+fn stored(status: ChallengeStatus) -> Standing {
+    match status {
+        ChallengeStatus::Open => Standing::Open,
+        ChallengeStatus::Accepted => Standing::Accepted,
+        ChallengeStatus::Cancelled => Standing::Cancelled,
     }
 }
 
@@ -71,7 +94,7 @@ pub fn listed(row: &ChallengeRow, now_ms: i64) -> Listed {
     };
     Listed {
         id: row.challenge.id.clone(),
-        status: status_at(row, now_ms).to_string(),
+        status: status_at(row, now_ms),
         color: row.challenge.color.clone(),
         name: row.challenge.name.clone(),
         rules: text("rules"),
@@ -108,13 +131,9 @@ impl Shared {
 
     /// What `GET /api/challenges/{id}` shows: with the creator's secret, the game once
     /// accepted.
-    pub async fn seen_challenge(
-        &self,
-        id: &str,
-        secret: Option<&str>,
-    ) -> Result<Result<Seen, Refusal>, ServerError> {
+    pub async fn seen_challenge(&self, id: &str, secret: Option<&str>) -> Result<Seen, Refusal> {
         let Some(row) = self.store.challenge(id).await? else {
-            return Ok(Err(Refusal::NotFound));
+            return Err(Refusal::NotFound);
         };
         let mut seen = Seen {
             challenge: listed(&row, now_unix_ms()),
@@ -122,7 +141,7 @@ impl Shared {
         };
         if let Some(secret) = secret {
             if token_hash(secret) != row.challenge.secret_hash {
-                return Ok(Err(Refusal::Forbidden));
+                return Err(Refusal::Forbidden);
             }
             if let (Some(game_id), Some(color)) = (&row.game_id, &row.creator_color) {
                 let token = derived_token(secret, "player");
@@ -134,7 +153,7 @@ impl Shared {
                 });
             }
         }
-        Ok(Ok(seen))
+        Ok(seen)
     }
 
     /// Accept challenge `id` as `name`: create its game and answer with the accepter's
@@ -143,13 +162,13 @@ impl Shared {
         self: &Arc<Self>,
         id: &str,
         name: Option<String>,
-    ) -> Result<Result<Accepted, Refusal>, ServerError> {
+    ) -> Result<Accepted, Refusal> {
         let Some(row) = self.store.challenge(id).await? else {
-            return Ok(Err(Refusal::NotFound));
+            return Err(Refusal::NotFound);
         };
         let status = status_at(&row, now_unix_ms());
-        if status != "open" {
-            return Ok(Err(Refusal::NotOpen(status)));
+        if status != Standing::Open {
+            return Err(Refusal::NotOpen(status));
         }
         let mut game: CreateGame = serde_json::from_str(&row.challenge.body)
             .map_err(|e| ServerError::Corrupt(format!("challenge {id}: body: {e}")))?;
@@ -178,7 +197,7 @@ impl Shared {
         game.director = Some(false);
         let (line, _) = match game.setup_line() {
             Ok(x) => x,
-            Err(e) => return Ok(Err(Refusal::Bad(e))),
+            Err(e) => return Err(Refusal::Bad(e)),
         };
         let game_id = random_hex(12)?;
         let token = random_hex(32)?;
@@ -199,37 +218,33 @@ impl Shared {
         };
         let creator_color = if creator_white { "white" } else { "black" };
         if !self.store.accept_challenge(id, creator_color, &new).await? {
-            return Ok(Err(Refusal::NotOpen("accepted")));
+            return Err(Refusal::NotOpen(Standing::Accepted));
         }
         self.start_new(&new, game.mode())?;
-        Ok(Ok(Accepted {
+        Ok(Accepted {
             url: format!("/play/{game_id}?token={token}"),
             game_id,
             color: if creator_white { "black" } else { "white" }.to_string(),
             token,
-        }))
+        })
     }
 
     /// Cancel an open challenge with the creator's secret.
-    pub async fn cancel_challenge(
-        &self,
-        id: &str,
-        secret: &str,
-    ) -> Result<Result<(), Refusal>, ServerError> {
+    pub async fn cancel_challenge(&self, id: &str, secret: &str) -> Result<(), Refusal> {
         let Some(row) = self.store.challenge(id).await? else {
-            return Ok(Err(Refusal::NotFound));
+            return Err(Refusal::NotFound);
         };
         if token_hash(secret) != row.challenge.secret_hash {
-            return Ok(Err(Refusal::Forbidden));
+            return Err(Refusal::Forbidden);
         }
         if self
             .store
             .cancel_challenge(id, &row.challenge.secret_hash)
             .await?
         {
-            Ok(Ok(()))
+            Ok(())
         } else {
-            Ok(Err(Refusal::NotOpen(row.status.as_str())))
+            Err(Refusal::NotOpen(stored(row.status)))
         }
     }
 }
@@ -260,16 +275,25 @@ mod tests {
     fn an_open_challenge_expires_after_its_time_and_others_keep_their_status() {
         let t0 = 1_000_000;
         let open = row(ChallengeStatus::Open, t0);
-        assert_eq!(status_at(&open, t0), "open");
-        assert_eq!(status_at(&open, t0 + CHALLENGE_TTL_MS), "open");
-        assert_eq!(status_at(&open, t0 + CHALLENGE_TTL_MS + 1), "expired");
-        assert_eq!(listed(&open, t0 + CHALLENGE_TTL_MS + 1).status, "expired");
+        assert_eq!(status_at(&open, t0), Standing::Open);
+        assert_eq!(status_at(&open, t0 + CHALLENGE_TTL_MS), Standing::Open);
+        assert_eq!(
+            status_at(&open, t0 + CHALLENGE_TTL_MS + 1),
+            Standing::Expired
+        );
+        assert_eq!(
+            listed(&open, t0 + CHALLENGE_TTL_MS + 1).status,
+            Standing::Expired
+        );
         let accepted = row(ChallengeStatus::Accepted, t0);
-        assert_eq!(status_at(&accepted, t0 + 10 * CHALLENGE_TTL_MS), "accepted");
+        assert_eq!(
+            status_at(&accepted, t0 + 10 * CHALLENGE_TTL_MS),
+            Standing::Accepted
+        );
         let cancelled = row(ChallengeStatus::Cancelled, t0);
         assert_eq!(
             status_at(&cancelled, t0 + 10 * CHALLENGE_TTL_MS),
-            "cancelled"
+            Standing::Cancelled
         );
     }
 

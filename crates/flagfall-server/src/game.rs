@@ -22,7 +22,7 @@ use tokio::time::Instant;
 
 use crate::bus::BusMsg;
 use crate::lag::Quota;
-use crate::writer::WriteReq;
+use crate::writer::{WriteError, WriteReq};
 use crate::{ServerError, Shared};
 
 /// What the server keeps about a game besides its events.
@@ -576,10 +576,8 @@ impl Live {
             })
             .await;
         let result = match sent {
-            Ok(()) => done_rx
-                .await
-                .unwrap_or_else(|_| Err("the writer stopped".into())),
-            Err(_) => Err("the writer stopped".into()),
+            Ok(()) => done_rx.await.unwrap_or(Err(WriteError::Stopped)),
+            Err(_) => Err(WriteError::Stopped),
         };
         if let Err(e) = result {
             tracing::error!(game = %self.meta.id, error = %e, "events not stored");

@@ -67,20 +67,52 @@ fn server_error(e: crate::ServerError) -> Response {
     )
 }
 
+/// A request that failed: refused with a status and what is wrong, or a server failure
+/// (500, logged). Answers `{"error": ...}`.
+#[derive(Debug)]
+pub enum ApiError {
+    Refused(StatusCode, String),
+    Failed(crate::ServerError),
+}
+
+impl IntoResponse for ApiError {
+    fn into_response(self) -> Response {
+        match self {
+            ApiError::Refused(status, message) => error(status, message),
+            ApiError::Failed(e) => server_error(e),
+        }
+    }
+}
+
+impl From<crate::ServerError> for ApiError {
+    fn from(e: crate::ServerError) -> ApiError {
+        ApiError::Failed(e)
+    }
+}
+
+impl From<flagfall_protocol::SetupError> for ApiError {
+    fn from(e: flagfall_protocol::SetupError) -> ApiError {
+        ApiError::Refused(StatusCode::BAD_REQUEST, e.to_string())
+    }
+}
+
+impl From<crate::CreateError> for ApiError {
+    fn from(e: crate::CreateError) -> ApiError {
+        match e {
+            crate::CreateError::Setup(e) => e.into(),
+            crate::CreateError::Failed(e) => e.into(),
+        }
+    }
+}
+
 fn not_found(id: &str) -> Response {
     error(StatusCode::NOT_FOUND, format!("no game {id:?}"))
 }
 
-async fn create_game(State(s): State<AppState>, body: Bytes) -> Response {
-    let body = match CreateGame::from_json(&body) {
-        Ok(b) => b,
-        Err(e) => return error(StatusCode::BAD_REQUEST, e.to_string()),
-    };
-    match s.create(&body).await {
-        Ok(Ok(created)) => (StatusCode::CREATED, axum::Json(created)).into_response(),
-        Ok(Err(e)) => error(StatusCode::BAD_REQUEST, e.to_string()),
-        Err(e) => server_error(e),
-    }
+async fn create_game(State(s): State<AppState>, body: Bytes) -> Result<Response, ApiError> {
+    let body = CreateGame::from_json(&body)?;
+    let created = s.create(&body).await?;
+    Ok((StatusCode::CREATED, axum::Json(created)).into_response())
 }
 
 /// `POST /api/practice`: a game against the computer (`crate::practice`), which plays
@@ -101,7 +133,7 @@ async fn create_practice(State(s): State<AppState>, body: Bytes) -> Response {
         Err(e) => return server_error(crate::ServerError::Corrupt(e.to_string())),
     };
     match s.create_with(&body.setup, Some(stored)).await {
-        Ok(Ok(created)) => {
+        Ok(created) => {
             crate::practice::spawn(
                 s.clone(),
                 created.id.clone(),
@@ -110,21 +142,20 @@ async fn create_practice(State(s): State<AppState>, body: Bytes) -> Response {
             );
             (StatusCode::CREATED, axum::Json(created)).into_response()
         }
-        Ok(Err(e)) => error(StatusCode::BAD_REQUEST, e.to_string()),
-        Err(e) => server_error(e),
+        Err(e) => ApiError::from(e).into_response(),
     }
 }
 
-/// A challenge refused: 404, 403, 409 or 400, with what is wrong.
+/// A challenge refused: 404, 403, 410, 409 or 400, with what is wrong (or 500).
 fn challenge_refusal(id: &str, r: crate::challenge::Refusal) -> Response {
-    use crate::challenge::Refusal;
+    use crate::challenge::{Refusal, Standing};
     match r {
         Refusal::NotFound => error(StatusCode::NOT_FOUND, format!("no challenge {id:?}")),
         Refusal::Forbidden => error(
             StatusCode::FORBIDDEN,
             format!("the secret is not challenge {id}'s"),
         ),
-        Refusal::NotOpen("expired") => error(
+        Refusal::NotOpen(Standing::Expired) => error(
             StatusCode::GONE,
             format!(
                 "challenge {id} expired: it waited {} minutes without being accepted",
@@ -136,6 +167,7 @@ fn challenge_refusal(id: &str, r: crate::challenge::Refusal) -> Response {
             format!("challenge {id} is no longer open ({status})"),
         ),
         Refusal::Bad(e) => error(StatusCode::BAD_REQUEST, e.to_string()),
+        Refusal::Failed(e) => server_error(e),
     }
 }
 
@@ -161,7 +193,7 @@ async fn list_challenges(State(s): State<AppState>) -> Response {
         Ok(rows) => axum::Json(
             rows.iter()
                 .map(|r| crate::challenge::listed(r, now))
-                .filter(|l| l.status == "open")
+                .filter(|l| l.status == crate::challenge::Standing::Open)
                 .collect::<Vec<_>>(),
         )
         .into_response(),
@@ -182,9 +214,8 @@ async fn get_challenge(
     Query(q): Query<SecretQuery>,
 ) -> Response {
     match s.seen_challenge(&id, q.secret.as_deref()).await {
-        Ok(Ok(seen)) => axum::Json(seen).into_response(),
-        Ok(Err(r)) => challenge_refusal(&id, r),
-        Err(e) => server_error(e),
+        Ok(seen) => axum::Json(seen).into_response(),
+        Err(r) => challenge_refusal(&id, r),
     }
 }
 
@@ -199,9 +230,8 @@ async fn accept_challenge(
         Err(e) => return error(StatusCode::BAD_REQUEST, e.to_string()),
     };
     match s.accept_challenge(&id, name).await {
-        Ok(Ok(accepted)) => (StatusCode::CREATED, axum::Json(accepted)).into_response(),
-        Ok(Err(r)) => challenge_refusal(&id, r),
-        Err(e) => server_error(e),
+        Ok(accepted) => (StatusCode::CREATED, axum::Json(accepted)).into_response(),
+        Err(r) => challenge_refusal(&id, r),
     }
 }
 
@@ -218,9 +248,8 @@ async fn cancel_challenge(
         );
     };
     match s.cancel_challenge(&id, &secret).await {
-        Ok(Ok(())) => StatusCode::NO_CONTENT.into_response(),
-        Ok(Err(r)) => challenge_refusal(&id, r),
-        Err(e) => server_error(e),
+        Ok(()) => StatusCode::NO_CONTENT.into_response(),
+        Err(r) => challenge_refusal(&id, r),
     }
 }
 

@@ -55,6 +55,21 @@ pub enum ServerError {
     Random(String),
 }
 
+/// Why a game was not created: its setup (the client's fault), or the server.
+#[derive(Debug, thiserror::Error)]
+pub enum CreateError {
+    #[error(transparent)]
+    Setup(#[from] flagfall_protocol::SetupError),
+    #[error(transparent)]
+    Failed(#[from] ServerError),
+}
+
+impl From<flagfall_store::StoreError> for CreateError {
+    fn from(e: flagfall_store::StoreError) -> CreateError {
+        CreateError::Failed(e.into())
+    }
+}
+
 /// How to run the server.
 #[derive(Debug, Clone)]
 pub struct Config {
@@ -212,8 +227,7 @@ impl Shared {
     pub async fn create(
         self: &Arc<Self>,
         body: &CreateGame,
-    ) -> Result<Result<flagfall_protocol::Created, flagfall_protocol::SetupError>, ServerError>
-    {
+    ) -> Result<flagfall_protocol::Created, CreateError> {
         self.create_with(body, None).await
     }
 
@@ -223,12 +237,8 @@ impl Shared {
         self: &Arc<Self>,
         body: &CreateGame,
         practice: Option<String>,
-    ) -> Result<Result<flagfall_protocol::Created, flagfall_protocol::SetupError>, ServerError>
-    {
-        let (line, _setup) = match body.setup_line() {
-            Ok(x) => x,
-            Err(e) => return Ok(Err(e)),
-        };
+    ) -> Result<flagfall_protocol::Created, CreateError> {
+        let (line, _setup) = body.setup_line()?;
         let id = random_hex(12)?;
         let tokens = flagfall_protocol::Tokens {
             white: random_hex(32)?,
@@ -248,7 +258,7 @@ impl Shared {
         self.store.create_game(&row).await?;
         self.start_new(&row, body.mode())?;
         let urls = flagfall_protocol::Urls::of(&id, &tokens);
-        Ok(Ok(flagfall_protocol::Created { id, tokens, urls }))
+        Ok(flagfall_protocol::Created { id, tokens, urls })
     }
 
     /// Start the task of a game whose row was just stored (no events yet), unless a task

@@ -90,6 +90,139 @@ async fn ask<T>(s: &Arc<Shared>, id: &str, make: impl Fn(oneshot::Sender<T>) -> 
     None
 }
 
+/// A token bucket: `rate` frames a second sustained, `burst` at once.
+struct RateLimit {
+    rate: f64,
+    burst: f64,
+    tokens: f64,
+    refill_at: Instant,
+    /// Frames dropped in a row.
+    over_limit: u32,
+}
+
+/// What the limit does with a frame.
+enum Admit {
+    Yes,
+    /// Over the limit: dropped, the client told.
+    Dropped,
+    /// More than [`FLOOD_CLOSE_AFTER`] dropped in a row: the socket closes.
+    Flooding,
+}
+
+impl RateLimit {
+    fn new((rate, burst): (f64, f64)) -> RateLimit {
+        RateLimit {
+            rate,
+            burst,
+            tokens: burst,
+            refill_at: Instant::now(),
+            over_limit: 0,
+        }
+    }
+
+    fn take(&mut self) -> Admit {
+        let now = Instant::now();
+        self.tokens = (self.tokens + now.duration_since(self.refill_at).as_secs_f64() * self.rate)
+            .min(self.burst);
+        self.refill_at = now;
+        if self.tokens < 1.0 {
+            self.over_limit += 1;
+            return if self.over_limit > FLOOD_CLOSE_AFTER {
+                Admit::Flooding
+            } else {
+                Admit::Dropped
+            };
+        }
+        self.tokens -= 1.0;
+        self.over_limit = 0;
+        Admit::Yes
+    }
+}
+
+/// The closing handshake after our close: read (and drop) what the client still sends
+/// until it answers the close, for at most a second.
+async fn drain_until_close(stream: &mut futures_util::stream::SplitStream<WebSocket>) {
+    let deadline = Instant::now() + Duration::from_secs(1);
+    while let Ok(Some(Ok(m))) = tokio::time::timeout_at(deadline, stream.next()).await {
+        if matches!(m, Message::Close(_)) {
+            break;
+        }
+    }
+}
+
+/// The answer to one admitted text frame, if it has one of its own (a stored action's
+/// answer is its event, on the bus).
+async fn answer(
+    s: &Arc<Shared>,
+    id: &str,
+    role: Role,
+    rtt_ms: Option<u64>,
+    body: &str,
+) -> Option<String> {
+    match parse_frame(body) {
+        Err(e) => {
+            s.metrics.frame_errors.fetch_add(1, Relaxed);
+            Some(
+                ServerMsg::Error {
+                    id: e.id.clone(),
+                    message: e.to_string(),
+                }
+                .to_text(),
+            )
+        }
+        Ok(ClientFrame::Ping(n)) => {
+            let now = ask(s, id, Cmd::Now).await.unwrap_or(0);
+            Some(
+                ServerMsg::Pong {
+                    ping: n,
+                    server_now: now,
+                }
+                .to_text(),
+            )
+        }
+        Ok(ClientFrame::Action {
+            id: cid,
+            lag_ms,
+            action,
+        }) => {
+            if role == Role::Spectator {
+                s.metrics.refused.fetch_add(1, Relaxed);
+                return Some(
+                    ServerMsg::Refused {
+                        id: cid,
+                        reason: "spectators cannot act on a game (uscf-2020 13)".into(),
+                        rule: None,
+                    }
+                    .to_text(),
+                );
+            }
+            let make = |tx| {
+                Cmd::Act(
+                    Act {
+                        role,
+                        id: cid.clone(),
+                        lag_ms,
+                        action: action.clone(),
+                        rtt_ms,
+                    },
+                    tx,
+                )
+            };
+            match ask(s, id, make).await {
+                Some(Reply::Stored(_)) => None,
+                Some(Reply::Direct(t)) => Some(t),
+                None => Some(
+                    ServerMsg::Error {
+                        id: cid,
+                        message: "the game is not available".into(),
+                    }
+                    .to_text(),
+                ),
+            }
+        }
+    }
+}
+
 pub async fn run(s: Arc<Shared>, id: String, role: Role, socket: WebSocket) {
     s.metrics.sockets.fetch_add(1, Relaxed);
     let _gauge = Gauge(s.clone());
@@ -114,10 +247,7 @@ pub async fn run(s: Arc<Shared>, id: String, role: Role, socket: WebSocket) {
     }
     let mut pings = Pings::default();
     let mut ping = tokio::time::interval(PING_EVERY);
-    let (rate, burst) = s.rate;
-    let mut tokens = burst;
-    let mut refill_at = Instant::now();
-    let mut over_limit = 0u32;
+    let mut limit = RateLimit::new(s.rate);
     loop {
         tokio::select! {
             frame = stream.next() => {
@@ -145,54 +275,22 @@ pub async fn run(s: Arc<Shared>, id: String, role: Role, socket: WebSocket) {
                     Message::Ping(_) => continue,
                     Message::Close(_) => break,
                 };
-                // Token bucket: RATE_PER_SEC sustained, BURST at once.
-                let now = Instant::now();
-                tokens = (tokens + now.duration_since(refill_at).as_secs_f64() * rate).min(burst);
-                refill_at = now;
-                if tokens < 1.0 {
-                    over_limit += 1;
-                    s.metrics.frame_errors.fetch_add(1, Relaxed);
-                    if over_limit > FLOOD_CLOSE_AFTER {
+                match limit.take() {
+                    Admit::Yes => {}
+                    Admit::Dropped => {
+                        s.metrics.frame_errors.fetch_add(1, Relaxed);
+                        let msg = ServerMsg::Error { id: None, message: format!("rate limit: at most {} messages a second; this one was dropped", limit.rate) };
+                        if timed(&mut sink, text(&msg)).await.is_err() { break; }
+                        continue;
+                    }
+                    Admit::Flooding => {
+                        s.metrics.frame_errors.fetch_add(1, Relaxed);
                         let _ = timed(&mut sink, close(close_code::POLICY, "flooding: too many messages a second")).await;
-                        // The closing handshake: read (and drop) what the client still
-                        // sends until it answers the close, for at most a second.
-                        let deadline = Instant::now() + Duration::from_secs(1);
-                        while let Ok(Some(Ok(m))) = tokio::time::timeout_at(deadline, stream.next()).await {
-                            if matches!(m, Message::Close(_)) {
-                                break;
-                            }
-                        }
+                        drain_until_close(&mut stream).await;
                         break;
                     }
-                    let msg = ServerMsg::Error { id: None, message: format!("rate limit: at most {rate} messages a second; this one was dropped") };
-                    if timed(&mut sink, text(&msg)).await.is_err() { break; }
-                    continue;
                 }
-                tokens -= 1.0;
-                over_limit = 0;
-                let answer = match parse_frame(body.as_str()) {
-                    Err(e) => {
-                        s.metrics.frame_errors.fetch_add(1, Relaxed);
-                        Some(ServerMsg::Error { id: e.id.clone(), message: e.to_string() }.to_text())
-                    }
-                    Ok(ClientFrame::Ping(n)) => {
-                        let now = ask(&s, &id, Cmd::Now).await.unwrap_or(0);
-                        Some(ServerMsg::Pong { ping: n, server_now: now }.to_text())
-                    }
-                    Ok(ClientFrame::Action { id: cid, lag_ms, action }) => {
-                        if role == Role::Spectator {
-                            s.metrics.refused.fetch_add(1, Relaxed);
-                            Some(ServerMsg::Refused { id: cid, reason: "spectators cannot act on a game (uscf-2020 13)".into(), rule: None }.to_text())
-                        } else {
-                            let make = |tx| Cmd::Act(Act { role, id: cid.clone(), lag_ms, action: action.clone(), rtt_ms: pings.rtt_ms() }, tx);
-                            match ask(&s, &id, make).await {
-                                Some(Reply::Stored(_)) => None,
-                                Some(Reply::Direct(t)) => Some(t),
-                                None => Some(ServerMsg::Error { id: cid, message: "the game is not available".into() }.to_text()),
-                            }
-                        }
-                    }
-                };
+                let answer = answer(&s, &id, role, pings.rtt_ms(), body.as_str()).await;
                 if let Some(t) = answer
                     && timed(&mut sink, Message::Text(Utf8Bytes::from(t))).await.is_err()
                 {

@@ -5,7 +5,7 @@
 use std::sync::Arc;
 use std::time::Instant;
 
-use flagfall_store::{NewEvent, Store};
+use flagfall_store::{NewEvent, Store, StoreError};
 use tokio::sync::{mpsc, oneshot};
 
 use crate::metrics::Metrics;
@@ -14,9 +14,21 @@ use crate::metrics::Metrics;
 /// statement (a commit is then one round trip to the database).
 const MAX_BATCH: usize = flagfall_store::ROWS_PER_INSERT;
 
+/// Events to store, and where to answer once they are (or are not).
 pub struct WriteReq {
     pub events: Vec<NewEvent>,
-    pub done: oneshot::Sender<Result<(), String>>,
+    pub done: oneshot::Sender<Result<(), WriteError>>,
+}
+
+/// Why a request's events were not stored (none of them was).
+#[derive(Debug, Clone, thiserror::Error)]
+pub enum WriteError {
+    /// The group commit that carried them failed: every request in it gets this.
+    #[error("{0}")]
+    Commit(Arc<StoreError>),
+    /// The writer is gone (the server is stopping).
+    #[error("the writer stopped")]
+    Stopped,
 }
 
 /// Run the writer until every sender is gone (all queued requests are committed first).
@@ -40,7 +52,10 @@ pub async fn run(store: Arc<dyn Store>, mut rx: mpsc::Receiver<WriteReq>, metric
             flat.append(&mut r.events);
         }
         let started = Instant::now();
-        let result = store.append(&flat).await.map_err(|e| e.to_string());
+        let result = store
+            .append(&flat)
+            .await
+            .map_err(|e| WriteError::Commit(Arc::new(e)));
         match &result {
             Ok(()) => metrics.observe_commit(started.elapsed(), flat.len()),
             Err(e) => {
