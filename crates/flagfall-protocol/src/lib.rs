@@ -19,6 +19,9 @@ pub const MAX_FRAME_BYTES: usize = 4096;
 pub const MAX_BODY_BYTES: usize = 16 * 1024;
 /// The longest client `id` echoed back, in bytes.
 pub const MAX_ID_BYTES: usize = 64;
+/// The longest simultaneity window a game may ask for, in milliseconds: a longer one
+/// holds every later action (even the director's) that long.
+pub const MAX_SIMULTANEOUS_MS: u64 = 2_000;
 
 /// How the game is played.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Default)]
@@ -108,6 +111,14 @@ impl CreateGame {
     /// The game-script setup line this body stands for (online mode forces
     /// `auto_flag: true`), validated by the game-script parser, and the setup.
     pub fn setup_line(&self) -> Result<(String, GameSetup), SetupError> {
+        if let Some(ms) = self.simultaneous_ms
+            && ms > MAX_SIMULTANEOUS_MS
+        {
+            return Err(SetupError {
+                field: "simultaneous_ms".into(),
+                message: format!("{ms} ms, more than the {MAX_SIMULTANEOUS_MS} ms allowed"),
+            });
+        }
         let mut copy = self.clone();
         copy.mode = None;
         if self.mode() == Mode::Online {
