@@ -20,8 +20,8 @@ use sha2::{Digest, Sha256};
 
 use crate::{ServerError, Shared, now_unix_ms, random_hex, token_hash};
 
-/// The longest player name a challenge takes, in characters.
-pub const MAX_NAME_CHARS: usize = 64;
+/// The longest player name a challenge takes, in characters (the one limit of names).
+pub const MAX_NAME_CHARS: usize = flagfall_protocol::MAX_NAME_CHARS;
 
 /// The creator's colour choice.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -73,12 +73,7 @@ fn name_field(v: Option<Value>, field: &str) -> Result<Option<String>, SetupErro
         None | Some(Value::Null) => Ok(None),
         Some(Value::String(s)) => {
             let t = s.trim();
-            if t.chars().count() > MAX_NAME_CHARS {
-                return Err(bad(
-                    field,
-                    format!("longer than {MAX_NAME_CHARS} characters"),
-                ));
-            }
+            flagfall_protocol::check_name(field, t)?;
             Ok((!t.is_empty()).then(|| t.to_string()))
         }
         Some(_) => Err(bad(field, "expected a string")),

@@ -38,3 +38,44 @@ async fn simultaneous_ms_is_capped_everywhere_a_game_is_made() {
     assert_eq!(white.event().await["n"], 1);
     srv.stop().await;
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn player_names_have_one_limit_everywhere() {
+    let srv = Server::start().await;
+    let long = "n".repeat(65);
+    let injected = "Ann\"]\n\n1. f3 e5 2. g4 Qh4# 0-1\n[X \"";
+    for (field, name) in [("white", long.as_str()), ("black", injected)] {
+        let body = json!({"rules":"uscf-2020","time_control":"G/5;d0", field: name});
+        let (status, text) = srv.post("/api/games", &body.to_string()).await;
+        names_field(status, &text, field);
+        let practice = json!({"setup": body, "computer": {"color": "black", "level": 1}});
+        let (status, text) = srv.post("/api/practice", &practice.to_string()).await;
+        names_field(status, &text, field);
+    }
+    for name in [long.as_str(), injected, "tab\there"] {
+        let body = json!({"rules":"uscf-2020","time_control":"G/5;d0","name": name});
+        let (status, text) = srv.post("/api/challenges", &body.to_string()).await;
+        names_field(status, &text, "name");
+    }
+    let (status, text) = srv
+        .post(
+            "/api/challenges",
+            r#"{"rules":"uscf-2020","time_control":"G/5;d0","name":"Ann"}"#,
+        )
+        .await;
+    assert_eq!(status, 201, "{text}");
+    let id = serde_json::from_str::<Value>(&text).unwrap()["id"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let accept = format!("/api/challenges/{id}/accept");
+    let (status, text) = srv
+        .post(&accept, &json!({ "name": injected }).to_string())
+        .await;
+    names_field(status, &text, "name");
+    // 64 characters, accents included, are a name.
+    let ok = "é".repeat(64);
+    let (status, text) = srv.post(&accept, &json!({ "name": ok }).to_string()).await;
+    assert_eq!(status, 201, "{text}");
+    srv.stop().await;
+}
