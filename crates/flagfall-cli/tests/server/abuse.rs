@@ -79,3 +79,52 @@ async fn player_names_have_one_limit_everywhere() {
     assert_eq!(status, 201, "{text}");
     srv.stop().await;
 }
+
+/// How many of the game's rulings refuse or reject what a player did.
+fn refusals(state: &Value) -> usize {
+    state["rulings"]
+        .as_array()
+        .expect("rulings")
+        .iter()
+        .filter(|r| r["kind"] == "refused" || r["kind"] == "claim_rejected")
+        .count()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_practice_computer_never_repeats_a_refused_claim() {
+    let srv = Server::start().await;
+    // Training with every computer move illegal: the player plays on instead of claiming.
+    let body = json!({
+        "setup": {"rules": "uscf-2020", "time_control": "G/5;d0"},
+        "computer": {"color": "black", "level": 1, "training": true, "illegal_rate": 1.0,
+                     "seed": 1, "repeat_at": 1000}
+    });
+    let (status, text) = srv.post("/api/practice", &body.to_string()).await;
+    assert_eq!(status, 201, "{text}");
+    let g: Value = serde_json::from_str(&text).unwrap();
+    let id = g["id"].as_str().unwrap();
+    let mut white = srv
+        .connect(id, Some(g["tokens"]["white"].as_str().unwrap()))
+        .await;
+    // The computer's illegal move (seed 1: the king e8d6), then the player's legal
+    // knight move, which the computer claims as illegal.
+    white.send(json!({"move":"e2e4","press":true})).await;
+    white.event().await;
+    white
+        .until(|m| {
+            m["type"] == "event"
+                && m["update"]["moves"]
+                    .as_array()
+                    .is_some_and(|a| a.iter().any(|x| x["by"] == "black"))
+        })
+        .await;
+    white.send(json!({"move": "g1f3","press":true})).await;
+    white.event().await;
+    tokio::time::sleep(std::time::Duration::from_millis(1500)).await;
+    let state = srv.state(id).await;
+    // The computer claimed the legal move once, was refused, and did not claim again.
+    let refused = refusals(&state);
+    assert_eq!(refused, 1, "{}", state["rulings"]);
+    assert_eq!(state["n"], 4, "{}", state["rulings"]);
+    srv.stop().await;
+}
