@@ -50,6 +50,9 @@ pub fn router(shared: Arc<Shared>) -> Router {
         .route("/metrics", get(metrics))
         .fallback(get(static_file))
         .layer(DefaultBodyLimit::max(MAX_BODY_BYTES))
+        .layer(axum::middleware::map_response(
+            crate::limits::security_headers,
+        ))
         .with_state(shared)
 }
 

@@ -13,6 +13,7 @@ pub mod bus;
 pub mod challenge;
 pub mod game;
 pub mod http;
+pub mod limits;
 pub mod loadtest;
 pub mod metrics;
 pub mod practice;

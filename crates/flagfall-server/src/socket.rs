@@ -109,7 +109,12 @@ pub async fn run(s: Arc<Shared>, id: String, role: Role, socket: WebSocket) {
                     None => break,
                     Some(Ok(f)) => f,
                     Some(Err(e)) => {
-                        let _ = sink.send(close(close_code::SIZE, &format!("closing: {e}"))).await;
+                        // A close reason is at most 123 bytes (RFC 6455 5.5).
+                        let mut reason = format!("closing: {e}");
+                        while reason.len() > 120 {
+                            reason.pop();
+                        }
+                        let _ = sink.send(close(crate::limits::close_code_for(e), &reason)).await;
                         break;
                     }
                 };

@@ -128,3 +128,63 @@ async fn the_practice_computer_never_repeats_a_refused_claim() {
     assert_eq!(state["n"], 4, "{}", state["rulings"]);
     srv.stop().await;
 }
+
+/// A raw HTTP exchange: send `request` as is, read until the server closes (or `wait`
+/// passes): the status line and headers (lower-case names), and the body.
+async fn raw(addr: std::net::SocketAddr, request: &[u8]) -> (String, String) {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    let mut s = tokio::net::TcpStream::connect(addr).await.expect("connect");
+    s.write_all(request).await.expect("send");
+    let mut out = Vec::new();
+    let _ = tokio::time::timeout(std::time::Duration::from_secs(10), s.read_to_end(&mut out)).await;
+    let text = String::from_utf8_lossy(&out).to_string();
+    match text.split_once("\r\n\r\n") {
+        Some((h, b)) => (h.to_ascii_lowercase(), b.to_string()),
+        None => (text.to_ascii_lowercase(), String::new()),
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn answers_carry_security_headers() {
+    let srv = Server::start().await;
+    for path in ["/", "/play/x", "/app.js", "/api/games", "/api/games/nope"] {
+        let req = format!("GET {path} HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n");
+        let (head, _) = raw(srv.addr, req.as_bytes()).await;
+        for want in [
+            "content-security-policy: default-src 'self'",
+            "connect-src 'self'",
+            "frame-ancestors 'none'",
+            "x-frame-options: deny",
+            "referrer-policy: no-referrer",
+        ] {
+            assert!(head.contains(want), "{path}: no {want:?} in\n{head}");
+        }
+    }
+    srv.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn websocket_close_codes_follow_rfc_6455() {
+    use tokio_tungstenite::tungstenite::Message;
+    use tokio_tungstenite::tungstenite::protocol::frame::Frame;
+    use tokio_tungstenite::tungstenite::protocol::frame::coding::{Data, OpCode};
+    let srv = Server::start().await;
+    let g = srv
+        .create(r#"{"rules":"uscf-2020","time_control":"G/5;d0"}"#)
+        .await;
+    // A text message that is not UTF-8: 1007.
+    let mut c = srv.connect(&g.id, None).await;
+    let bad = Frame::message(vec![b'{', 0xff, 0xfe, b'}'], OpCode::Data(Data::Text), true);
+    assert!(c.send_message(Message::Frame(bad)).await);
+    assert_eq!(c.until_close().await.0, 1007);
+    // A continuation with nothing to continue: a protocol error, 1002.
+    let mut c = srv.connect(&g.id, None).await;
+    let orphan = Frame::message(b"x".to_vec(), OpCode::Data(Data::Continue), true);
+    assert!(c.send_message(Message::Frame(orphan)).await);
+    assert_eq!(c.until_close().await.0, 1002);
+    // A message over 64 KiB: 1009, the one case for it.
+    let mut c = srv.connect(&g.id, None).await;
+    assert!(c.try_send_text(&"x".repeat(70 * 1024)).await);
+    assert_eq!(c.until_close().await.0, 1009);
+    srv.stop().await;
+}

@@ -340,6 +340,11 @@ impl Client {
             .expect("send");
     }
 
+    /// Send any WebSocket message (a raw frame, to break the protocol).
+    pub async fn send_message(&mut self, m: Message) -> bool {
+        self.ws.send(m).await.is_ok()
+    }
+
     pub async fn try_send_text(&mut self, t: &str) -> bool {
         self.ws
             .send(Message::Text(t.to_string().into()))
