@@ -25,16 +25,23 @@ type AppState = Arc<Shared>;
 struct WebDist;
 
 pub fn router(shared: Arc<Shared>) -> Router {
+    let limited = crate::limits::creation_limit(&shared.limits);
     Router::new()
-        .route("/api/games", get(list_games).post(create_game))
+        .route(
+            "/api/games",
+            get(list_games).merge(limited(axum::routing::post(create_game))),
+        )
         .route("/api/games/{id}", get(get_game))
         .route("/api/games/{id}/script", get(get_script))
         .route("/api/games/{id}/pgn", get(get_pgn))
         .route("/ws/games/{id}", get(websocket))
-        .route("/api/practice", axum::routing::post(create_practice))
+        .route(
+            "/api/practice",
+            limited(axum::routing::post(create_practice)),
+        )
         .route(
             "/api/challenges",
-            get(list_challenges).post(create_challenge),
+            get(list_challenges).merge(limited(axum::routing::post(create_challenge))),
         )
         .route(
             "/api/challenges/{id}",
@@ -42,7 +49,7 @@ pub fn router(shared: Arc<Shared>) -> Router {
         )
         .route(
             "/api/challenges/{id}/accept",
-            axum::routing::post(accept_challenge),
+            limited(axum::routing::post(accept_challenge)),
         )
         .route("/api/rules/{id}", get(get_ruleset))
         .route("/api/explain", get(explain_rule))
@@ -50,6 +57,7 @@ pub fn router(shared: Arc<Shared>) -> Router {
         .route("/metrics", get(metrics))
         .fallback(get(static_file))
         .layer(DefaultBodyLimit::max(MAX_BODY_BYTES))
+        .layer(axum::middleware::from_fn(crate::limits::refuse_long_bodies))
         .layer(axum::middleware::map_response(
             crate::limits::security_headers,
         ))

@@ -68,6 +68,9 @@ pub struct Config {
     /// the limit (`flagfall serve --socket-rate 0`, for load tests: bots move faster than
     /// people).
     pub socket_rate: Option<f64>,
+    /// Per-address limits and HTTP timeouts (`limits::Limits::default()` for a public
+    /// server; `limits::Limits::unlimited()` for load tests from one machine).
+    pub limits: limits::Limits,
 }
 
 impl Config {
@@ -96,6 +99,8 @@ pub struct Shared {
     pub engine: Option<std::path::PathBuf>,
     /// Per-socket frame limit: per second sustained, burst.
     pub rate: (f64, f64),
+    /// Per-address limits and HTTP timeouts.
+    pub limits: limits::Limits,
 }
 
 /// Hex SHA-256 of a token: what the database keeps.
@@ -339,13 +344,6 @@ async fn serve_inner(
             source,
         })?;
     let addr = listener.local_addr()?;
-    // Small frames go out at once: without TCP_NODELAY, Nagle's algorithm holds an
-    // event back until the peer's delayed acknowledgement of the previous one.
-    let listener = axum::serve::ListenerExt::tap_io(listener, |tcp| {
-        if let Err(e) = tcp.set_nodelay(true) {
-            tracing::debug!(error = %e, "TCP_NODELAY not set");
-        }
-    });
     let metrics = Arc::new(Metrics::default());
     let (writer_tx, writer_rx) = mpsc::channel(8192);
     let writer = tokio::spawn(writer::run(store.clone(), writer_rx, metrics.clone()));
@@ -360,6 +358,7 @@ async fn serve_inner(
         shutdown: down_rx,
         engine: config.engine.clone(),
         rate: config.rate(),
+        limits: config.limits.clone(),
     });
     // Every live game resumes: its task (and flag timer) runs again, and a practice
     // game's computer with it.
@@ -377,9 +376,7 @@ async fn serve_inner(
         tracing::info!("shutting down: closing sockets, flushing");
         let _ = down_tx.send(true);
     };
-    axum::serve(listener, app)
-        .with_graceful_shutdown(shutdown_signal)
-        .await?;
+    limits::serve(listener, app, config.limits.clone(), shutdown_signal).await?;
     // Stop the game tasks (they finish what they are committing) and the writer.
     let handles: Vec<GameHandle> = shared.lock().drain().map(|(_, h)| h).collect();
     drop(handles);

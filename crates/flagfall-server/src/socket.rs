@@ -115,6 +115,10 @@ pub async fn run(s: Arc<Shared>, id: String, role: Role, socket: WebSocket) {
                             reason.pop();
                         }
                         let _ = sink.send(close(crate::limits::close_code_for(e), &reason)).await;
+                        // What the client sent after the bad frame is unread: closing at
+                        // once resets the connection, and the client may lose the close
+                        // frame to the reset. Give it a moment to read it.
+                        tokio::time::sleep(Duration::from_millis(200)).await;
                         break;
                     }
                 };

@@ -188,3 +188,127 @@ async fn websocket_close_codes_follow_rfc_6455() {
     assert_eq!(c.until_close().await.0, 1009);
     srv.stop().await;
 }
+
+/// Limits small enough to reach in a test: 1 s to send headers or a body, 4 connections
+/// an address, 5 creations at once then one a second.
+fn tight() -> flagfall_server::limits::Limits {
+    flagfall_server::limits::Limits {
+        connections_per_address: 4,
+        header_timeout: std::time::Duration::from_secs(1),
+        body_timeout: std::time::Duration::from_secs(1),
+        creates_per_minute: 60,
+        create_burst: 5,
+    }
+}
+
+/// Whether the server has closed `s` (read gives end of file or an error) within `wait`.
+async fn closed_within(s: &mut tokio::net::TcpStream, wait: std::time::Duration) -> bool {
+    use tokio::io::AsyncReadExt;
+    let mut buf = vec![0u8; 4096];
+    let deadline = tokio::time::Instant::now() + wait;
+    loop {
+        match tokio::time::timeout_at(deadline, s.read(&mut buf)).await {
+            Err(_) => return false,
+            Ok(Ok(0)) | Ok(Err(_)) => return true,
+            Ok(Ok(_)) => continue,
+        }
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn slow_requests_time_out_and_long_bodies_are_refused_up_front() {
+    use tokio::io::AsyncWriteExt;
+    use tokio::net::TcpStream;
+    let srv = Server::start_with(tight()).await;
+    let secs = std::time::Duration::from_secs;
+    // Headers a byte at a time (slowloris): closed after the header timeout.
+    let mut slow = TcpStream::connect(srv.addr).await.unwrap();
+    slow.write_all(b"GET /healthz HTTP/1.1\r\nHost: x\r\n")
+        .await
+        .unwrap();
+    let trickle = async {
+        for _ in 0..10 {
+            tokio::time::sleep(std::time::Duration::from_millis(300)).await;
+            if slow.write_all(b"X").await.is_err() {
+                break;
+            }
+        }
+    };
+    trickle.await;
+    assert!(
+        closed_within(&mut slow, secs(2)).await,
+        "slow headers kept open"
+    );
+    // A body that never comes: answered and closed after the body timeout.
+    let mut slow = TcpStream::connect(srv.addr).await.unwrap();
+    slow.write_all(b"POST /api/games HTTP/1.1\r\nHost: x\r\nContent-Length: 100\r\n\r\n{\"ru")
+        .await
+        .unwrap();
+    assert!(
+        closed_within(&mut slow, secs(3)).await,
+        "slow body kept open"
+    );
+    // A Content-Length of 100 MB is refused before any of it is sent.
+    let (head, body) = raw(
+        srv.addr,
+        b"POST /api/games HTTP/1.1\r\nHost: x\r\nContent-Length: 100000000\r\n\r\n",
+    )
+    .await;
+    assert!(head.starts_with("http/1.1 413"), "{head}");
+    assert!(body.contains("100000000 bytes"), "{body}");
+    srv.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn connections_per_address_are_limited() {
+    use tokio::net::TcpStream;
+    let srv = Server::start_with(tight()).await;
+    let g = srv.create(USCF_GAME).await;
+    // Four open connections (two of them WebSockets) from this address...
+    let _a = srv.connect(&g.id, None).await;
+    let _b = srv.connect(&g.id, Some(&g.tokens.white)).await;
+    let _c = TcpStream::connect(srv.addr).await.unwrap();
+    let _d = TcpStream::connect(srv.addr).await.unwrap();
+    tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+    // ...and the fifth is told so and closed.
+    let (head, body) = raw(srv.addr, b"GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n").await;
+    assert!(head.starts_with("http/1.1 429"), "{head}");
+    assert!(body.contains("too many open connections"), "{body}");
+    drop((_c, _d));
+    tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+    assert_eq!(
+        srv.get_status("/healthz").await,
+        200,
+        "a closed one frees its place"
+    );
+    srv.stop().await;
+}
+
+const USCF_GAME: &str = r#"{"rules":"uscf-2020","time_control":"G/5;d0"}"#;
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn creation_is_limited_per_address() {
+    let srv = Server::start_with(tight()).await;
+    // The burst of 5 goes through, games and challenges alike...
+    for i in 0..5 {
+        let path = if i % 2 == 0 {
+            "/api/games"
+        } else {
+            "/api/challenges"
+        };
+        let (status, body) = srv.post(path, USCF_GAME).await;
+        assert_eq!(status, 201, "{body}");
+    }
+    // ...the sixth is refused with the time to wait, and reading is not limited.
+    for path in ["/api/games", "/api/challenges", "/api/practice"] {
+        let (status, body) = srv.post(path, USCF_GAME).await;
+        assert_eq!(status, 429, "{path}: {body}");
+        assert!(body.contains("wait"), "{body}");
+    }
+    assert_eq!(srv.get_status("/api/games").await, 200);
+    // One a second comes back.
+    tokio::time::sleep(std::time::Duration::from_millis(1100)).await;
+    let (status, body) = srv.post("/api/games", USCF_GAME).await;
+    assert_eq!(status, 201, "{body}");
+    srv.stop().await;
+}

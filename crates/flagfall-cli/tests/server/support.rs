@@ -414,13 +414,20 @@ impl Deref for Server {
 }
 
 impl Server {
+    /// A server without per-address limits (every test client comes from loopback).
     pub async fn start() -> Server {
+        Server::start_with(flagfall_server::limits::Limits::unlimited()).await
+    }
+
+    /// A server with these per-address limits and timeouts.
+    pub async fn start_with(limits: flagfall_server::limits::Limits) -> Server {
         let db = Db::new().await;
         let running = flagfall_server::start(flagfall_server::Config {
             listen: "127.0.0.1:0".into(),
             database: db.url.clone(),
             engine: None,
             socket_rate: None,
+            limits,
         })
         .await
         .expect("the server starts");
