@@ -32,6 +32,9 @@ pub struct Args {
     /// Creations one client address may make at once.
     #[arg(long, value_name = "N", default_value_t = flagfall_server::limits::CREATE_BURST)]
     create_burst: u32,
+    /// Practice games with an engine process (--engine) at once; more are refused (503).
+    #[arg(long, value_name = "N", default_value_t = flagfall_server::limits::ENGINES)]
+    engines: usize,
     /// Seconds a client has to send a request's headers, and again its body.
     #[arg(long, value_name = "S", default_value_t = flagfall_server::limits::HEADER_TIMEOUT.as_secs())]
     request_timeout: u64,
@@ -71,6 +74,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
                 body_timeout: std::time::Duration::from_secs(args.request_timeout.max(1)),
                 creates_per_minute: args.creates_per_minute,
                 create_burst: args.create_burst,
+                engines: args.engines,
             },
         };
         flagfall_server::serve(config, shutdown_signal())

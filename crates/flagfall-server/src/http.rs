@@ -102,6 +102,18 @@ async fn create_practice(State(s): State<AppState>, body: Bytes) -> Response {
     if let Err(e) = body.computer.validate() {
         return error(StatusCode::BAD_REQUEST, e);
     }
+    // Each computer runs an engine process when the server has an engine: at most
+    // `limits.engines` of them (issue 19, item 12).
+    let cap = s.limits.engines;
+    if s.engine.is_some() && s.computers_running() >= cap {
+        return error(
+            StatusCode::SERVICE_UNAVAILABLE,
+            format!(
+                "the practice computer is busy: {cap} games against it are running, the most \
+                 this server allows; try again in a few minutes"
+            ),
+        );
+    }
     let stored = match serde_json::to_string(&body.computer) {
         Ok(json) => json,
         Err(e) => return server_error(crate::ServerError::Corrupt(e.to_string())),

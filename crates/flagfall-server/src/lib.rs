@@ -176,6 +176,15 @@ impl Shared {
         Ok(Some(h))
     }
 
+    /// How many practice computers run (each with its engine process when the server
+    /// has an engine).
+    pub(crate) fn computers_running(&self) -> usize {
+        self.computers
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .len()
+    }
+
     /// Mark game `id`'s computer as running; false when one already runs.
     pub(crate) fn computer_starts(&self, id: &str) -> bool {
         self.computers

@@ -85,6 +85,9 @@ pub struct Limits {
     pub creates_per_minute: u32,
     /// The burst of creations one address may make at once.
     pub create_burst: u32,
+    /// Practice computers with an engine process (`--engine`) at once; over it a new
+    /// practice game is refused (`503`).
+    pub engines: usize,
 }
 
 impl Default for Limits {
@@ -95,12 +98,14 @@ impl Default for Limits {
             body_timeout: BODY_TIMEOUT,
             creates_per_minute: CREATES_PER_MINUTE,
             create_burst: CREATE_BURST,
+            engines: ENGINES,
         }
     }
 }
 
 impl Limits {
-    /// No per-address limit (timeouts stay): for load tests from one machine.
+    /// No per-address limit (the timeouts and the engine cap stay): for load tests from
+    /// one machine.
     pub fn unlimited() -> Limits {
         Limits {
             connections_per_address: 0,
@@ -122,6 +127,9 @@ pub const BODY_TIMEOUT: Duration = Duration::from_secs(10);
 /// Default: creations per address a minute, sustained. A person starts a game every few
 /// minutes; a director sets up a round's boards at once, within the burst.
 pub const CREATES_PER_MINUTE: u32 = 30;
+/// Default: engine processes at once. A search takes a core for its thinking time; a
+/// small server has a few cores, and more engines than that only slow every game.
+pub const ENGINES: usize = 8;
 /// Default: creations per address at once.
 pub const CREATE_BURST: u32 = 60;
 

@@ -486,6 +486,9 @@ async fn run(
         let _ = getrandom::fill(&mut b);
         u64::from_le_bytes(b)
     }));
+    // Over the cap of engine processes (games resumed after a restart are not refused),
+    // the built-in opponent plays.
+    let engine_path = engine_path.filter(|_| s.computers_running() <= s.limits.engines);
     let mut engine = match &engine_path {
         Some(p) => Some(Engine::start(p, cfg.level).await?),
         None => None,

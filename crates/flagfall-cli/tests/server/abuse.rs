@@ -198,6 +198,7 @@ fn tight() -> flagfall_server::limits::Limits {
         body_timeout: std::time::Duration::from_secs(1),
         creates_per_minute: 60,
         create_burst: 5,
+        engines: 2,
     }
 }
 
@@ -310,5 +311,42 @@ async fn creation_is_limited_per_address() {
     tokio::time::sleep(std::time::Duration::from_millis(1100)).await;
     let (status, body) = srv.post("/api/games", USCF_GAME).await;
     assert_eq!(status, 201, "{body}");
+    srv.stop().await;
+}
+
+#[cfg(unix)]
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn engine_processes_are_capped() {
+    use std::os::unix::fs::PermissionsExt;
+    // A UCI engine in a few lines of shell: it answers the handshake and has no move (the
+    // built-in opponent then plays), so each practice game holds one process.
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("engine.sh");
+    std::fs::write(
+        &path,
+        "#!/bin/sh\nwhile read line; do case \"$line\" in uci) echo uciok;; isready) echo readyok;; \
+         go*) echo 'bestmove (none)';; quit) exit 0;; esac; done\n",
+    )
+    .unwrap();
+    std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755)).unwrap();
+    let limits = flagfall_server::limits::Limits {
+        engines: 2,
+        ..flagfall_server::limits::Limits::unlimited()
+    };
+    let srv = Server::start_engine(Some(path), limits).await;
+    let body = json!({
+        "setup": {"rules": "uscf-2020", "time_control": "G/5;d0"},
+        "computer": {"color": "black", "level": 1}
+    })
+    .to_string();
+    for _ in 0..2 {
+        let (status, text) = srv.post("/api/practice", &body).await;
+        assert_eq!(status, 201, "{text}");
+    }
+    let (status, text) = srv.post("/api/practice", &body).await;
+    assert_eq!(status, 503, "{text}");
+    assert!(text.contains("practice computer is busy"), "{text}");
+    // A game between people is not refused.
+    assert_eq!(srv.post("/api/games", USCF_GAME).await.0, 201);
     srv.stop().await;
 }

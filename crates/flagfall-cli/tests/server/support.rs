@@ -421,11 +421,19 @@ impl Server {
 
     /// A server with these per-address limits and timeouts.
     pub async fn start_with(limits: flagfall_server::limits::Limits) -> Server {
+        Server::start_engine(None, limits).await
+    }
+
+    /// A server with a UCI engine for practice games, and these limits.
+    pub async fn start_engine(
+        engine: Option<std::path::PathBuf>,
+        limits: flagfall_server::limits::Limits,
+    ) -> Server {
         let db = Db::new().await;
         let running = flagfall_server::start(flagfall_server::Config {
             listen: "127.0.0.1:0".into(),
             database: db.url.clone(),
-            engine: None,
+            engine,
             socket_rate: None,
             limits,
         })
