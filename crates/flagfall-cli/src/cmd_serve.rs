@@ -32,6 +32,10 @@ pub struct Args {
     /// Creations one client address may make at once.
     #[arg(long, value_name = "N", default_value_t = flagfall_server::limits::CREATE_BURST)]
     create_burst: u32,
+    /// WebSockets open at once with one token (a player's or the director's); 0 lifts
+    /// the limit.
+    #[arg(long, value_name = "N", default_value_t = flagfall_server::limits::SOCKETS_PER_TOKEN)]
+    sockets_per_token: usize,
     /// Practice games with an engine process (--engine) at once; more are refused (503).
     #[arg(long, value_name = "N", default_value_t = flagfall_server::limits::ENGINES)]
     engines: usize,
@@ -75,6 +79,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
                 creates_per_minute: args.creates_per_minute,
                 create_burst: args.create_burst,
                 engines: args.engines,
+                sockets_per_token: args.sockets_per_token,
             },
         };
         flagfall_server::serve(config, shutdown_signal())

@@ -398,13 +398,29 @@ async fn websocket(
         Ok(h) => h,
         Err(r) => return r,
     };
+    let mut counted = None;
     let role = match q.token.as_deref() {
         None => Role::Spectator,
         Some(t) => {
             let hash = crate::token_hash(t);
             let roles = [Role::White, Role::Black, Role::Director];
             match h.meta.token_hashes.iter().position(|x| *x == hash) {
-                Some(i) => roles[i],
+                Some(i) => {
+                    let max = s.limits.sockets_per_token;
+                    match s.token_sockets.enter(hash, max) {
+                        Some(c) => counted = Some(c),
+                        None => {
+                            return error(
+                                StatusCode::TOO_MANY_REQUESTS,
+                                format!(
+                                    "{max} sockets are open with this token, the most allowed: \
+                                     close one first"
+                                ),
+                            );
+                        }
+                    }
+                    roles[i]
+                }
                 None => {
                     return error(
                         StatusCode::FORBIDDEN,
@@ -420,7 +436,11 @@ async fn websocket(
         // zero-fills 128 KiB per socket by default) and let it grow for a longer one.
         .read_buffer_size(crate::socket::READ_BUFFER_BYTES)
         .write_buffer_size(0)
-        .on_upgrade(move |socket| crate::socket::run(s, id, role, socket))
+        .on_upgrade(move |socket| async move {
+            // Counted as long as the socket is open.
+            let _counted = counted;
+            crate::socket::run(s, id, role, socket).await
+        })
 }
 
 async fn healthz(State(s): State<AppState>) -> Response {

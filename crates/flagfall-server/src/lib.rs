@@ -101,6 +101,8 @@ pub struct Shared {
     pub rate: (f64, f64),
     /// Per-address limits and HTTP timeouts.
     pub limits: limits::Limits,
+    /// Open WebSockets per token hash.
+    pub(crate) token_sockets: Arc<limits::Counts<String>>,
 }
 
 /// Hex SHA-256 of a token: what the database keeps.
@@ -368,6 +370,7 @@ async fn serve_inner(
         engine: config.engine.clone(),
         rate: config.rate(),
         limits: config.limits.clone(),
+        token_sockets: Arc::default(),
     });
     // Every live game resumes: its task (and flag timer) runs again, and a practice
     // game's computer with it.

@@ -85,6 +85,8 @@ pub struct Limits {
     pub creates_per_minute: u32,
     /// The burst of creations one address may make at once.
     pub create_burst: u32,
+    /// WebSockets open with one token (a player's or the director's); 0: no limit.
+    pub sockets_per_token: usize,
     /// Practice computers with an engine process (`--engine`) at once; over it a new
     /// practice game is refused (`503`).
     pub engines: usize,
@@ -99,6 +101,7 @@ impl Default for Limits {
             creates_per_minute: CREATES_PER_MINUTE,
             create_burst: CREATE_BURST,
             engines: ENGINES,
+            sockets_per_token: SOCKETS_PER_TOKEN,
         }
     }
 }
@@ -110,6 +113,7 @@ impl Limits {
         Limits {
             connections_per_address: 0,
             creates_per_minute: 0,
+            sockets_per_token: 0,
             ..Limits::default()
         }
     }
@@ -127,6 +131,9 @@ pub const BODY_TIMEOUT: Duration = Duration::from_secs(10);
 /// Default: creations per address a minute, sustained. A person starts a game every few
 /// minutes; a director sets up a round's boards at once, within the burst.
 pub const CREATES_PER_MINUTE: u32 = 30;
+/// Default: WebSockets with one token at once. A player has a phone and a laptop and a
+/// tab or two that reconnects; 40 sockets with one token were a flood.
+pub const SOCKETS_PER_TOKEN: usize = 8;
 /// Default: engine processes at once. A search takes a core for its thinking time; a
 /// small server has a few cores, and more engines than that only slow every game.
 pub const ENGINES: usize = 8;
@@ -207,38 +214,44 @@ pub async fn refuse_long_bodies(req: Request, next: Next) -> Response {
     next.run(req).await
 }
 
-/// Open connections per address.
-#[derive(Default)]
-struct Counts(Mutex<HashMap<IpAddr, usize>>);
+/// Open connections (or sockets) per key: an address, a token's hash.
+pub struct Counts<K>(Mutex<HashMap<K, usize>>);
 
-/// One open connection of an address, counted until dropped.
-struct Counted {
-    counts: Arc<Counts>,
-    ip: IpAddr,
+impl<K> Default for Counts<K> {
+    fn default() -> Self {
+        Counts(Mutex::new(HashMap::new()))
+    }
 }
 
-impl Counts {
-    fn enter(self: &Arc<Self>, ip: IpAddr, max: usize) -> Option<Counted> {
+/// One open connection of a key, counted until dropped.
+pub struct Counted<K: Eq + std::hash::Hash + Clone> {
+    counts: Arc<Counts<K>>,
+    key: K,
+}
+
+impl<K: Eq + std::hash::Hash + Clone> Counts<K> {
+    /// Count one more for `key`, unless it has `max` already (`0`: no limit).
+    pub fn enter(self: &Arc<Self>, key: K, max: usize) -> Option<Counted<K>> {
         let mut m = self.0.lock().unwrap_or_else(|p| p.into_inner());
-        let n = m.entry(ip).or_insert(0);
+        let n = m.entry(key.clone()).or_insert(0);
         if max > 0 && *n >= max {
             return None;
         }
         *n += 1;
         Some(Counted {
             counts: self.clone(),
-            ip,
+            key,
         })
     }
 }
 
-impl Drop for Counted {
+impl<K: Eq + std::hash::Hash + Clone> Drop for Counted<K> {
     fn drop(&mut self) {
         let mut m = self.counts.0.lock().unwrap_or_else(|p| p.into_inner());
-        if let Some(n) = m.get_mut(&self.ip) {
+        if let Some(n) = m.get_mut(&self.key) {
             *n -= 1;
             if *n == 0 {
-                m.remove(&self.ip);
+                m.remove(&self.key);
             }
         }
     }
@@ -248,7 +261,7 @@ impl Drop for Counted {
 /// too, after the upgrade).
 struct Guarded {
     tcp: TcpStream,
-    _counted: Counted,
+    _counted: Counted<IpAddr>,
 }
 
 impl AsyncRead for Guarded {
@@ -290,7 +303,7 @@ pub async fn serve(
     limits: Limits,
     shutdown: impl Future<Output = ()> + Send + 'static,
 ) -> std::io::Result<()> {
-    let counts = Arc::new(Counts::default());
+    let counts: Arc<Counts<IpAddr>> = Arc::new(Counts::default());
     let (stop_tx, stop_rx) = watch::channel(false);
     let mut tasks = tokio::task::JoinSet::new();
     tokio::pin!(shutdown);

@@ -487,6 +487,8 @@ pub async fn run(cfg: LoadConfig) -> Result<Report, LoadError> {
                 "0",
                 "--creates-per-minute",
                 "0",
+                "--sockets-per-token",
+                "0",
             ]
             .map(String::from);
             (Some(spawn_child(exe, &args, addr, "/healthz").await?), addr)

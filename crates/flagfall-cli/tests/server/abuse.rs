@@ -199,6 +199,7 @@ fn tight() -> flagfall_server::limits::Limits {
         creates_per_minute: 60,
         create_burst: 5,
         engines: 2,
+        sockets_per_token: 3,
     }
 }
 
@@ -348,5 +349,30 @@ async fn engine_processes_are_capped() {
     assert!(text.contains("practice computer is busy"), "{text}");
     // A game between people is not refused.
     assert_eq!(srv.post("/api/games", USCF_GAME).await.0, 201);
+    srv.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn sockets_per_token_are_limited() {
+    let srv = Server::start_with(flagfall_server::limits::Limits {
+        connections_per_address: 0,
+        ..tight()
+    })
+    .await;
+    let g = srv.create(USCF_GAME).await;
+    let mut open = Vec::new();
+    for _ in 0..3 {
+        open.push(srv.connect(&g.id, Some(&g.tokens.white)).await);
+    }
+    // A fourth socket with White's token is refused; Black's and spectators are not.
+    assert_eq!(srv.ws_status(&g.id, Some(&g.tokens.white)).await, 429);
+    let _black = srv.connect(&g.id, Some(&g.tokens.black)).await;
+    let _watch = srv.connect(&g.id, None).await;
+    // A socket closed frees its place.
+    drop(open.pop());
+    tokio::time::sleep(std::time::Duration::from_millis(200)).await;
+    let mut white = srv.connect(&g.id, Some(&g.tokens.white)).await;
+    white.send(json!({"move":"e2e4","press":true})).await;
+    assert_eq!(white.event().await["n"], 1);
     srv.stop().await;
 }
