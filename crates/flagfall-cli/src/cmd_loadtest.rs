@@ -28,7 +28,8 @@ pub struct Args {
     /// temporary directory, removed after].
     #[arg(long, conflicts_with = "server")]
     database: Option<String>,
-    /// Load a server already running at this address (started with `--socket-rate 0`)
+    /// Load a server already running at this address (started with `--socket-rate 0
+    /// --connections-per-address 0 --creates-per-minute 0`)
     /// instead of starting one; its memory is then not measured.
     #[arg(long, value_name = "ADDR")]
     server: Option<std::net::SocketAddr>,

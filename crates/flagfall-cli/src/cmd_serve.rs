@@ -21,6 +21,27 @@ pub struct Args {
     /// limit, for load tests only.
     #[arg(long, value_name = "N", default_value_t = flagfall_server::socket::RATE_PER_SEC)]
     socket_rate: f64,
+    /// Open connections (WebSockets included) one client address may hold; 0 lifts the
+    /// limit, for load tests from one machine only.
+    #[arg(long, value_name = "N", default_value_t = flagfall_server::limits::CONNECTIONS_PER_ADDRESS)]
+    connections_per_address: usize,
+    /// Games, practice games, challenges and accepts one client address may create a
+    /// minute, sustained (bursts of --create-burst); 0 lifts the limit.
+    #[arg(long, value_name = "N", default_value_t = flagfall_server::limits::CREATES_PER_MINUTE)]
+    creates_per_minute: u32,
+    /// Creations one client address may make at once.
+    #[arg(long, value_name = "N", default_value_t = flagfall_server::limits::CREATE_BURST)]
+    create_burst: u32,
+    /// WebSockets open at once with one token (a player's or the director's); 0 lifts
+    /// the limit.
+    #[arg(long, value_name = "N", default_value_t = flagfall_server::limits::SOCKETS_PER_TOKEN)]
+    sockets_per_token: usize,
+    /// Practice games with an engine process (--engine) at once; more are refused (503).
+    #[arg(long, value_name = "N", default_value_t = flagfall_server::limits::ENGINES)]
+    engines: usize,
+    /// Seconds a client has to send a request's headers, and again its body.
+    #[arg(long, value_name = "S", default_value_t = flagfall_server::limits::HEADER_TIMEOUT.as_secs())]
+    request_timeout: u64,
 }
 
 pub fn run(args: Args) -> anyhow::Result<ExitCode> {
@@ -51,6 +72,15 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
             database,
             engine: args.engine,
             socket_rate: Some(args.socket_rate),
+            limits: flagfall_server::limits::Limits {
+                connections_per_address: args.connections_per_address,
+                header_timeout: std::time::Duration::from_secs(args.request_timeout.max(1)),
+                body_timeout: std::time::Duration::from_secs(args.request_timeout.max(1)),
+                creates_per_minute: args.creates_per_minute,
+                create_burst: args.create_burst,
+                engines: args.engines,
+                sockets_per_token: args.sockets_per_token,
+            },
         };
         flagfall_server::serve(config, shutdown_signal())
             .await

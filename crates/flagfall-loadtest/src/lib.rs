@@ -82,6 +82,13 @@ pub async fn run(cfg: LoadConfig) -> Result<Report, LoadError> {
                 database,
                 "--socket-rate",
                 "0",
+                // Thousands of sockets and games from loopback: no per-address limit.
+                "--connections-per-address",
+                "0",
+                "--creates-per-minute",
+                "0",
+                "--sockets-per-token",
+                "0",
             ]
             .map(String::from);
             (Some(spawn_child(exe, &args, addr, "/healthz").await?), addr)

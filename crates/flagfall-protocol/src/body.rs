@@ -4,7 +4,7 @@ use flagfall_game::script::{self, GameSetup};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use crate::MAX_BODY_BYTES;
+use crate::{MAX_BODY_BYTES, MAX_SIMULTANEOUS_MS};
 
 /// How the game is played.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Default)]
@@ -94,6 +94,19 @@ impl CreateGame {
     /// The game-script setup line this body stands for (online mode forces
     /// `auto_flag: true`), validated by the game-script parser, and the setup.
     pub fn setup_line(&self) -> Result<(String, GameSetup), SetupError> {
+        if let Some(ms) = self.simultaneous_ms
+            && ms > MAX_SIMULTANEOUS_MS
+        {
+            return Err(SetupError {
+                field: "simultaneous_ms".into(),
+                message: format!("{ms} ms, more than the {MAX_SIMULTANEOUS_MS} ms allowed"),
+            });
+        }
+        for (field, name) in [("white", &self.white), ("black", &self.black)] {
+            if let Some(name) = name {
+                crate::check_name(field, name)?;
+            }
+        }
         let mut copy = self.clone();
         copy.mode = None;
         if self.mode() == Mode::Online {

@@ -6,8 +6,8 @@ use serde_json::{Map, Value};
 
 use crate::{CreateGame, MAX_BODY_BYTES, SetupError};
 
-/// The longest player name a challenge takes, in characters.
-pub const MAX_NAME_CHARS: usize = 64;
+/// The longest player name a challenge takes, in characters (the one limit of names).
+pub const MAX_NAME_CHARS: usize = crate::MAX_NAME_CHARS;
 
 /// The creator's colour choice.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -59,12 +59,7 @@ fn name_field(v: Option<Value>, field: &str) -> Result<Option<String>, SetupErro
         None | Some(Value::Null) => Ok(None),
         Some(Value::String(s)) => {
             let t = s.trim();
-            if t.chars().count() > MAX_NAME_CHARS {
-                return Err(bad(
-                    field,
-                    format!("longer than {MAX_NAME_CHARS} characters"),
-                ));
-            }
+            crate::check_name(field, t)?;
             Ok((!t.is_empty()).then(|| t.to_string()))
         }
         Some(_) => Err(bad(field, "expected a string")),

@@ -32,6 +32,34 @@ pub const MAX_FRAME_BYTES: usize = 4096;
 pub const MAX_BODY_BYTES: usize = 16 * 1024;
 /// The longest client `id` echoed back, in bytes.
 pub const MAX_ID_BYTES: usize = 64;
+/// The longest simultaneity window a game may ask for, in milliseconds: a longer one
+/// holds every later action (even the director's) that long.
+pub const MAX_SIMULTANEOUS_MS: u64 = 2_000;
+/// The longest player name, in characters, everywhere a name is given (a game's `white`
+/// and `black`, a challenge's `name`, an accepter's `name`).
+pub const MAX_NAME_CHARS: usize = 64;
+
+/// Check a player name given in field `field`: at most [`MAX_NAME_CHARS`] characters and
+/// no control characters (a newline would end a PGN tag, a tab would break a listing).
+pub fn check_name(field: &str, name: &str) -> Result<(), SetupError> {
+    let bad = |message: String| SetupError {
+        field: field.to_string(),
+        message,
+    };
+    let n = name.chars().count();
+    if n > MAX_NAME_CHARS {
+        return Err(bad(format!(
+            "{n} characters, more than the {MAX_NAME_CHARS} a name may have"
+        )));
+    }
+    if let Some(c) = name.chars().find(|c| c.is_control()) {
+        return Err(bad(format!(
+            "a name may not hold control characters (found U+{:04X})",
+            c as u32
+        )));
+    }
+    Ok(())
+}
 
 #[cfg(test)]
 mod tests;

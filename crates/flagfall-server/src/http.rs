@@ -25,16 +25,23 @@ type AppState = Arc<Shared>;
 struct WebDist;
 
 pub fn router(shared: Arc<Shared>) -> Router {
+    let limited = crate::limits::creation_limit(&shared.limits);
     Router::new()
-        .route("/api/games", get(list_games).post(create_game))
+        .route(
+            "/api/games",
+            get(list_games).merge(limited(axum::routing::post(create_game))),
+        )
         .route("/api/games/{id}", get(get_game))
         .route("/api/games/{id}/script", get(get_script))
         .route("/api/games/{id}/pgn", get(get_pgn))
         .route("/ws/games/{id}", get(websocket))
-        .route("/api/practice", axum::routing::post(create_practice))
+        .route(
+            "/api/practice",
+            limited(axum::routing::post(create_practice)),
+        )
         .route(
             "/api/challenges",
-            get(list_challenges).post(create_challenge),
+            get(list_challenges).merge(limited(axum::routing::post(create_challenge))),
         )
         .route(
             "/api/challenges/{id}",
@@ -42,7 +49,7 @@ pub fn router(shared: Arc<Shared>) -> Router {
         )
         .route(
             "/api/challenges/{id}/accept",
-            axum::routing::post(accept_challenge),
+            limited(axum::routing::post(accept_challenge)),
         )
         .route("/api/rules/{id}", get(get_ruleset))
         .route("/api/explain", get(explain_rule))
@@ -50,6 +57,10 @@ pub fn router(shared: Arc<Shared>) -> Router {
         .route("/metrics", get(metrics))
         .fallback(get(static_file))
         .layer(DefaultBodyLimit::max(MAX_BODY_BYTES))
+        .layer(axum::middleware::from_fn(crate::limits::refuse_long_bodies))
+        .layer(axum::middleware::map_response(
+            crate::limits::security_headers,
+        ))
         .with_state(shared)
 }
 
@@ -127,6 +138,18 @@ async fn create_practice(State(s): State<AppState>, body: Bytes) -> Response {
     };
     if let Err(e) = body.computer.validate() {
         return error(StatusCode::BAD_REQUEST, e);
+    }
+    // Each computer runs an engine process when the server has an engine: at most
+    // `limits.engines` of them (issue 19, item 12).
+    let cap = s.limits.engines;
+    if s.engine.is_some() && s.computers_running() >= cap {
+        return error(
+            StatusCode::SERVICE_UNAVAILABLE,
+            format!(
+                "the practice computer is busy: {cap} games against it are running, the most \
+                 this server allows; try again in a few minutes"
+            ),
+        );
     }
     let stored = match serde_json::to_string(&body.computer) {
         Ok(json) => json,
@@ -409,13 +432,29 @@ async fn websocket(
         Ok(h) => h,
         Err(r) => return r,
     };
+    let mut counted = None;
     let role = match q.token.as_deref() {
         None => Role::Spectator,
         Some(t) => {
             let hash = crate::token_hash(t);
             let roles = [Role::White, Role::Black, Role::Director];
             match h.meta.token_hashes.iter().position(|x| *x == hash) {
-                Some(i) => roles[i],
+                Some(i) => {
+                    let max = s.limits.sockets_per_token;
+                    match s.token_sockets.enter(hash, max) {
+                        Some(c) => counted = Some(c),
+                        None => {
+                            return error(
+                                StatusCode::TOO_MANY_REQUESTS,
+                                format!(
+                                    "{max} sockets are open with this token, the most allowed: \
+                                     close one first"
+                                ),
+                            );
+                        }
+                    }
+                    roles[i]
+                }
                 None => {
                     return error(
                         StatusCode::FORBIDDEN,
@@ -431,7 +470,11 @@ async fn websocket(
         // zero-fills 128 KiB per socket by default) and let it grow for a longer one.
         .read_buffer_size(crate::socket::READ_BUFFER_BYTES)
         .write_buffer_size(0)
-        .on_upgrade(move |socket| crate::socket::run(s, id, role, socket))
+        .on_upgrade(move |socket| async move {
+            // Counted as long as the socket is open.
+            let _counted = counted;
+            crate::socket::run(s, id, role, socket).await
+        })
 }
 
 async fn healthz(State(s): State<AppState>) -> Response {

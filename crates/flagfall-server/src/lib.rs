@@ -17,13 +17,14 @@ pub mod game;
 pub mod heartbeat;
 pub mod http;
 pub mod lag;
+pub mod limits;
 pub mod metrics;
 pub mod practice;
 pub mod socket;
 pub mod writer;
 
 use std::collections::{HashMap, HashSet};
-use std::future::{Future, IntoFuture};
+use std::future::Future;
 use std::net::SocketAddr;
 use std::sync::{Arc, Mutex};
 
@@ -85,6 +86,9 @@ pub struct Config {
     /// the limit (`flagfall serve --socket-rate 0`, for load tests: bots move faster than
     /// people).
     pub socket_rate: Option<f64>,
+    /// Per-address limits and HTTP timeouts (`limits::Limits::default()` for a public
+    /// server; `limits::Limits::unlimited()` for load tests from one machine).
+    pub limits: limits::Limits,
 }
 
 impl Config {
@@ -115,6 +119,10 @@ pub struct Shared {
     pub rate: (f64, f64),
     /// The clocks of started live games, stored by the heartbeat task.
     pub beats: Arc<heartbeat::Beats>,
+    /// Per-address limits and HTTP timeouts.
+    pub limits: limits::Limits,
+    /// Open WebSockets per token hash.
+    pub(crate) token_sockets: Arc<limits::Counts<String>>,
 }
 
 /// Hex SHA-256 of a token: what the database keeps.
@@ -194,6 +202,15 @@ impl Shared {
             }
         }
         Ok(Some(h))
+    }
+
+    /// How many practice computers run (each with its engine process when the server
+    /// has an engine).
+    pub(crate) fn computers_running(&self) -> usize {
+        self.computers
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .len()
     }
 
     /// Mark game `id`'s computer as running; false when one already runs.
@@ -397,13 +414,6 @@ async fn serve_inner(
             source,
         })?;
     let addr = listener.local_addr()?;
-    // Small frames go out at once: without TCP_NODELAY, Nagle's algorithm holds an
-    // event back until the peer's delayed acknowledgement of the previous one.
-    let listener = axum::serve::ListenerExt::tap_io(listener, |tcp| {
-        if let Err(e) = tcp.set_nodelay(true) {
-            tracing::debug!(error = %e, "TCP_NODELAY not set");
-        }
-    });
     let metrics = Arc::new(Metrics::default());
     let (writer_tx, writer_rx) = mpsc::channel(8192);
     let writer = tokio::spawn(writer::run(store.clone(), writer_rx, metrics.clone()));
@@ -419,6 +429,8 @@ async fn serve_inner(
         engine: config.engine.clone(),
         rate: config.rate(),
         beats: Arc::new(heartbeat::Beats::default()),
+        limits: config.limits.clone(),
+        token_sockets: Arc::default(),
     });
     let beating = tokio::spawn(heartbeat::run(
         store.clone(),
@@ -452,9 +464,9 @@ async fn serve_inner(
     // Connections get SHUTDOWN_CONNECTIONS after the signal to close; whatever a client
     // does (half a request, a socket it never reads), the server goes on stopping.
     let mut signalled = shared.shutdown.clone();
-    let serving = axum::serve(listener, app).with_graceful_shutdown(shutdown_signal);
+    let serving = limits::serve(listener, app, config.limits.clone(), shutdown_signal);
     tokio::select! {
-        r = serving.into_future() => r?,
+        r = serving => r?,
         _ = async {
             let _ = signalled.wait_for(|down| *down).await;
             tokio::time::sleep(SHUTDOWN_CONNECTIONS).await;

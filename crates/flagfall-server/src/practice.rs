@@ -16,6 +16,7 @@
 //! the server starts again, or loads the game again, the computer plays on
 //! ([`crate::Shared::handle`]). At most one computer runs per game.
 
+use std::collections::HashSet;
 use std::path::PathBuf;
 use std::process::Stdio;
 use std::sync::Arc;
@@ -276,9 +277,20 @@ async fn ask_state(s: &Arc<Shared>, id: &str) -> Option<State> {
     rx.await.ok()
 }
 
-async fn act(s: &Arc<Shared>, id: &str, role: Role, seq: &mut u64, action: Action) -> bool {
+/// What became of an action the computer sent.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Outcome {
+    /// Stored (a claim may have been rejected by the ruling stored with it).
+    Taken,
+    /// The arbiter or the server refused it.
+    Refused,
+    /// Not stored (the game is gone, a commit failed): it may be tried again.
+    Failed,
+}
+
+async fn act(s: &Arc<Shared>, id: &str, role: Role, seq: &mut u64, action: Action) -> Outcome {
     let Ok(Some(h)) = s.handle(id).await else {
-        return false;
+        return Outcome::Failed;
     };
     *seq += 1;
     let (tx, rx) = oneshot::channel();
@@ -290,9 +302,27 @@ async fn act(s: &Arc<Shared>, id: &str, role: Role, seq: &mut u64, action: Actio
         rtt_ms: None,
     };
     if h.tx.send(Cmd::Act(a, tx)).await.is_err() {
-        return false;
+        return Outcome::Failed;
     }
-    matches!(rx.await, Ok(Reply::Stored(_)))
+    match rx.await {
+        Ok(Reply::Stored(_)) => Outcome::Taken,
+        Ok(Reply::Direct(text))
+            if serde_json::from_str::<serde_json::Value>(&text)
+                .is_ok_and(|v| v["type"] == "refused") =>
+        {
+            Outcome::Refused
+        }
+        _ => Outcome::Failed,
+    }
+}
+
+/// An action in a situation: the action, the position and the number of moves. The
+/// computer never sends an action twice in one situation: one that was taken changed
+/// the situation, one that was refused or rejected would be again (issue 19, item 18: a
+/// rejected illegal-move claim, repeated on every event the rejection itself made,
+/// flooded the game with about 100 rulings a second).
+fn situation(action: &Action, state: &State) -> String {
+    format!("{action:?}|{}|{}", state.fen, state.moves.len())
 }
 
 /// Start the computer's task for game `id`, unless one already plays there.
@@ -398,6 +428,9 @@ async fn run(
         let _ = getrandom::fill(&mut b);
         u64::from_le_bytes(b)
     }));
+    // Over the cap of engine processes (games resumed after a restart are not refused),
+    // the built-in opponent plays.
+    let engine_path = engine_path.filter(|_| s.computers_running() <= s.limits.engines);
     let mut engine = match &engine_path {
         Some(p) => Some(Engine::start(p, cfg.level).await?),
         None => None,
@@ -417,6 +450,7 @@ async fn run(
     let mut seq = 0u64;
     let mut shutdown = s.shutdown.clone();
     let mut played = 0usize;
+    let mut tried: HashSet<String> = HashSet::new();
     loop {
         let Some(state) = ask_state(&s, id).await else {
             break;
@@ -470,10 +504,17 @@ async fn run(
         } else {
             None
         };
+        let action = action.filter(|a| !tried.contains(&situation(a, &state)));
         if let Some(a) = action {
             let was_move = matches!(a, Action::Move { .. });
-            if act(&s, id, role, &mut seq, a).await && was_move {
+            let key = situation(&a, &state);
+            let outcome = act(&s, id, role, &mut seq, a).await;
+            if outcome == Outcome::Taken && was_move {
                 played += 1;
+            }
+            // Only an action that was not stored may be tried again.
+            if outcome != Outcome::Failed {
+                tried.insert(key);
             }
             // Re-read the state at once: the answer may ask for the next action.
             if was_move {

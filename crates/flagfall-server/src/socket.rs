@@ -255,7 +255,16 @@ pub async fn run(s: Arc<Shared>, id: String, role: Role, socket: WebSocket) {
                     None => break,
                     Some(Ok(f)) => f,
                     Some(Err(e)) => {
-                        let _ = timed(&mut sink, close(close_code::SIZE, &format!("closing: {e}"))).await;
+                        // A close reason is at most 123 bytes (RFC 6455 5.5).
+                        let mut reason = format!("closing: {e}");
+                        while reason.len() > 120 {
+                            reason.pop();
+                        }
+                        let _ = timed(&mut sink, close(crate::limits::close_code_for(e), &reason)).await;
+                        // What the client sent after the bad frame is unread: closing at
+                        // once resets the connection, and the client may lose the close
+                        // frame to the reset. Give it a moment to read it.
+                        tokio::time::sleep(Duration::from_millis(200)).await;
                         break;
                     }
                 };

@@ -6,6 +6,7 @@
 //! With `FLAGFALL_TEST_POSTGRES` set to a PostgreSQL URL, every test runs on a fresh
 //! database of that server instead of SQLite (and fails if it cannot reach it).
 
+mod abuse;
 mod chaos;
 mod faults;
 mod lobby;

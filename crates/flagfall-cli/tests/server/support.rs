@@ -373,6 +373,11 @@ impl Client {
             .expect("send a pong");
     }
 
+    /// Send any WebSocket message (a raw frame, to break the protocol).
+    pub async fn send_message(&mut self, m: Message) -> bool {
+        self.ws.send(m).await.is_ok()
+    }
+
     pub async fn try_send_text(&mut self, t: &str) -> bool {
         self.ws
             .send(Message::Text(t.to_string().into()))
@@ -442,17 +447,40 @@ impl Deref for Server {
 }
 
 impl Server {
+    /// A server without per-address limits (every test client comes from loopback).
     pub async fn start() -> Server {
-        Server::start_on(Db::new().await).await
+        Server::start_with(flagfall_server::limits::Limits::unlimited()).await
     }
 
-    /// The server on an existing database.
+    /// The server on an existing database, without per-address limits.
     pub async fn start_on(db: Db) -> Server {
+        Server::start_full(db, None, flagfall_server::limits::Limits::unlimited()).await
+    }
+
+    /// A server with these per-address limits and timeouts.
+    pub async fn start_with(limits: flagfall_server::limits::Limits) -> Server {
+        Server::start_engine(None, limits).await
+    }
+
+    /// A server with a UCI engine for practice games, and these limits.
+    pub async fn start_engine(
+        engine: Option<std::path::PathBuf>,
+        limits: flagfall_server::limits::Limits,
+    ) -> Server {
+        Server::start_full(Db::new().await, engine, limits).await
+    }
+
+    async fn start_full(
+        db: Db,
+        engine: Option<std::path::PathBuf>,
+        limits: flagfall_server::limits::Limits,
+    ) -> Server {
         let running = flagfall_server::start(flagfall_server::Config {
             listen: "127.0.0.1:0".into(),
             database: db.url.clone(),
-            engine: None,
+            engine,
             socket_rate: None,
+            limits,
         })
         .await
         .expect("the server starts");
@@ -480,6 +508,7 @@ impl Server {
                 database: db.url.clone(),
                 engine: None,
                 socket_rate: None,
+                limits: flagfall_server::limits::Limits::unlimited(),
             },
             store,
         )
