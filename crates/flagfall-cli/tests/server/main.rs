@@ -9,6 +9,7 @@
 mod chaos;
 mod faults;
 mod lobby;
+mod pg_restart;
 mod support;
 mod trust;
 
