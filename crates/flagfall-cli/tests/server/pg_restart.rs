@@ -34,7 +34,7 @@ const OPERA: [&str; 33] = [
 const ANSWER_WITHIN: Duration = Duration::from_secs(25);
 
 /// How long each outage lasts.
-const OUTAGES_MS: [u64; 3] = [1_000, 1_500, 2_000];
+const OUTAGES_MS: [u64; 3] = [1_000, 1_200, 1_500];
 
 /// A PostgreSQL cluster of the test's own in a temporary directory, on a free loopback
 /// port. Dropping it stops the cluster (if running) and removes the directory, also
