@@ -63,6 +63,14 @@ impl Db {
         };
         Db { url, _dir: dir }
     }
+
+    /// A database the test made itself (its own PostgreSQL cluster).
+    pub fn at(url: String) -> Db {
+        Db {
+            url,
+            _dir: tempfile::tempdir().expect("a temporary directory"),
+        }
+    }
 }
 
 /// Talking to a server at an address.
@@ -304,7 +312,12 @@ impl Client {
     }
 
     pub async fn next(&mut self) -> Value {
-        let deadline = tokio::time::Instant::now() + WAIT;
+        self.next_within(WAIT).await
+    }
+
+    /// The next text message, within `wait`.
+    pub async fn next_within(&mut self, wait: Duration) -> Value {
+        let deadline = tokio::time::Instant::now() + wait;
         loop {
             let msg = tokio::time::timeout_at(deadline, self.ws.next())
                 .await
@@ -393,6 +406,20 @@ impl Client {
                 "no such message in time"
             );
             let m = self.next().await;
+            if pred(&m) {
+                return m;
+            }
+        }
+    }
+
+    /// [`Client::until`] within `wait` in all (a server that holds an answer while its
+    /// database is down, say).
+    pub async fn until_within(&mut self, wait: Duration, pred: impl Fn(&Value) -> bool) -> Value {
+        let deadline = tokio::time::Instant::now() + wait;
+        loop {
+            let left = deadline.saturating_duration_since(tokio::time::Instant::now());
+            assert!(!left.is_zero(), "no such message within {wait:?}");
+            let m = self.next_within(left).await;
             if pred(&m) {
                 return m;
             }
@@ -575,7 +602,16 @@ impl Process {
                 &db.url,
             ])
             .stdout(Stdio::null())
-            .stderr(Stdio::null())
+            .stderr(match std::env::var("DEBUG_SERVE_LOG") {
+                Ok(p) => Stdio::from(
+                    std::fs::OpenOptions::new()
+                        .create(true)
+                        .append(true)
+                        .open(p)
+                        .unwrap(),
+                ),
+                Err(_) => Stdio::null(),
+            })
             .spawn()
             .expect("start flagfall serve");
         let p = Process {
@@ -590,6 +626,11 @@ impl Process {
             tokio::time::sleep(Duration::from_millis(50)).await;
         }
         panic!("flagfall serve did not start on {addr}");
+    }
+
+    /// Whether the process is still running (it has not exited or crashed).
+    pub fn alive(&mut self) -> bool {
+        matches!(self.child.try_wait(), Ok(None))
     }
 
     /// SIGKILL, and wait for the process to be gone.
