@@ -5,7 +5,7 @@
 // move left unclaimed. Desktop and phone widths; screenshots go to web/screenshots/.
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
-import { clickSquare, createGame, shot, startBrowser, startServer, waitState } from './harness.mjs';
+import { clickSquare, createGame, shot, startBrowser, startServer, waitState, DESKTOP, PHONE, openPage as openPageOf } from './harness.mjs';
 
 let server;
 let browser;
@@ -20,19 +20,9 @@ after(async () => {
   await server?.stop();
 });
 
-const DESKTOP = { width: 1280, height: 820 };
-const PHONE = { width: 390, height: 844 };
-
-async function openPage(path, viewport = DESKTOP) {
-  const ctx = await browser.newContext({ viewport, deviceScaleFactor: 1 });
-  const page = await ctx.newPage();
-  const errors = [];
-  page.on('pageerror', (e) => errors.push(String(e)));
-  page.on('console', (m) => {
-    if (m.type() === 'error') errors.push(m.text());
-  });
-  await page.goto(server.base + path);
-  return { ctx, page, errors };
+/** A page of this file's server in this file's browser. */
+function openPage(path, viewport = DESKTOP) {
+  return openPageOf(browser, server.base, path, viewport);
 }
 
 /** The director's action sent over the director's own socket (set-up only: the test's subject is the player's page). */

@@ -100,6 +100,26 @@ export async function startBrowser() {
   });
 }
 
+/** The viewports every page is looked at in: a desktop and a phone. */
+export const DESKTOP = { width: 1280, height: 820 };
+export const PHONE = { width: 390, height: 844 };
+
+/**
+ * Opens `path` of the server in a fresh browser context at `viewport`; `errors` collects
+ * the page's uncaught errors and console errors (a test asserts it stays empty).
+ */
+export async function openPage(browser, base, path, viewport = DESKTOP) {
+  const ctx = await browser.newContext({ viewport, deviceScaleFactor: 1 });
+  const page = await ctx.newPage();
+  const errors = [];
+  page.on('pageerror', (e) => errors.push(String(e)));
+  page.on('console', (m) => {
+    if (m.type() === 'error') errors.push(m.text());
+  });
+  await page.goto(base + path);
+  return { ctx, page, errors };
+}
+
 export async function createGame(base, body) {
   const r = await fetch(`${base}/api/games`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
   if (r.status !== 201) throw new Error(`POST /api/games answered ${r.status}: ${await r.text()}`);

@@ -4,7 +4,7 @@
 // call and resumes the clock. Screenshots go to web/screenshots/.
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
-import { createGame, shot, startBrowser, startServer, waitState } from './harness.mjs';
+import { createGame, shot, startBrowser, startServer, waitState, DESKTOP, PHONE, openPage as openPageOf } from './harness.mjs';
 
 let server;
 let browser;
@@ -19,19 +19,9 @@ after(async () => {
   await server?.stop();
 });
 
-const DESKTOP = { width: 1280, height: 820 };
-const PHONE = { width: 390, height: 844 };
-
-async function openPage(path, viewport = DESKTOP) {
-  const ctx = await browser.newContext({ viewport, deviceScaleFactor: 1 });
-  const page = await ctx.newPage();
-  const errors = [];
-  page.on('pageerror', (e) => errors.push(String(e)));
-  page.on('console', (m) => {
-    if (m.type() === 'error') errors.push(m.text());
-  });
-  await page.goto(server.base + path);
-  return { ctx, page, errors };
+/** A page of this file's server in this file's browser. */
+function openPage(path, viewport = DESKTOP) {
+  return openPageOf(browser, server.base, path, viewport);
 }
 
 test('a challenge opened in one browser and accepted in another brings both to the game', async () => {

@@ -3,7 +3,7 @@
 // following. Screenshots go to web/screenshots/.
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
-import { clickSquare, createGame, getState, shot, startBrowser, startServer, waitState } from './harness.mjs';
+import { clickSquare, createGame, getState, shot, startBrowser, startServer, waitState, DESKTOP, openPage as openPageOf } from './harness.mjs';
 
 let server;
 let browser;
@@ -18,16 +18,9 @@ after(async () => {
   await server?.stop();
 });
 
-async function openPage(path, viewport = { width: 1280, height: 820 }) {
-  const ctx = await browser.newContext({ viewport, deviceScaleFactor: 1 });
-  const page = await ctx.newPage();
-  const errors = [];
-  page.on('pageerror', (e) => errors.push(String(e)));
-  page.on('console', (m) => {
-    if (m.type() === 'error') errors.push(m.text());
-  });
-  await page.goto(server.base + path);
-  return { ctx, page, errors };
+/** A page of this file's server in this file's browser. */
+function openPage(path, viewport = DESKTOP) {
+  return openPageOf(browser, server.base, path, viewport);
 }
 
 /** Types a move into the keyboard box and presses the clock with the space bar. */
