@@ -211,7 +211,8 @@ export function cardView(card: CardCtrl): VNode {
   const s = card.model.state;
   const connText = card.conn === 'online' ? 'connected' : card.conn === 'closed' ? `offline${card.connDetail ? ': ' + card.connDetail : ''}` : card.conn === 'offline' ? 'offline, reconnecting…' : 'connecting…';
   const head = h('div.dhead', [
-    h('h2', s ? `${s.setup.white || 'Anonymous'} – ${s.setup.black || 'Anonymous'} · ${s.setup.rules} ${s.setup.time_control}` : `Game ${card.id}`),
+    // Beside the clocks a player without a name is their colour: the heading says the same.
+    h('h2', s ? `${s.setup.white || colorName('white')} – ${s.setup.black || colorName('black')} · ${s.setup.rules} ${s.setup.time_control}` : `Game ${card.id}`),
     h(`span.conn.${card.conn === 'online' ? 'connected' : card.conn}`, { attrs: { role: 'status' } }, connText),
   ]);
   if (!s) return h('article.dcard', { key: card.id, attrs: { 'data-game': card.id } }, [head]);

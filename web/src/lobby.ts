@@ -143,7 +143,7 @@ export function mountLobby(root: HTMLElement): () => void {
     oppName,
     h('label', { class: 'check' }, withDirector, ' A director rules on claims that need one'),
     h('div', { class: 'buttons' }, h('button', { type: 'submit', class: 'primary' }, 'Create game'), openBtn),
-    h('small', {}, 'An open challenge waits in the lobby for anyone to accept; your name and colour go with it.'),
+    h('small', {}, 'An open challenge waits in the lobby for anyone to accept; your name and colour go with it. Its game has no director (the box above is for a created game).'),
     errorEl,
   );
   openBtn.addEventListener('click', async () => {
