@@ -333,6 +333,9 @@ impl Live {
         Reply::Direct(ServerMsg::Refused { id, reason, rule }.to_text())
     }
 
+    /// A player's (or the director's) action: answered at once when it is a retry, when
+    /// its sender may not do it, or when nothing can be stored now; otherwise stamped
+    /// with the game clock and stored, or held in the open simultaneity window.
     async fn act(&mut self, act: Act, reply: oneshot::Sender<Reply>) {
         let Act {
             role,
@@ -350,93 +353,132 @@ impl Live {
             let _ = reply.send(Reply::Direct(msg.to_text()));
             return;
         }
+        let Some(reply) = self.answer_retry(role, id.as_deref(), reply) else {
+            return;
+        };
+        let party = match self.allowed(role, &mut action) {
+            Ok(party) => party,
+            Err((reason, rule)) => {
+                let _ = reply.send(self.refuse(id, reason, rule));
+                return;
+            }
+        };
+        self.start_clock();
+        let held = Held {
+            event: self.stamp(action, party, lag_ms, rtt_ms),
+            role: Some(role),
+            id,
+            reply: Some(reply),
+            also: Vec::new(),
+        };
+        if let Some(held) = self.hold(held) {
+            self.commit(vec![held]).await;
+        }
+    }
+
+    /// A retried `id` is answered here (with the event it made, again, or with the held
+    /// action it repeats once that is decided): `None`. A new action gives `reply` back.
+    fn answer_retry(
+        &mut self,
+        role: Role,
+        id: Option<&str>,
+        reply: oneshot::Sender<Reply>,
+    ) -> Option<oneshot::Sender<Reply>> {
+        let Some(i) = id else {
+            return Some(reply);
+        };
         // A retry of an action held in the simultaneity window: answered with it.
-        if let Some(i) = &id
-            && let Some(h) = self
-                .held
-                .iter_mut()
-                .find(|h| h.role == Some(role) && h.id.as_deref() == Some(i.as_str()))
+        if let Some(h) = self
+            .held
+            .iter_mut()
+            .find(|h| h.role == Some(role) && h.id.as_deref() == Some(i))
         {
             h.also.push(reply);
-            return;
+            return None;
         }
         // A retried id: the event it made, again, to this sender only.
-        if let Some(i) = &id
-            && let Some(&n) = self.seen.get(&(role, i.clone()))
-        {
-            // The whole move list: this sender's view may be older than event n - 1.
-            let snapshot = self.snapshot(0);
-            let event = self
-                .stored
-                .get(n as usize - 1)
-                .and_then(|t| serde_json::from_str(t).ok())
-                .unwrap_or(Value::Null);
-            let msg = self.event_msg(n, id.clone(), event, &snapshot);
-            let _ = reply.send(Reply::Direct(msg.to_text()));
-            return;
-        }
+        let Some(&n) = self.seen.get(&(role, i.to_string())) else {
+            return Some(reply);
+        };
+        // The whole move list: this sender's view may be older than event n - 1.
+        let snapshot = self.snapshot(0);
+        let event = self
+            .stored
+            .get(n as usize - 1)
+            .and_then(|t| serde_json::from_str(t).ok())
+            .unwrap_or(Value::Null);
+        let msg = self.event_msg(n, Some(i.to_string()), event, &snapshot);
+        let _ = reply.send(Reply::Direct(msg.to_text()));
+        None
+    }
+
+    /// Whether `role` may send `action` on this game: the party it acts as, or the
+    /// reason and rule of the refusal. Online, a move is made to press the clock.
+    fn allowed(&self, role: Role, action: &mut Action) -> Result<Party, (String, Option<String>)> {
         let Some(party) = role.party() else {
-            let _ = reply.send(self.refuse(
-                id,
+            return Err((
                 "spectators cannot act on a game (uscf-2020 13)".into(),
                 None,
             ));
-            return;
         };
         let director_rule = self.game.ruleset().director.rule.clone();
         if action.is_director_action() && party != Party::Director {
             let text = format!("only the director may do that, not {}", role.as_str());
-            let _ = reply.send(self.refuse(id, text, Some(director_rule)));
-            return;
+            return Err((text, Some(director_rule)));
         }
         if party == Party::Director && !action.is_director_action() {
             let text = "the director does not move, claim or offer for a player".to_string();
-            let _ = reply.send(self.refuse(id, text, Some(director_rule)));
-            return;
+            return Err((text, Some(director_rule)));
         }
         if self.meta.mode == Mode::Online {
-            match &mut action {
-                Action::Move { mv, press } => {
-                    if !self.game.is_over()
-                        && !self.game.is_legal_move(mv)
-                        && party.color() == Some(self.game.position().turn())
-                    {
-                        let text = format!(
-                            "{mv} is not a legal move (online play takes legal moves only)"
-                        );
-                        let _ = reply.send(self.refuse(id, text, None));
-                        return;
-                    }
-                    *press = true;
-                }
-                Action::Retract => {
-                    let _ = reply.send(self.refuse(
-                        id,
-                        "online play has no moves to take back".into(),
-                        None,
-                    ));
-                    return;
-                }
-                Action::Press => {
-                    let _ = reply.send(
-                        self.refuse(
-                            id,
-                            "online play has no clock to press without a move (a move presses it)"
-                                .into(),
-                            None,
-                        ),
-                    );
-                    return;
-                }
-                _ => {}
-            }
+            self.online(party, action).map_err(|text| (text, None))?;
         }
+        Ok(party)
+    }
+
+    /// What online play allows: legal moves only (each presses the clock), no take
+    /// back, no press without a move.
+    fn online(&self, party: Party, action: &mut Action) -> Result<(), String> {
+        match action {
+            Action::Move { mv, press } => {
+                if !self.game.is_over()
+                    && !self.game.is_legal_move(mv)
+                    && party.color() == Some(self.game.position().turn())
+                {
+                    return Err(format!(
+                        "{mv} is not a legal move (online play takes legal moves only)"
+                    ));
+                }
+                *press = true;
+                Ok(())
+            }
+            Action::Retract => Err("online play has no moves to take back".into()),
+            Action::Press => {
+                Err("online play has no clock to press without a move (a move presses it)".into())
+            }
+            _ => Ok(()),
+        }
+    }
+
+    /// The game's clock starts with its first action.
+    fn start_clock(&mut self) {
         if !self.started {
             self.started = true;
             self.epoch = Instant::now();
             self.base = 0;
             self.shared.beats.register(&self.meta.id, self.epoch, 0);
         }
+    }
+
+    /// The event of `action` by `party` now, with the lag credit of a press by the
+    /// player whose clock runs ([`crate::lag`]).
+    fn stamp(
+        &mut self,
+        action: Action,
+        party: Party,
+        lag_ms: Option<u64>,
+        rtt_ms: Option<u64>,
+    ) -> Event {
         let at = self.now().max(self.game.now());
         let mut credit = 0;
         if action.presses()
@@ -449,29 +491,24 @@ impl Live {
                 self.shared.metrics.lag_credits.fetch_add(1, Relaxed);
             }
         }
-        let event = ClientFrame::event(action, at, party, credit);
-        let held = Held {
-            event,
-            role: Some(role),
-            id,
-            reply: Some(reply),
-            also: Vec::new(),
-        };
-        if self.window_closes.is_some() || (!self.game.is_over() && Game::opens_window(&held.event))
-        {
-            // Decided when the simultaneity window closes (docs/protocol.md).
-            let closes = held.event.at + self.game.setup().simultaneous_ms + 1;
-            self.window_closes = Some(self.window_closes.map_or(closes, |c| {
-                if Game::opens_window(&held.event) {
-                    c.max(closes)
-                } else {
-                    c
-                }
-            }));
-            self.held.push(held);
-            return;
+        ClientFrame::event(action, at, party, credit)
+    }
+
+    /// Hold `held` while a simultaneity window is open or when it opens one (decided
+    /// when the window closes, docs/protocol.md); give it back to commit at once.
+    fn hold(&mut self, held: Held) -> Option<Held> {
+        let opens = !self.game.is_over() && Game::opens_window(&held.event);
+        if self.window_closes.is_none() && !opens {
+            return Some(held);
         }
-        self.commit(vec![held]).await;
+        let closes = held.event.at + self.game.setup().simultaneous_ms + 1;
+        self.window_closes = Some(match self.window_closes {
+            None => closes,
+            Some(c) if Game::opens_window(&held.event) => c.max(closes),
+            Some(c) => c,
+        });
+        self.held.push(held);
+        None
     }
 
     async fn close_window(&mut self) {
@@ -545,14 +582,27 @@ impl Live {
             self.not_stored(held, &e);
             return;
         }
+        let was_over = self.game.is_over();
+        let rulings_before = self.game.rulings().len();
+        let (events, rows) = self.apply(&held);
+        if let Err(e) = self.write(rows.clone()).await {
+            tracing::error!(game = %self.meta.id, error = %e, "events not stored");
+            self.write_failed(held, events, rows).await;
+            return;
+        }
+        self.retry_at = None;
+        self.stored_now(held, rows, rulings_before, was_over);
+    }
+
+    /// Apply `held` to the game: its events, and the rows that store them.
+    fn apply(&mut self, held: &[Held]) -> (Vec<Event>, Vec<NewEvent>) {
         let first = self.n + 1;
         let was_over = self.game.is_over();
         let events: Vec<Event> = held.iter().map(|h| h.event.clone()).collect();
-        let rulings_before = self.game.rulings().len();
         self.game.apply_batch(&events, first as usize);
         let over = self.game.is_over();
         let last = held.len() - 1;
-        let rows: Vec<NewEvent> = held
+        let rows = held
             .iter()
             .zip(&events)
             .enumerate()
@@ -566,45 +616,44 @@ impl Live {
                     .then(|| self.game.verdict().0.as_str().to_string()),
             })
             .collect();
+        (events, rows)
+    }
+
+    /// Have the writer commit `rows`.
+    async fn write(&self, rows: Vec<NewEvent>) -> Result<(), WriteError> {
         let (done_tx, done_rx) = oneshot::channel();
-        let sent = self
-            .shared
-            .writer
-            .send(WriteReq {
-                events: rows.clone(),
-                done: done_tx,
-            })
-            .await;
-        let result = match sent {
-            Ok(()) => done_rx.await.unwrap_or(Err(WriteError::Stopped)),
-            Err(_) => Err(WriteError::Stopped),
+        let req = WriteReq {
+            events: rows,
+            done: done_tx,
         };
-        if let Err(e) = result {
-            tracing::error!(game = %self.meta.id, error = %e, "events not stored");
-            self.rebuild();
-            self.uncertain = Some(Uncertain {
-                events,
-                rows,
-                ask_at: Instant::now() + RESOLVE_EVERY,
-            });
-            // The failure may be ambiguous: ask the store at once, and answer the
-            // senders with what it holds.
-            match self.landed().await {
-                Ok(true) => {
-                    if let Some(u) = self.uncertain.take() {
-                        self.adopt(u, held);
-                    }
-                }
-                Ok(false) => {
-                    self.uncertain = None;
-                    self.not_stored(held, "the database did not take it");
-                }
-                Err(_) => self.not_stored(held, "the database did not take it"),
-            }
-            return;
+        if self.shared.writer.send(req).await.is_err() {
+            return Err(WriteError::Stopped);
         }
-        self.retry_at = None;
-        self.stored_now(held, rows, rulings_before, was_over);
+        done_rx.await.unwrap_or(Err(WriteError::Stopped))
+    }
+
+    /// The commit of `held` (applied as `events`, `rows`) failed: the game goes back to
+    /// what is surely stored, and the store is asked at once whether the commit landed
+    /// after all (an ambiguous failure); the senders are answered with what it holds.
+    async fn write_failed(&mut self, held: Vec<Held>, events: Vec<Event>, rows: Vec<NewEvent>) {
+        self.rebuild();
+        self.uncertain = Some(Uncertain {
+            events,
+            rows,
+            ask_at: Instant::now() + RESOLVE_EVERY,
+        });
+        match self.landed().await {
+            Ok(true) => {
+                if let Some(u) = self.uncertain.take() {
+                    self.adopt(u, held);
+                }
+            }
+            Ok(false) => {
+                self.uncertain = None;
+                self.not_stored(held, "the database did not take it");
+            }
+            Err(_) => self.not_stored(held, "the database did not take it"),
+        }
     }
 
     /// Answer every sender of `held` that it was not stored; the server's own action
