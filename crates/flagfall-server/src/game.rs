@@ -2,7 +2,9 @@
 //! action with the game's clock (`at`) and the sender's role (`by`), runs it through the
 //! arbiter, has the writer commit it, and only then publishes it. Sockets and HTTP
 //! handlers talk to it through a [`GameHandle`] (an mpsc channel); no lock is held
-//! across an `.await`.
+//! across an `.await`. After each commit, before the bus carries it, the task publishes
+//! the game as stored in a `watch` ([`View`]): a socket's state on connect and the
+//! answer to a ping are read from it, without a place in the task's queue.
 
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -10,14 +12,14 @@ use std::sync::atomic::Ordering::Relaxed;
 use std::time::Duration;
 
 use flagfall_game::script::{self, Action, Event, Party};
-use flagfall_game::{Game, MoveList, RulingKind};
+use flagfall_game::{Game, MoveEntry, MoveList, RulingKind};
 use flagfall_protocol::{
     Claims, ClientFrame, Mode, Role, ServerMsg, Snapshot, State, StateContext,
 };
 use flagfall_store::{NewEvent, StoredEvent};
 use serde_json::Value;
 use shakmaty::Color;
-use tokio::sync::{mpsc, oneshot};
+use tokio::sync::{mpsc, oneshot, watch};
 use tokio::time::Instant;
 
 use crate::bus::BusMsg;
@@ -61,7 +63,6 @@ pub enum Reply {
 pub enum Cmd {
     Act(Act, oneshot::Sender<Reply>),
     State(oneshot::Sender<State>),
-    Now(oneshot::Sender<u64>),
 }
 
 /// A handle to a game's task.
@@ -69,6 +70,44 @@ pub enum Cmd {
 pub struct GameHandle {
     pub meta: Arc<GameMeta>,
     pub tx: mpsc::Sender<Cmd>,
+    /// The game as last stored, published by its task after every commit.
+    pub view: watch::Receiver<Arc<View>>,
+}
+
+/// The game as its task last stored it, with the game clock: what anyone may read
+/// without asking the task (docs/protocol.md, "Spectators").
+pub struct View {
+    pub game: Game,
+    pub moves: Vec<MoveEntry>,
+    /// Stored events.
+    pub n: u64,
+    pub started: bool,
+    /// The game clock reads `base + (now - epoch)` once started.
+    pub epoch: Instant,
+    pub base: u64,
+}
+
+impl View {
+    /// The game's clock now (`at`); 0 before the game started.
+    pub fn now(&self) -> u64 {
+        if !self.started {
+            return 0;
+        }
+        self.base + self.epoch.elapsed().as_millis() as u64
+    }
+
+    /// The state object now: the stored game, its clocks read now.
+    pub fn state(&self, meta: &GameMeta) -> State {
+        let cx = StateContext {
+            id: &meta.id,
+            setup: &meta.setup,
+            mode: meta.mode,
+            n: self.n,
+            now: self.now(),
+            started: self.started,
+        };
+        State::of(&self.game, &self.moves, cx)
+    }
 }
 
 /// Commands a game task may have queued.
@@ -127,6 +166,8 @@ struct Live {
     uncertain: Option<Uncertain>,
     /// After a failed commit of the server's own action, when to try it again.
     retry_at: Option<Instant>,
+    /// Where the game as stored is published ([`View`]).
+    view: Option<watch::Sender<Arc<View>>>,
 }
 
 fn idx(c: Color) -> usize {
@@ -205,6 +246,7 @@ pub fn load(
         was_live,
         uncertain: None,
         retry_at: None,
+        view: None,
     };
     Ok(Loaded { live })
 }
@@ -226,8 +268,10 @@ impl Loaded {
         }
         let meta = live.meta.clone();
         let (tx, rx) = mpsc::channel(QUEUE);
+        let (view_tx, view) = watch::channel(Arc::new(live.view()));
+        live.view = Some(view_tx);
         tokio::spawn(live.run(rx));
-        GameHandle { meta, tx }
+        GameHandle { meta, tx, view }
     }
 }
 
@@ -238,6 +282,25 @@ impl Live {
             return 0;
         }
         self.base + self.epoch.elapsed().as_millis() as u64
+    }
+
+    /// The game as stored now, to publish.
+    fn view(&self) -> View {
+        View {
+            game: self.game.clone(),
+            moves: self.moves.entries().to_vec(),
+            n: self.n,
+            started: self.started,
+            epoch: self.epoch,
+            base: self.base,
+        }
+    }
+
+    /// Publish the game as stored ([`View`]): after its commit, before the bus.
+    fn publish(&self) {
+        if let Some(tx) = &self.view {
+            tx.send_replace(Arc::new(self.view()));
+        }
     }
 
     fn instant_of(&self, at: u64) -> Instant {
@@ -314,9 +377,6 @@ impl Live {
             match cmd {
                 Cmd::State(reply) => {
                     let _ = reply.send(self.state());
-                }
-                Cmd::Now(reply) => {
-                    let _ = reply.send(self.now());
                 }
                 Cmd::Act(act, reply) => self.act(act, reply).await,
             }
@@ -467,6 +527,7 @@ impl Live {
             self.epoch = Instant::now();
             self.base = 0;
             self.shared.beats.register(&self.meta.id, self.epoch, 0);
+            self.publish();
         }
     }
 
@@ -700,6 +761,9 @@ impl Live {
             self.was_live = false;
         }
         let snapshot = self.snapshot(moves_from);
+        // Commit, then the view, then the bus: a socket that subscribed before it read
+        // the view gets every later event, and skips those the view holds.
+        self.publish();
         let new_rulings = &self.game.rulings()[rulings_before..];
         for (i, (h, event)) in held.into_iter().zip(jsons).enumerate() {
             let n = first + i as u64;

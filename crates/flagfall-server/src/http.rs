@@ -12,10 +12,9 @@ use flagfall_protocol::{CreateGame, MAX_BODY_BYTES, Role};
 use flagfall_store::Status;
 use serde::Deserialize;
 use serde_json::json;
-use tokio::sync::oneshot;
 
 use crate::Shared;
-use crate::game::{Cmd, GameHandle};
+use crate::game::GameHandle;
 
 type AppState = Arc<Shared>;
 
@@ -312,21 +311,12 @@ async fn handle_or_404(s: &AppState, id: &str) -> Result<GameHandle, Response> {
     }
 }
 
-/// Ask a game's task for its state (reloading it once if it was just unloaded).
+/// A game's state, from the view its task published (loading the game if it is not
+/// loaded): no place in the task's queue.
 pub async fn state_of(s: &AppState, id: &str) -> Result<flagfall_protocol::State, Response> {
-    for _ in 0..2 {
-        let h = handle_or_404(s, id).await?;
-        let (tx, rx) = oneshot::channel();
-        if h.tx.send(Cmd::State(tx)).await.is_ok()
-            && let Ok(state) = rx.await
-        {
-            return Ok(state);
-        }
-    }
-    Err(error(
-        StatusCode::SERVICE_UNAVAILABLE,
-        "the game's task is not answering",
-    ))
+    let h = handle_or_404(s, id).await?;
+    let view = h.view.borrow().clone();
+    Ok(view.state(&h.meta))
 }
 
 async fn get_game(State(s): State<AppState>, Path(id): Path<String>) -> Response {

@@ -1,5 +1,8 @@
 //! One WebSocket: the state on connect, then the game's messages from the bus out and
-//! the client's frames in (parsed, rate limited, passed to the game's task).
+//! the client's frames in (parsed, rate limited, actions passed to the game's task).
+//! The state on connect (and after falling behind) and the answer to a ping are read
+//! from the game's published [`crate::game::View`], not asked of its task: a crowd of
+//! spectators costs the players nothing in the task's queue.
 
 use std::sync::Arc;
 use std::sync::atomic::Ordering::Relaxed;
@@ -14,7 +17,7 @@ use tokio::time::Instant;
 
 use crate::Shared;
 use crate::bus::Delivery;
-use crate::game::{Act, Cmd, Reply};
+use crate::game::{Act, Cmd, GameHandle, Reply, View};
 use crate::lag::Pings;
 
 /// The largest WebSocket message read at all; a longer one closes the socket (1009).
@@ -74,6 +77,27 @@ fn close(code: u16, reason: &str) -> Message {
         code,
         reason: Utf8Bytes::from(reason.to_string()),
     }))
+}
+
+/// The game as last stored, from its task's published view; through a new handle when
+/// the task behind `h` has stopped (the game unloaded, loaded again on demand).
+async fn view(s: &Arc<Shared>, id: &str, h: &mut GameHandle) -> Option<Arc<View>> {
+    if h.tx.is_closed() {
+        *h = s.handle(id).await.ok()??;
+    }
+    Some(h.view.borrow().clone())
+}
+
+/// The `state` message for this socket, from the game's published view.
+async fn state_now(
+    s: &Arc<Shared>,
+    id: &str,
+    h: &mut GameHandle,
+    role: Role,
+) -> Option<(u64, Message)> {
+    let v = view(s, id, h).await?;
+    let state = v.state(&h.meta);
+    Some((state.n, state_text(state, role)))
 }
 
 /// Send a command to the game's task, reloading the game once if its task was unloaded.
@@ -155,6 +179,7 @@ async fn drain_until_close(stream: &mut futures_util::stream::SplitStream<WebSoc
 async fn answer(
     s: &Arc<Shared>,
     id: &str,
+    h: &mut GameHandle,
     role: Role,
     rtt_ms: Option<u64>,
     body: &str,
@@ -171,7 +196,7 @@ async fn answer(
             )
         }
         Ok(ClientFrame::Ping(n)) => {
-            let now = ask(s, id, Cmd::Now).await.unwrap_or(0);
+            let now = view(s, id, h).await.map_or(0, |v| v.now());
             Some(
                 ServerMsg::Pong {
                     ping: n,
@@ -234,15 +259,19 @@ pub async fn run(s: Arc<Shared>, id: String, role: Role, socket: WebSocket) {
             .await;
         return;
     }
+    // Subscribed before the view is read: every event after the view's comes.
     let mut sub = s.bus.subscribe(&id);
-    let Some(state) = ask(&s, &id, Cmd::State).await else {
+    let state = match s.handle(&id).await {
+        Ok(Some(mut h)) => state_now(&s, &id, &mut h, role).await.map(|st| (h, st)),
+        _ => None,
+    };
+    let Some((mut h, (mut last_n, state))) = state else {
         let _ = sink
             .send(close(close_code::ERROR, "the game is not available"))
             .await;
         return;
     };
-    let mut last_n = state.n;
-    if timed(&mut sink, state_text(state, role)).await.is_err() {
+    if timed(&mut sink, state).await.is_err() {
         return;
     }
     let mut pings = Pings::default();
@@ -299,7 +328,7 @@ pub async fn run(s: Arc<Shared>, id: String, role: Role, socket: WebSocket) {
                         break;
                     }
                 }
-                let answer = answer(&s, &id, role, pings.rtt_ms(), body.as_str()).await;
+                let answer = answer(&s, &id, &mut h, role, pings.rtt_ms(), body.as_str()).await;
                 if let Some(t) = answer
                     && timed(&mut sink, Message::Text(Utf8Bytes::from(t))).await.is_err()
                 {
@@ -321,9 +350,9 @@ pub async fn run(s: Arc<Shared>, id: String, role: Role, socket: WebSocket) {
                         }
                     }
                     Some(Delivery::Lagged) => {
-                        let Some(state) = ask(&s, &id, Cmd::State).await else { break };
-                        last_n = state.n;
-                        if timed(&mut sink, state_text(state, role)).await.is_err() {
+                        let Some((n, state)) = state_now(&s, &id, &mut h, role).await else { break };
+                        last_n = n;
+                        if timed(&mut sink, state).await.is_err() {
                             break;
                         }
                     }

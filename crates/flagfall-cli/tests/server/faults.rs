@@ -4,7 +4,7 @@
 //! failing while the database is "down".
 
 use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, Ordering};
 
 use flagfall_store::{
     ChallengeRow, GameRow, GameSummary, NewChallenge, NewEvent, NewGame, Status, Store, StoreError,
@@ -20,6 +20,8 @@ pub struct Faults {
     pub fail_after: AtomicU32,
     /// Reads of a game's events fail while set.
     pub reads_down: AtomicBool,
+    /// Milliseconds every commit waits before it writes (a slow database).
+    pub stall_ms: AtomicU64,
 }
 
 pub struct FaultyStore {
@@ -56,6 +58,10 @@ impl Store for FaultyStore {
     }
     fn append<'a>(&'a self, batch: &'a [NewEvent]) -> StoreFuture<'a, ()> {
         Box::pin(async move {
+            let stall = self.faults.stall_ms.load(Ordering::SeqCst);
+            if stall > 0 {
+                tokio::time::sleep(std::time::Duration::from_millis(stall)).await;
+            }
             if take(&self.faults.fail_before) {
                 return Err(down("commit refused"));
             }

@@ -584,6 +584,11 @@ impl Deref for Process {
 
 impl Process {
     pub async fn start(db: Option<Db>) -> Process {
+        Process::start_with(db, &[]).await
+    }
+
+    /// `flagfall serve` with `args` besides its address and database (its limits).
+    pub async fn start_with(db: Option<Db>, args: &[&str]) -> Process {
         let db = match db {
             Some(d) => d,
             None => Db::new().await,
@@ -601,6 +606,7 @@ impl Process {
                 "--database",
                 &db.url,
             ])
+            .args(args)
             .stdout(Stdio::null())
             .stderr(match std::env::var("DEBUG_SERVE_LOG") {
                 Ok(p) => Stdio::from(
@@ -626,6 +632,11 @@ impl Process {
             tokio::time::sleep(Duration::from_millis(50)).await;
         }
         panic!("flagfall serve did not start on {addr}");
+    }
+
+    /// CPU time the process has used (user and system), from `/proc` (Linux).
+    pub fn cpu(&self) -> Option<Duration> {
+        cpu_of(&format!("/proc/{}/stat", self.child.id()))
     }
 
     /// Whether the process is still running (it has not exited or crashed).
@@ -669,4 +680,15 @@ impl Drop for Process {
             let _ = self.child.wait();
         }
     }
+}
+
+/// CPU time (user and system) from a `/proc/.../stat` file; `None` where there is none.
+pub fn cpu_of(stat: &str) -> Option<Duration> {
+    let text = std::fs::read_to_string(stat).ok()?;
+    // Fields after the command (in parentheses): utime and stime are the 12th and 13th.
+    let rest = &text[text.rfind(')')? + 2..];
+    let f: Vec<&str> = rest.split_whitespace().collect();
+    let ticks: u64 = f.get(11)?.parse::<u64>().ok()? + f.get(12)?.parse::<u64>().ok()?;
+    // The kernel's USER_HZ is 100 on every Linux this runs on.
+    Some(Duration::from_millis(ticks * 10))
 }

@@ -1,0 +1,299 @@
+//! Floods against a game in play (issue 19, items 13 and 14 and "How it must be shown").
+//!
+//! A pair of bots plays the game on a thread and runtime of its own, as two players on
+//! another machine would, and times every move the way a client does: from sending the
+//! move to receiving its own `event` (the acknowledgement).
+
+use std::net::SocketAddr;
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use futures_util::{SinkExt, StreamExt};
+use serde_json::{Value, json};
+use tokio_tungstenite::tungstenite::Message;
+
+use crate::support::*;
+
+/// One acknowledged move: when it was sent, and how long its event took to come back.
+#[derive(Debug, Clone, Copy)]
+pub struct Ack {
+    pub sent: Instant,
+    pub took: Duration,
+}
+
+/// Two bots playing a game (knights out and back, for as long as they are let), each
+/// move timed.
+pub struct Bots {
+    stop: Arc<AtomicBool>,
+    acks: Arc<Mutex<Vec<Ack>>>,
+    thread: Option<std::thread::JoinHandle<()>>,
+}
+
+/// The moves the bots cycle through: no capture, no pawn move, never a claim.
+const CYCLE: [&str; 4] = ["g1f3", "g8f6", "f3g1", "f6g8"];
+
+impl Bots {
+    /// Start playing game `id` with these tokens, `think` between moves.
+    pub fn start(addr: SocketAddr, id: &str, white: &str, black: &str, think: Duration) -> Bots {
+        let stop = Arc::new(AtomicBool::new(false));
+        let acks = Arc::new(Mutex::new(Vec::new()));
+        let (id, white, black) = (id.to_string(), white.to_string(), black.to_string());
+        let (stop2, acks2) = (stop.clone(), acks.clone());
+        let thread = std::thread::spawn(move || {
+            let rt = tokio::runtime::Builder::new_current_thread()
+                .enable_all()
+                .build()
+                .expect("the bots' runtime");
+            rt.block_on(async move {
+                let api = Api { addr };
+                let mut players = [
+                    api.connect(&id, Some(&white)).await,
+                    api.connect(&id, Some(&black)).await,
+                ];
+                let mut ply = 0usize;
+                while !stop2.load(Ordering::SeqCst) {
+                    let mover = &mut players[ply % 2];
+                    let sent = Instant::now();
+                    mover
+                        .send(json!({"move": CYCLE[ply % 4], "press": true}))
+                        .await;
+                    let ev = mover.event().await;
+                    let took = sent.elapsed();
+                    assert!(
+                        ev["rulings"].as_array().is_some_and(|r| r.is_empty()),
+                        "{ev}"
+                    );
+                    acks2.lock().unwrap().push(Ack { sent, took });
+                    ply += 1;
+                    tokio::time::sleep(think).await;
+                }
+            });
+        });
+        Bots {
+            stop,
+            acks,
+            thread: Some(thread),
+        }
+    }
+
+    /// The moves acknowledged so far.
+    pub fn acks(&self) -> Vec<Ack> {
+        self.acks.lock().unwrap().clone()
+    }
+
+    /// Stop, and every acknowledgement; a bot that failed (a refused move, an event not
+    /// in time) fails the test here.
+    pub fn stop(mut self) -> Vec<Ack> {
+        self.stop.store(true, Ordering::SeqCst);
+        if let Some(t) = self.thread.take()
+            && let Err(e) = t.join()
+        {
+            std::panic::resume_unwind(e);
+        }
+        self.acks()
+    }
+}
+
+/// The 99th percentile (nearest rank) of the acknowledgements sent in `[from, to)`, and
+/// how many there were.
+pub fn p99(acks: &[Ack], from: Instant, to: Instant) -> (Duration, usize) {
+    let mut took: Vec<Duration> = acks
+        .iter()
+        .filter(|a| a.sent >= from && a.sent < to)
+        .map(|a| a.took)
+        .collect();
+    took.sort();
+    if took.is_empty() {
+        return (Duration::ZERO, 0);
+    }
+    let rank = (took.len() * 99).div_ceil(100).max(1);
+    (took[rank - 1], took.len())
+}
+
+/// `total` spectators connect to game `id`, `at_once` at a time: each reads its state,
+/// sends `pings` pings and reads their pongs, and closes. How many got their state.
+pub async fn spectators(
+    addr: SocketAddr,
+    id: &str,
+    total: usize,
+    at_once: usize,
+    pings: u64,
+) -> usize {
+    let url = format!("ws://{addr}/ws/games/{id}");
+    let next = Arc::new(AtomicUsize::new(0));
+    let served = Arc::new(AtomicUsize::new(0));
+    let mut tasks = tokio::task::JoinSet::new();
+    for _ in 0..at_once {
+        let (url, next, served) = (url.clone(), next.clone(), served.clone());
+        tasks.spawn(async move {
+            while next.fetch_add(1, Ordering::SeqCst) < total {
+                if spectate(&url, pings).await {
+                    served.fetch_add(1, Ordering::SeqCst);
+                }
+            }
+        });
+    }
+    while tasks.join_next().await.is_some() {}
+    served.load(Ordering::SeqCst)
+}
+
+/// Run `flood` on a thread of its own at the lowest CPU priority (`nice` 19, Linux): a
+/// flood comes from other machines, whose CPU is not the server's; on this one, the
+/// flooding client must not take the CPU the server and the players' clients need to be
+/// measured. The server gets all the flood's work: it just gets it at the rate a
+/// client at the lowest priority sends it. Returns what `flood` returns.
+pub fn at_low_priority<T: Send + 'static>(
+    flood: impl std::future::Future<Output = T> + Send + 'static,
+) -> std::thread::JoinHandle<T> {
+    std::thread::spawn(move || {
+        lower_this_thread();
+        tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .expect("the flood's runtime")
+            .block_on(flood)
+    })
+}
+
+/// `nice` 19 for the calling thread (Linux threads have their own niceness); elsewhere,
+/// or if `renice` is missing, the thread stays as it is.
+fn lower_this_thread() {
+    let Ok(link) = std::fs::read_link("/proc/thread-self") else {
+        return;
+    };
+    let Some(tid) = link.file_name().and_then(|t| t.to_str()) else {
+        return;
+    };
+    let _ = std::process::Command::new("renice")
+        .args(["-n", "19", "-p", tid])
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .status();
+}
+
+/// One spectator: its state, its pings answered. False if anything failed.
+async fn spectate(url: &str, pings: u64) -> bool {
+    let wait = Duration::from_secs(20);
+    let Ok(Ok((mut ws, _))) =
+        tokio::time::timeout(wait, tokio_tungstenite::connect_async(url)).await
+    else {
+        return false;
+    };
+    let mut want_state = true;
+    let mut want_pongs = pings;
+    for n in 0..pings {
+        let ping = json!({ "ping": n }).to_string();
+        if ws.send(Message::Text(ping.into())).await.is_err() {
+            return false;
+        }
+    }
+    let deadline = tokio::time::Instant::now() + wait;
+    while want_state || want_pongs > 0 {
+        let Ok(Some(Ok(m))) = tokio::time::timeout_at(deadline, ws.next()).await else {
+            return false;
+        };
+        if let Message::Text(t) = m {
+            let v: Value = serde_json::from_str(t.as_str()).unwrap_or(Value::Null);
+            match v["type"].as_str() {
+                Some("state") => want_state = false,
+                Some("pong") => want_pongs -= 1,
+                _ => {}
+            }
+        }
+    }
+    let _ = ws.close(None).await;
+    true
+}
+
+const LONG_GAME: &str = r#"{"rules":"uscf-2020","time_control":"G/10;d0"}"#;
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn spectators_and_pings_are_served_while_the_game_task_waits_on_a_commit() {
+    let (srv, faults) = Server::start_faulty().await;
+    let g = srv.create(LONG_GAME).await;
+    let mut white = srv.connect(&g.id, Some(&g.tokens.white)).await;
+    white.send(json!({"move":"e2e4","press":true})).await;
+    white.event().await;
+    // The database takes 3 s for every commit from now on: Black's move keeps the
+    // game's task waiting for the writer.
+    faults.stall_ms.store(3000, Ordering::SeqCst);
+    let mut black = srv.connect(&g.id, Some(&g.tokens.black)).await;
+    black.send(json!({"move":"e7e5","press":true})).await;
+    tokio::time::sleep(Duration::from_millis(200)).await;
+    // Meanwhile spectators get the game as stored, and pings their pong, at once.
+    let t = Instant::now();
+    let served = spectators(srv.addr, &g.id, 20, 10, 2).await;
+    let took = t.elapsed();
+    assert_eq!(served, 20);
+    assert!(
+        took < Duration::from_millis(1500),
+        "20 spectators and their pings took {took:?} behind a 3 s commit"
+    );
+    let mut watcher = srv.connect(&g.id, None).await;
+    assert_eq!(
+        watcher.initial["n"], 1,
+        "the state as stored: {}",
+        watcher.initial
+    );
+    // The commit lands: the event follows the state, to the spectator too.
+    assert_eq!(black.event().await["n"], 2);
+    assert_eq!(watcher.until_n(2).await["event"]["move"], "e7e5");
+    faults.stall_ms.store(0, Ordering::SeqCst);
+    watcher.assert_view_is(&srv.state(&g.id).await);
+    srv.stop().await;
+}
+
+/// How many spectators connect in the spectator flood, how many at once.
+const SPECTATORS: usize = 2000;
+const SPECTATORS_AT_ONCE: usize = 5;
+/// The acknowledgement p99 a game must keep under a flood (issue 19).
+const ACK_P99: Duration = Duration::from_millis(50);
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn thousands_of_spectators_do_not_slow_the_players_move_acks() {
+    let srv = Process::start_with(None, &["--connections-per-address", "0"]).await;
+    let g = srv.create(LONG_GAME).await;
+    let bots = Bots::start(
+        srv.addr,
+        &g.id,
+        &g.tokens.white,
+        &g.tokens.black,
+        Duration::from_millis(20),
+    );
+    tokio::time::sleep(Duration::from_secs(1)).await;
+    let flood = Instant::now();
+    let (cpu_srv, cpu_me) = (srv.cpu(), cpu_of("/proc/self/stat"));
+    let (addr, id) = (srv.addr, g.id.clone());
+    let served =
+        at_low_priority(
+            async move { spectators(addr, &id, SPECTATORS, SPECTATORS_AT_ONCE, 2).await },
+        )
+        .join()
+        .expect("the spectators' thread");
+    let end = Instant::now();
+    let used = |now: Option<Duration>, then: Option<Duration>| now.zip(then).map(|(a, b)| a - b);
+    eprintln!(
+        "CPU during the flood: server {:?}, this test {:?}",
+        used(srv.cpu(), cpu_srv),
+        used(cpu_of("/proc/self/stat"), cpu_me)
+    );
+    tokio::time::sleep(Duration::from_millis(500)).await;
+    let acks = bots.stop();
+    assert_eq!(
+        served, SPECTATORS,
+        "every spectator got its state and pongs"
+    );
+    let (before, n0) = p99(&acks, flood - Duration::from_secs(1), flood);
+    let (during, n) = p99(&acks, flood, end);
+    eprintln!(
+        "{SPECTATORS} spectators in {:?}: ack p99 {during:?} over {n} moves (before: {before:?} over {n0})",
+        end - flood
+    );
+    assert!(n >= 10, "the bots moved {n} times during the flood");
+    assert!(
+        during < ACK_P99,
+        "ack p99 {during:?} during the spectator flood"
+    );
+    srv.terminate().await;
+}
