@@ -6,7 +6,7 @@
 //! the game as stored in a `watch` ([`View`]): a socket's state on connect and the
 //! answer to a ping are read from it, without a place in the task's queue.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::sync::Arc;
 use std::sync::atomic::Ordering::Relaxed;
 use std::time::Duration;
@@ -48,6 +48,9 @@ pub struct Act {
     /// The round trip the server last measured on this socket: its own WebSocket ping
     /// to the pong that answered it ([`crate::lag::Pings`]).
     pub rtt_ms: Option<u64>,
+    /// When the server received it: its `at` (no earlier than the game's last event),
+    /// so time it spends waiting in the game's queue is charged to no one.
+    pub received: Instant,
 }
 
 /// The direct answer to the sender of an action. Accepted events reach the sender, as
@@ -117,6 +120,10 @@ const RESOLVE_EVERY: Duration = Duration::from_millis(250);
 /// How long a finished game's task stays loaded without a command.
 const FINISHED_IDLE: Duration = Duration::from_secs(30);
 
+/// What makes two refusals the same: who was refused, for what kind of action, citing
+/// which rule. Between two events that change the game, each is stored once.
+type RefusalKey = (Role, std::mem::Discriminant<Action>, String);
+
 /// An action waiting in an open simultaneity window, with its answer channel.
 struct Held {
     event: Event,
@@ -168,6 +175,9 @@ struct Live {
     retry_at: Option<Instant>,
     /// Where the game as stored is published ([`View`]).
     view: Option<watch::Sender<Arc<View>>>,
+    /// The refusals stored since the last stored event that changed the game: the same
+    /// refusal again is answered, not stored ([`Live::repeated_refusal`]).
+    refused: HashSet<RefusalKey>,
 }
 
 fn idx(c: Color) -> usize {
@@ -247,6 +257,7 @@ pub fn load(
         uncertain: None,
         retry_at: None,
         view: None,
+        refused: HashSet::new(),
     };
     Ok(Loaded { live })
 }
@@ -301,6 +312,14 @@ impl Live {
         if let Some(tx) = &self.view {
             tx.send_replace(Arc::new(self.view()));
         }
+    }
+
+    /// The game clock at `t` (no later than now): 0 before the game started.
+    fn at_of(&self, t: Instant) -> u64 {
+        if !self.started {
+            return 0;
+        }
+        self.base + t.saturating_duration_since(self.epoch).as_millis() as u64
     }
 
     fn instant_of(&self, at: u64) -> Instant {
@@ -403,6 +422,7 @@ impl Live {
             lag_ms,
             mut action,
             rtt_ms,
+            received,
         } = act;
         // A failed commit may have landed after all: settle it before looking up ids.
         if let Err(e) = self.resolve().await {
@@ -424,8 +444,20 @@ impl Live {
             }
         };
         self.start_clock();
+        let event = self.stamp(action, party, received, lag_ms, rtt_ms);
+        if Game::opens_window(&event)
+            && self
+                .held
+                .iter()
+                .any(|h| h.role == Some(role) && h.event.action == event.action)
+        {
+            // Claimed again while the same claim waits: it would only hold the window.
+            let text = "the same claim waits for its simultaneity window to close".into();
+            let _ = reply.send(self.refuse(id, text, None));
+            return;
+        }
         let held = Held {
-            event: self.stamp(action, party, lag_ms, rtt_ms),
+            event,
             role: Some(role),
             id,
             reply: Some(reply),
@@ -493,6 +525,17 @@ impl Live {
         if self.meta.mode == Mode::Online {
             self.online(party, action).map_err(|text| (text, None))?;
         }
+        if matches!(action, Action::Offer)
+            && party.color().is_some()
+            && self.game.draw_offer() == party.color()
+        {
+            // Offered again while the offer stands: nothing would change.
+            let rule = self.game.ruleset().draws.agreement_rule.clone();
+            return Err((
+                "your draw offer stands until it is answered".into(),
+                Some(rule),
+            ));
+        }
         Ok(party)
     }
 
@@ -531,16 +574,19 @@ impl Live {
         }
     }
 
-    /// The event of `action` by `party` now, with the lag credit of a press by the
-    /// player whose clock runs ([`crate::lag`]).
+    /// The event of `action` by `party`, received at `received`, with the lag credit of
+    /// a press by the player whose clock runs ([`crate::lag`]). Its `at` is when the
+    /// server received it (no earlier than the last event): a player is not charged for
+    /// what waited in the queue before it, the opponent's junk included.
     fn stamp(
         &mut self,
         action: Action,
         party: Party,
+        received: Instant,
         lag_ms: Option<u64>,
         rtt_ms: Option<u64>,
     ) -> Event {
-        let at = self.now().max(self.game.now());
+        let at = self.at_of(received).max(self.game.now());
         let mut credit = 0;
         if action.presses()
             && let Some(c) = party.color()
@@ -646,6 +692,15 @@ impl Live {
         let was_over = self.game.is_over();
         let rulings_before = self.game.rulings().len();
         let (events, rows) = self.apply(&held);
+        if let Some(answers) = self.repeated_refusal(&held, rulings_before) {
+            self.undo();
+            for (h, (reason, rule)) in held.into_iter().zip(answers) {
+                for r in h.reply.into_iter().chain(h.also) {
+                    let _ = r.send(self.refuse(h.id.clone(), reason.clone(), Some(rule.clone())));
+                }
+            }
+            return;
+        }
         if let Err(e) = self.write(rows.clone()).await {
             tracing::error!(game = %self.meta.id, error = %e, "events not stored");
             self.write_failed(held, events, rows).await;
@@ -678,6 +733,38 @@ impl Live {
             })
             .collect();
         (events, rows)
+    }
+
+    /// The refusals of `held`, just applied, when every one of them repeats a refusal
+    /// stored since the game last changed (same sender, kind of action and rule): then
+    /// nothing of it is stored. A refusal is a ruling of kind `refused`, or a rejected
+    /// claim that changed no one's time. So junk grows a game by at most one event per
+    /// sender, kind of action and rule between two events that change it.
+    fn repeated_refusal(
+        &self,
+        held: &[Held],
+        rulings_before: usize,
+    ) -> Option<Vec<(String, String)>> {
+        let first = self.n as usize + 1;
+        let new = &self.game.rulings()[rulings_before..];
+        let mut answers = Vec::new();
+        for (i, h) in held.iter().enumerate() {
+            let (key, ruling) = refusal_key(h, new, first + i)?;
+            if !self.refused.contains(&key) {
+                return None;
+            }
+            answers.push(ruling);
+        }
+        Some(answers)
+    }
+
+    /// Put the game back as it was stored (and published) before a batch that is not
+    /// stored was applied to it.
+    fn undo(&mut self) {
+        match &self.view {
+            Some(v) => self.game = v.borrow().game.clone(),
+            None => self.rebuild(),
+        }
     }
 
     /// Have the writer commit `rows`.
@@ -764,6 +851,15 @@ impl Live {
         // Commit, then the view, then the bus: a socket that subscribed before it read
         // the view gets every later event, and skips those the view holds.
         self.publish();
+        let new_rulings = &self.game.rulings()[rulings_before..];
+        for (i, h) in held.iter().enumerate() {
+            match refusal_key(h, new_rulings, first as usize + i) {
+                Some((key, _)) => {
+                    self.refused.insert(key);
+                }
+                None => self.refused.clear(),
+            }
+        }
         let new_rulings = &self.game.rulings()[rulings_before..];
         for (i, (h, event)) in held.into_iter().zip(jsons).enumerate() {
             let n = first + i as u64;
@@ -903,6 +999,31 @@ impl Live {
             }
         }
     }
+}
+
+/// When event `n` (the action of `h`) was only refused (its rulings, among `rulings`,
+/// all refusals: kind `refused`, or a rejected claim that changed no one's time): what
+/// makes it the same as another refusal, and the first refusal's text and rule.
+fn refusal_key(
+    h: &Held,
+    rulings: &[flagfall_game::Ruling],
+    n: usize,
+) -> Option<(RefusalKey, (String, String))> {
+    let role = h.role?;
+    let mut mine = rulings.iter().filter(|r| r.event == n).peekable();
+    let first = (*mine.peek()?).clone();
+    let only_refused = mine.all(|r| {
+        r.kind == RulingKind::Refused || (r.kind == RulingKind::ClaimRejected && r.time.is_none())
+    });
+    if !only_refused {
+        return None;
+    }
+    let key = (
+        role,
+        std::mem::discriminant(&h.event.action),
+        first.rule.clone(),
+    );
+    Some((key, (first.ruling, first.rule)))
 }
 
 async fn sleep_until(at: Option<Instant>) {

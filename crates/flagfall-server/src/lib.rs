@@ -123,6 +123,8 @@ pub struct Shared {
     pub limits: limits::Limits,
     /// Open WebSockets per token hash.
     pub(crate) token_sockets: Arc<limits::Counts<String>>,
+    /// The frame limit of each player, shared by its sockets.
+    pub(crate) player_buckets: Arc<socket::PlayerBuckets>,
 }
 
 /// Hex SHA-256 of a token: what the database keeps.
@@ -431,6 +433,7 @@ async fn serve_inner(
         beats: Arc::new(heartbeat::Beats::default()),
         limits: config.limits.clone(),
         token_sockets: Arc::default(),
+        player_buckets: Arc::default(),
     });
     let beating = tokio::spawn(heartbeat::run(
         store.clone(),

@@ -300,6 +300,7 @@ async fn act(s: &Arc<Shared>, id: &str, role: Role, seq: &mut u64, action: Actio
         lag_ms: None,
         action,
         rtt_ms: None,
+        received: tokio::time::Instant::now(),
     };
     if h.tx.send(Cmd::Act(a, tx)).await.is_err() {
         return Outcome::Failed;

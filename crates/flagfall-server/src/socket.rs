@@ -4,8 +4,9 @@
 //! from the game's published [`crate::game::View`], not asked of its task: a crowd of
 //! spectators costs the players nothing in the task's queue.
 
-use std::sync::Arc;
+use std::collections::HashMap;
 use std::sync::atomic::Ordering::Relaxed;
+use std::sync::{Arc, Mutex, Weak};
 use std::time::Duration;
 
 use axum::extract::ws::{CloseFrame, Message, Utf8Bytes, WebSocket, close_code};
@@ -25,10 +26,11 @@ use crate::lag::Pings;
 pub const MAX_MESSAGE_BYTES: usize = 64 * 1024;
 /// The read buffer a socket starts with (it grows for a longer frame).
 pub const READ_BUFFER_BYTES: usize = 4 * 1024;
-/// Frames a socket may send per second, sustained, and in a burst.
+/// Frames a player (all the sockets of one token together) or a spectator's socket may
+/// send per second, sustained, and in a burst.
 pub const RATE_PER_SEC: f64 = 20.0;
 pub const BURST: f64 = 40.0;
-/// Frames over the limit in a row before the socket is closed (1008).
+/// Frames over the limit in a row on one socket before it is closed (1008).
 pub const FLOOD_CLOSE_AFTER: u32 = 20;
 /// How often the server pings (and measures the round trip from its pong).
 const PING_EVERY: Duration = Duration::from_secs(5);
@@ -115,12 +117,105 @@ async fn ask<T>(s: &Arc<Shared>, id: &str, make: impl Fn(oneshot::Sender<T>) -> 
 }
 
 /// A token bucket: `rate` frames a second sustained, `burst` at once.
-struct RateLimit {
+struct Bucket {
     rate: f64,
     burst: f64,
     tokens: f64,
     refill_at: Instant,
-    /// Frames dropped in a row.
+}
+
+impl Bucket {
+    fn new((rate, burst): (f64, f64)) -> Bucket {
+        Bucket {
+            rate,
+            burst,
+            tokens: burst,
+            refill_at: Instant::now(),
+        }
+    }
+
+    /// Take one frame's token, if there is one.
+    fn take(&mut self) -> bool {
+        let now = Instant::now();
+        self.tokens = (self.tokens + now.duration_since(self.refill_at).as_secs_f64() * self.rate)
+            .min(self.burst);
+        self.refill_at = now;
+        if self.tokens < 1.0 {
+            return false;
+        }
+        self.tokens -= 1.0;
+        true
+    }
+}
+
+type PlayerKey = (String, Role);
+
+/// The buckets of the players with a socket open, one per game and role, shared by all
+/// the sockets of that token: a player who opens more sockets gets no more frames. An
+/// entry goes with the player's last socket.
+#[derive(Default)]
+pub struct PlayerBuckets(Mutex<HashMap<PlayerKey, Weak<Mutex<Bucket>>>>);
+
+impl PlayerBuckets {
+    fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<PlayerKey, Weak<Mutex<Bucket>>>> {
+        self.0.lock().unwrap_or_else(|p| p.into_inner())
+    }
+}
+
+/// One socket's share of a bucket: the player's (kept in [`PlayerBuckets`]) or, for a
+/// spectator, its own.
+struct Share {
+    bucket: Arc<Mutex<Bucket>>,
+    /// The shared entry, removed when its last socket closes.
+    entry: Option<(Arc<PlayerBuckets>, PlayerKey)>,
+}
+
+impl Share {
+    fn new(s: &Shared, id: &str, role: Role) -> Share {
+        if role == Role::Spectator {
+            return Share {
+                bucket: Arc::new(Mutex::new(Bucket::new(s.rate))),
+                entry: None,
+            };
+        }
+        let key = (id.to_string(), role);
+        let mut map = s.player_buckets.lock();
+        let bucket = match map.get(&key).and_then(Weak::upgrade) {
+            Some(b) => b,
+            None => {
+                let b = Arc::new(Mutex::new(Bucket::new(s.rate)));
+                map.insert(key.clone(), Arc::downgrade(&b));
+                b
+            }
+        };
+        Share {
+            bucket,
+            entry: Some((s.player_buckets.clone(), key)),
+        }
+    }
+
+    fn take(&self) -> bool {
+        self.bucket.lock().unwrap_or_else(|p| p.into_inner()).take()
+    }
+}
+
+impl Drop for Share {
+    fn drop(&mut self) {
+        if let Some((buckets, key)) = &self.entry {
+            let mut map = buckets.lock();
+            // Under the map's lock no other socket can take this bucket up meanwhile.
+            if Arc::strong_count(&self.bucket) == 1 {
+                map.remove(key);
+            }
+        }
+    }
+}
+
+/// A socket's rate limit: its player's bucket, and the frames it had dropped in a row.
+struct RateLimit {
+    rate: f64,
+    share: Share,
+    /// Frames dropped in a row on this socket.
     over_limit: u32,
 }
 
@@ -134,22 +229,16 @@ enum Admit {
 }
 
 impl RateLimit {
-    fn new((rate, burst): (f64, f64)) -> RateLimit {
+    fn new(s: &Shared, id: &str, role: Role) -> RateLimit {
         RateLimit {
-            rate,
-            burst,
-            tokens: burst,
-            refill_at: Instant::now(),
+            rate: s.rate.0,
+            share: Share::new(s, id, role),
             over_limit: 0,
         }
     }
 
     fn take(&mut self) -> Admit {
-        let now = Instant::now();
-        self.tokens = (self.tokens + now.duration_since(self.refill_at).as_secs_f64() * self.rate)
-            .min(self.burst);
-        self.refill_at = now;
-        if self.tokens < 1.0 {
+        if !self.share.take() {
             self.over_limit += 1;
             return if self.over_limit > FLOOD_CLOSE_AFTER {
                 Admit::Flooding
@@ -157,7 +246,6 @@ impl RateLimit {
                 Admit::Dropped
             };
         }
-        self.tokens -= 1.0;
         self.over_limit = 0;
         Admit::Yes
     }
@@ -182,6 +270,7 @@ async fn answer(
     h: &mut GameHandle,
     role: Role,
     rtt_ms: Option<u64>,
+    received: Instant,
     body: &str,
 ) -> Option<String> {
     match parse_frame(body) {
@@ -229,6 +318,7 @@ async fn answer(
                         lag_ms,
                         action: action.clone(),
                         rtt_ms,
+                        received,
                     },
                     tx,
                 )
@@ -276,10 +366,11 @@ pub async fn run(s: Arc<Shared>, id: String, role: Role, socket: WebSocket) {
     }
     let mut pings = Pings::default();
     let mut ping = tokio::time::interval(PING_EVERY);
-    let mut limit = RateLimit::new(s.rate);
+    let mut limit = RateLimit::new(&s, &id, role);
     loop {
         tokio::select! {
             frame = stream.next() => {
+                let received = Instant::now();
                 let frame = match frame {
                     None => break,
                     Some(Ok(f)) => f,
@@ -328,7 +419,7 @@ pub async fn run(s: Arc<Shared>, id: String, role: Role, socket: WebSocket) {
                         break;
                     }
                 }
-                let answer = answer(&s, &id, &mut h, role, pings.rtt_ms(), body.as_str()).await;
+                let answer = answer(&s, &id, &mut h, role, pings.rtt_ms(), received, body.as_str()).await;
                 if let Some(t) = answer
                     && timed(&mut sink, Message::Text(Utf8Bytes::from(t))).await.is_err()
                 {

@@ -297,3 +297,177 @@ async fn thousands_of_spectators_do_not_slow_the_players_move_acks() {
     );
     srv.terminate().await;
 }
+
+/// What the junk flood sends, in turn: actions the arbiter refuses or rejects whether
+/// or not the sender is on move ([`REFUSED_KINDS`] of them), a draw offer (taken once,
+/// then screened while it stands), a director's action, and frames that do not parse.
+const JUNK: [&str; 9] = [
+    r#"{"accept":"draw"}"#,
+    r#"{"decline":"draw"}"#,
+    r#"{"claim":"flag"}"#,
+    r#"{"retract":true}"#,
+    r#"{"claim":"illegal"}"#,
+    r#"{"offer":"draw"}"#,
+    r#"{"stop_clock":true}"#,
+    r#"{"move":"zz"}"#,
+    "not json",
+];
+/// The kinds of the junk that reach the arbiter and are refused there.
+const REFUSED_KINDS: u64 = 5;
+
+/// What a junk flood did: frames sent, and how many the server took (answered
+/// otherwise than as dropped by the rate limit).
+#[derive(Debug, Default, Clone, Copy)]
+pub struct Junk {
+    pub sent: usize,
+    pub taken: usize,
+}
+
+/// `sockets` sockets with `token` on game `id` send [`JUNK`] for `time`, each frame as
+/// soon as the last was answered, a socket closed for flooding opened again.
+pub async fn junk(addr: SocketAddr, id: &str, token: &str, sockets: usize, time: Duration) -> Junk {
+    let url = format!("ws://{addr}/ws/games/{id}?token={token}");
+    let end = tokio::time::Instant::now() + time;
+    let mut tasks = tokio::task::JoinSet::new();
+    for k in 0..sockets {
+        let url = url.clone();
+        tasks.spawn(async move {
+            let mut done = Junk::default();
+            let mut i = k;
+            while tokio::time::Instant::now() < end {
+                let Ok((mut ws, _)) = tokio_tungstenite::connect_async(&url).await else {
+                    // Over the sockets a token may hold: try again in a moment.
+                    tokio::time::sleep(Duration::from_millis(50)).await;
+                    continue;
+                };
+                while tokio::time::Instant::now() < end {
+                    if ws
+                        .send(Message::Text(JUNK[i % JUNK.len()].into()))
+                        .await
+                        .is_err()
+                    {
+                        break;
+                    }
+                    i += 1;
+                    done.sent += 1;
+                    // Its answer (or, for a stored refusal, the event before it).
+                    let answer = tokio::time::timeout(Duration::from_millis(500), async {
+                        loop {
+                            match ws.next().await {
+                                Some(Ok(Message::Text(t))) => {
+                                    let v: Value =
+                                        serde_json::from_str(t.as_str()).unwrap_or(Value::Null);
+                                    if v["type"] != "state" && v["type"] != "event" {
+                                        return Some(v);
+                                    }
+                                }
+                                Some(Ok(_)) => continue,
+                                _ => return None,
+                            }
+                        }
+                    })
+                    .await;
+                    match answer {
+                        Ok(Some(v)) => {
+                            let dropped = v["type"] == "error"
+                                && v["message"]
+                                    .as_str()
+                                    .is_some_and(|m| m.starts_with("rate limit"));
+                            if !dropped {
+                                done.taken += 1;
+                            }
+                        }
+                        Ok(None) => break,
+                        Err(_) => {}
+                    }
+                }
+            }
+            done
+        });
+    }
+    let mut all = Junk::default();
+    while let Some(r) = tasks.join_next().await {
+        let r = r.expect("a junk socket");
+        all.sent += r.sent;
+        all.taken += r.taken;
+    }
+    all
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn junk_from_many_sockets_of_one_token_is_limited_and_stays_small() {
+    use flagfall_server::limits::Limits;
+    use flagfall_server::socket::{BURST, RATE_PER_SEC};
+    let srv = Server::start_with(Limits {
+        sockets_per_token: 8,
+        ..Limits::unlimited()
+    })
+    .await;
+    let g = srv.create(LONG_GAME).await;
+    let mut white = srv.connect(&g.id, Some(&g.tokens.white)).await;
+    let mut black = srv.connect(&g.id, Some(&g.tokens.black)).await;
+    white.send(json!({"move":"e2e4","press":true})).await;
+    let e1 = white.event().await;
+    black.until_n(1).await;
+    let seen = Instant::now();
+    // Six more sockets with White's token send junk for 3 s; Black thinks 300 ms of it.
+    let time = Duration::from_secs(3);
+    let (addr, id, token) = (srv.addr, g.id.clone(), g.tokens.white.clone());
+    let flood = tokio::spawn(async move { junk(addr, &id, &token, 6, time).await });
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    let thinking = seen.elapsed().as_millis() as i64;
+    black.send(json!({"move":"e7e5","press":true})).await;
+    let e2 = black.event().await;
+    let done = flood.await.unwrap();
+    // Black is charged its own thinking (and the moments its move and White's event
+    // spent on the way), not the junk's.
+    let charged = e2["event"]["at"].as_i64().unwrap() - e1["event"]["at"].as_i64().unwrap();
+    eprintln!("junk {done:?}; Black thought {thinking} ms, was charged {charged} ms");
+    assert!(
+        charged <= thinking + 100,
+        "Black thought {thinking} ms and was charged {charged} ms"
+    );
+    // One bucket for the player, whatever its sockets: a burst, then the rate.
+    let allowed = BURST + RATE_PER_SEC * (time.as_secs_f64() + 0.5);
+    assert!(done.sent > 3 * allowed as usize, "the flood sent {done:?}");
+    assert!(
+        (done.taken as f64) <= allowed,
+        "{done:?}: more than {allowed} taken from one player"
+    );
+    // Each kind of refusal is stored once between two changes of the game: in each
+    // position (two here) once before the offer and once after it; the offer once. The
+    // game holds what was played, not the junk.
+    let state = srv.state(&g.id).await;
+    let n = state["n"].as_u64().unwrap();
+    let bound = 2 + 2 * (2 * REFUSED_KINDS + 1);
+    assert!(
+        n <= bound,
+        "{n} events stored (at most {bound}): {}",
+        state["rulings"]
+    );
+    let size = state.to_string().len();
+    assert!(size < 16 * 1024, "the state is {size} bytes");
+    eprintln!("{n} events stored, the state {size} bytes");
+    srv.assert_replay_matches(&g.id).await;
+    // The game plays on, once White's bucket, which its junk emptied, has refilled.
+    for _ in 0..20 {
+        white
+            .send(json!({"move":"g1f3","press":true,"id":"after"}))
+            .await;
+        let m = white
+            .until(|m| {
+                m["id"] == "after"
+                    || m["message"]
+                        .as_str()
+                        .is_some_and(|t| t.starts_with("rate limit"))
+            })
+            .await;
+        if m["id"] == "after" {
+            assert_eq!(m["n"], n + 1, "{m}");
+            srv.stop().await;
+            return;
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    panic!("White could not move after the flood");
+}
