@@ -88,7 +88,15 @@ pub struct View {
     /// The game clock reads `base + (now - epoch)` once started.
     pub epoch: Instant,
     pub base: u64,
+    /// The last `state` message made from this view, and when.
+    text: std::sync::Mutex<Option<(Instant, Arc<str>)>>,
 }
+
+/// How long a `state` message made from a view serves the sockets that connect after
+/// it: a crowd of spectators costs one state every this often, not one each. The state
+/// is as of its `server_now` (its clocks, flags and claims read then), which a client
+/// reads as of then, as it reads an event's.
+pub const STATE_TEXT_SERVES: Duration = Duration::from_millis(100);
 
 impl View {
     /// The game's clock now (`at`); 0 before the game started.
@@ -110,6 +118,22 @@ impl View {
             started: self.started,
         };
         State::of(&self.game, &self.moves, cx)
+    }
+
+    /// The `state` message (without `"role"`), made at most [`STATE_TEXT_SERVES`] ago.
+    pub fn state_text(&self, meta: &GameMeta) -> Arc<str> {
+        let lock = || self.text.lock().unwrap_or_else(|p| p.into_inner());
+        if let Some((made, text)) = &*lock()
+            && made.elapsed() < STATE_TEXT_SERVES
+        {
+            return text.clone();
+        }
+        // Made without the lock held: sockets that need it meanwhile make their own.
+        let text: Arc<str> = ServerMsg::State(Box::new(self.state(meta)))
+            .to_text()
+            .into();
+        *lock() = Some((Instant::now(), text.clone()));
+        text
     }
 }
 
@@ -304,6 +328,7 @@ impl Live {
             started: self.started,
             epoch: self.epoch,
             base: self.base,
+            text: std::sync::Mutex::new(None),
         }
     }
 

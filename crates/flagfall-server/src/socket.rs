@@ -6,7 +6,7 @@
 
 use std::collections::HashMap;
 use std::sync::atomic::Ordering::Relaxed;
-use std::sync::{Arc, Mutex, Weak};
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use axum::extract::ws::{CloseFrame, Message, Utf8Bytes, WebSocket, close_code};
@@ -62,16 +62,15 @@ fn text(msg: &ServerMsg) -> Message {
     Message::Text(Utf8Bytes::from(msg.to_text()))
 }
 
-/// The `state` message for this socket, with `"role"`: what its token acts as (the web
-/// board needs it to know which side it plays; the state object is the same for all).
-fn state_text(state: flagfall_protocol::State, role: Role) -> Message {
-    let mut v = serde_json::to_value(ServerMsg::State(Box::new(state))).unwrap_or_else(
-        |e| serde_json::json!({"type": "error", "message": format!("cannot encode the state: {e}")}),
-    );
-    if let Some(o) = v.as_object_mut() {
-        o.insert("role".into(), role.as_str().into());
-    }
-    Message::Text(Utf8Bytes::from(v.to_string()))
+/// The `state` message `text` for a socket, with `"role"`: what its token acts as (the
+/// web board needs it to know which side it plays; the state object is the same for
+/// all).
+fn with_role(text: &str, role: Role) -> Message {
+    let body = text.strip_prefix('{').unwrap_or(text);
+    Message::Text(Utf8Bytes::from(format!(
+        "{{\"role\":\"{}\",{body}",
+        role.as_str()
+    )))
 }
 
 fn close(code: u16, reason: &str) -> Message {
@@ -90,7 +89,8 @@ async fn view(s: &Arc<Shared>, id: &str, h: &mut GameHandle) -> Option<Arc<View>
     Some(h.view.borrow().clone())
 }
 
-/// The `state` message for this socket, from the game's published view.
+/// The `state` message for this socket, from the game's published view (made for
+/// another socket within [`crate::game::STATE_TEXT_SERVES`], perhaps), and its `n`.
 async fn state_now(
     s: &Arc<Shared>,
     id: &str,
@@ -98,8 +98,7 @@ async fn state_now(
     role: Role,
 ) -> Option<(u64, Message)> {
     let v = view(s, id, h).await?;
-    let state = v.state(&h.meta);
-    Some((state.n, state_text(state, role)))
+    Some((v.n, with_role(&v.state_text(&h.meta), role)))
 }
 
 /// Send a command to the game's task, reloading the game once if its task was unloaded.
@@ -134,12 +133,17 @@ impl Bucket {
         }
     }
 
-    /// Take one frame's token, if there is one.
-    fn take(&mut self) -> bool {
+    /// Add the tokens earned since the last refill.
+    fn refill(&mut self) {
         let now = Instant::now();
         self.tokens = (self.tokens + now.duration_since(self.refill_at).as_secs_f64() * self.rate)
             .min(self.burst);
         self.refill_at = now;
+    }
+
+    /// Take one frame's token, if there is one.
+    fn take(&mut self) -> bool {
+        self.refill();
         if self.tokens < 1.0 {
             return false;
         }
@@ -150,14 +154,18 @@ impl Bucket {
 
 type PlayerKey = (String, Role);
 
+type Buckets = HashMap<PlayerKey, Arc<Mutex<Bucket>>>;
+
 /// The buckets of the players with a socket open, one per game and role, shared by all
 /// the sockets of that token: a player who opens more sockets gets no more frames. An
-/// entry goes with the player's last socket.
+/// entry stays after the player's last socket closed until its bucket is full again
+/// (burst / rate: 2 s by default), so closing every socket and opening new ones gives
+/// no fresh burst.
 #[derive(Default)]
-pub struct PlayerBuckets(Mutex<HashMap<PlayerKey, Weak<Mutex<Bucket>>>>);
+pub struct PlayerBuckets(Mutex<Buckets>);
 
 impl PlayerBuckets {
-    fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<PlayerKey, Weak<Mutex<Bucket>>>> {
+    fn lock(&self) -> std::sync::MutexGuard<'_, Buckets> {
         self.0.lock().unwrap_or_else(|p| p.into_inner())
     }
 }
@@ -179,15 +187,12 @@ impl Share {
             };
         }
         let key = (id.to_string(), role);
-        let mut map = s.player_buckets.lock();
-        let bucket = match map.get(&key).and_then(Weak::upgrade) {
-            Some(b) => b,
-            None => {
-                let b = Arc::new(Mutex::new(Bucket::new(s.rate)));
-                map.insert(key.clone(), Arc::downgrade(&b));
-                b
-            }
-        };
+        let bucket = s
+            .player_buckets
+            .lock()
+            .entry(key.clone())
+            .or_insert_with(|| Arc::new(Mutex::new(Bucket::new(s.rate))))
+            .clone();
         Share {
             bucket,
             entry: Some((s.player_buckets.clone(), key)),
@@ -201,11 +206,50 @@ impl Share {
 
 impl Drop for Share {
     fn drop(&mut self) {
-        if let Some((buckets, key)) = &self.entry {
+        let Some((buckets, key)) = self.entry.take() else {
+            return;
+        };
+        // Held by the map and this socket only: the player's last socket.
+        if Arc::strong_count(&self.bucket) > 2 {
+            return;
+        }
+        let full_after = {
+            let b = self.bucket.lock().unwrap_or_else(|p| p.into_inner());
+            b.burst / b.rate
+        };
+        // Forget the bucket once it is full again (a new one is the same then), unless
+        // a socket took it up meanwhile (its next close looks again). `unused`: the
+        // count of a bucket only the map holds.
+        let forget = move |unused: usize| -> bool {
             let mut map = buckets.lock();
-            // Under the map's lock no other socket can take this bucket up meanwhile.
-            if Arc::strong_count(&self.bucket) == 1 {
-                map.remove(key);
+            let Some(b) = map.get(&key) else { return true };
+            if Arc::strong_count(b) > unused {
+                return true;
+            }
+            let full = {
+                let mut b = b.lock().unwrap_or_else(|p| p.into_inner());
+                b.refill();
+                b.tokens >= b.burst
+            };
+            if full {
+                map.remove(&key);
+            }
+            full
+        };
+        match tokio::runtime::Handle::try_current() {
+            Ok(rt) if full_after.is_finite() && full_after > 0.0 => {
+                let wait = Duration::from_secs_f64(full_after.min(60.0));
+                rt.spawn(async move {
+                    loop {
+                        tokio::time::sleep(wait).await;
+                        if forget(1) {
+                            break;
+                        }
+                    }
+                });
+            }
+            _ => {
+                forget(2);
             }
         }
     }

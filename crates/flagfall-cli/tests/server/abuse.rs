@@ -368,10 +368,20 @@ async fn sockets_per_token_are_limited() {
     assert_eq!(srv.ws_status(&g.id, Some(&g.tokens.white)).await, 429);
     let _black = srv.connect(&g.id, Some(&g.tokens.black)).await;
     let _watch = srv.connect(&g.id, None).await;
-    // A socket closed frees its place.
+    // A socket closed frees its place (once the server has seen it close).
     drop(open.pop());
-    tokio::time::sleep(std::time::Duration::from_millis(200)).await;
-    let mut white = srv.connect(&g.id, Some(&g.tokens.white)).await;
+    let mut white = None;
+    for _ in 0..50 {
+        match srv.try_connect(&g.id, Some(&g.tokens.white)).await {
+            Ok(c) => {
+                white = Some(c);
+                break;
+            }
+            Err(status) => assert_eq!(status, 429),
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+    }
+    let mut white = white.expect("a place freed within 5 s");
     white.send(json!({"move":"e2e4","press":true})).await;
     assert_eq!(white.event().await["n"], 1);
     srv.stop().await;

@@ -189,6 +189,26 @@ impl Api {
         c
     }
 
+    /// [`Api::connect`], or the HTTP status of a refused upgrade.
+    pub async fn try_connect(&self, id: &str, token: Option<&str>) -> Result<Client, u16> {
+        match tokio_tungstenite::connect_async(self.ws_url(id, token)).await {
+            Ok((ws, _)) => {
+                let mut c = Client {
+                    ws,
+                    initial: Value::Null,
+                    view: Value::Null,
+                    last_id: None,
+                };
+                let first = c.next().await;
+                assert_eq!(first["type"], "state", "{first}");
+                c.initial = first;
+                Ok(c)
+            }
+            Err(tokio_tungstenite::tungstenite::Error::Http(r)) => Err(r.status().as_u16()),
+            Err(e) => panic!("unexpected WebSocket error {e}"),
+        }
+    }
+
     /// The HTTP status of a refused upgrade (101 if it was accepted).
     pub async fn ws_status(&self, id: &str, token: Option<&str>) -> u16 {
         match tokio_tungstenite::connect_async(self.ws_url(id, token)).await {
