@@ -742,3 +742,66 @@ async fn a_live_game_stays_responsive_through_every_flood() {
     srv.assert_replay_matches(&g.id).await;
     srv.terminate().await;
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_refusal_is_stored_once_until_the_game_changes() {
+    let srv = Server::start().await;
+    let g = srv.create(LONG_GAME).await;
+    let mut white = srv.connect(&g.id, Some(&g.tokens.white)).await;
+    let mut black = srv.connect(&g.id, Some(&g.tokens.black)).await;
+    white.send(json!({"move":"e2e4","press":true})).await;
+    white.event().await;
+    // White accepts a draw nobody offered: refused and stored, as the arbiter's ruling.
+    white.send(json!({"accept":"draw","id":"a1"})).await;
+    let first = white
+        .until(|m| m["id"] == "a1" && m["type"] == "refused")
+        .await;
+    assert_eq!(black.until_n(2).await["rulings"][0]["kind"], "refused");
+    // The same again: the same answer to White, nothing stored, nothing to Black.
+    for i in 0..5 {
+        let id = format!("again{i}");
+        white.send(json!({"accept":"draw","id": id})).await;
+        let m = white.until(|m| m["id"] == id.as_str()).await;
+        assert_eq!(m["type"], "refused", "{m}");
+        assert_eq!(
+            (&m["reason"], &m["rule"]),
+            (&first["reason"], &first["rule"])
+        );
+    }
+    // A flag claim with Black's flag up is rejected (an event with its ruling), then
+    // the same claim is only answered.
+    white.send(json!({"claim":"flag","id":"f1"})).await;
+    let m = white.event().await;
+    assert_eq!(m["rulings"][0]["kind"], "claim_rejected", "{m}");
+    white.send(json!({"claim":"flag","id":"f2"})).await;
+    let m = white.until(|m| m["id"] == "f2").await;
+    assert_eq!(m["type"], "refused", "{m}");
+    let reason = m["reason"].as_str().unwrap_or_default();
+    assert!(reason.starts_with("Black's flag is not down"), "{m}");
+    // A draw offer is stored; the same offer while it stands is screened.
+    white.send(json!({"offer":"draw","id":"o1"})).await;
+    assert_eq!(white.event().await["event"]["offer"], "draw");
+    white.send(json!({"offer":"draw","id":"o2"})).await;
+    let m = white.until(|m| m["id"] == "o2").await;
+    assert_eq!(m["type"], "refused", "{m}");
+    assert_eq!(
+        srv.state(&g.id).await["n"],
+        4,
+        "e4, one accept, one flag claim, the offer"
+    );
+    // Once the game has changed, the refusal is stored again, once.
+    black.send(json!({"move":"e7e5","press":true})).await;
+    black.event().await;
+    for id in ["b1", "b2"] {
+        white.send(json!({"accept":"draw","id": id})).await;
+        white
+            .until(|m| m["id"] == id && m["type"] == "refused")
+            .await;
+    }
+    let state = srv.state(&g.id).await;
+    assert_eq!(state["n"], 6, "{}", state["rulings"]);
+    black.until_n(6).await;
+    black.assert_view_is(&state);
+    srv.assert_replay_matches(&g.id).await;
+    srv.stop().await;
+}
