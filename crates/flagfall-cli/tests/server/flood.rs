@@ -111,8 +111,9 @@ pub fn p99(acks: &[Ack], from: Instant, to: Instant) -> (Duration, usize) {
     (took[rank - 1], took.len())
 }
 
-/// `total` spectators connect to game `id`, `at_once` at a time: each reads its state,
-/// sends `pings` pings and reads their pongs, and closes. How many got their state.
+/// `total` spectators connect to game `id`, `at_once` at a time and at most
+/// [`SPECTATORS_PER_SEC`] a second: each reads its state, sends `pings` pings and reads
+/// their pongs, and closes. How many got their state and pongs.
 pub async fn spectators(
     addr: SocketAddr,
     id: &str,
@@ -124,10 +125,14 @@ pub async fn spectators(
     let next = Arc::new(AtomicUsize::new(0));
     let served = Arc::new(AtomicUsize::new(0));
     let mut tasks = tokio::task::JoinSet::new();
+    let every = Duration::from_secs(at_once as u64) / SPECTATORS_PER_SEC;
     for _ in 0..at_once {
         let (url, next, served) = (url.clone(), next.clone(), served.clone());
         tasks.spawn(async move {
+            let mut tick = tokio::time::interval(every);
+            tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Skip);
             while next.fetch_add(1, Ordering::SeqCst) < total {
+                tick.tick().await;
                 if spectate(&url, pings).await {
                     served.fetch_add(1, Ordering::SeqCst);
                 }
@@ -247,6 +252,8 @@ async fn spectators_and_pings_are_served_while_the_game_task_waits_on_a_commit()
 /// How many spectators connect in the spectator flood, how many at once.
 const SPECTATORS: usize = 2000;
 const SPECTATORS_AT_ONCE: usize = 5;
+/// The spectators' connects a second, at most: as many as the creation flood's requests.
+const SPECTATORS_PER_SEC: u32 = CREATIONS_PER_SEC;
 /// The acknowledgement p99 a game must keep under a flood (issue 19).
 const ACK_P99: Duration = Duration::from_millis(50);
 
