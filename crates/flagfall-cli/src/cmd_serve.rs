@@ -17,8 +17,9 @@ pub struct Args {
     /// without one a built-in opponent plays legal moves.
     #[arg(long, value_name = "PATH")]
     engine: Option<std::path::PathBuf>,
-    /// Frames a socket may send per second, sustained (bursts of twice that); 0 lifts the
-    /// limit, for load tests only.
+    /// Frames a player may send per second, all its sockets together (a spectator's
+    /// socket alone), sustained (bursts of twice that); 0 lifts the limit, for load tests
+    /// only.
     #[arg(long, value_name = "N", default_value_t = flagfall_server::socket::RATE_PER_SEC)]
     socket_rate: f64,
     /// Open connections (WebSockets included) one client address may hold; 0 lifts the

@@ -81,7 +81,8 @@ pub struct Config {
     /// A UCI engine for practice games against the computer (`--engine PATH`); without
     /// one the built-in opponent plays.
     pub engine: Option<std::path::PathBuf>,
-    /// Frames a socket may send per second, sustained (bursts of twice that); `None` is
+    /// Frames a player (all its sockets together) or a spectator's socket may send per
+    /// second, sustained (bursts of twice that); `None` is
     /// the default ([`socket::RATE_PER_SEC`], burst [`socket::BURST`]); `Some(0.0)` lifts
     /// the limit (`flagfall serve --socket-rate 0`, for load tests: bots move faster than
     /// people).
@@ -92,7 +93,7 @@ pub struct Config {
 }
 
 impl Config {
-    /// The per-socket limit in force: frames per second sustained, and the burst.
+    /// The frame limit in force: frames per second sustained, and the burst.
     pub fn rate(&self) -> (f64, f64) {
         match self.socket_rate {
             None => (socket::RATE_PER_SEC, socket::BURST),
@@ -115,7 +116,8 @@ pub struct Shared {
     pub shutdown: watch::Receiver<bool>,
     /// The UCI engine practice games use, if any.
     pub engine: Option<std::path::PathBuf>,
-    /// Per-socket frame limit: per second sustained, burst.
+    /// The frame limit of a player (all its sockets) or a spectator's socket: per second
+    /// sustained, burst.
     pub rate: (f64, f64),
     /// The clocks of started live games, stored by the heartbeat task.
     pub beats: Arc<heartbeat::Beats>,
