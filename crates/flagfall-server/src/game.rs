@@ -34,6 +34,9 @@ pub struct GameMeta {
     pub mode: Mode,
     /// Token hashes: white, black, director.
     pub token_hashes: [String; 3],
+    /// When the game was created (Unix milliseconds): a game never started expires
+    /// [`crate::limits::Limits::unstarted_expiry`] after it.
+    pub created_ms: i64,
 }
 
 /// An action from a socket, already parsed.
@@ -127,6 +130,10 @@ struct Live {
     uncertain: Option<Uncertain>,
     /// After a failed commit of the server's own action, when to try it again.
     retry_at: Option<Instant>,
+    /// Never started and expired (`crate::lifecycle`): actions are refused.
+    aborted: bool,
+    /// When a game not started expires.
+    expires_at: Option<Instant>,
 }
 
 fn idx(c: Color) -> usize {
@@ -205,15 +212,30 @@ pub fn load(
         was_live,
         uncertain: None,
         retry_at: None,
+        aborted: false,
+        expires_at: None,
     };
     Ok(Loaded { live })
 }
 
 impl Loaded {
+    /// The game is stored as aborted (it expired before it started).
+    pub fn aborted(mut self) -> Loaded {
+        self.live.aborted = true;
+        self.live.was_live = false;
+        self
+    }
+
     /// Start the game's task (its clock reads on from now).
     pub fn start(self) -> GameHandle {
         let mut live = self.live;
         live.epoch = Instant::now();
+        if !live.started && !live.aborted {
+            live.expires_at = Some(crate::lifecycle::expiry_instant(
+                &live.shared,
+                live.meta.created_ms,
+            ));
+        }
         let metrics = &live.shared.metrics;
         if live.was_live {
             metrics.live_games.fetch_add(1, Relaxed);
@@ -284,7 +306,7 @@ impl Live {
     async fn run(mut self, mut rx: mpsc::Receiver<Cmd>) {
         loop {
             let wake = self.next_wake();
-            let idle = self.game.is_over() && self.held.is_empty();
+            let idle = (self.game.is_over() || self.aborted) && self.held.is_empty();
             let cmd = tokio::select! {
                 cmd = rx.recv() => cmd,
                 _ = sleep_until(wake.map(|w| w.0)) => {
@@ -303,6 +325,13 @@ impl Live {
                     }
                     continue;
                 }
+                // A game nobody acted on expires (`crate::lifecycle`).
+                _ = sleep_until(self.expires_at), if !self.started && !self.aborted => {
+                    if self.expire().await && self.shared.unload(&self.meta.id, &mut rx) {
+                        break;
+                    }
+                    continue;
+                }
                 _ = tokio::time::sleep(FINISHED_IDLE), if idle => {
                     if self.shared.unload(&self.meta.id, &mut rx) {
                         break;
@@ -313,7 +342,15 @@ impl Live {
             let Some(cmd) = cmd else { break };
             match cmd {
                 Cmd::State(reply) => {
-                    let _ = reply.send(self.state());
+                    let mut state = self.state();
+                    if self.aborted {
+                        crate::lifecycle::mark_aborted(&mut state, &self.shared);
+                    }
+                    let _ = reply.send(state);
+                }
+                Cmd::Act(act, reply) if self.aborted => {
+                    let why = crate::lifecycle::aborted_reason(&self.shared);
+                    let _ = reply.send(self.refuse(act.id, why, None));
                 }
                 Cmd::Now(reply) => {
                     let _ = reply.send(self.now());
@@ -326,6 +363,32 @@ impl Live {
             self.shared.metrics.live_games.fetch_sub(1, Relaxed);
         }
         self.shared.metrics.loaded_games.fetch_sub(1, Relaxed);
+    }
+
+    /// The expiry timer fired: abort the game if it still has not started. True when
+    /// it is aborted now.
+    async fn expire(&mut self) -> bool {
+        if self.started || !self.held.is_empty() {
+            self.expires_at = None;
+            return false;
+        }
+        match crate::lifecycle::abort(&self.shared, &self.meta.id).await {
+            Ok(aborted) => {
+                self.expires_at = None;
+                if aborted {
+                    self.aborted = true;
+                    if self.was_live {
+                        self.was_live = false;
+                        self.shared.metrics.live_games.fetch_sub(1, Relaxed);
+                    }
+                }
+                aborted
+            }
+            Err(()) => {
+                self.expires_at = Some(Instant::now() + crate::lifecycle::RETRY_ABORT);
+                false
+            }
+        }
     }
 
     fn refuse(&self, id: Option<String>, reason: String, rule: Option<String>) -> Reply {

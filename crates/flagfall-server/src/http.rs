@@ -389,10 +389,11 @@ async fn list_games(State(s): State<AppState>, Query(q): Query<ListQuery>) -> Re
         None => None,
         Some("live") => Some(Status::Live),
         Some("finished") => Some(Status::Finished),
+        Some("aborted") => Some(Status::Aborted),
         Some(other) => {
             return error(
                 StatusCode::BAD_REQUEST,
-                format!("status {other:?}: expected \"live\" or \"finished\""),
+                format!("status {other:?}: expected \"live\", \"finished\" or \"aborted\""),
             );
         }
     };

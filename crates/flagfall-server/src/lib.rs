@@ -17,6 +17,7 @@ pub mod game;
 pub mod heartbeat;
 pub mod http;
 pub mod lag;
+pub mod lifecycle;
 pub mod limits;
 pub mod metrics;
 pub mod practice;
@@ -175,11 +176,15 @@ impl Shared {
                 row.game.token_black.clone(),
                 row.game.token_director.clone(),
             ],
+            created_ms: row.game.created_ms,
         };
         // Replay before taking the lock of all games; under it, only the insert. When
         // another request loaded the game meanwhile, its task is the game's and this
         // replay is dropped (it started nothing).
-        let loaded = game::load(self.clone(), meta, events, alive)?;
+        let mut loaded = game::load(self.clone(), meta, events, alive)?;
+        if row.status == Status::Aborted {
+            loaded = loaded.aborted();
+        }
         let h = {
             let mut games = self.lock();
             if let Some(h) = games.get(id).filter(|h| !h.tx.is_closed()) {
@@ -296,6 +301,7 @@ impl Shared {
                 row.token_black.clone(),
                 row.token_director.clone(),
             ],
+            created_ms: row.created_ms,
         };
         // A request that already loaded the game from the store (the challenge's creator
         // polls and may connect as soon as the accept committed) keeps its task: one task
@@ -441,6 +447,8 @@ async fn serve_inner(
     // game's computer with it.
     // One damaged game does not keep the others from being served: it is logged,
     // counted (`flagfall_damaged_games`) and left unloaded; asking for it is a 500.
+    // Games never started and past their expiry are aborted first, and not loaded.
+    lifecycle::abort_expired(&*store, shared.limits.unstarted_expiry).await?;
     let live = store.list(Some(Status::Live), i64::MAX).await?;
     for g in &live {
         if let Err(e) = shared.handle(&g.id).await {

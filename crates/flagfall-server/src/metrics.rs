@@ -26,6 +26,8 @@ pub struct Metrics {
     pub flags: AtomicU64,
     /// Stored games that could not be loaded (damaged), counted at start.
     pub damaged_games: AtomicU64,
+    /// Games aborted because they expired before anyone acted on them.
+    pub aborted_games: AtomicU64,
 }
 
 impl Metrics {
@@ -56,6 +58,12 @@ impl Metrics {
             "Live games found damaged at start and not served (see the log).",
             "gauge",
             self.damaged_games.load(Relaxed),
+        );
+        gauge(
+            "flagfall_aborted_games_total",
+            "Games aborted by this process because nobody acted on them before they expired.",
+            "counter",
+            self.aborted_games.load(Relaxed),
         );
         gauge(
             "flagfall_live_games",

@@ -50,6 +50,12 @@ pub trait Store: Send + Sync {
     /// Cancel an open challenge whose secret hashes to `secret_hash`; `false` when no
     /// open challenge matches.
     fn cancel_challenge<'a>(&'a self, id: &'a str, secret_hash: &'a str) -> StoreFuture<'a, bool>;
+    /// Abort game `id` if it never started: live, with no event stored (status
+    /// `aborted`, no result, nothing deleted). `false`, with nothing written, otherwise.
+    fn abort_game<'a>(&'a self, id: &'a str) -> StoreFuture<'a, bool>;
+    /// Abort every game created before `before_ms` (Unix milliseconds) that never
+    /// started; how many.
+    fn abort_unstarted<'a>(&'a self, before_ms: i64) -> StoreFuture<'a, u64>;
     /// The heartbeat of live games' clocks: for each `(game_id, at)`, the game clock the
     /// server had reached (kept only when larger than the one stored). One transaction.
     fn beat<'a>(&'a self, beats: &'a [(String, i64)]) -> StoreFuture<'a, ()>;

@@ -159,7 +159,45 @@ pub(crate) async fn exercise(store: Arc<dyn Store>) {
     store.beat(&[("g2".into(), 2500)]).await.unwrap();
     assert_eq!(store.last_beat("g2").await.unwrap(), Some(2500));
     assert_eq!(store.last_beat("p1").await.unwrap(), Some(10));
+    exercise_aborts(store.clone()).await;
     exercise_challenges(store).await;
+}
+
+/// Aborts: only a live game with no event, alone or all created before a time; the
+/// aborted game keeps its row and leaves the live list.
+pub(crate) async fn exercise_aborts(store: Arc<dyn Store>) {
+    let mut old = game("a-old");
+    old.created_ms = 100;
+    let mut new = game("a-new");
+    new.created_ms = 5_000;
+    let mut played = game("a-played");
+    played.created_ms = 100;
+    for g in [&old, &new, &played] {
+        store.create_game(g).await.unwrap();
+    }
+    store.append(&[ev("a-played", 1, None)]).await.unwrap();
+    assert_eq!(store.abort_unstarted(1_000).await.unwrap(), 1, "only a-old");
+    let row = store.game("a-old").await.unwrap().unwrap();
+    assert_eq!((row.status, row.result.as_str()), (Status::Aborted, "*"));
+    assert_eq!(row.game, old, "nothing of the row is lost");
+    assert_eq!(
+        store.game("a-played").await.unwrap().unwrap().status,
+        Status::Live
+    );
+    assert!(!store.abort_game("a-played").await.unwrap(), "it started");
+    assert!(!store.abort_game("a-old").await.unwrap(), "already aborted");
+    assert!(!store.abort_game("g1").await.unwrap(), "finished");
+    assert!(store.abort_game("a-new").await.unwrap());
+    let aborted = store.list(Some(Status::Aborted), 10).await.unwrap();
+    assert_eq!(
+        aborted.iter().map(|g| g.id.as_str()).collect::<Vec<_>>(),
+        ["a-new", "a-old"]
+    );
+    let live = store.list(Some(Status::Live), 10).await.unwrap();
+    assert!(
+        live.iter()
+            .all(|g| !g.id.starts_with("a-") || g.id == "a-played")
+    );
 }
 
 #[tokio::test]

@@ -7,6 +7,8 @@ use crate::{Result, StoreError};
 pub enum Status {
     Live,
     Finished,
+    /// Never started (no event stored) and expired: no result, nothing deleted.
+    Aborted,
 }
 
 impl Status {
@@ -14,6 +16,7 @@ impl Status {
         match self {
             Status::Live => "live",
             Status::Finished => "finished",
+            Status::Aborted => "aborted",
         }
     }
 
@@ -21,6 +24,7 @@ impl Status {
         match s {
             "live" => Ok(Status::Live),
             "finished" => Ok(Status::Finished),
+            "aborted" => Ok(Status::Aborted),
             other => Err(StoreError::Corrupt(format!(
                 "unknown game status {other:?}"
             ))),

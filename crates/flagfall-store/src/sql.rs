@@ -108,6 +108,25 @@ where
             .bind(id)
     }
 
+    /// Abort a game that never started: live, with no event stored (one row affected,
+    /// or none).
+    pub(crate) fn abort_game(id: &str) -> Bound<'_, DB> {
+        sqlx::query(
+            "UPDATE games SET status = 'aborted' WHERE id = $1 AND status = 'live' \
+             AND NOT EXISTS (SELECT 1 FROM events WHERE events.game_id = games.id)",
+        )
+        .bind(id)
+    }
+
+    /// Abort every game created before `before_ms` that never started.
+    pub(crate) fn abort_unstarted(before_ms: i64) -> Bound<'static, DB> {
+        sqlx::query(
+            "UPDATE games SET status = 'aborted' WHERE status = 'live' AND created_ms < $1 \
+             AND NOT EXISTS (SELECT 1 FROM events WHERE events.game_id = games.id)",
+        )
+        .bind(before_ms)
+    }
+
     /// Games by status (all when `None`), newest first, read by [`game_summary`].
     pub(crate) fn list(status: Option<Status>, limit: i64) -> Bound<'static, DB> {
         match status {

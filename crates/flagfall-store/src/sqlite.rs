@@ -361,6 +361,26 @@ impl Store for SqliteStore {
             Ok(done.rows_affected() == 1)
         })
     }
+    fn abort_game<'a>(&'a self, id: &'a str) -> StoreFuture<'a, bool> {
+        Box::pin(async move {
+            let done = Sql::abort_game(id)
+                .execute(&self.writer)
+                .await
+                .map_err(q("aborting a game"))?;
+            Ok(done.rows_affected() == 1)
+        })
+    }
+
+    fn abort_unstarted<'a>(&'a self, before_ms: i64) -> StoreFuture<'a, u64> {
+        Box::pin(async move {
+            let done = Sql::abort_unstarted(before_ms)
+                .execute(&self.writer)
+                .await
+                .map_err(q("aborting games never started"))?;
+            Ok(done.rows_affected())
+        })
+    }
+
     fn beat<'a>(&'a self, beats: &'a [(String, i64)]) -> StoreFuture<'a, ()> {
         Box::pin(async move {
             if beats.is_empty() {

@@ -100,6 +100,12 @@ impl Store for FaultyStore {
     fn cancel_challenge<'a>(&'a self, id: &'a str, secret_hash: &'a str) -> StoreFuture<'a, bool> {
         self.inner.cancel_challenge(id, secret_hash)
     }
+    fn abort_game<'a>(&'a self, id: &'a str) -> StoreFuture<'a, bool> {
+        self.inner.abort_game(id)
+    }
+    fn abort_unstarted<'a>(&'a self, before_ms: i64) -> StoreFuture<'a, u64> {
+        self.inner.abort_unstarted(before_ms)
+    }
     fn beat<'a>(&'a self, beats: &'a [(String, i64)]) -> StoreFuture<'a, ()> {
         self.inner.beat(beats)
     }

@@ -9,6 +9,7 @@
 mod abuse;
 mod chaos;
 mod faults;
+mod lifecycle;
 mod lobby;
 mod pg_restart;
 mod support;

@@ -1,0 +1,131 @@
+//! Lifecycles (issue 19, items 12 and 17): a game never started expires and is
+//! unloaded; a finished game with no sockets is unloaded; a bus channel goes with its
+//! last subscriber. Seen from outside: the state, the lists and `/metrics`.
+
+use std::time::Duration;
+
+use serde_json::json;
+
+use crate::support::*;
+
+const USCF: &str = r#"{"rules":"uscf-2020","time_control":"G/5;d0"}"#;
+
+/// The value of a metric line `name v` in `/metrics`.
+pub async fn metric(api: &Api, name: &str) -> u64 {
+    let text = api.get_text("/metrics").await;
+    text.lines()
+        .find_map(|l| l.strip_prefix(name)?.strip_prefix(' ')?.parse().ok())
+        .unwrap_or_else(|| panic!("no metric {name} in:\n{text}"))
+}
+
+/// Wait (at most `within`) until `metric` reads `want`.
+pub async fn metric_becomes(api: &Api, name: &str, want: u64, within: Duration) {
+    let until = tokio::time::Instant::now() + within;
+    loop {
+        let v = metric(api, name).await;
+        if v == want {
+            return;
+        }
+        assert!(
+            tokio::time::Instant::now() < until,
+            "{name} is {v}, not {want}, after {within:?}"
+        );
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+}
+
+async fn ids(api: &Api, status: &str) -> Vec<String> {
+    let list = api.get_json(&format!("/api/games?status={status}")).await;
+    list.as_array()
+        .expect("a list")
+        .iter()
+        .map(|g| g["id"].as_str().expect("an id").to_string())
+        .collect()
+}
+
+fn expiring(secs: u64) -> flagfall_server::limits::Limits {
+    flagfall_server::limits::Limits {
+        unstarted_expiry: Duration::from_secs(secs),
+        ..flagfall_server::limits::Limits::unlimited()
+    }
+}
+
+/// Item 12: a game nobody acted on expires: aborted (no result, nothing deleted), out
+/// of the live list, unloaded, its actions refused naming why; a game that started
+/// does not expire; at start-up the expired ones are aborted and never loaded.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_game_never_started_expires_aborted_and_is_unloaded() {
+    let srv = Server::start_on_with(Db::new().await, expiring(2)).await;
+    let idle = srv.create(USCF).await;
+    let played = srv.create(USCF).await;
+    // A player who connects and waits does not start the game.
+    let mut waiting = srv.connect(&idle.id, Some(&idle.tokens.white)).await;
+    let mut white = srv.connect(&played.id, Some(&played.tokens.white)).await;
+    white
+        .send(json!({"move":"e2e4","press":true,"id":"w1"}))
+        .await;
+    assert_eq!(white.event().await["n"], 1);
+    assert_eq!(metric(&srv, "flagfall_loaded_games").await, 2);
+    let live = ids(&srv, "live").await;
+    assert!(live.contains(&idle.id) && live.contains(&played.id));
+
+    metric_becomes(
+        &srv,
+        "flagfall_aborted_games_total",
+        1,
+        Duration::from_secs(6),
+    )
+    .await;
+    metric_becomes(&srv, "flagfall_loaded_games", 1, Duration::from_secs(2)).await;
+    assert_eq!(metric(&srv, "flagfall_live_games").await, 1);
+    assert_eq!(ids(&srv, "live").await, vec![played.id.clone()]);
+    assert_eq!(ids(&srv, "aborted").await, vec![idle.id.clone()]);
+
+    let state = srv.state(&idle.id).await;
+    assert_eq!(state["aborted"], true, "{state}");
+    assert_eq!(state["result"], "*", "no result: {state}");
+    let reason = state["reason"].as_str().expect("a reason");
+    assert!(
+        reason.contains("aborted") && reason.contains("2 seconds"),
+        "{reason}"
+    );
+    assert!(srv.state(&played.id).await.get("aborted").is_none());
+    // The waiting player's action is refused, naming why; nothing is stored.
+    waiting
+        .send(json!({"move":"e2e4","press":true,"id":"late"}))
+        .await;
+    let refused = waiting.until_type("refused").await;
+    assert_eq!(refused["id"], "late");
+    let why = refused["reason"].as_str().expect("a reason");
+    assert!(why.contains("aborted") && why.contains("expired"), "{why}");
+    assert_eq!(
+        srv.get_text(&format!("/api/games/{}/script", idle.id))
+            .await
+            .lines()
+            .count(),
+        1
+    );
+    // Still there, with its setup: nothing deleted.
+    let all = ids(&srv, "aborted").await;
+    assert_eq!(all.len(), 1);
+
+    // At start-up: a game that expired while the server was down is aborted, not loaded.
+    let later = srv.create(USCF).await;
+    let db = srv.stop_keeping_db().await;
+    tokio::time::sleep(Duration::from_millis(2_300)).await;
+    let srv = Server::start_on_with(db, expiring(2)).await;
+    assert_eq!(
+        metric(&srv, "flagfall_loaded_games").await,
+        1,
+        "only the started game is loaded"
+    );
+    assert_eq!(ids(&srv, "live").await, vec![played.id.clone()]);
+    let state = srv.state(&later.id).await;
+    assert_eq!(state["aborted"], true, "{state}");
+    let mut aborted = ids(&srv, "aborted").await;
+    aborted.sort();
+    let mut want = vec![idle.id.clone(), later.id.clone()];
+    want.sort();
+    assert_eq!(aborted, want);
+    srv.stop().await;
+}
