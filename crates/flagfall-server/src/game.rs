@@ -78,8 +78,6 @@ pub struct GameHandle {
 const QUEUE: usize = 256;
 /// How often a game with a failed commit asks the store whether it landed.
 const RESOLVE_EVERY: Duration = Duration::from_millis(250);
-/// How long a finished game's task stays loaded without a command.
-const FINISHED_IDLE: Duration = Duration::from_secs(30);
 
 /// An action waiting in an open simultaneity window, with its answer channel.
 struct Held {
@@ -332,8 +330,8 @@ impl Live {
                     }
                     continue;
                 }
-                _ = tokio::time::sleep(FINISHED_IDLE), if idle => {
-                    if self.shared.unload(&self.meta.id, &mut rx) {
+                _ = tokio::time::sleep(crate::lifecycle::FINISHED_GRACE), if idle => {
+                    if self.shared.unload_idle(&self.meta.id, &mut rx) {
                         break;
                     }
                     continue;

@@ -234,7 +234,17 @@ impl Shared {
             .remove(id);
     }
 
-    /// Called by an idle finished game's task: unload it unless commands wait.
+    /// Called by a finished (or aborted) game's task idle for
+    /// [`lifecycle::FINISHED_GRACE`]: unload it unless a socket still watches it
+    /// (`crate::lifecycle`) or commands wait.
+    pub(crate) fn unload_idle(&self, id: &str, rx: &mut mpsc::Receiver<Cmd>) -> bool {
+        if self.bus.subscribers(id) > 0 {
+            return false;
+        }
+        self.unload(id, rx)
+    }
+
+    /// Called by a game's task that ends: unload it unless commands wait.
     pub(crate) fn unload(&self, id: &str, rx: &mut mpsc::Receiver<Cmd>) -> bool {
         let mut games = self.lock();
         if !rx.is_empty() {

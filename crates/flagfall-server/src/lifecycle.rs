@@ -11,6 +11,12 @@
 //! refused, naming why. At start-up the games past their expiry are aborted in one
 //! statement and never loaded.
 //!
+//! A finished or aborted game whose last socket closed is unloaded after
+//! [`FINISHED_GRACE`] without a command (its task ends, its memory goes); while a
+//! socket (or its practice computer) is subscribed it stays loaded. Its bus channel goes
+//! with its last subscriber ([`crate::bus`]), and its clock left the heartbeat when it
+//! finished. A later `GET` or connect loads it again from the store, as after a restart.
+//!
 //! The game's own task decides the abort (one task owns each live game): it is the
 //! only one that could store a first event, so no action can slip in between the
 //! check and the abort; the store's conditional `UPDATE` checks again that no event is
@@ -23,6 +29,11 @@ use flagfall_protocol::State;
 use tokio::time::Instant;
 
 use crate::Shared;
+
+/// How long a finished game with no socket stays loaded: long enough for a page that
+/// reloads or a player who reconnects to find it in memory, short enough that a
+/// server with thousands of games finished in an hour keeps only the watched ones.
+pub const FINISHED_GRACE: Duration = Duration::from_secs(5);
 
 /// After a failed abort (the database is down), when the task tries again.
 pub const RETRY_ABORT: Duration = Duration::from_secs(5);

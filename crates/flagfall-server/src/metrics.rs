@@ -44,9 +44,13 @@ impl Metrics {
         self.events.fetch_add(events as u64, Relaxed);
     }
 
-    /// The Prometheus text exposition.
-    pub fn render(&self) -> String {
+    /// The Prometheus text exposition, with the bus's channel count.
+    pub fn render(&self, bus_channels: usize) -> String {
         let mut out = String::new();
+        let _ = writeln!(
+            out,
+            "# HELP flagfall_bus_channels Games with a publish/subscribe channel (one with a socket or a practice computer subscribed).\n# TYPE flagfall_bus_channels gauge\nflagfall_bus_channels {bus_channels}"
+        );
         let mut gauge = |name: &str, help: &str, kind: &str, v: u64| {
             let _ = writeln!(
                 out,
@@ -158,7 +162,7 @@ mod tests {
         let m = Metrics::default();
         m.observe_commit(Duration::from_micros(700), 3);
         m.observe_commit(Duration::from_millis(30), 1);
-        let text = m.render();
+        let text = m.render(0);
         assert!(
             text.contains("flagfall_commit_seconds_bucket{le=\"0.001\"} 1\n"),
             "{text}"

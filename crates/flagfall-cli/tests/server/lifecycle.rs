@@ -129,3 +129,59 @@ async fn a_game_never_started_expires_aborted_and_is_unloaded() {
     assert_eq!(aborted, want);
     srv.stop().await;
 }
+
+/// Item 17: a finished game stays loaded while a socket watches it; once its last
+/// socket closes, its bus channel goes at once and the game is unloaded after the
+/// grace; a later `GET` loads it again from the store.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_finished_game_without_sockets_is_unloaded_and_its_channel_goes() {
+    let srv = Server::start().await;
+    let g = srv.create(USCF).await;
+    let mut white = srv.connect(&g.id, Some(&g.tokens.white)).await;
+    let black = srv.connect(&g.id, Some(&g.tokens.black)).await;
+    let watcher = srv.connect(&g.id, None).await;
+    assert_eq!(metric(&srv, "flagfall_bus_channels").await, 1);
+    assert_eq!(metric(&srv, "flagfall_loaded_games").await, 1);
+    white.send(json!({"resign": true, "id": "r"})).await;
+    let ev = white.event().await;
+    assert_eq!(ev["result"], "0-1", "{ev}");
+    assert_eq!(metric(&srv, "flagfall_live_games").await, 0);
+
+    // Watched: still loaded after the grace.
+    let grace = flagfall_server::lifecycle::FINISHED_GRACE;
+    tokio::time::sleep(grace + Duration::from_millis(1_500)).await;
+    assert_eq!(metric(&srv, "flagfall_loaded_games").await, 1);
+    assert_eq!(metric(&srv, "flagfall_bus_channels").await, 1);
+
+    drop(white);
+    drop(black);
+    assert_eq!(
+        metric(&srv, "flagfall_bus_channels").await,
+        1,
+        "a spectator is left"
+    );
+    drop(watcher);
+    metric_becomes(&srv, "flagfall_bus_channels", 0, Duration::from_secs(3)).await;
+    metric_becomes(
+        &srv,
+        "flagfall_loaded_games",
+        0,
+        grace * 2 + Duration::from_secs(2),
+    )
+    .await;
+    assert_eq!(metric(&srv, "flagfall_sockets").await, 0);
+
+    // Asked again, it is loaded from the store, as it was.
+    let state = srv.state(&g.id).await;
+    assert_eq!(state["result"], "0-1", "{state}");
+    assert_eq!(state["n"], 1);
+    assert_eq!(metric(&srv, "flagfall_loaded_games").await, 1);
+    metric_becomes(
+        &srv,
+        "flagfall_loaded_games",
+        0,
+        grace * 2 + Duration::from_secs(2),
+    )
+    .await;
+    srv.stop().await;
+}
