@@ -494,7 +494,7 @@ async fn healthz(State(s): State<AppState>) -> Response {
 async fn metrics(State(s): State<AppState>) -> Response {
     (
         [(header::CONTENT_TYPE, "text/plain; version=0.0.4")],
-        s.metrics.render(s.bus.channels()),
+        s.metrics.render(s.bus.channels(), s.beats.count()),
     )
         .into_response()
 }

@@ -44,9 +44,14 @@ impl Metrics {
         self.events.fetch_add(events as u64, Relaxed);
     }
 
-    /// The Prometheus text exposition, with the bus's channel count.
-    pub fn render(&self, bus_channels: usize) -> String {
+    /// The Prometheus text exposition, with the bus's channel count and the clocks the
+    /// heartbeat covers.
+    pub fn render(&self, bus_channels: usize, clocks_beating: usize) -> String {
         let mut out = String::new();
+        let _ = writeln!(
+            out,
+            "# HELP flagfall_clocks_beating Games whose running clock the heartbeat covers (started, not finished, loaded).\n# TYPE flagfall_clocks_beating gauge\nflagfall_clocks_beating {clocks_beating}"
+        );
         let _ = writeln!(
             out,
             "# HELP flagfall_bus_channels Games with a publish/subscribe channel (one with a socket or a practice computer subscribed).\n# TYPE flagfall_bus_channels gauge\nflagfall_bus_channels {bus_channels}"
@@ -162,7 +167,7 @@ mod tests {
         let m = Metrics::default();
         m.observe_commit(Duration::from_micros(700), 3);
         m.observe_commit(Duration::from_millis(30), 1);
-        let text = m.render(0);
+        let text = m.render(0, 0);
         assert!(
             text.contains("flagfall_commit_seconds_bucket{le=\"0.001\"} 1\n"),
             "{text}"

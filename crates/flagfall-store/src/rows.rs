@@ -74,6 +74,16 @@ pub struct NewEvent {
     pub finished: Option<String>,
 }
 
+/// A game's clock against the wall clock, stored when its task starts the clock (and
+/// whenever that mapping changes): the game clock read `at` when the wall clock read
+/// `wall_ms` (Unix milliseconds).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ClockMark {
+    pub game_id: String,
+    pub at: i64,
+    pub wall_ms: i64,
+}
+
 /// A stored event.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct StoredEvent {

@@ -7,8 +7,8 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
 
 use flagfall_store::{
-    ChallengeRow, GameRow, GameSummary, NewChallenge, NewEvent, NewGame, Status, Store, StoreError,
-    StoreFuture, StoredEvent,
+    ChallengeRow, ClockMark, GameRow, GameSummary, NewChallenge, NewEvent, NewGame, Status, Store,
+    StoreError, StoreFuture, StoredEvent,
 };
 
 /// How the next commits fail.
@@ -20,6 +20,9 @@ pub struct Faults {
     pub fail_after: AtomicU32,
     /// Reads of a game's events fail while set.
     pub reads_down: AtomicBool,
+    /// Heartbeats stored, and the clock marks they carried (counted, not faulted).
+    pub beats: AtomicU32,
+    pub marks: AtomicU32,
 }
 
 pub struct FaultyStore {
@@ -106,8 +109,20 @@ impl Store for FaultyStore {
     fn abort_unstarted<'a>(&'a self, before_ms: i64) -> StoreFuture<'a, u64> {
         self.inner.abort_unstarted(before_ms)
     }
-    fn beat<'a>(&'a self, beats: &'a [(String, i64)]) -> StoreFuture<'a, ()> {
-        self.inner.beat(beats)
+    fn alive<'a>(
+        &'a self,
+        run: &'a str,
+        started_ms: i64,
+        now_ms: i64,
+        marks: &'a [ClockMark],
+    ) -> StoreFuture<'a, ()> {
+        Box::pin(async move {
+            self.faults.beats.fetch_add(1, Ordering::SeqCst);
+            self.faults
+                .marks
+                .fetch_add(marks.len() as u32, Ordering::SeqCst);
+            self.inner.alive(run, started_ms, now_ms, marks).await
+        })
     }
     fn last_beat<'a>(&'a self, id: &'a str) -> StoreFuture<'a, Option<i64>> {
         self.inner.last_beat(id)

@@ -185,3 +185,43 @@ async fn a_finished_game_without_sockets_is_unloaded_and_its_channel_goes() {
     .await;
     srv.stop().await;
 }
+
+/// Item 3's heartbeat in O(1) rows a beat: the server stores one "alive at" row a beat
+/// and each running game's clock mark once, not a row per game per beat; a finished
+/// game's clock leaves the heartbeat.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_heartbeat_stores_each_games_mark_once_not_a_row_per_beat() {
+    use std::sync::atomic::Ordering::SeqCst;
+    let (srv, faults) = Server::start_faulty().await;
+    let mut games = Vec::new();
+    for i in 0..10 {
+        let g = srv.create(USCF).await;
+        let mut white = srv.connect(&g.id, Some(&g.tokens.white)).await;
+        white
+            .send(json!({"move":"e2e4","press":true,"id":format!("w{i}")}))
+            .await;
+        assert_eq!(white.event().await["n"], 1);
+        games.push((g, white));
+    }
+    assert_eq!(metric(&srv, "flagfall_clocks_beating").await, 10);
+    let (beats0, marks0) = (faults.beats.load(SeqCst), faults.marks.load(SeqCst));
+    // Every mark is stored at the first beat after its game started.
+    tokio::time::sleep(Duration::from_millis(900)).await;
+    let marks1 = faults.marks.load(SeqCst);
+    assert!(marks1 <= 10, "{marks1} marks for 10 games");
+    tokio::time::sleep(Duration::from_millis(2_000)).await;
+    let (beats2, marks2) = (faults.beats.load(SeqCst), faults.marks.load(SeqCst));
+    assert!(beats2 - beats0 >= 4, "{} beats in 2.9 s", beats2 - beats0);
+    assert_eq!(
+        marks2, 10,
+        "each game's mark once (had {marks0} before the wait)"
+    );
+    // A finished game's clock stops beating.
+    let (_, white) = &mut games[0];
+    white.send(json!({"resign": true})).await;
+    white.event().await;
+    assert_eq!(metric(&srv, "flagfall_clocks_beating").await, 9);
+    tokio::time::sleep(Duration::from_millis(1_000)).await;
+    assert_eq!(faults.marks.load(SeqCst), 10, "no mark for anything after");
+    srv.stop().await;
+}
