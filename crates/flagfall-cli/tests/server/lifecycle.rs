@@ -225,3 +225,39 @@ async fn the_heartbeat_stores_each_games_mark_once_not_a_row_per_beat() {
     assert_eq!(faults.marks.load(SeqCst), 10, "no mark for anything after");
     srv.stop().await;
 }
+
+/// Item 12 with the practice computer: a practice game whose player never moves
+/// expires like any other, and its computer stops with it (no subscription, no task
+/// loaded again and again).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_expired_practice_game_stops_its_computer() {
+    let srv = Server::start_on_with(Db::new().await, expiring(2)).await;
+    let body = json!({
+        "setup": {"rules": "uscf-2020", "time_control": "G/5;d0"},
+        "computer": {"color": "black", "level": 1}
+    });
+    let (status, text) = srv.post("/api/practice", &body.to_string()).await;
+    assert_eq!(status, 201, "{text}");
+    let g: serde_json::Value = serde_json::from_str(&text).unwrap();
+    let id = g["id"].as_str().unwrap();
+    // The computer listens.
+    metric_becomes(&srv, "flagfall_bus_channels", 1, Duration::from_secs(2)).await;
+    metric_becomes(
+        &srv,
+        "flagfall_aborted_games_total",
+        1,
+        Duration::from_secs(6),
+    )
+    .await;
+    let grace = flagfall_server::lifecycle::FINISHED_GRACE;
+    metric_becomes(&srv, "flagfall_bus_channels", 0, Duration::from_secs(3)).await;
+    metric_becomes(
+        &srv,
+        "flagfall_loaded_games",
+        0,
+        grace * 2 + Duration::from_secs(2),
+    )
+    .await;
+    assert_eq!(srv.state(id).await["aborted"], true);
+    srv.stop().await;
+}
