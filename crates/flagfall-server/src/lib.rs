@@ -3,7 +3,9 @@
 //! - [`game`]: one task per live game (its `Game`, its flag timer, its simultaneity
 //!   window), reached through a [`game::GameHandle`].
 //! - [`writer`]: the one writer task, group commit; [`heartbeat`] beside it, the
-//!   clocks' heartbeat.
+//!   clocks' heartbeat (one "alive at" row a beat, each game's clock mark once).
+//! - [`lifecycle`]: when games leave memory (games never started expire `aborted`;
+//!   finished games with no socket are unloaded).
 //! - [`bus`]: publish/subscribe between game tasks and sockets ([`bus::LocalBus`]).
 //! - [`http`]: the HTTP routes, the WebSocket, the embedded web UI.
 //! - [`lag`]: lag compensation (lichess's quota, the round trip of the server's pings).
