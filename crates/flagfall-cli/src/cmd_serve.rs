@@ -40,6 +40,10 @@ pub struct Args {
     /// Practice games with an engine process (--engine) at once; more are refused (503).
     #[arg(long, value_name = "N", default_value_t = flagfall_server::limits::ENGINES)]
     engines: usize,
+    /// Seconds a game may wait for its first action (a move, a press, a claim, a
+    /// director's decision) before it expires: status `aborted`, no result, unloaded.
+    #[arg(long, value_name = "S", default_value_t = flagfall_server::limits::UNSTARTED_EXPIRY.as_secs())]
+    unstarted_expiry: u64,
     /// Seconds a client has to send a request's headers, and again its body.
     #[arg(long, value_name = "S", default_value_t = flagfall_server::limits::HEADER_TIMEOUT.as_secs())]
     request_timeout: u64,
@@ -81,6 +85,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
                 create_burst: args.create_burst,
                 engines: args.engines,
                 sockets_per_token: args.sockets_per_token,
+                unstarted_expiry: std::time::Duration::from_secs(args.unstarted_expiry.max(1)),
             },
         };
         flagfall_server::serve(config, shutdown_signal())

@@ -171,6 +171,10 @@ pub struct State {
     pub server_now: u64,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub dests: Option<BTreeMap<String, Vec<String>>>,
+    /// The game expired before anyone acted on it (status `aborted`: no result, no
+    /// action taken; `reason` says why). Absent otherwise.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub aborted: bool,
 }
 
 /// What the server knows about a game beyond the arbiter.
@@ -221,6 +225,7 @@ impl State {
             n: cx.n,
             server_now: u.server_now,
             dests: u.dests,
+            aborted: false,
         }
     }
 }

@@ -37,16 +37,72 @@ pub type Subscription = Pin<Box<dyn Stream<Item = Delivery> + Send>>;
 /// The publish/subscribe interface between game tasks and sockets.
 pub trait Bus: Send + Sync {
     fn publish(&self, game: &str, msg: BusMsg);
+    /// Subscribe to a game's messages; the subscription leaves when it is dropped, and
+    /// the game's channel goes with its last subscriber.
     fn subscribe(&self, game: &str) -> Subscription;
+    /// How many subscribers a game has now (its open sockets, its practice computer).
+    fn subscribers(&self, game: &str) -> usize;
+    /// How many games have a channel now.
+    fn channels(&self) -> usize;
 }
 
 /// Messages a slow subscriber may fall behind before it is resynchronised.
 const CAPACITY: usize = 64;
 
-/// The in-process bus.
+type Channels = Mutex<HashMap<String, broadcast::Sender<BusMsg>>>;
+
+/// The in-process bus: a channel per game that has a subscriber.
 #[derive(Default)]
 pub struct LocalBus {
-    channels: Mutex<HashMap<String, broadcast::Sender<BusMsg>>>,
+    channels: Arc<Channels>,
+}
+
+fn lock(
+    channels: &Channels,
+) -> std::sync::MutexGuard<'_, HashMap<String, broadcast::Sender<BusMsg>>> {
+    // A panic while holding this lock cannot leave the map inconsistent (single
+    // insert/remove calls), so a poisoned lock is still usable.
+    channels.lock().unwrap_or_else(|p| p.into_inner())
+}
+
+/// A subscription that, dropped, removes its game's channel if it was the last
+/// subscriber (issue 19, item 17: a finished game's channel does not outlive its
+/// sockets).
+struct Leaving {
+    inner: Option<Subscription>,
+    channels: std::sync::Weak<Channels>,
+    game: String,
+}
+
+impl Stream for Leaving {
+    type Item = Delivery;
+
+    fn poll_next(
+        mut self: Pin<&mut Self>,
+        cx: &mut std::task::Context<'_>,
+    ) -> std::task::Poll<Option<Delivery>> {
+        match self.inner.as_mut() {
+            Some(s) => s.as_mut().poll_next(cx),
+            None => std::task::Poll::Ready(None),
+        }
+    }
+}
+
+impl Drop for Leaving {
+    fn drop(&mut self) {
+        // The receiver first, then, under the lock (where `subscribe` adds receivers),
+        // the channel if nobody receives on it any more.
+        self.inner.take();
+        if let Some(channels) = self.channels.upgrade() {
+            let mut map = lock(&channels);
+            if map
+                .get(&self.game)
+                .is_some_and(|tx| tx.receiver_count() == 0)
+            {
+                map.remove(&self.game);
+            }
+        }
+    }
 }
 
 impl LocalBus {
@@ -55,9 +111,7 @@ impl LocalBus {
     }
 
     fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<String, broadcast::Sender<BusMsg>>> {
-        // A panic while holding this lock cannot leave the map inconsistent (single
-        // insert/remove calls), so a poisoned lock is still usable.
-        self.channels.lock().unwrap_or_else(|p| p.into_inner())
+        lock(&self.channels)
     }
 }
 
@@ -79,13 +133,26 @@ impl Bus for LocalBus {
             .entry(game.to_string())
             .or_insert_with(|| broadcast::channel(CAPACITY).0)
             .subscribe();
-        Box::pin(futures_util::stream::unfold(rx, |mut rx| async move {
+        let inner: Subscription = Box::pin(futures_util::stream::unfold(rx, |mut rx| async move {
             match rx.recv().await {
                 Ok(m) => Some((Delivery::Msg(m), rx)),
                 Err(broadcast::error::RecvError::Lagged(_)) => Some((Delivery::Lagged, rx)),
                 Err(broadcast::error::RecvError::Closed) => None,
             }
-        }))
+        }));
+        Box::pin(Leaving {
+            inner: Some(inner),
+            channels: Arc::downgrade(&self.channels),
+            game: game.to_string(),
+        })
+    }
+
+    fn subscribers(&self, game: &str) -> usize {
+        self.lock().get(game).map_or(0, |tx| tx.receiver_count())
+    }
+
+    fn channels(&self) -> usize {
+        self.lock().len()
     }
 }
 
@@ -121,6 +188,29 @@ mod tests {
             Some(Delivery::Msg(m)) => assert_eq!(&*m.text, "two"),
             other => panic!("{other:?}"),
         }
+    }
+
+    #[tokio::test]
+    async fn a_channel_goes_with_its_last_subscriber() {
+        let bus = LocalBus::new();
+        let a = bus.subscribe("g");
+        let b = bus.subscribe("g");
+        let _other = bus.subscribe("h");
+        assert_eq!((bus.channels(), bus.subscribers("g")), (2, 2));
+        drop(a);
+        assert_eq!((bus.channels(), bus.subscribers("g")), (2, 1));
+        drop(b);
+        assert_eq!((bus.channels(), bus.subscribers("g")), (1, 0));
+        // A new subscriber gets a new channel, and what is published reaches it.
+        let mut c = bus.subscribe("g");
+        bus.publish(
+            "g",
+            BusMsg {
+                n: Some(1),
+                text: "again".into(),
+            },
+        );
+        assert!(matches!(c.next().await, Some(Delivery::Msg(m)) if &*m.text == "again"));
     }
 
     #[tokio::test]

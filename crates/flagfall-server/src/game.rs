@@ -36,6 +36,9 @@ pub struct GameMeta {
     pub mode: Mode,
     /// Token hashes: white, black, director.
     pub token_hashes: [String; 3],
+    /// When the game was created (Unix milliseconds): a game never started expires
+    /// [`crate::limits::Limits::unstarted_expiry`] after it.
+    pub created_ms: i64,
 }
 
 /// An action from a socket, already parsed.
@@ -88,6 +91,8 @@ pub struct View {
     /// The game clock reads `base + (now - epoch)` once started.
     pub epoch: Instant,
     pub base: u64,
+    /// Why the game is aborted, when it is (`crate::lifecycle`).
+    pub aborted: Option<String>,
     /// The last `state` message made from this view, and when.
     text: std::sync::Mutex<Option<(Instant, Arc<str>)>>,
 }
@@ -117,7 +122,12 @@ impl View {
             now: self.now(),
             started: self.started,
         };
-        State::of(&self.game, &self.moves, cx)
+        let mut state = State::of(&self.game, &self.moves, cx);
+        if let Some(reason) = &self.aborted {
+            state.aborted = true;
+            state.reason = Some(reason.clone());
+        }
+        state
     }
 
     /// The `state` message (without `"role"`), made at most [`STATE_TEXT_SERVES`] ago.
@@ -141,8 +151,6 @@ impl View {
 const QUEUE: usize = 256;
 /// How often a game with a failed commit asks the store whether it landed.
 const RESOLVE_EVERY: Duration = Duration::from_millis(250);
-/// How long a finished game's task stays loaded without a command.
-const FINISHED_IDLE: Duration = Duration::from_secs(30);
 
 /// What makes two refusals the same: who was refused, for what kind of action, citing
 /// which rule. Between two events that change the game, each is stored once.
@@ -202,6 +210,10 @@ struct Live {
     /// The refusals stored since the last stored event that changed the game: the same
     /// refusal again is answered, not stored ([`Live::repeated_refusal`]).
     refused: HashSet<RefusalKey>,
+    /// Never started and expired (`crate::lifecycle`): actions are refused.
+    aborted: bool,
+    /// When a game not started expires.
+    expires_at: Option<Instant>,
 }
 
 fn idx(c: Color) -> usize {
@@ -282,15 +294,30 @@ pub fn load(
         retry_at: None,
         view: None,
         refused: HashSet::new(),
+        aborted: false,
+        expires_at: None,
     };
     Ok(Loaded { live })
 }
 
 impl Loaded {
+    /// The game is stored as aborted (it expired before it started).
+    pub fn aborted(mut self) -> Loaded {
+        self.live.aborted = true;
+        self.live.was_live = false;
+        self
+    }
+
     /// Start the game's task (its clock reads on from now).
     pub fn start(self) -> GameHandle {
         let mut live = self.live;
         live.epoch = Instant::now();
+        if !live.started && !live.aborted {
+            live.expires_at = Some(crate::lifecycle::expiry_instant(
+                &live.shared,
+                live.meta.created_ms,
+            ));
+        }
         let metrics = &live.shared.metrics;
         if live.was_live {
             metrics.live_games.fetch_add(1, Relaxed);
@@ -328,6 +355,9 @@ impl Live {
             started: self.started,
             epoch: self.epoch,
             base: self.base,
+            aborted: self
+                .aborted
+                .then(|| crate::lifecycle::aborted_reason(&self.shared)),
             text: std::sync::Mutex::new(None),
         }
     }
@@ -391,7 +421,7 @@ impl Live {
     async fn run(mut self, mut rx: mpsc::Receiver<Cmd>) {
         loop {
             let wake = self.next_wake();
-            let idle = self.game.is_over() && self.held.is_empty();
+            let idle = (self.game.is_over() || self.aborted) && self.held.is_empty();
             let cmd = tokio::select! {
                 cmd = rx.recv() => cmd,
                 _ = sleep_until(wake.map(|w| w.0)) => {
@@ -410,8 +440,15 @@ impl Live {
                     }
                     continue;
                 }
-                _ = tokio::time::sleep(FINISHED_IDLE), if idle => {
-                    if self.shared.unload(&self.meta.id, &mut rx) {
+                // A game nobody acted on expires (`crate::lifecycle`).
+                _ = sleep_until(self.expires_at), if !self.started && !self.aborted => {
+                    if self.expire().await && self.shared.unload(&self.meta.id, &mut rx) {
+                        break;
+                    }
+                    continue;
+                }
+                _ = tokio::time::sleep(crate::lifecycle::FINISHED_GRACE), if idle => {
+                    if self.shared.unload_idle(&self.meta.id, &mut rx) {
                         break;
                     }
                     continue;
@@ -420,7 +457,15 @@ impl Live {
             let Some(cmd) = cmd else { break };
             match cmd {
                 Cmd::State(reply) => {
-                    let _ = reply.send(self.state());
+                    let mut state = self.state();
+                    if self.aborted {
+                        crate::lifecycle::mark_aborted(&mut state, &self.shared);
+                    }
+                    let _ = reply.send(state);
+                }
+                Cmd::Act(act, reply) if self.aborted => {
+                    let why = crate::lifecycle::aborted_reason(&self.shared);
+                    let _ = reply.send(self.refuse(act.id, why, None));
                 }
                 Cmd::Act(act, reply) => self.act(act, reply).await,
             }
@@ -430,6 +475,33 @@ impl Live {
             self.shared.metrics.live_games.fetch_sub(1, Relaxed);
         }
         self.shared.metrics.loaded_games.fetch_sub(1, Relaxed);
+    }
+
+    /// The expiry timer fired: abort the game if it still has not started. True when
+    /// it is aborted now.
+    async fn expire(&mut self) -> bool {
+        if self.started || !self.held.is_empty() {
+            self.expires_at = None;
+            return false;
+        }
+        match crate::lifecycle::abort(&self.shared, &self.meta.id).await {
+            Ok(aborted) => {
+                self.expires_at = None;
+                if aborted {
+                    self.aborted = true;
+                    self.publish();
+                    if self.was_live {
+                        self.was_live = false;
+                        self.shared.metrics.live_games.fetch_sub(1, Relaxed);
+                    }
+                }
+                aborted
+            }
+            Err(()) => {
+                self.expires_at = Some(Instant::now() + crate::lifecycle::RETRY_ABORT);
+                false
+            }
+        }
     }
 
     fn refuse(&self, id: Option<String>, reason: String, rule: Option<String>) -> Reply {

@@ -379,10 +379,11 @@ async fn list_games(State(s): State<AppState>, Query(q): Query<ListQuery>) -> Re
         None => None,
         Some("live") => Some(Status::Live),
         Some("finished") => Some(Status::Finished),
+        Some("aborted") => Some(Status::Aborted),
         Some(other) => {
             return error(
                 StatusCode::BAD_REQUEST,
-                format!("status {other:?}: expected \"live\" or \"finished\""),
+                format!("status {other:?}: expected \"live\", \"finished\" or \"aborted\""),
             );
         }
     };
@@ -483,7 +484,7 @@ async fn healthz(State(s): State<AppState>) -> Response {
 async fn metrics(State(s): State<AppState>) -> Response {
     (
         [(header::CONTENT_TYPE, "text/plain; version=0.0.4")],
-        s.metrics.render(),
+        s.metrics.render(s.bus.channels(), s.beats.count()),
     )
         .into_response()
 }

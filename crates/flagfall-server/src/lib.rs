@@ -3,7 +3,9 @@
 //! - [`game`]: one task per live game (its `Game`, its flag timer, its simultaneity
 //!   window), reached through a [`game::GameHandle`].
 //! - [`writer`]: the one writer task, group commit; [`heartbeat`] beside it, the
-//!   clocks' heartbeat.
+//!   clocks' heartbeat (one "alive at" row a beat, each game's clock mark once).
+//! - [`lifecycle`]: when games leave memory (games never started expire `aborted`;
+//!   finished games with no socket are unloaded).
 //! - [`bus`]: publish/subscribe between game tasks and sockets ([`bus::LocalBus`]).
 //! - [`http`]: the HTTP routes, the WebSocket, the embedded web UI.
 //! - [`lag`]: lag compensation (lichess's quota, the round trip of the server's pings).
@@ -17,6 +19,7 @@ pub mod game;
 pub mod heartbeat;
 pub mod http;
 pub mod lag;
+pub mod lifecycle;
 pub mod limits;
 pub mod metrics;
 pub mod practice;
@@ -179,11 +182,15 @@ impl Shared {
                 row.game.token_black.clone(),
                 row.game.token_director.clone(),
             ],
+            created_ms: row.game.created_ms,
         };
         // Replay before taking the lock of all games; under it, only the insert. When
         // another request loaded the game meanwhile, its task is the game's and this
         // replay is dropped (it started nothing).
-        let loaded = game::load(self.clone(), meta, events, alive)?;
+        let mut loaded = game::load(self.clone(), meta, events, alive)?;
+        if row.status == Status::Aborted {
+            loaded = loaded.aborted();
+        }
         let h = {
             let mut games = self.lock();
             if let Some(h) = games.get(id).filter(|h| !h.tx.is_closed()) {
@@ -233,7 +240,17 @@ impl Shared {
             .remove(id);
     }
 
-    /// Called by an idle finished game's task: unload it unless commands wait.
+    /// Called by a finished (or aborted) game's task idle for
+    /// [`lifecycle::FINISHED_GRACE`]: unload it unless a socket still watches it
+    /// (`crate::lifecycle`) or commands wait.
+    pub(crate) fn unload_idle(&self, id: &str, rx: &mut mpsc::Receiver<Cmd>) -> bool {
+        if self.bus.subscribers(id) > 0 {
+            return false;
+        }
+        self.unload(id, rx)
+    }
+
+    /// Called by a game's task that ends: unload it unless commands wait.
     pub(crate) fn unload(&self, id: &str, rx: &mut mpsc::Receiver<Cmd>) -> bool {
         let mut games = self.lock();
         if !rx.is_empty() {
@@ -300,6 +317,7 @@ impl Shared {
                 row.token_black.clone(),
                 row.token_director.clone(),
             ],
+            created_ms: row.created_ms,
         };
         // A request that already loaded the game from the store (the challenge's creator
         // polls and may connect as soon as the accept committed) keeps its task: one task
@@ -446,6 +464,8 @@ async fn serve_inner(
     // game's computer with it.
     // One damaged game does not keep the others from being served: it is logged,
     // counted (`flagfall_damaged_games`) and left unloaded; asking for it is a 500.
+    // Games never started and past their expiry are aborted first, and not loaded.
+    lifecycle::abort_expired(&*store, shared.limits.unstarted_expiry).await?;
     let live = store.list(Some(Status::Live), i64::MAX).await?;
     for g in &live {
         if let Err(e) = shared.handle(&g.id).await {

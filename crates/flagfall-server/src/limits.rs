@@ -90,6 +90,9 @@ pub struct Limits {
     /// Practice computers with an engine process (`--engine`) at once; over it a new
     /// practice game is refused (`503`).
     pub engines: usize,
+    /// How long a game may wait for its first action before it expires (status
+    /// `aborted`, unloaded; docs/protocol.md "Lifecycles").
+    pub unstarted_expiry: Duration,
 }
 
 impl Default for Limits {
@@ -102,6 +105,7 @@ impl Default for Limits {
             create_burst: CREATE_BURST,
             engines: ENGINES,
             sockets_per_token: SOCKETS_PER_TOKEN,
+            unstarted_expiry: UNSTARTED_EXPIRY,
         }
     }
 }
@@ -137,6 +141,10 @@ pub const SOCKETS_PER_TOKEN: usize = 8;
 /// Default: engine processes at once. A search takes a core for its thinking time; a
 /// small server has a few cores, and more engines than that only slow every game.
 pub const ENGINES: usize = 8;
+/// Default: how long a game may wait for its first action. A challenge waits 30 minutes
+/// to be accepted ([`crate::challenge::CHALLENGE_TTL_MS`]); a game created and never
+/// played waits as long, then expires (issue 19, item 12).
+pub const UNSTARTED_EXPIRY: Duration = Duration::from_secs(30 * 60);
 /// Default: creations per address at once.
 pub const CREATE_BURST: u32 = 60;
 

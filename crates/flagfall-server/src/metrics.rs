@@ -26,6 +26,8 @@ pub struct Metrics {
     pub flags: AtomicU64,
     /// Stored games that could not be loaded (damaged), counted at start.
     pub damaged_games: AtomicU64,
+    /// Games aborted because they expired before anyone acted on them.
+    pub aborted_games: AtomicU64,
 }
 
 impl Metrics {
@@ -42,9 +44,18 @@ impl Metrics {
         self.events.fetch_add(events as u64, Relaxed);
     }
 
-    /// The Prometheus text exposition.
-    pub fn render(&self) -> String {
+    /// The Prometheus text exposition, with the bus's channel count and the clocks the
+    /// heartbeat covers.
+    pub fn render(&self, bus_channels: usize, clocks_beating: usize) -> String {
         let mut out = String::new();
+        let _ = writeln!(
+            out,
+            "# HELP flagfall_clocks_beating Games whose running clock the heartbeat covers (started, not finished, loaded).\n# TYPE flagfall_clocks_beating gauge\nflagfall_clocks_beating {clocks_beating}"
+        );
+        let _ = writeln!(
+            out,
+            "# HELP flagfall_bus_channels Games with a publish/subscribe channel (one with a socket or a practice computer subscribed).\n# TYPE flagfall_bus_channels gauge\nflagfall_bus_channels {bus_channels}"
+        );
         let mut gauge = |name: &str, help: &str, kind: &str, v: u64| {
             let _ = writeln!(
                 out,
@@ -56,6 +67,12 @@ impl Metrics {
             "Live games found damaged at start and not served (see the log).",
             "gauge",
             self.damaged_games.load(Relaxed),
+        );
+        gauge(
+            "flagfall_aborted_games_total",
+            "Games aborted by this process because nobody acted on them before they expired.",
+            "counter",
+            self.aborted_games.load(Relaxed),
         );
         gauge(
             "flagfall_live_games",
@@ -150,7 +167,7 @@ mod tests {
         let m = Metrics::default();
         m.observe_commit(Duration::from_micros(700), 3);
         m.observe_commit(Duration::from_millis(30), 1);
-        let text = m.render();
+        let text = m.render(0, 0);
         assert!(
             text.contains("flagfall_commit_seconds_bucket{le=\"0.001\"} 1\n"),
             "{text}"

@@ -456,7 +456,8 @@ async fn run(
         let Some(state) = ask_state(&s, id).await else {
             break;
         };
-        if state.result != "*" {
+        // Over, or aborted (it expired before the player's first move).
+        if state.result != "*" || state.aborted {
             break;
         }
         let me = ColorName::from(color);

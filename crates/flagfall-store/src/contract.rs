@@ -4,7 +4,7 @@ use std::future::Future;
 use std::pin::Pin;
 
 use crate::{
-    ChallengeRow, GameRow, GameSummary, NewChallenge, NewEvent, NewGame, Result, Status,
+    ChallengeRow, ClockMark, GameRow, GameSummary, NewChallenge, NewEvent, NewGame, Result, Status,
     StoredEvent,
 };
 
@@ -50,9 +50,25 @@ pub trait Store: Send + Sync {
     /// Cancel an open challenge whose secret hashes to `secret_hash`; `false` when no
     /// open challenge matches.
     fn cancel_challenge<'a>(&'a self, id: &'a str, secret_hash: &'a str) -> StoreFuture<'a, bool>;
-    /// The heartbeat of live games' clocks: for each `(game_id, at)`, the game clock the
-    /// server had reached (kept only when larger than the one stored). One transaction.
-    fn beat<'a>(&'a self, beats: &'a [(String, i64)]) -> StoreFuture<'a, ()>;
-    /// The last heartbeat stored for a game's clock, if any.
+    /// Abort game `id` if it never started: live, with no event stored (status
+    /// `aborted`, no result, nothing deleted). `false`, with nothing written, otherwise.
+    fn abort_game<'a>(&'a self, id: &'a str) -> StoreFuture<'a, bool>;
+    /// Abort every game created before `before_ms` (Unix milliseconds) that never
+    /// started; how many.
+    fn abort_unstarted<'a>(&'a self, before_ms: i64) -> StoreFuture<'a, u64>;
+    /// The heartbeat, O(1) rows a beat: server process `run` (started at `started_ms`)
+    /// was alive at `now_ms` (Unix milliseconds; kept only when later than the one
+    /// stored), and `marks`, usually none, map games' clocks to the wall clock in this
+    /// run (replacing a game's earlier mark). One transaction.
+    fn alive<'a>(
+        &'a self,
+        run: &'a str,
+        started_ms: i64,
+        now_ms: i64,
+        marks: &'a [ClockMark],
+    ) -> StoreFuture<'a, ()>;
+    /// The game clock a game had reached when the server was last known alive: its
+    /// mark's `at` plus the wall time from the mark to its run's last heartbeat. `None`
+    /// when the game has no mark (its clock never ran).
     fn last_beat<'a>(&'a self, id: &'a str) -> StoreFuture<'a, Option<i64>>;
 }

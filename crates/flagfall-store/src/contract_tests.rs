@@ -2,7 +2,7 @@
 
 use std::sync::Arc;
 
-use crate::{ChallengeStatus, NewChallenge, NewEvent, NewGame, Status, Store, open};
+use crate::{ChallengeStatus, ClockMark, NewChallenge, NewEvent, NewGame, Status, Store, open};
 
 pub(crate) fn game(id: &str) -> NewGame {
     NewGame {
@@ -148,18 +148,83 @@ pub(crate) async fn exercise(store: Arc<dyn Store>) {
     store.append(&[ev("p1", 1, Some("0-1"))]).await.unwrap();
     let finished = store.game("p1").await.unwrap().unwrap();
     assert_eq!((finished.status, finished.game), (Status::Finished, p));
-    // Heartbeats: the latest of each game's, never going back.
+    // The heartbeat: one row per run; a game's clock reached = its mark plus the wall
+    // time to its run's last beat, never going back; a game without a mark has none.
+    let mark = |id: &str, at: i64, wall_ms: i64| ClockMark {
+        game_id: id.into(),
+        at,
+        wall_ms,
+    };
     assert_eq!(store.last_beat("g2").await.unwrap(), None);
     store
-        .beat(&[("g2".into(), 1500), ("p1".into(), 10)])
+        .alive(
+            "r1",
+            1_000,
+            1_000,
+            &[mark("g2", 1500, 1_000), mark("p1", 10, 1_000)],
+        )
         .await
         .unwrap();
-    store.beat(&[("g2".into(), 900)]).await.unwrap();
     assert_eq!(store.last_beat("g2").await.unwrap(), Some(1500));
-    store.beat(&[("g2".into(), 2500)]).await.unwrap();
-    assert_eq!(store.last_beat("g2").await.unwrap(), Some(2500));
-    assert_eq!(store.last_beat("p1").await.unwrap(), Some(10));
+    store.alive("r1", 1_000, 1_400, &[]).await.unwrap();
+    assert_eq!(store.last_beat("g2").await.unwrap(), Some(1900));
+    assert_eq!(store.last_beat("p1").await.unwrap(), Some(410));
+    store.alive("r1", 1_000, 1_200, &[]).await.unwrap();
+    assert_eq!(
+        store.last_beat("g2").await.unwrap(),
+        Some(1900),
+        "never back"
+    );
+    // A second run: the game's old mark still counts up to its own run's last beat
+    // until the new run stores the game's new mark.
+    store.alive("r2", 9_000, 9_000, &[]).await.unwrap();
+    assert_eq!(store.last_beat("g2").await.unwrap(), Some(1900));
+    store
+        .alive("r2", 9_000, 9_400, &[mark("g2", 1900, 9_400)])
+        .await
+        .unwrap();
+    store.alive("r2", 9_000, 9_800, &[]).await.unwrap();
+    assert_eq!(store.last_beat("g2").await.unwrap(), Some(2300));
+    assert_eq!(store.last_beat("p1").await.unwrap(), Some(410));
+    exercise_aborts(store.clone()).await;
     exercise_challenges(store).await;
+}
+
+/// Aborts: only a live game with no event, alone or all created before a time; the
+/// aborted game keeps its row and leaves the live list.
+pub(crate) async fn exercise_aborts(store: Arc<dyn Store>) {
+    let mut old = game("a-old");
+    old.created_ms = 100;
+    let mut new = game("a-new");
+    new.created_ms = 5_000;
+    let mut played = game("a-played");
+    played.created_ms = 100;
+    for g in [&old, &new, &played] {
+        store.create_game(g).await.unwrap();
+    }
+    store.append(&[ev("a-played", 1, None)]).await.unwrap();
+    assert_eq!(store.abort_unstarted(1_000).await.unwrap(), 1, "only a-old");
+    let row = store.game("a-old").await.unwrap().unwrap();
+    assert_eq!((row.status, row.result.as_str()), (Status::Aborted, "*"));
+    assert_eq!(row.game, old, "nothing of the row is lost");
+    assert_eq!(
+        store.game("a-played").await.unwrap().unwrap().status,
+        Status::Live
+    );
+    assert!(!store.abort_game("a-played").await.unwrap(), "it started");
+    assert!(!store.abort_game("a-old").await.unwrap(), "already aborted");
+    assert!(!store.abort_game("g1").await.unwrap(), "finished");
+    assert!(store.abort_game("a-new").await.unwrap());
+    let aborted = store.list(Some(Status::Aborted), 10).await.unwrap();
+    assert_eq!(
+        aborted.iter().map(|g| g.id.as_str()).collect::<Vec<_>>(),
+        ["a-new", "a-old"]
+    );
+    let live = store.list(Some(Status::Live), 10).await.unwrap();
+    assert!(
+        live.iter()
+            .all(|g| !g.id.starts_with("a-") || g.id == "a-played")
+    );
 }
 
 #[tokio::test]

@@ -29,8 +29,8 @@ pub use contract::{ROWS_PER_INSERT, Store, StoreFuture};
 pub use error::{Result, StoreError};
 pub use postgres::PgStore;
 pub use rows::{
-    ChallengeRow, ChallengeStatus, GameRow, GameSummary, NewChallenge, NewEvent, NewGame, Status,
-    StoredEvent,
+    ChallengeRow, ChallengeStatus, ClockMark, GameRow, GameSummary, NewChallenge, NewEvent,
+    NewGame, Status, StoredEvent,
 };
 pub use sqlite::SqliteStore;
 

@@ -9,8 +9,8 @@ use sqlx::postgres::{PgConnectOptions, PgPool, PgPoolOptions};
 use crate::error::q;
 use crate::sql::{self, Bind};
 use crate::{
-    ChallengeRow, GameRow, GameSummary, NewChallenge, NewEvent, NewGame, ROWS_PER_INSERT, Result,
-    Status, Store, StoreError, StoreFuture, StoredEvent,
+    ChallengeRow, ClockMark, GameRow, GameSummary, NewChallenge, NewEvent, NewGame,
+    ROWS_PER_INSERT, Result, Status, Store, StoreError, StoreFuture, StoredEvent,
 };
 
 /// The migrations, in order: `(description, SQL)`.
@@ -26,6 +26,10 @@ pub(crate) const SCHEMA: &[(&str, &str)] = &[
     (
         "clock beats",
         include_str!("../migrations/postgres/0003_clock_beats.sql"),
+    ),
+    (
+        "server alive",
+        include_str!("../migrations/postgres/0004_server_alive.sql"),
     ),
 ];
 
@@ -221,9 +225,40 @@ impl Store for PgStore {
             Ok(done.rows_affected() == 1)
         })
     }
-    fn beat<'a>(&'a self, beats: &'a [(String, i64)]) -> StoreFuture<'a, ()> {
+    fn abort_game<'a>(&'a self, id: &'a str) -> StoreFuture<'a, bool> {
         Box::pin(async move {
-            if beats.is_empty() {
+            let done = Sql::abort_game(id)
+                .execute(&self.writer)
+                .await
+                .map_err(q("aborting a game"))?;
+            Ok(done.rows_affected() == 1)
+        })
+    }
+
+    fn abort_unstarted<'a>(&'a self, before_ms: i64) -> StoreFuture<'a, u64> {
+        Box::pin(async move {
+            let done = Sql::abort_unstarted(before_ms)
+                .execute(&self.writer)
+                .await
+                .map_err(q("aborting games never started"))?;
+            Ok(done.rows_affected())
+        })
+    }
+
+    fn alive<'a>(
+        &'a self,
+        run: &'a str,
+        started_ms: i64,
+        now_ms: i64,
+        marks: &'a [ClockMark],
+    ) -> StoreFuture<'a, ()> {
+        Box::pin(async move {
+            // The common case, no mark: one single-row statement, its own transaction.
+            if marks.is_empty() {
+                Sql::server_alive(run, started_ms, now_ms)
+                    .execute(&self.writer)
+                    .await
+                    .map_err(q("storing the heartbeat"))?;
                 return Ok(());
             }
             let mut tx = self
@@ -231,12 +266,17 @@ impl Store for PgStore {
                 .begin()
                 .await
                 .map_err(q("starting a heartbeat"))?;
-            for chunk in beats.chunks(ROWS_PER_INSERT) {
-                Sql::insert_beats(chunk)
+            // The run's row first: the marks refer to it.
+            Sql::server_alive(run, started_ms, now_ms)
+                .execute(&mut *tx)
+                .await
+                .map_err(q("storing the heartbeat"))?;
+            for chunk in marks.chunks(ROWS_PER_INSERT) {
+                Sql::insert_marks(run, chunk)
                     .build()
                     .execute(&mut *tx)
                     .await
-                    .map_err(q("storing a heartbeat"))?;
+                    .map_err(q("storing clock marks"))?;
             }
             tx.commit().await.map_err(q("committing a heartbeat"))?;
             Ok(())
@@ -249,8 +289,7 @@ impl Store for PgStore {
                 .fetch_optional(&self.pool)
                 .await
                 .map_err(q("reading a heartbeat"))?;
-            row.map(|r| sqlx::Row::try_get::<i64, _>(&r, 0).map_err(q("reading a heartbeat")))
-                .transpose()
+            row.as_ref().map(sql::clock_reached).transpose()
         })
     }
 }

@@ -7,6 +7,8 @@ use crate::{Result, StoreError};
 pub enum Status {
     Live,
     Finished,
+    /// Never started (no event stored) and expired: no result, nothing deleted.
+    Aborted,
 }
 
 impl Status {
@@ -14,6 +16,7 @@ impl Status {
         match self {
             Status::Live => "live",
             Status::Finished => "finished",
+            Status::Aborted => "aborted",
         }
     }
 
@@ -21,6 +24,7 @@ impl Status {
         match s {
             "live" => Ok(Status::Live),
             "finished" => Ok(Status::Finished),
+            "aborted" => Ok(Status::Aborted),
             other => Err(StoreError::Corrupt(format!(
                 "unknown game status {other:?}"
             ))),
@@ -68,6 +72,16 @@ pub struct NewEvent {
     pub client_id: Option<String>,
     /// Set when this event ends the game: the result to record on the game row.
     pub finished: Option<String>,
+}
+
+/// A game's clock against the wall clock, stored when its task starts the clock (and
+/// whenever that mapping changes): the game clock read `at` when the wall clock read
+/// `wall_ms` (Unix milliseconds).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ClockMark {
+    pub game_id: String,
+    pub at: i64,
+    pub wall_ms: i64,
 }
 
 /// A stored event.

@@ -12,8 +12,8 @@ use sqlx::{ColumnIndex, Database, Decode, Encode, QueryBuilder, Row, Type};
 
 use crate::error::q;
 use crate::{
-    ChallengeRow, ChallengeStatus, GameRow, GameSummary, NewChallenge, NewEvent, NewGame, Result,
-    Status, StoredEvent,
+    ChallengeRow, ChallengeStatus, ClockMark, GameRow, GameSummary, NewChallenge, NewEvent,
+    NewGame, Result, Status, StoredEvent,
 };
 
 /// A bound statement of database `DB`.
@@ -82,23 +82,42 @@ where
         b
     }
 
-    /// The clocks' heartbeat, rows of `(game_id, at)`, one multi-row statement (at most
-    /// [`crate::ROWS_PER_INSERT`] rows): a game's `at` is kept only when it is later than
-    /// the one stored, so a heartbeat never goes back.
-    pub(crate) fn insert_beats(chunk: &[(String, i64)]) -> QueryBuilder<'_, DB> {
-        let mut b = QueryBuilder::new("INSERT INTO clock_beats (game_id, at) ");
-        b.push_values(chunk, |mut row, (id, at)| {
-            row.push_bind(id.as_str()).push_bind(*at);
+    /// The heartbeat: run `run` was alive at `now_ms` (never going back).
+    pub(crate) fn server_alive(run: &str, started_ms: i64, now_ms: i64) -> Bound<'_, DB> {
+        sqlx::query(
+            "INSERT INTO server_runs (run, started_ms, alive_ms) VALUES ($1, $2, $3) \
+             ON CONFLICT (run) DO UPDATE SET alive_ms = excluded.alive_ms \
+             WHERE excluded.alive_ms > server_runs.alive_ms",
+        )
+        .bind(run)
+        .bind(started_ms)
+        .bind(now_ms)
+    }
+
+    /// Games' clock marks in run `run`, one multi-row statement (at most
+    /// [`crate::ROWS_PER_INSERT`] rows), each replacing the game's earlier mark.
+    pub(crate) fn insert_marks<'q>(run: &'q str, chunk: &'q [ClockMark]) -> QueryBuilder<'q, DB> {
+        let mut b = QueryBuilder::new("INSERT INTO clock_marks (game_id, run, at, wall_ms) ");
+        b.push_values(chunk, |mut row, m| {
+            row.push_bind(m.game_id.as_str())
+                .push_bind(run)
+                .push_bind(m.at)
+                .push_bind(m.wall_ms);
         });
         b.push(
-            " ON CONFLICT (game_id) DO UPDATE SET at = excluded.at WHERE excluded.at > clock_beats.at",
+            " ON CONFLICT (game_id) DO UPDATE SET run = excluded.run, at = excluded.at, \
+             wall_ms = excluded.wall_ms",
         );
         b
     }
 
-    /// The last heartbeat of a game's clock.
+    /// A game's clock mark and its run's last heartbeat, read by [`clock_reached`].
     pub(crate) fn last_beat(id: &str) -> Bound<'_, DB> {
-        sqlx::query("SELECT at FROM clock_beats WHERE game_id = $1").bind(id)
+        sqlx::query(
+            "SELECT m.at, m.wall_ms, r.alive_ms FROM clock_marks m \
+             JOIN server_runs r ON r.run = m.run WHERE m.game_id = $1",
+        )
+        .bind(id)
     }
 
     /// Mark a game finished with its result.
@@ -106,6 +125,25 @@ where
         sqlx::query("UPDATE games SET status = 'finished', result = $1 WHERE id = $2")
             .bind(result)
             .bind(id)
+    }
+
+    /// Abort a game that never started: live, with no event stored (one row affected,
+    /// or none).
+    pub(crate) fn abort_game(id: &str) -> Bound<'_, DB> {
+        sqlx::query(
+            "UPDATE games SET status = 'aborted' WHERE id = $1 AND status = 'live' \
+             AND NOT EXISTS (SELECT 1 FROM events WHERE events.game_id = games.id)",
+        )
+        .bind(id)
+    }
+
+    /// Abort every game created before `before_ms` that never started.
+    pub(crate) fn abort_unstarted(before_ms: i64) -> Bound<'static, DB> {
+        sqlx::query(
+            "UPDATE games SET status = 'aborted' WHERE status = 'live' AND created_ms < $1 \
+             AND NOT EXISTS (SELECT 1 FROM events WHERE events.game_id = games.id)",
+        )
+        .bind(before_ms)
     }
 
     /// Games by status (all when `None`), newest first, read by [`game_summary`].
@@ -221,6 +259,21 @@ where
         status: Status::parse(&get::<_, String>(r, 7, DOING)?)?,
         result: get(r, 8, DOING)?,
     })
+}
+
+/// A row of [`Bind::last_beat`]: the game clock at the run's last heartbeat. A wall
+/// clock that stepped back before the mark charges nothing past the mark.
+pub(crate) fn clock_reached<R>(r: &R) -> Result<i64>
+where
+    R: Row,
+    usize: ColumnIndex<R>,
+    for<'r> i64: Decode<'r, R::Database> + Type<R::Database>,
+{
+    const DOING: &str = "reading a heartbeat";
+    let at: i64 = get(r, 0, DOING)?;
+    let wall: i64 = get(r, 1, DOING)?;
+    let alive: i64 = get(r, 2, DOING)?;
+    Ok(at.saturating_add(alive.saturating_sub(wall).max(0)))
 }
 
 /// A row of [`Bind::events`].

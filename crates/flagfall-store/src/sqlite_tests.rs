@@ -121,3 +121,34 @@ async fn a_schema_1_database_migrates_and_keeps_its_games() {
     assert_eq!(row.game.created_ms, 5);
     assert!(store.open_challenges(0, 5).await.unwrap().is_empty());
 }
+
+/// Migration 4 keeps what schema 3's per-game heartbeats knew: a game's clock reached
+/// is its last beat, and the first heartbeat of a new run does not change it.
+#[tokio::test]
+async fn schema_3_heartbeats_survive_migration_4() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("old.db");
+    let url = format!("sqlite:{}", path.display());
+    {
+        let opts = SqliteConnectOptions::from_str(&url)
+            .unwrap()
+            .create_if_missing(true);
+        let pool = SqlitePool::connect_with(opts).await.unwrap();
+        migrator(&super::SCHEMA[..3]).run(&pool).await.unwrap();
+        sqlx::query(
+            "INSERT INTO games (id, setup, mode, token_white, token_black, token_director, created_ms) VALUES ('old', '{}', 'otb', 'w', 'b', 'd', 5)",
+        )
+        .execute(&pool)
+        .await
+        .unwrap();
+        sqlx::query("INSERT INTO clock_beats (game_id, at) VALUES ('old', 4321)")
+            .execute(&pool)
+            .await
+            .unwrap();
+        pool.close().await;
+    }
+    let store = open(&url).await.unwrap();
+    assert_eq!(store.last_beat("old").await.unwrap(), Some(4321));
+    store.alive("new-run", 10_000, 10_000, &[]).await.unwrap();
+    assert_eq!(store.last_beat("old").await.unwrap(), Some(4321));
+}

@@ -200,6 +200,7 @@ fn tight() -> flagfall_server::limits::Limits {
         create_burst: 5,
         engines: 2,
         sockets_per_token: 3,
+        ..flagfall_server::limits::Limits::default()
     }
 }
 

@@ -7,8 +7,8 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, Ordering};
 
 use flagfall_store::{
-    ChallengeRow, GameRow, GameSummary, NewChallenge, NewEvent, NewGame, Status, Store, StoreError,
-    StoreFuture, StoredEvent,
+    ChallengeRow, ClockMark, GameRow, GameSummary, NewChallenge, NewEvent, NewGame, Status, Store,
+    StoreError, StoreFuture, StoredEvent,
 };
 
 /// How the next commits fail.
@@ -22,6 +22,9 @@ pub struct Faults {
     pub reads_down: AtomicBool,
     /// Milliseconds every commit waits before it writes (a slow database).
     pub stall_ms: AtomicU64,
+    /// Heartbeats stored, and the clock marks they carried (counted, not faulted).
+    pub beats: AtomicU32,
+    pub marks: AtomicU32,
 }
 
 pub struct FaultyStore {
@@ -106,8 +109,26 @@ impl Store for FaultyStore {
     fn cancel_challenge<'a>(&'a self, id: &'a str, secret_hash: &'a str) -> StoreFuture<'a, bool> {
         self.inner.cancel_challenge(id, secret_hash)
     }
-    fn beat<'a>(&'a self, beats: &'a [(String, i64)]) -> StoreFuture<'a, ()> {
-        self.inner.beat(beats)
+    fn abort_game<'a>(&'a self, id: &'a str) -> StoreFuture<'a, bool> {
+        self.inner.abort_game(id)
+    }
+    fn abort_unstarted<'a>(&'a self, before_ms: i64) -> StoreFuture<'a, u64> {
+        self.inner.abort_unstarted(before_ms)
+    }
+    fn alive<'a>(
+        &'a self,
+        run: &'a str,
+        started_ms: i64,
+        now_ms: i64,
+        marks: &'a [ClockMark],
+    ) -> StoreFuture<'a, ()> {
+        Box::pin(async move {
+            self.faults.beats.fetch_add(1, Ordering::SeqCst);
+            self.faults
+                .marks
+                .fetch_add(marks.len() as u32, Ordering::SeqCst);
+            self.inner.alive(run, started_ms, now_ms, marks).await
+        })
     }
     fn last_beat<'a>(&'a self, id: &'a str) -> StoreFuture<'a, Option<i64>> {
         self.inner.last_beat(id)

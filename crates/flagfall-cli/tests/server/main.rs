@@ -10,6 +10,7 @@ mod abuse;
 mod chaos;
 mod faults;
 mod flood;
+mod lifecycle;
 mod lobby;
 mod pg_restart;
 mod support;

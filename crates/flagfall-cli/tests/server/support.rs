@@ -504,6 +504,11 @@ impl Server {
         Server::start_full(db, None, flagfall_server::limits::Limits::unlimited()).await
     }
 
+    /// The server on an existing database, with these limits.
+    pub async fn start_on_with(db: Db, limits: flagfall_server::limits::Limits) -> Server {
+        Server::start_full(db, None, limits).await
+    }
+
     /// A server with these per-address limits and timeouts.
     pub async fn start_with(limits: flagfall_server::limits::Limits) -> Server {
         Server::start_engine(None, limits).await
