@@ -27,6 +27,12 @@ pub(crate) const SCHEMA: &[(&str, &str)] = &[
         "clock beats",
         include_str!("../migrations/postgres/0003_clock_beats.sql"),
     ),
+    // Issue 21 took the number 0005 (0004 is another branch's); the migrator numbers
+    // the list in order.
+    (
+        "tournaments",
+        include_str!("../migrations/postgres/0005_tournaments.sql"),
+    ),
 ];
 
 /// PostgreSQL: a database server of its own. Serve one database from one flagfall
@@ -253,6 +259,8 @@ impl Store for PgStore {
                 .transpose()
         })
     }
+
+    crate::tournament::tournament_methods!();
 }
 
 #[cfg(test)]

@@ -29,6 +29,12 @@ pub(crate) const SCHEMA: &[(&str, &str)] = &[
         "clock beats",
         include_str!("../migrations/sqlite/0003_clock_beats.sql"),
     ),
+    // Issue 21 took the number 0005 (0004 is another branch's); the migrator numbers
+    // the list in order.
+    (
+        "tournaments",
+        include_str!("../migrations/sqlite/0005_tournaments.sql"),
+    ),
 ];
 
 /// The embedded default: one SQLite file in WAL mode, `synchronous=FULL` (a commit is
@@ -393,6 +399,8 @@ impl Store for SqliteStore {
                 .transpose()
         })
     }
+
+    crate::tournament::tournament_methods!();
 }
 
 #[cfg(test)]
