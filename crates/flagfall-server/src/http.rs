@@ -61,6 +61,8 @@ pub fn router(shared: Arc<Shared>) -> Router {
         .layer(axum::middleware::map_response(
             crate::limits::security_headers,
         ))
+        // Blitz evenings: their own body limit (uploads), added after the layers above.
+        .merge(crate::evening::http::routes())
         .with_state(shared)
 }
 

@@ -8,11 +8,13 @@
 //! - [`http`]: the HTTP routes, the WebSocket, the embedded web UI.
 //! - [`lag`]: lag compensation (lichess's quota, the round trip of the server's pings).
 //! - [`metrics`]: `GET /metrics`.
+//! - [`evening`]: blitz evenings (issue 21): the events library's event, one task each.
 //!
 //! The wire contract is docs/protocol.md; the types are `flagfall-protocol`.
 
 pub mod bus;
 pub mod challenge;
+pub mod evening;
 pub mod game;
 pub mod heartbeat;
 pub mod http;
@@ -123,6 +125,8 @@ pub struct Shared {
     pub limits: limits::Limits,
     /// Open WebSockets per token hash.
     pub(crate) token_sockets: Arc<limits::Counts<String>>,
+    /// The loaded blitz evenings (issue 21), one task each.
+    pub(crate) evenings: evening::Evenings,
 }
 
 /// Hex SHA-256 of a token: what the database keeps.
@@ -431,6 +435,7 @@ async fn serve_inner(
         beats: Arc::new(heartbeat::Beats::default()),
         limits: config.limits.clone(),
         token_sockets: Arc::default(),
+        evenings: evening::Evenings::default(),
     });
     let beating = tokio::spawn(heartbeat::run(
         store.clone(),

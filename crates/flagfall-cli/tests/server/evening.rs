@@ -1,0 +1,691 @@
+//! Blitz evenings on the server (issue 21), through the real server as a stranger uses
+//! it: HTTP with Bearer tokens, the game WebSockets, the evening's live socket.
+
+use std::collections::HashMap;
+use std::net::SocketAddr;
+use std::time::Duration;
+
+use flagfall_events::change::{Change, Origin};
+use flagfall_events::event::{Event, Format, NewPlayer, RecordedResult};
+use futures_util::StreamExt;
+use serde_json::{Value, json};
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use tokio::net::TcpStream;
+use tokio_tungstenite::tungstenite::Message;
+
+use crate::support::*;
+
+/// One HTTP request with an optional Bearer token: the status and the body.
+async fn call(
+    addr: SocketAddr,
+    method: &str,
+    path: &str,
+    token: Option<&str>,
+    body: &str,
+) -> (u16, String) {
+    let mut s = TcpStream::connect(addr).await.expect("connect");
+    let auth = token.map_or(String::new(), |t| format!("Authorization: Bearer {t}\r\n"));
+    let req = format!(
+        "{method} {path} HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\n{auth}Content-Type: application/json\r\nContent-Length: {}\r\n\r\n{body}",
+        body.len()
+    );
+    s.write_all(req.as_bytes()).await.expect("send");
+    let mut raw = Vec::new();
+    tokio::time::timeout(Duration::from_secs(20), s.read_to_end(&mut raw))
+        .await
+        .expect("an answer in time")
+        .expect("read");
+    let text = String::from_utf8_lossy(&raw).to_string();
+    let (head, rest) = text.split_once("\r\n\r\n").expect("an HTTP response");
+    let status: u16 = head.split_whitespace().nth(1).unwrap().parse().unwrap();
+    let body = if head
+        .to_ascii_lowercase()
+        .contains("transfer-encoding: chunked")
+    {
+        let mut out = String::new();
+        let mut rest = rest;
+        while let Some((size, after)) = rest.split_once("\r\n") {
+            let n = usize::from_str_radix(size.trim(), 16).unwrap_or(0);
+            if n == 0 {
+                break;
+            }
+            out.push_str(&after[..n]);
+            rest = &after[n + 2..];
+        }
+        out
+    } else {
+        rest.to_string()
+    };
+    (status, body)
+}
+
+/// A request that must answer `status`; its body as JSON (or as a string).
+async fn expect(
+    addr: SocketAddr,
+    method: &str,
+    path: &str,
+    token: Option<&str>,
+    body: &str,
+    status: u16,
+) -> Value {
+    let (got, text) = call(addr, method, path, token, body).await;
+    assert_eq!(got, status, "{method} {path}: {text}");
+    serde_json::from_str(&text).unwrap_or(Value::String(text))
+}
+
+struct Evening {
+    addr: SocketAddr,
+    id: String,
+    director: String,
+}
+
+impl Evening {
+    async fn create(addr: SocketAddr, body: Value) -> Evening {
+        let v = expect(addr, "POST", "/api/events", None, &body.to_string(), 201).await;
+        Evening {
+            addr,
+            id: v["id"].as_str().unwrap().into(),
+            director: v["director_token"].as_str().unwrap().into(),
+        }
+    }
+
+    fn path(&self, tail: &str) -> String {
+        format!("/api/events/{}{tail}", self.id)
+    }
+
+    async fn director(&self, method: &str, tail: &str, body: Value, status: u16) -> Value {
+        let body = if body.is_null() {
+            String::new()
+        } else {
+            body.to_string()
+        };
+        expect(
+            self.addr,
+            method,
+            &self.path(tail),
+            Some(&self.director),
+            &body,
+            status,
+        )
+        .await
+    }
+
+    async fn get(&self, tail: &str) -> Value {
+        expect(self.addr, "GET", &self.path(tail), None, "", 200).await
+    }
+
+    /// The evening as the public reads it, without the fields that count changes.
+    async fn state(&self) -> Value {
+        let mut v = self.get("").await;
+        v.as_object_mut().unwrap().remove("seq");
+        v
+    }
+}
+
+/// Bad input and wrong tokens leave the evening as it was; a player checks in by link.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn evening_tokens_and_bad_input_change_nothing() {
+    let srv = Server::start().await;
+    let addr = srv.addr;
+    // A bad body names what is wrong.
+    let (status, text) = call(addr, "POST", "/api/events", None, r#"{"name":"x","format":"knockout","time_control":"G/5;d0","rules":"uscf-2020","play":"board"}"#).await;
+    assert_eq!(status, 400, "{text}");
+    assert!(text.contains("knockout"), "{text}");
+    let ev = Evening::create(
+        addr,
+        json!({"name":"Thursday blitz","format":"swiss","rounds":3,"time_control":"G/5;d0",
+               "rules":"uscf-2020","play":"board","confirm":"both"}),
+    )
+    .await;
+    let added = ev
+        .director(
+            "POST",
+            "/players",
+            json!({"players":[{"name":"Ann","rating":2000},{"name":"Bob","rating":1900},
+                              {"name":"Cy","rating":1800},{"name":"Di","rating":1700}]}),
+            201,
+        )
+        .await;
+    let tokens: HashMap<String, String> = added["players"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| {
+            (
+                p["name"].as_str().unwrap().to_string(),
+                p["token"].as_str().unwrap().to_string(),
+            )
+        })
+        .collect();
+    let before = ev.state().await;
+    // No token: 401; a player's token or a stranger's on a director route: 403.
+    let pair = ev.path("/rounds");
+    assert_eq!(call(addr, "POST", &pair, None, "").await.0, 401);
+    assert_eq!(
+        call(addr, "POST", &pair, Some(&tokens["Ann"]), "").await.0,
+        403
+    );
+    assert_eq!(call(addr, "POST", &pair, Some("0123abcd"), "").await.0, 403);
+    // A malformed CSV and a TRF that is not one: 400 naming what is wrong.
+    let (status, text) = call(
+        addr,
+        "POST",
+        &ev.path("/players?format=csv"),
+        Some(&ev.director),
+        "name,rating\nEve,abc\n",
+    )
+    .await;
+    assert_eq!(status, 400, "{text}");
+    assert!(text.contains("line 2") || text.contains("abc"), "{text}");
+    let (status, text) = call(
+        addr,
+        "POST",
+        &ev.path("/players?format=trf"),
+        Some(&ev.director),
+        "this is not a tournament report",
+    )
+    .await;
+    assert_eq!(status, 400, "{text}");
+    // A rating list that is not one.
+    let (status, text) = call(
+        addr,
+        "POST",
+        &ev.path("/ratings"),
+        Some(&ev.director),
+        "hello\nworld\n",
+    )
+    .await;
+    assert_eq!(status, 400, "{text}");
+    // A duplicate name, and bad JSON.
+    ev.director("POST", "/players", json!({"name":"Ann"}), 409)
+        .await;
+    ev.director("POST", "/players", json!({"nom":"Zed"}), 400)
+        .await;
+    assert_eq!(ev.state().await, before, "nothing changed");
+    // Nobody checked in: the round is refused, naming why.
+    let (status, text) = call(addr, "POST", &pair, Some(&ev.director), "").await;
+    assert_eq!(status, 409, "{text}");
+    assert_eq!(ev.state().await, before, "nothing changed");
+    // Players check in by their links; a player cannot check another in.
+    let numbers: HashMap<String, u64> = before["players"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| {
+            (
+                p["name"].as_str().unwrap().into(),
+                p["number"].as_u64().unwrap(),
+            )
+        })
+        .collect();
+    let bob = numbers["Bob"];
+    let (status, _) = call(
+        addr,
+        "POST",
+        &ev.path(&format!("/players/{bob}/check-in")),
+        Some(&tokens["Ann"]),
+        "",
+    )
+    .await;
+    assert_eq!(status, 403);
+    for (name, token) in &tokens {
+        let n = numbers[name];
+        expect(
+            addr,
+            "POST",
+            &ev.path(&format!("/players/{n}/check-in")),
+            Some(token),
+            "",
+            200,
+        )
+        .await;
+    }
+    let me = expect(addr, "GET", &ev.path("/me"), Some(&tokens["Ann"]), "", 200).await;
+    assert_eq!(me["checked_in"], true);
+    // Round 1; a second round is refused while results are missing, naming the boards.
+    let r1 = ev.director("POST", "/rounds", Value::Null, 201).await;
+    assert_eq!(r1["round"], 1);
+    assert_eq!(r1["boards"].as_array().unwrap().len(), 2);
+    let (status, text) = call(addr, "POST", &pair, Some(&ev.director), "").await;
+    assert_eq!(status, 409, "{text}");
+    assert!(text.contains("board"), "{text}");
+    // Reports from both players of board 1 (confirm: both): they disagree, the director
+    // sees it and decides; board 2 agrees.
+    let b1 = &r1["boards"][0];
+    let (w1, b1n) = (
+        b1["white"]["name"].as_str().unwrap(),
+        b1["black"]["name"].as_str().unwrap(),
+    );
+    let result_path = ev.path("/rounds/1/boards/1/result");
+    expect(
+        addr,
+        "POST",
+        &result_path,
+        Some(&tokens[w1]),
+        r#"{"result":"1-0"}"#,
+        200,
+    )
+    .await;
+    expect(
+        addr,
+        "POST",
+        &result_path,
+        Some(&tokens[b1n]),
+        r#"{"result":"0-1"}"#,
+        200,
+    )
+    .await;
+    let st = ev.get("").await;
+    assert_eq!(st["disagreements"][0]["board"], 1, "{st}");
+    // A player of another board cannot report this one.
+    let b2 = &r1["boards"][1];
+    let (w2, b2n) = (
+        b2["white"]["name"].as_str().unwrap(),
+        b2["black"]["name"].as_str().unwrap(),
+    );
+    let (status, _) = call(
+        addr,
+        "POST",
+        &result_path,
+        Some(&tokens[w2]),
+        r#"{"result":"1-0"}"#,
+    )
+    .await;
+    assert_eq!(status, 409);
+    ev.director(
+        "POST",
+        "/rounds/1/boards/1/result",
+        json!({"result":"1/2"}),
+        200,
+    )
+    .await;
+    let p2 = ev.path("/rounds/1/boards/2/result");
+    expect(
+        addr,
+        "POST",
+        &p2,
+        Some(&tokens[w2]),
+        r#"{"result":"0-1"}"#,
+        200,
+    )
+    .await;
+    expect(
+        addr,
+        "POST",
+        &p2,
+        Some(&tokens[b2n]),
+        r#"{"result":"0-1"}"#,
+        200,
+    )
+    .await;
+    let round = ev.get("/rounds/1").await;
+    assert_eq!(round["boards"][0]["results"], json!(["1/2"]));
+    assert_eq!(round["boards"][1]["results"], json!(["0-1"]));
+    assert_eq!(ev.get("").await["disagreements"], json!([]));
+    // A result of a finished round by a player: refused; the director corrects it, logged.
+    let (status, text) = call(addr, "POST", &p2, Some(&tokens[w2]), r#"{"result":"1-0"}"#).await;
+    assert_eq!(status, 409, "{text}");
+    ev.director("POST", "/rounds", Value::Null, 201).await;
+    ev.director(
+        "POST",
+        "/rounds/1/boards/2/result",
+        json!({"result":"1-0"}),
+        200,
+    )
+    .await;
+    let log = ev.director("GET", "/log", Value::Null, 200).await;
+    let last = log["log"].as_array().unwrap().last().unwrap().clone();
+    assert_eq!(last["by"], "director");
+    assert_eq!(
+        last["before"][0]["results"]["results"],
+        json!(["black-wins"]),
+        "{last}"
+    );
+    // The latest round, nothing played in it, can be deleted; a player cannot.
+    let r2 = ev.path("/rounds/2");
+    assert_eq!(
+        call(addr, "DELETE", &r2, Some(&tokens["Ann"]), "").await.0,
+        403
+    );
+    ev.director("DELETE", "/rounds/2", Value::Null, 200).await;
+    assert_eq!(ev.get("").await["rounds_paired"], 1);
+    // A deputy's token directs too; the log says so.
+    let deputy = ev.director("POST", "/deputy", Value::Null, 201).await;
+    let deputy = deputy["deputy_token"].as_str().unwrap().to_string();
+    expect(addr, "POST", &pair, Some(&deputy), "", 201).await;
+    let log = ev.director("GET", "/log", Value::Null, 200).await;
+    assert_eq!(
+        log["log"].as_array().unwrap().last().unwrap()["by"],
+        "deputy"
+    );
+    // Everything survives a restart: the log is replayed.
+    let state = ev.state().await;
+    let db = srv.stop_keeping_db().await;
+    let srv = Server::start_on(db).await;
+    let ev2 = Evening {
+        addr: srv.addr,
+        id: ev.id.clone(),
+        director: ev.director.clone(),
+    };
+    assert_eq!(ev2.state().await, state);
+    expect(
+        srv.addr,
+        "GET",
+        &ev2.path("/me"),
+        Some(&tokens["Ann"]),
+        "",
+        200,
+    )
+    .await;
+    srv.stop().await;
+}
+
+/// How a bot game of the evening ends.
+#[derive(Clone, Copy, Debug)]
+enum Ending {
+    /// White moves a pawn illegally, Black claims: 0-1.
+    IllegalClaimed,
+    /// Black's flag falls (the director takes Black's time), White claims: 1-0.
+    Flag,
+    /// Black resigns: 1-0.
+    Resign,
+    /// A draw agreed.
+    Draw,
+}
+
+/// Play one game over WebSocket with the players' own links.
+async fn play(
+    srv: &Server,
+    game: &str,
+    white_token: &str,
+    black_token: &str,
+    director_token: &str,
+    ending: Ending,
+) {
+    let mut white = srv.connect(game, Some(white_token)).await;
+    let mut black = srv.connect(game, Some(black_token)).await;
+    match ending {
+        Ending::IllegalClaimed => {
+            white.send(json!({"move":"e2e5","press":true})).await;
+            white.event().await;
+            black.until_n(1).await;
+            black.send(json!({"claim":"illegal"})).await;
+            let ev = black.event().await;
+            assert_eq!(ev["result"], "0-1", "{ev}");
+        }
+        Ending::Flag => {
+            let mut director = srv.connect(game, Some(director_token)).await;
+            director
+                .send(json!({"add_time":{"color":"black","ms":-299_850}}))
+                .await;
+            director.event().await;
+            white.send(json!({"move":"e2e4","press":true})).await;
+            white.event().await;
+            let flag = white.until_type("flag").await;
+            assert_eq!(flag["color"], "black");
+            white.send(json!({"claim":"flag"})).await;
+            let ev = white.event().await;
+            assert_eq!(ev["result"], "1-0", "{ev}");
+        }
+        Ending::Resign => {
+            white.send(json!({"move":"d2d4","press":true})).await;
+            white.event().await;
+            black.send(json!({"resign":true})).await;
+            let ev = black.event().await;
+            assert_eq!(ev["result"], "1-0", "{ev}");
+        }
+        Ending::Draw => {
+            white.send(json!({"move":"g1f3","press":true})).await;
+            white.event().await;
+            white.send(json!({"offer":"draw"})).await;
+            white.event().await;
+            black.send(json!({"accept":"draw"})).await;
+            let ev = black.event().await;
+            assert_eq!(ev["result"], "1/2-1/2", "{ev}");
+        }
+    }
+}
+
+/// Issue 21, "How it must be shown": 10 players, a double round robin of 18 rounds, every
+/// game played over WebSocket by bots (illegal moves claimed, flags, resignations,
+/// draws); the results arrive in the evening by themselves; the live socket pushes every
+/// round and the standings; the final standings and the TRF export equal the events
+/// library's fed the same results on paper.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_double_round_robin_evening_played_on_the_server() {
+    let srv = Server::start().await;
+    let addr = srv.addr;
+    let ev = Evening::create(
+        addr,
+        json!({"name":"Club blitz","format":"double-round-robin","time_control":"G/5;d0",
+               "rules":"uscf-2020","play":"server","mode":"otb","date":"2026-11-26"}),
+    )
+    .await;
+    let names: Vec<String> = (0..10).map(|i| format!("Player {}", i + 1)).collect();
+    let players: Vec<Value> = names
+        .iter()
+        .enumerate()
+        .map(|(i, n)| json!({"name": n, "rating": 2200 - 50 * i as u32}))
+        .collect();
+    let added = expect(
+        addr,
+        "POST",
+        &ev.path("/players?check_in=true"),
+        Some(&ev.director),
+        &json!({ "players": players }).to_string(),
+        201,
+    )
+    .await;
+    let tokens: HashMap<String, String> = added["players"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| {
+            (
+                p["name"].as_str().unwrap().into(),
+                p["token"].as_str().unwrap().into(),
+            )
+        })
+        .collect();
+    // The projector's live socket, read in the background.
+    let (mut projector, _) =
+        tokio_tungstenite::connect_async(format!("ws://{addr}/ws/events/{}", ev.id))
+            .await
+            .expect("the live socket");
+    let first = next_json(&mut projector).await;
+    assert_eq!(first["type"], "state");
+    let watcher = tokio::spawn(async move {
+        let mut seen = Vec::new();
+        while let Some(Ok(msg)) = projector.next().await {
+            if let Message::Text(t) = msg {
+                let v: Value = serde_json::from_str(t.as_str()).unwrap();
+                let done = v["standings"]["after_round"] == 18;
+                seen.push(v);
+                if done {
+                    break;
+                }
+            }
+        }
+        seen
+    });
+    // The same evening on paper, in the events library.
+    let mut paper = Event::new("Club blitz", Format::DoubleRoundRobin, None).unwrap();
+    paper.set_ruleset("uscf-2020").unwrap();
+    paper.set_time_control("G/5;d0").unwrap();
+    paper.date = Some("2026-11-26".into());
+    paper.check_in = true;
+    let origin = Origin::new("director", 0);
+    for (i, n) in names.iter().enumerate() {
+        paper
+            .apply(
+                Change::AddPlayer {
+                    player: NewPlayer {
+                        name: n.clone(),
+                        rating: Some(2200 - 50 * i as u32),
+                        ..NewPlayer::default()
+                    },
+                    check_in: true,
+                },
+                &origin,
+            )
+            .unwrap();
+    }
+    let started = std::time::Instant::now();
+    for r in 1..=18u32 {
+        let round = ev.director("POST", "/rounds", Value::Null, 201).await;
+        paper.apply(Change::PairNext, &origin).unwrap();
+        let boards = round["boards"].as_array().unwrap().clone();
+        assert_eq!(boards.len(), 5);
+        let mut games = Vec::new();
+        for (i, b) in boards.iter().enumerate() {
+            let (w, bl) = (
+                b["white"]["name"].as_str().unwrap().to_string(),
+                b["black"]["name"].as_str().unwrap().to_string(),
+            );
+            // The same pairing as on paper.
+            let pb = &paper.round_list[r as usize - 1].boards[i];
+            assert_eq!(
+                (
+                    b["white"]["number"].as_u64().unwrap(),
+                    b["black"]["number"].as_u64().unwrap()
+                ),
+                (u64::from(pb.white), u64::from(pb.black)),
+                "round {r} board {}",
+                i + 1
+            );
+            let game = b["game"].as_str().expect("a server game").to_string();
+            let ending = match (r as usize * 7 + i) % 4 {
+                0 => Ending::IllegalClaimed,
+                1 => Ending::Flag,
+                2 => Ending::Resign,
+                _ => Ending::Draw,
+            };
+            games.push((game, tokens[&w].clone(), tokens[&bl].clone(), ending));
+        }
+        // The players' pages show their boards and games.
+        let me = expect(
+            addr,
+            "GET",
+            &ev.path("/me"),
+            Some(&tokens[&names[0]]),
+            "",
+            200,
+        )
+        .await;
+        assert_eq!(me["round"], r);
+        assert!(me["games"][0]["id"].is_string(), "{me}");
+        let plays = games
+            .iter()
+            .map(|(g, wt, bt, ending)| play(&srv, g, wt, bt, &ev.director, *ending));
+        futures_util::future::join_all(plays).await;
+        // The results arrive by themselves.
+        let done = wait_round_complete(&ev, r).await;
+        for (i, b) in done["boards"].as_array().unwrap().iter().enumerate() {
+            let result: RecordedResult = b["results"][0].as_str().unwrap().parse().unwrap();
+            paper
+                .apply(
+                    Change::SetResults {
+                        round: r,
+                        board: i as u32 + 1,
+                        results: vec![result],
+                    },
+                    &origin,
+                )
+                .unwrap();
+        }
+    }
+    let elapsed = started.elapsed();
+    // The evening is over: a 19th round is refused.
+    ev.director("POST", "/rounds", Value::Null, 409).await;
+    let standings = ev.get("/standings").await;
+    assert_eq!(standings["after_round"], 18);
+    let paper_st = paper.standings(None, None).unwrap();
+    let server_rows: Vec<(String, f64)> = standings["rows"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| {
+            (
+                r["name"].as_str().unwrap().into(),
+                r["points"].as_f64().unwrap(),
+            )
+        })
+        .collect();
+    let paper_rows: Vec<(String, f64)> = paper_st
+        .rows
+        .iter()
+        .map(|r| (paper.players[r.player].name.clone(), r.score.as_f64()))
+        .collect();
+    assert_eq!(server_rows, paper_rows);
+    let total: f64 = server_rows.iter().map(|r| r.1).sum();
+    assert_eq!(total, 90.0, "90 games, one point each");
+    let trf = expect(addr, "GET", &ev.path("/export/trf"), None, "", 200).await;
+    assert_eq!(
+        trf.as_str().unwrap(),
+        flagfall_events::export::trf(&paper),
+        "the TRF export equals the paper evening's"
+    );
+    // The PGN holds every game with its moves and rulings.
+    let pgn = expect(addr, "GET", &ev.path("/export/pgn"), None, "", 200).await;
+    assert_eq!(pgn.as_str().unwrap().matches("[Round \"").count(), 90);
+    assert!(pgn.as_str().unwrap().contains("%ff"), "rulings in comments");
+    // The live socket pushed every round's pairing and the standings after each round.
+    let seen = tokio::time::timeout(Duration::from_secs(20), watcher)
+        .await
+        .expect("the live socket saw the last standings")
+        .unwrap();
+    let paired = seen
+        .iter()
+        .filter(|m| {
+            m["effects"]
+                .as_array()
+                .is_some_and(|e| e.iter().any(|x| x["effect"] == "round-paired"))
+        })
+        .count();
+    assert_eq!(paired, 18);
+    let standings_pushed: Vec<u64> = seen
+        .iter()
+        .filter_map(|m| m["standings"]["after_round"].as_u64())
+        .collect();
+    for r in 1..=18 {
+        assert!(
+            standings_pushed.contains(&r),
+            "standings after round {r} pushed"
+        );
+    }
+    eprintln!("18 rounds, 90 games in {elapsed:?}");
+    srv.stop().await;
+}
+
+async fn next_json(
+    ws: &mut tokio_tungstenite::WebSocketStream<
+        tokio_tungstenite::MaybeTlsStream<tokio::net::TcpStream>,
+    >,
+) -> Value {
+    loop {
+        let msg = tokio::time::timeout(Duration::from_secs(10), ws.next())
+            .await
+            .expect("a message in time")
+            .expect("open")
+            .expect("a frame");
+        if let Message::Text(t) = msg {
+            return serde_json::from_str(t.as_str()).unwrap();
+        }
+    }
+}
+
+/// Poll the round until every result is in (they arrive from the games by themselves).
+async fn wait_round_complete(ev: &Evening, r: u32) -> Value {
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(20);
+    loop {
+        let round = ev.get(&format!("/rounds/{r}")).await;
+        if round["complete"] == true {
+            return round;
+        }
+        assert!(
+            tokio::time::Instant::now() < deadline,
+            "round {r}'s results did not arrive: {round}"
+        );
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+}
