@@ -689,3 +689,117 @@ async fn wait_round_complete(ev: &Evening, r: u32) -> Value {
         tokio::time::sleep(Duration::from_millis(20)).await;
     }
 }
+
+/// `flagfall event export --server URL --token T > club.json` and `flagfall event import
+/// --server URL club.json` move an evening between a server and an event file.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_evening_moves_between_server_and_file() {
+    let srv = Server::start().await;
+    let addr = srv.addr;
+    let ev = Evening::create(
+        addr,
+        json!({"name":"Export night","format":"swiss","rounds":2,"time_control":"G/3;d2",
+               "rules":"uscf-2020","play":"board","check_in":false}),
+    )
+    .await;
+    ev.director(
+        "POST",
+        "/players",
+        json!({"players":[{"name":"Ann","rating":2000},{"name":"Bob","rating":1900},{"name":"Cy"}]}),
+        201,
+    )
+    .await;
+    ev.director("POST", "/rounds", Value::Null, 201).await;
+    ev.director(
+        "POST",
+        "/rounds/1/boards/1/result",
+        json!({"result":"1-0"}),
+        200,
+    )
+    .await;
+    let url = format!("http://{addr}/api/events/{}", ev.id);
+    let bin = env!("CARGO_BIN_EXE_flagfall");
+    let run = |args: Vec<String>| {
+        tokio::task::spawn_blocking(move || {
+            std::process::Command::new(bin)
+                .args(&args)
+                .output()
+                .expect("run flagfall")
+        })
+    };
+    // A wrong token: refused, the server's reason shown, nothing written.
+    let out = run(vec![
+        "event".into(),
+        "export".into(),
+        "--server".into(),
+        url.clone(),
+        "--token".into(),
+        "nope".into(),
+    ])
+    .await
+    .unwrap();
+    assert!(!out.status.success());
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains("403"),
+        "{out:?}"
+    );
+    let out = run(vec![
+        "event".into(),
+        "export".into(),
+        "--server".into(),
+        url.clone(),
+        "--token".into(),
+        ev.director.clone(),
+    ])
+    .await
+    .unwrap();
+    assert!(out.status.success(), "{out:?}");
+    let file = String::from_utf8(out.stdout).unwrap();
+    let exported = ev.director("GET", "/export/json", Value::Null, 200).await;
+    assert_eq!(
+        serde_json::from_str::<Value>(&file).unwrap(),
+        exported,
+        "the file is the server's event"
+    );
+    // The file reads as an event file (`flagfall event` takes it).
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("club.json");
+    std::fs::write(&path, &file).unwrap();
+    let out = run(vec![
+        "event".into(),
+        "standings".into(),
+        path.display().to_string(),
+    ])
+    .await
+    .unwrap();
+    assert!(out.status.success(), "{out:?}");
+    // And back onto the server, as a new evening with the same players, rounds, log.
+    let out = run(vec![
+        "event".into(),
+        "import".into(),
+        "--server".into(),
+        format!("http://{addr}"),
+        path.display().to_string(),
+    ])
+    .await
+    .unwrap();
+    assert!(out.status.success(), "{out:?}");
+    let created: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let copy = Evening {
+        addr,
+        id: created["id"].as_str().unwrap().into(),
+        director: created["director_token"].as_str().unwrap().into(),
+    };
+    let (mut a, mut b) = (ev.state().await, copy.state().await);
+    for v in [&mut a, &mut b] {
+        v.as_object_mut().unwrap().remove("id");
+    }
+    assert_eq!(a, b);
+    assert_eq!(copy.get("/rounds/1").await, ev.get("/rounds/1").await);
+    let log = copy.director("GET", "/log", Value::Null, 200).await;
+    assert_eq!(log["log"], exported["log"], "the log came along");
+    // An import that is not an event file is refused, naming why.
+    let (status, text) = call(addr, "POST", "/api/events/import", None, r#"{"name":"x"}"#).await;
+    assert_eq!(status, 400, "{text}");
+    srv.stop().await;
+}
