@@ -803,3 +803,282 @@ async fn an_evening_moves_between_server_and_file() {
     assert_eq!(status, 400, "{text}");
     srv.stop().await;
 }
+
+/// A Swiss on boards: a forbidden pair honoured, a requested bye, a pause, a late entry,
+/// a withdrawal, the director's own pairing with its warning and who made it, and the
+/// automatic mode pairing the next round the moment the last result arrives.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_swiss_on_boards_with_the_directors_tools() {
+    let srv = Server::start().await;
+    let addr = srv.addr;
+    let ev = Evening::create(
+        addr,
+        json!({"name":"Swiss night","format":"swiss","rounds":4,"time_control":"G/5;d0",
+               "rules":"uscf-2020","play":"board","confirm":"one","auto":true,"check_in":false}),
+    )
+    .await;
+    let players: Vec<Value> = (0..8)
+        .map(|i| json!({"name": format!("P{}", i + 1), "rating": 2000 - 10 * i}))
+        .collect();
+    let added = ev
+        .director("POST", "/players", json!({ "players": players }), 201)
+        .await;
+    let token = |name: &str| {
+        added["players"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|p| p["name"] == name)
+            .unwrap()["token"]
+            .as_str()
+            .unwrap()
+            .to_string()
+    };
+    // P1 and P5 would meet in round 1 (top half against bottom half): forbidden.
+    ev.director(
+        "POST",
+        "/forbidden",
+        json!({"a":1,"b":5,"note":"siblings"}),
+        200,
+    )
+    .await;
+    // P8 asks for a half-point bye in round 2 from their own link.
+    expect(
+        addr,
+        "POST",
+        &ev.path("/players/8/bye"),
+        Some(&token("P8")),
+        r#"{"round":2,"kind":"half"}"#,
+        200,
+    )
+    .await;
+    // A player may not withdraw anyone (themselves neither: the director does).
+    let (status, _) = call(
+        addr,
+        "POST",
+        &ev.path("/players/8/withdraw"),
+        Some(&token("P8")),
+        "",
+    )
+    .await;
+    assert_eq!(status, 403);
+    let r1 = ev.director("POST", "/rounds", Value::Null, 201).await;
+    for b in r1["boards"].as_array().unwrap() {
+        let pair = (
+            b["white"]["number"].as_u64().unwrap(),
+            b["black"]["number"].as_u64().unwrap(),
+        );
+        assert!(
+            pair != (1, 5) && pair != (5, 1),
+            "the forbidden pair met: {r1}"
+        );
+    }
+    // The director's own pairing of round 1 puts the siblings together: accepted with a
+    // warning, and the round records who made it.
+    let boards: Vec<(u64, u64)> = vec![(1, 5), (6, 2), (3, 7), (8, 4)];
+    let over = ev
+        .director("PUT", "/rounds/1", json!({ "boards": boards }), 200)
+        .await;
+    assert!(
+        over["warnings"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|w| w["warning"]["rule"] == "forbidden"),
+        "{over}"
+    );
+    assert_eq!(over["round"]["manual_by"], "director");
+    // Back to the computed pairing: delete it and pair again.
+    ev.director("DELETE", "/rounds/1", Value::Null, 200).await;
+    let r1 = ev.director("POST", "/rounds", Value::Null, 201).await;
+    // Results from the players' links (confirm: one); the last one pairs round 2 by
+    // itself (automatic mode).
+    let boards = r1["boards"].as_array().unwrap().clone();
+    for b in &boards {
+        let white = b["white"]["name"].as_str().unwrap();
+        expect(
+            addr,
+            "POST",
+            &ev.path(&format!("/rounds/1/boards/{}/result", b["board"])),
+            Some(&token(white)),
+            r#"{"result":"1-0"}"#,
+            200,
+        )
+        .await;
+    }
+    let st = ev.get("").await;
+    assert_eq!(st["rounds_paired"], 2, "paired automatically: {st}");
+    let r2 = ev.get("/rounds/2").await;
+    assert!(
+        r2["bye"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|b| b["number"] == 8 && b["kind"] == "half"),
+        "P8's requested bye: {r2}"
+    );
+    // A late entry joins from round 3; P2 pauses for round 3; P7 withdraws.
+    let late = ev
+        .director(
+            "POST",
+            "/players",
+            json!({"name":"Late","rating":1995}),
+            201,
+        )
+        .await;
+    assert_eq!(late["players"][0]["number"], 2, "placed by rating: {late}");
+    let numbers = |v: &Value| -> HashMap<String, u64> {
+        v["players"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|p| {
+                (
+                    p["name"].as_str().unwrap().into(),
+                    p["number"].as_u64().unwrap(),
+                )
+            })
+            .collect()
+    };
+    let n = numbers(&ev.get("").await);
+    ev.director(
+        "POST",
+        &format!("/players/{}/pause", n["P2"]),
+        Value::Null,
+        200,
+    )
+    .await;
+    ev.director(
+        "POST",
+        &format!("/players/{}/withdraw", n["P7"]),
+        Value::Null,
+        200,
+    )
+    .await;
+    let r2 = ev.get("/rounds/2").await;
+    for b in r2["boards"].as_array().unwrap() {
+        ev.director(
+            "POST",
+            &format!("/rounds/2/boards/{}/result", b["board"]),
+            json!({"result":"1/2"}),
+            200,
+        )
+        .await;
+    }
+    let r3 = ev.get("/rounds/3").await;
+    let in_r3: Vec<u64> = r3["boards"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .flat_map(|b| {
+            [
+                b["white"]["number"].as_u64().unwrap(),
+                b["black"]["number"].as_u64().unwrap(),
+            ]
+        })
+        .chain(
+            r3["bye"]
+                .as_array()
+                .into_iter()
+                .flatten()
+                .filter(|b| b["kind"] == "pab")
+                .map(|b| b["number"].as_u64().unwrap()),
+        )
+        .collect();
+    assert!(
+        in_r3.contains(&n["Late"]),
+        "the late entry plays round 3: {r3}"
+    );
+    assert!(
+        !in_r3.contains(&n["P2"]),
+        "the paused player is not paired: {r3}"
+    );
+    assert!(
+        !in_r3.contains(&n["P7"]),
+        "the withdrawn player is not paired: {r3}"
+    );
+    // A correction of round 1 is logged with what it replaced.
+    ev.director(
+        "POST",
+        "/rounds/1/boards/1/result",
+        json!({"result":"0-1"}),
+        200,
+    )
+    .await;
+    let log = ev.director("GET", "/log", Value::Null, 200).await;
+    let last = log["log"].as_array().unwrap().last().unwrap().clone();
+    assert_eq!(last["change"]["change"], "set-results", "{last}");
+    assert_eq!(
+        last["before"][0]["results"]["results"],
+        json!(["white-wins"])
+    );
+    // Standings and crosstable answer, and the CSV export.
+    assert!(ev.get("/standings").await["rows"].as_array().unwrap().len() >= 8);
+    assert_eq!(ev.get("/crosstable").await["rounds"], 3);
+    let csv = expect(addr, "GET", &ev.path("/export/csv"), None, "", 200).await;
+    assert!(csv.as_str().unwrap().contains("P1"));
+    srv.stop().await;
+}
+
+/// A server game that ended while its evening did not take the result (the server
+/// stopped between the two): loading the evening takes it. Nothing is lost.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_result_stored_with_its_game_reaches_the_evening_after_a_restart() {
+    let srv = Server::start().await;
+    let ev = Evening::create(
+        srv.addr,
+        json!({"name":"Two","format":"round-robin","time_control":"G/5;d0",
+               "rules":"uscf-2020","play":"server","check_in":false}),
+    )
+    .await;
+    ev.director(
+        "POST",
+        "/players",
+        json!({"players":[{"name":"Ann","rating":2000},{"name":"Bob","rating":1900}]}),
+        201,
+    )
+    .await;
+    let r1 = ev.director("POST", "/rounds", Value::Null, 201).await;
+    let game = r1["boards"][0]["game"].as_str().unwrap().to_string();
+    let db = srv.stop_keeping_db().await;
+    // What a crash leaves: the game's final event and result stored (one transaction,
+    // as the game's task writes them), the evening's log row not.
+    let store = flagfall_store::open(&db.url).await.unwrap();
+    store
+        .append(&[flagfall_store::NewEvent {
+            game_id: game.clone(),
+            n: 1,
+            json: r#"{"at":0,"by":"black","resign":true}"#.into(),
+            by_role: Some("black".into()),
+            client_id: None,
+            finished: Some("1-0".into()),
+        }])
+        .await
+        .unwrap();
+    drop(store);
+    let srv = Server::start_on(db).await;
+    let ev = Evening {
+        addr: srv.addr,
+        id: ev.id.clone(),
+        director: ev.director.clone(),
+    };
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(10);
+    loop {
+        let round = ev.get("/rounds/1").await;
+        if round["complete"] == true {
+            assert_eq!(round["boards"][0]["results"], json!(["1-0"]));
+            break;
+        }
+        assert!(tokio::time::Instant::now() < deadline, "{round}");
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    let log = ev.director("GET", "/log", Value::Null, 200).await;
+    assert!(
+        log["log"].as_array().unwrap().last().unwrap()["by"]
+            .as_str()
+            .unwrap()
+            .contains("loading"),
+        "{log}"
+    );
+    srv.stop().await;
+}
