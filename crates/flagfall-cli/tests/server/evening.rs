@@ -1082,3 +1082,90 @@ async fn a_result_stored_with_its_game_reaches_the_evening_after_a_restart() {
     );
     srv.stop().await;
 }
+
+/// `kill -9` of `flagfall serve` in the middle of an evening on server boards: every
+/// acknowledged change is there after the restart, the round's games go on, and a
+/// round whose game has begun cannot be deleted.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_evening_survives_kill_9() {
+    let mut p = Process::start(None).await;
+    let ev = Evening::create(
+        p.addr,
+        json!({"name":"Crash night","format":"swiss","rounds":3,"time_control":"G/5;d0",
+               "rules":"uscf-2020","play":"server","check_in":false}),
+    )
+    .await;
+    let added = ev
+        .director(
+            "POST",
+            "/players",
+            json!({"players":[{"name":"Ann","rating":2000},{"name":"Bob","rating":1900},
+                              {"name":"Cy","rating":1800},{"name":"Di","rating":1700}]}),
+            201,
+        )
+        .await;
+    let token = |name: &str| {
+        added["players"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|x| x["name"] == name)
+            .unwrap()["token"]
+            .as_str()
+            .unwrap()
+            .to_string()
+    };
+    let r1 = ev.director("POST", "/rounds", Value::Null, 201).await;
+    let b1 = r1["boards"][0].clone();
+    let game = b1["game"].as_str().unwrap().to_string();
+    let white = token(b1["white"]["name"].as_str().unwrap());
+    let mut w = p.connect(&game, Some(&white)).await;
+    w.send(json!({"move":"e2e4","press":true})).await;
+    w.event().await;
+    // The game has begun: the round stays.
+    let (status, text) = call(
+        p.addr,
+        "DELETE",
+        &ev.path("/rounds/1"),
+        Some(&ev.director),
+        "",
+    )
+    .await;
+    assert_eq!(status, 409, "{text}");
+    ev.director(
+        "POST",
+        "/rounds/1/boards/2/result",
+        json!({"result":"1/2"}),
+        200,
+    )
+    .await;
+    let before = ev.state().await;
+    let round_before = ev.get("/rounds/1").await;
+    drop(w);
+    p.kill9();
+    let p = Process::start(Some(p.into_db())).await;
+    let ev = Evening {
+        addr: p.addr,
+        id: ev.id.clone(),
+        director: ev.director.clone(),
+    };
+    assert_eq!(ev.state().await, before, "nothing lost");
+    assert_eq!(ev.get("/rounds/1").await, round_before);
+    // The game goes on after the restart; Black resigns and the result arrives.
+    let black = token(b1["black"]["name"].as_str().unwrap());
+    let mut b = p.connect(&game, Some(&black)).await;
+    b.send(json!({"resign":true})).await;
+    assert_eq!(b.event().await["result"], "1-0");
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(10);
+    loop {
+        let round = ev.get("/rounds/1").await;
+        if round["complete"] == true {
+            assert_eq!(round["boards"][0]["results"], json!(["1-0"]));
+            break;
+        }
+        assert!(tokio::time::Instant::now() < deadline, "{round}");
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    ev.director("POST", "/rounds", Value::Null, 201).await;
+    p.terminate().await;
+}
