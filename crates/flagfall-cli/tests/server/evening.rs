@@ -1132,6 +1132,7 @@ async fn an_evening_survives_kill_9() {
     )
     .await;
     assert_eq!(status, 409, "{text}");
+    assert!(text.contains("has begun"), "{text}");
     ev.director(
         "POST",
         "/rounds/1/boards/2/result",
