@@ -1170,3 +1170,108 @@ async fn an_evening_survives_kill_9() {
     ev.director("POST", "/rounds", Value::Null, 201).await;
     p.terminate().await;
 }
+
+/// A line of FIDE's combined rating list (the columns FIDE publishes).
+fn fide_line(id: u64, name: &str, fed: &str, blitz: u32) -> String {
+    let mut cols: Vec<char> = vec![' '; 162];
+    let mut put = |at: usize, text: &str| {
+        for (i, c) in text.chars().enumerate() {
+            cols[at + i] = c;
+        }
+    };
+    put(0, &id.to_string());
+    put(15, name);
+    put(76, fed);
+    put(80, "M");
+    put(139, &blitz.to_string());
+    put(145, "0");
+    put(149, "20");
+    put(152, "1990");
+    cols.into_iter().collect::<String>().trim_end().to_string()
+}
+
+/// The director loads a FIDE rating list (ratings and ids filled by name); a player
+/// checks in by link and the live socket pushes it at once.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_rating_list_fills_ratings_and_check_ins_are_pushed() {
+    let srv = Server::start().await;
+    let addr = srv.addr;
+    let ev = Evening::create(
+        addr,
+        json!({"name":"Rated","format":"swiss","rounds":5,"time_control":"G/5;d0",
+               "rules":"fide-b3","play":"board"}),
+    )
+    .await;
+    let added = ev
+        .director(
+            "POST",
+            "/players",
+            json!({"players":[{"name":"Magnus Carlsen"},{"name":"Ann Other","rating":1500}]}),
+            201,
+        )
+        .await;
+    let list = [
+        "ID Number      Name                                                         Fed Sex Tit  WTit OTit           FOA SRtng SGm SK RRtng RGm Rk BRtng BGm BK B-day Flag".to_string(),
+        fide_line(1_503_014, "Carlsen, Magnus", "NOR", 2850),
+    ]
+    .join("\n")
+        + "\n";
+    let (status, text) = call(
+        addr,
+        "POST",
+        &ev.path("/ratings?rating=blitz"),
+        Some(&ev.director),
+        &list,
+    )
+    .await;
+    assert_eq!(status, 200, "{text}");
+    let found: Value = serde_json::from_str(&text).unwrap();
+    assert_eq!(found["updated"], 1, "{found}");
+    let st = ev.get("").await;
+    let magnus = st["players"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|p| p["name"] == "Magnus Carlsen")
+        .unwrap()
+        .clone();
+    assert_eq!(magnus["rating"], 2850);
+    assert_eq!(magnus["fide_id"], 1_503_014);
+    assert_eq!(magnus["number"], 1, "numbered by rating before round 1");
+    // The projector listens; Ann checks in from her link.
+    let (mut live, _) =
+        tokio_tungstenite::connect_async(format!("ws://{addr}/ws/events/{}", ev.id))
+            .await
+            .unwrap();
+    assert_eq!(next_json(&mut live).await["type"], "state");
+    let ann = added["players"][1]["token"].as_str().unwrap();
+    let ann_number = st["players"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|p| p["name"] == "Ann Other")
+        .unwrap()["number"]
+        .as_u64()
+        .unwrap();
+    expect(
+        addr,
+        "POST",
+        &ev.path(&format!("/players/{ann_number}/check-in")),
+        Some(ann),
+        "",
+        200,
+    )
+    .await;
+    let pushed = next_json(&mut live).await;
+    assert_eq!(pushed["type"], "change");
+    let listed = pushed["players"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|p| p["name"] == "Ann Other")
+        .unwrap()
+        .clone();
+    assert_eq!(listed["checked_in"], true, "{pushed}");
+    assert_eq!(pushed["rows"][0]["change"]["by"], "player Ann Other");
+    srv.stop().await;
+}
