@@ -62,7 +62,7 @@ pub fn router(shared: Arc<Shared>) -> Router {
             crate::limits::security_headers,
         ))
         // Blitz evenings: their own body limit (uploads), added after the layers above.
-        .merge(crate::evening::http::routes())
+        .merge(crate::evening::http::routes(&shared))
         .with_state(shared)
 }
 

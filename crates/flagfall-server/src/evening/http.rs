@@ -32,10 +32,12 @@ type AppState = Arc<Shared>;
 pub const MAX_EVENING_BODY: usize = 4 * 1024 * 1024;
 
 /// The routes, with their own body limit (uploads are larger than a game's bodies).
-pub fn routes() -> Router<AppState> {
+/// Creating an evening counts against the per-address creation limit, as a game does.
+pub fn routes(shared: &Shared) -> Router<AppState> {
+    let limited = crate::limits::creation_limit(&shared.limits);
     Router::new()
-        .route("/api/events", post(create))
-        .route("/api/events/import", post(import_event))
+        .route("/api/events", limited(post(create)))
+        .route("/api/events/import", limited(post(import_event)))
         .route("/api/events/{id}", get(get_event))
         .route("/api/events/{id}/deputy", post(deputy))
         .route("/api/events/{id}/players", post(add_players))

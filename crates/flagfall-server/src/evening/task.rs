@@ -187,7 +187,8 @@ pub async fn handle(shared: &Arc<Shared>, id: &str) -> Result<Option<EveningHand
         tokens,
         seq: log.len() as i64,
     };
-    let (snap_tx, snap_rx) = watch::channel(Arc::new(snap.clone()));
+    let snap = Arc::new(snap);
+    let (snap_tx, snap_rx) = watch::channel(snap.clone());
     let (live, _) = broadcast::channel(LIVE_BUFFER);
     let (tx, rx) = mpsc::channel(QUEUE);
     let h = EveningHandle {
@@ -239,7 +240,8 @@ fn note_report(event: &Event, reports: &mut BTreeMap<(u32, u32), BoardReports>, 
 
 struct Task {
     shared: Arc<Shared>,
-    state: Snap,
+    /// The state, shared with the readers (a change works on a copy).
+    state: Arc<Snap>,
     snap_tx: watch::Sender<Arc<Snap>>,
     live: broadcast::Sender<Arc<str>>,
 }
@@ -369,7 +371,7 @@ impl Task {
 
     fn work(&self) -> Work {
         Work {
-            snap: self.state.clone(),
+            snap: (*self.state).clone(),
             rows: Vec::new(),
             tokens: Vec::new(),
             games: Vec::new(),
@@ -691,8 +693,8 @@ impl Task {
                 tracing::error!(game = %g.id, error = %e, "an evening's game not started");
             }
         }
-        self.state = w.snap;
-        let snap = Arc::new(self.state.clone());
+        let snap = Arc::new(w.snap);
+        self.state = snap.clone();
         self.snap_tx.send_replace(snap.clone());
         if !c.log.is_empty() {
             let msg = super::view::live_message(&snap, &c.log, &w.done.effects);
