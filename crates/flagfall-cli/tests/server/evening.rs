@@ -1275,3 +1275,77 @@ async fn a_rating_list_fills_ratings_and_check_ins_are_pushed() {
     assert_eq!(pushed["rows"][0]["change"]["by"], "player Ann Other");
     srv.stop().await;
 }
+
+/// The database refuses an evening's commit: the director's change is a 500 and the
+/// evening is as it was; a finished game's result whose commit failed is tried again and
+/// arrives.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_failed_commit_changes_nothing_and_a_result_is_tried_again() {
+    use std::sync::atomic::Ordering;
+    let (srv, faults) = Server::start_faulty().await;
+    let ev = Evening::create(
+        srv.addr,
+        json!({"name":"Faults","format":"round-robin","time_control":"G/5;d0",
+               "rules":"uscf-2020","play":"server","check_in":false}),
+    )
+    .await;
+    let added = ev
+        .director(
+            "POST",
+            "/players",
+            json!({"players":[{"name":"Ann","rating":2000},{"name":"Bob","rating":1900},
+                              {"name":"Cy","rating":1800},{"name":"Di","rating":1700}]}),
+            201,
+        )
+        .await;
+    let token = |name: &str| {
+        added["players"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|x| x["name"] == name)
+            .unwrap()["token"]
+            .as_str()
+            .unwrap()
+            .to_string()
+    };
+    let r1 = ev.director("POST", "/rounds", Value::Null, 201).await;
+    let before = ev.state().await;
+    faults.evening_fail.store(1, Ordering::SeqCst);
+    ev.director(
+        "POST",
+        "/rounds/1/boards/2/result",
+        json!({"result":"1-0"}),
+        500,
+    )
+    .await;
+    assert_eq!(ev.state().await, before, "nothing changed");
+    assert_eq!(
+        ev.get("/rounds/1").await["boards"][1]["results"],
+        json!([null])
+    );
+    // Board 1's game ends while the evening's next commit fails: tried again, it counts.
+    faults.evening_fail.store(1, Ordering::SeqCst);
+    let b1 = &r1["boards"][0];
+    let game = b1["game"].as_str().unwrap();
+    let mut black = srv
+        .connect(game, Some(&token(b1["black"]["name"].as_str().unwrap())))
+        .await;
+    black.send(json!({"resign":true})).await;
+    assert_eq!(black.event().await["result"], "1-0");
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(10);
+    loop {
+        let round = ev.get("/rounds/1").await;
+        if round["boards"][0]["results"] == json!(["1-0"]) {
+            break;
+        }
+        assert!(tokio::time::Instant::now() < deadline, "{round}");
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    assert_eq!(
+        faults.evening_fail.load(Ordering::SeqCst),
+        0,
+        "the fault was met"
+    );
+    srv.stop().await;
+}

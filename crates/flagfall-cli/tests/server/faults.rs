@@ -20,6 +20,8 @@ pub struct Faults {
     pub fail_after: AtomicU32,
     /// Reads of a game's events fail while set.
     pub reads_down: AtomicBool,
+    /// Evenings' commits to fail without writing (issue 21).
+    pub evening_fail: AtomicU32,
 }
 
 pub struct FaultyStore {
@@ -138,6 +140,11 @@ impl Store for FaultyStore {
         &'a self,
         c: &'a flagfall_store::TournamentCommit,
     ) -> StoreFuture<'a, ()> {
-        self.inner.tournament_commit(c)
+        Box::pin(async move {
+            if take(&self.faults.evening_fail) {
+                return Err(down("an evening's commit refused"));
+            }
+            self.inner.tournament_commit(c).await
+        })
     }
 }

@@ -171,19 +171,26 @@ pub(crate) fn game_over(shared: &Arc<crate::Shared>, game_id: &str) {
     let shared = shared.clone();
     let game_id = game_id.to_string();
     tokio::spawn(async move {
-        let evening = match shared.store.tournament_of_game(&game_id).await {
-            Ok(Some(e)) => e,
-            Ok(None) => return,
-            Err(e) => {
-                tracing::error!(game = %game_id, error = %e, "cannot find a finished game's evening; it is taken up when the evening loads");
-                return;
+        // The database may fail for a moment: a few tries, a second apart. Past them the
+        // result is taken when the evening loads or before it pairs its next round.
+        for attempt in 1..=5 {
+            if attempt > 1 {
+                tokio::time::sleep(std::time::Duration::from_secs(1)).await;
             }
-        };
-        match task::handle(&shared, &evening).await {
-            Ok(Some(h)) => h.game_over(game_id).await,
-            Ok(None) => {}
-            Err(e) => {
-                tracing::error!(evening = %evening, error = %e, "cannot load an evening for a finished game")
+            let evening = match shared.store.tournament_of_game(&game_id).await {
+                Ok(Some(e)) => e,
+                Ok(None) => return,
+                Err(e) => {
+                    tracing::error!(game = %game_id, attempt, error = %e, "cannot find a finished game's evening");
+                    continue;
+                }
+            };
+            match task::handle(&shared, &evening).await {
+                Ok(Some(h)) => return h.game_over(game_id).await,
+                Ok(None) => return,
+                Err(e) => {
+                    tracing::error!(evening = %evening, attempt, error = %e, "cannot load an evening for a finished game")
+                }
             }
         }
     });

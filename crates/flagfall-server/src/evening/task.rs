@@ -17,6 +17,8 @@ use crate::{ServerError, Shared, now_unix_ms, random_hex, token_hash};
 
 /// Commands an evening's task may have queued.
 const QUEUE: usize = 256;
+/// How often a finished game's result is tried when it could not be stored.
+const GAME_OVER_ATTEMPTS: u32 = 10;
 /// Messages the live socket may lag behind before it is told to reload.
 const LIVE_BUFFER: usize = 256;
 
@@ -77,7 +79,8 @@ enum Cmd {
         origin: Origin,
         reply: oneshot::Sender<Result<Done, Refusal>>,
     },
-    GameOver(String),
+    /// A server game ended (the attempt: a result not taken is tried again).
+    GameOver(String, u32),
 }
 
 impl EveningHandle {
@@ -97,7 +100,7 @@ impl EveningHandle {
     }
 
     pub(crate) async fn game_over(&self, game_id: String) {
-        let _ = self.tx.send(Cmd::GameOver(game_id)).await;
+        let _ = self.tx.send(Cmd::GameOver(game_id, 1)).await;
     }
 
     /// The state now.
@@ -205,6 +208,7 @@ pub async fn handle(shared: &Arc<Shared>, id: &str) -> Result<Option<EveningHand
     }
     let task = Task {
         shared: shared.clone(),
+        me: h.tx.downgrade(),
         state: snap,
         snap_tx,
         live,
@@ -240,6 +244,9 @@ fn note_report(event: &Event, reports: &mut BTreeMap<(u32, u32), BoardReports>, 
 
 struct Task {
     shared: Arc<Shared>,
+    /// The task's own queue (weak: the task ends when every handle is gone), for a
+    /// finished game's result tried again.
+    me: mpsc::WeakSender<Cmd>,
     /// The state, shared with the readers (a change works on a copy).
     state: Arc<Snap>,
     snap_tx: watch::Sender<Arc<Snap>>,
@@ -290,10 +297,20 @@ impl Task {
                     let r = self.exec(op, origin).await;
                     let _ = reply.send(r);
                 }
-                Cmd::GameOver(id) => {
+                Cmd::GameOver(id, attempt) => {
                     let origin = Origin::new(format!("game {id}"), now_unix_ms());
-                    if let Err(e) = self.finished_games(&[id], origin).await {
-                        tracing::error!(evening = %self.state.id, error = ?e, "a finished game's result not taken");
+                    if let Err(e) = self.finished_games(std::slice::from_ref(&id), origin).await {
+                        tracing::error!(evening = %self.state.id, game = %id, attempt, error = ?e, "a finished game's result not taken");
+                        // The database may be back in a moment: try again (and the
+                        // evening takes it anyway when it is loaded, or before it pairs).
+                        if attempt < GAME_OVER_ATTEMPTS
+                            && let Some(tx) = self.me.upgrade()
+                        {
+                            tokio::spawn(async move {
+                                tokio::time::sleep(std::time::Duration::from_secs(1)).await;
+                                let _ = tx.send(Cmd::GameOver(id, attempt + 1)).await;
+                            });
+                        }
                     }
                 }
             }
@@ -383,6 +400,12 @@ impl Task {
         let mut w = self.work();
         match op {
             Op::Changes(changes) => {
+                if changes.iter().any(|c| matches!(c, Change::PairNext)) {
+                    // A result that did not come in by itself (a failed store) is taken
+                    // before the round is refused for missing it.
+                    self.reconcile().await;
+                    w = self.work();
+                }
                 for change in changes {
                     if let Change::DeleteRound { round } | Change::Override { round, .. } = &change
                     {
@@ -464,6 +487,9 @@ impl Task {
         }
         let event = &w.snap.event;
         let latest = event.rounds_paired();
+        if latest == 0 {
+            return Err(Refusal::Conflict("no round has been paired yet".into()));
+        }
         let number = w
             .snap
             .number_of(&player)
