@@ -201,6 +201,8 @@ async fn evening_tokens_and_bad_input_change_nothing() {
         .await;
     ev.director("POST", "/players", json!({"nom":"Zed"}), 400)
         .await;
+    ev.director("POST", "/players", json!({"players":[]}), 400)
+        .await;
     assert_eq!(ev.state().await, before, "nothing changed");
     // Nobody checked in: the round is refused, naming why.
     let (status, text) = call(addr, "POST", &pair, Some(&ev.director), "").await;
@@ -318,6 +320,17 @@ async fn evening_tokens_and_bad_input_change_nothing() {
         200,
     )
     .await;
+    // Result bodies that say nothing usable: 400, nothing changed.
+    for bad in [
+        json!({"results":[]}),
+        json!({"game":1,"results":[]}),
+        json!({"result":"2-0"}),
+        json!({}),
+        json!({"result":"1-0","results":["1-0"]}),
+    ] {
+        ev.director("POST", "/rounds/1/boards/2/result", bad, 400)
+            .await;
+    }
     let round = ev.get("/rounds/1").await;
     assert_eq!(round["boards"][0]["results"], json!(["1/2"]));
     assert_eq!(round["boards"][1]["results"], json!(["0-1"]));

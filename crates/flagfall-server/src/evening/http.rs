@@ -670,6 +670,18 @@ async fn set_result(
             ));
         }
     };
+    if results.is_empty() {
+        return Err(refused(
+            StatusCode::BAD_REQUEST,
+            "field `results`: empty; give one result per game of the board",
+        ));
+    }
+    if b.game.is_some() && results.len() != 1 {
+        return Err(refused(
+            StatusCode::BAD_REQUEST,
+            "with `game`, give that game's one `result`",
+        ));
+    }
     let op = match (&w, b.game) {
         (Who::Player(name), None) => Op::Report {
             player: name.clone(),
