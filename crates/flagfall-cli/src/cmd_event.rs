@@ -358,16 +358,36 @@ enum EventCommand {
         /// The list.
         list: String,
     },
-    /// Export: TRF-2026, PGN, standings CSV, crosstable or JSON (stdout or -o).
+    /// Export: TRF-2026, PGN, standings CSV, crosstable or JSON (stdout or -o). With
+    /// `--server URL --token T`: the event file of a server's evening (JSON).
     Export {
-        /// The event file.
-        file: PathBuf,
-        /// What to export.
+        /// The event file (not with --server).
+        #[arg(required_unless_present = "server")]
+        file: Option<PathBuf>,
+        /// What to export (with --server: json only, the default).
         #[arg(long = "as", value_enum)]
-        kind: ExportKind,
+        kind: Option<ExportKind>,
         /// Output file (written atomically); stdout if absent.
         #[arg(short, long)]
         output: Option<PathBuf>,
+        /// A server's evening: http://HOST:PORT/api/events/ID (or the server and --event).
+        #[arg(long, conflicts_with = "file", requires = "token")]
+        server: Option<String>,
+        /// The evening's director token.
+        #[arg(long)]
+        token: Option<String>,
+        /// The evening's id, when the URL does not name it.
+        #[arg(long)]
+        event: Option<String>,
+    },
+    /// Put an event file on a server as a new evening (played on boards); prints the
+    /// evening's id, director token and URLs.
+    Import {
+        /// The event file.
+        file: PathBuf,
+        /// The server: http://HOST:PORT.
+        #[arg(long)]
+        server: String,
     },
 }
 
@@ -641,7 +661,43 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
             let event = apply(&file, &by, vec![Change::SetTiebreaks { list }])?;
             println!("tiebreak order: {}", event.tiebreaks);
         }
-        EventCommand::Export { file, kind, output } => export_event(&file, kind, output)?,
+        EventCommand::Export {
+            file,
+            kind,
+            output,
+            server,
+            token,
+            event,
+        } => match (server, file) {
+            (Some(server), _) => {
+                if kind.is_some_and(|k| !matches!(k, ExportKind::Json)) {
+                    bail!(
+                        "from a server, `event export` writes the event file (--as json); the server's /export routes give TRF, PGN and CSV"
+                    );
+                }
+                let token = token.ok_or_else(|| anyhow!("--server needs --token"))?;
+                let text = crate::event_server::export(&server, event.as_deref(), &token)?;
+                match output {
+                    Some(path) => {
+                        write_atomically(&path, text.as_bytes())?;
+                        println!("wrote {}", path.display());
+                    }
+                    None => print!("{text}"),
+                }
+            }
+            (None, Some(file)) => {
+                let kind = kind.ok_or_else(|| {
+                    anyhow!("give --as (trf, pgn, csv, crosstable, json, uscf-dbf)")
+                })?;
+                export_event(&file, kind, output)?;
+            }
+            (None, None) => bail!("give the event file, or --server and --token"),
+        },
+        EventCommand::Import { file, server } => {
+            let text = fs::read_to_string(&file)
+                .with_context(|| format!("cannot read {}", file.display()))?;
+            println!("{}", crate::event_server::import(&server, &text, None)?);
+        }
     }
     Ok(ExitCode::SUCCESS)
 }

@@ -14,6 +14,7 @@ mod cmd_pair;
 mod cmd_replay;
 mod cmd_rules;
 mod cmd_serve;
+mod event_server;
 mod tables;
 
 #[derive(Parser)]

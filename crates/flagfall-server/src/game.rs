@@ -939,6 +939,8 @@ impl Live {
         let moves_from = self.moves.update(&self.game);
         if over && !was_over {
             self.shared.beats.remove(&self.meta.id);
+            // A game of a blitz evening: its result goes into the evening.
+            crate::evening::game_over(&self.shared, &self.meta.id);
         }
         if over && !was_over && self.was_live {
             self.shared.metrics.live_games.fetch_sub(1, Relaxed);

@@ -60,6 +60,8 @@ pub fn router(shared: Arc<Shared>) -> Router {
         .layer(axum::middleware::map_response(
             crate::limits::security_headers,
         ))
+        // Blitz evenings: their own body limit (uploads), added after the layers above.
+        .merge(crate::evening::http::routes(&shared))
         .with_state(shared)
 }
 

@@ -10,11 +10,13 @@
 //! - [`http`]: the HTTP routes, the WebSocket, the embedded web UI.
 //! - [`lag`]: lag compensation (lichess's quota, the round trip of the server's pings).
 //! - [`metrics`]: `GET /metrics`.
+//! - [`evening`]: blitz evenings (issue 21): the events library's event, one task each.
 //!
 //! The wire contract is docs/protocol.md; the types are `flagfall-protocol`.
 
 pub mod bus;
 pub mod challenge;
+pub mod evening;
 pub mod game;
 pub mod heartbeat;
 pub mod http;
@@ -130,6 +132,8 @@ pub struct Shared {
     pub(crate) token_sockets: Arc<limits::Counts<String>>,
     /// The frame limit of each player, shared by its sockets.
     pub(crate) player_buckets: Arc<socket::PlayerBuckets>,
+    /// The loaded blitz evenings (issue 21), one task each.
+    pub(crate) evenings: evening::Evenings,
 }
 
 /// Hex SHA-256 of a token: what the database keeps.
@@ -454,6 +458,7 @@ async fn serve_inner(
         limits: config.limits.clone(),
         token_sockets: Arc::default(),
         player_buckets: Arc::default(),
+        evenings: evening::Evenings::default(),
     });
     let beating = tokio::spawn(heartbeat::run(
         store.clone(),

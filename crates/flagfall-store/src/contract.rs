@@ -4,8 +4,8 @@ use std::future::Future;
 use std::pin::Pin;
 
 use crate::{
-    ChallengeRow, ClockMark, GameRow, GameSummary, NewChallenge, NewEvent, NewGame, Result, Status,
-    StoredEvent,
+    ChallengeRow, ClockMark, GameRow, GameSummary, NewChallenge, NewEvent, NewGame, NewTournament,
+    Result, Status, StoredEvent, TournamentCommit, TournamentLogRow, TournamentToken,
 };
 
 /// The futures the trait returns (object safe, `Send`).
@@ -71,4 +71,23 @@ pub trait Store: Send + Sync {
     /// mark's `at` plus the wall time from the mark to its run's last heartbeat. `None`
     /// when the game has no mark (its clock never ran).
     fn last_beat<'a>(&'a self, id: &'a str) -> StoreFuture<'a, Option<i64>>;
+
+    // Blitz evenings (issue 21; `tournament.rs`).
+    /// Create an evening with its first tokens (director, deputy).
+    fn create_tournament<'a>(
+        &'a self,
+        t: &'a NewTournament,
+        tokens: &'a [TournamentToken],
+    ) -> StoreFuture<'a, ()>;
+    /// An evening as created.
+    fn tournament<'a>(&'a self, id: &'a str) -> StoreFuture<'a, Option<NewTournament>>;
+    /// An evening's log, in order.
+    fn tournament_log<'a>(&'a self, id: &'a str) -> StoreFuture<'a, Vec<TournamentLogRow>>;
+    /// An evening's tokens (hashes).
+    fn tournament_tokens<'a>(&'a self, id: &'a str) -> StoreFuture<'a, Vec<TournamentToken>>;
+    /// The evening a server game plays for, if any.
+    fn tournament_of_game<'a>(&'a self, game_id: &'a str) -> StoreFuture<'a, Option<String>>;
+    /// Write what one change of an evening brings, in one transaction: its log rows, new
+    /// tokens, new games tied to the evening. All or nothing.
+    fn tournament_commit<'a>(&'a self, c: &'a TournamentCommit) -> StoreFuture<'a, ()>;
 }

@@ -187,7 +187,8 @@ pub(crate) async fn exercise(store: Arc<dyn Store>) {
     assert_eq!(store.last_beat("g2").await.unwrap(), Some(2300));
     assert_eq!(store.last_beat("p1").await.unwrap(), Some(410));
     exercise_aborts(store.clone()).await;
-    exercise_challenges(store).await;
+    exercise_challenges(store.clone()).await;
+    exercise_tournaments(store).await;
 }
 
 /// Aborts: only a live game with no event, alone or all created before a time; the
@@ -238,5 +239,69 @@ async fn bad_urls_are_named() {
     assert!(
         e.to_string().contains("sslmode") || e.to_string().contains("URL"),
         "{e}"
+    );
+}
+
+/// Evenings: created with their tokens; a commit writes its log rows, tokens and games
+/// together; a commit that fails (a log row already stored) writes nothing.
+pub(crate) async fn exercise_tournaments(store: Arc<dyn Store>) {
+    use crate::{NewTournament, TournamentCommit, TournamentLogRow, TournamentToken};
+    let t = NewTournament {
+        id: "t1".into(),
+        base: "{}".into(),
+        settings: r#"{"play":"server"}"#.into(),
+        created_ms: 5,
+    };
+    let token = |hash: &str, role: &str, player: Option<&str>| TournamentToken {
+        token_hash: hash.into(),
+        tournament_id: "t1".into(),
+        role: role.into(),
+        player: player.map(Into::into),
+    };
+    store
+        .create_tournament(&t, &[token("h-dir", "director", None)])
+        .await
+        .unwrap();
+    assert!(store.tournament("nope").await.unwrap().is_none());
+    assert_eq!(store.tournament("t1").await.unwrap(), Some(t.clone()));
+    let row = |seq: i64| TournamentLogRow {
+        seq,
+        json: format!("{{\"n\":{seq}}}"),
+    };
+    let first = TournamentCommit {
+        tournament_id: "t1".into(),
+        log: vec![row(1), row(2)],
+        tokens: vec![token("h-ann", "player", Some("Ann"))],
+        games: vec![game("tg1")],
+    };
+    store.tournament_commit(&first).await.unwrap();
+    assert_eq!(
+        store.tournament_log("t1").await.unwrap(),
+        vec![row(1), row(2)]
+    );
+    assert_eq!(
+        store.tournament_of_game("tg1").await.unwrap().as_deref(),
+        Some("t1")
+    );
+    assert!(store.game("tg1").await.unwrap().is_some());
+    // Seq 2 is stored already: nothing of this commit lands, its game neither.
+    let clash = TournamentCommit {
+        tournament_id: "t1".into(),
+        log: vec![row(2), row(3)],
+        tokens: vec![token("h-bob", "player", Some("Bob"))],
+        games: vec![game("tg2")],
+    };
+    assert!(store.tournament_commit(&clash).await.is_err());
+    assert_eq!(store.tournament_log("t1").await.unwrap().len(), 2);
+    assert!(store.game("tg2").await.unwrap().is_none());
+    assert_eq!(store.tournament_of_game("tg2").await.unwrap(), None);
+    let mut tokens = store.tournament_tokens("t1").await.unwrap();
+    tokens.sort_by(|a, b| a.token_hash.cmp(&b.token_hash));
+    assert_eq!(
+        tokens,
+        vec![
+            token("h-ann", "player", Some("Ann")),
+            token("h-dir", "director", None)
+        ]
     );
 }

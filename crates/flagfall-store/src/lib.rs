@@ -4,7 +4,8 @@
 //! (`(game_id, n, json)`; `n` counts from 1, `json` is the game-script event exactly as
 //! stored), plus the lobby's open `challenges` (accepted at most once: a conditional
 //! UPDATE in the transaction that creates the game). A practice game keeps its computer's
-//! settings on its row (`practice`).
+//! settings on its row (`practice`). Blitz evenings (`tournament.rs`): an evening's event as
+//! created, its log of changes, its tokens' hashes and its games.
 //!
 //! One [`Store`] trait (`contract.rs`), its rows (`rows.rs`) and errors (`error.rs`);
 //! the SQL both backends run, written once (`sql.rs`); two implementations, one a file:
@@ -19,6 +20,7 @@ mod postgres;
 mod rows;
 mod sql;
 mod sqlite;
+mod tournament;
 
 #[cfg(test)]
 mod contract_tests;
@@ -33,6 +35,7 @@ pub use rows::{
     NewGame, Status, StoredEvent,
 };
 pub use sqlite::SqliteStore;
+pub use tournament::{NewTournament, TournamentCommit, TournamentLogRow, TournamentToken};
 
 /// Open the database a URL names, creating it (SQLite) and running migrations.
 /// `postgres://` or `postgresql://` is PostgreSQL; `sqlite:PATH` or a bare path is SQLite.

@@ -31,6 +31,10 @@ pub(crate) const SCHEMA: &[(&str, &str)] = &[
         "server alive",
         include_str!("../migrations/postgres/0004_server_alive.sql"),
     ),
+    (
+        "tournaments",
+        include_str!("../migrations/postgres/0005_tournaments.sql"),
+    ),
 ];
 
 /// PostgreSQL: a database server of its own. Serve one database from one flagfall
@@ -292,6 +296,8 @@ impl Store for PgStore {
             row.as_ref().map(sql::clock_reached).transpose()
         })
     }
+
+    crate::tournament::tournament_methods!();
 }
 
 #[cfg(test)]

@@ -33,6 +33,10 @@ pub(crate) const SCHEMA: &[(&str, &str)] = &[
         "server alive",
         include_str!("../migrations/sqlite/0004_server_alive.sql"),
     ),
+    (
+        "tournaments",
+        include_str!("../migrations/sqlite/0005_tournaments.sql"),
+    ),
 ];
 
 /// The embedded default: one SQLite file in WAL mode, `synchronous=FULL` (a commit is
@@ -432,6 +436,8 @@ impl Store for SqliteStore {
             row.as_ref().map(sql::clock_reached).transpose()
         })
     }
+
+    crate::tournament::tournament_methods!();
 }
 
 #[cfg(test)]

@@ -25,6 +25,8 @@ pub struct Faults {
     /// Heartbeats stored, and the clock marks they carried (counted, not faulted).
     pub beats: AtomicU32,
     pub marks: AtomicU32,
+    /// Evenings' commits to fail without writing (issue 21).
+    pub evening_fail: AtomicU32,
 }
 
 pub struct FaultyStore {
@@ -132,5 +134,44 @@ impl Store for FaultyStore {
     }
     fn last_beat<'a>(&'a self, id: &'a str) -> StoreFuture<'a, Option<i64>> {
         self.inner.last_beat(id)
+    }
+    fn create_tournament<'a>(
+        &'a self,
+        t: &'a flagfall_store::NewTournament,
+        tokens: &'a [flagfall_store::TournamentToken],
+    ) -> StoreFuture<'a, ()> {
+        self.inner.create_tournament(t, tokens)
+    }
+    fn tournament<'a>(
+        &'a self,
+        id: &'a str,
+    ) -> StoreFuture<'a, Option<flagfall_store::NewTournament>> {
+        self.inner.tournament(id)
+    }
+    fn tournament_log<'a>(
+        &'a self,
+        id: &'a str,
+    ) -> StoreFuture<'a, Vec<flagfall_store::TournamentLogRow>> {
+        self.inner.tournament_log(id)
+    }
+    fn tournament_tokens<'a>(
+        &'a self,
+        id: &'a str,
+    ) -> StoreFuture<'a, Vec<flagfall_store::TournamentToken>> {
+        self.inner.tournament_tokens(id)
+    }
+    fn tournament_of_game<'a>(&'a self, game_id: &'a str) -> StoreFuture<'a, Option<String>> {
+        self.inner.tournament_of_game(game_id)
+    }
+    fn tournament_commit<'a>(
+        &'a self,
+        c: &'a flagfall_store::TournamentCommit,
+    ) -> StoreFuture<'a, ()> {
+        Box::pin(async move {
+            if take(&self.faults.evening_fail) {
+                return Err(down("an evening's commit refused"));
+            }
+            self.inner.tournament_commit(c).await
+        })
     }
 }

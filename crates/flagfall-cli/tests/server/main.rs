@@ -8,6 +8,7 @@
 
 mod abuse;
 mod chaos;
+mod evening;
 mod faults;
 mod flood;
 mod lifecycle;

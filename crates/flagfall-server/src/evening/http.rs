@@ -1,0 +1,909 @@
+//! The evening's routes (docs/protocol.md, "Evenings"). Director routes take
+//! `Authorization: Bearer TOKEN`: no token is 401, a token that is not the director's
+//! (or a deputy's) 403. A refused change answers what is wrong and leaves the evening as
+//! it was.
+
+use std::sync::Arc;
+
+use axum::Router;
+use axum::body::Bytes;
+use axum::extract::ws::{Message, WebSocket};
+use axum::extract::{DefaultBodyLimit, Path, Query, State, WebSocketUpgrade};
+use axum::http::{HeaderMap, StatusCode, header};
+use axum::response::{IntoResponse, Response};
+use axum::routing::{get, post};
+use flagfall_events::change::{Change, Origin};
+use flagfall_events::event::{
+    ByeKind, Event, EventError, Format, NewPlayer, RecordedResult, RequestedBye,
+};
+use flagfall_events::{export, import};
+use flagfall_protocol::Mode;
+use serde::Deserialize;
+use serde_json::{Value, json};
+
+use super::task::{self, Done, EveningHandle, Op, Refusal};
+use super::{Confirm, Play, Settings, Snap, Who, view};
+use crate::Shared;
+use crate::http::ApiError;
+
+type AppState = Arc<Shared>;
+
+/// The largest body an evening's route takes (a CSV or TRF of players, an event file).
+pub const MAX_EVENING_BODY: usize = 4 * 1024 * 1024;
+
+/// The routes, with their own body limit (uploads are larger than a game's bodies).
+/// Creating an evening counts against the per-address creation limit, as a game does.
+pub fn routes(shared: &Shared) -> Router<AppState> {
+    let limited = crate::limits::creation_limit(&shared.limits);
+    Router::new()
+        .route("/api/events", limited(post(create)))
+        .route("/api/events/import", limited(post(import_event)))
+        .route("/api/events/{id}", get(get_event))
+        .route("/api/events/{id}/deputy", post(deputy))
+        .route("/api/events/{id}/players", post(add_players))
+        .route("/api/events/{id}/ratings", post(ratings))
+        .route("/api/events/{id}/players/{n}/{action}", post(player_action))
+        .route("/api/events/{id}/forbidden", post(forbid))
+        .route("/api/events/{id}/rounds", post(pair_next))
+        .route(
+            "/api/events/{id}/rounds/{r}",
+            get(get_round).delete(delete_round).put(override_round),
+        )
+        .route(
+            "/api/events/{id}/rounds/{r}/boards/{b}/result",
+            post(set_result),
+        )
+        .route("/api/events/{id}/standings", get(get_standings))
+        .route("/api/events/{id}/crosstable", get(get_crosstable))
+        .route("/api/events/{id}/log", get(get_log))
+        .route("/api/events/{id}/me", get(get_me))
+        .route("/api/events/{id}/export/{kind}", get(export_as))
+        .route("/ws/events/{id}", get(live))
+        .layer(DefaultBodyLimit::max(MAX_EVENING_BODY))
+        .layer(axum::middleware::map_response(
+            crate::limits::security_headers,
+        ))
+}
+
+fn refused(status: StatusCode, message: impl Into<String>) -> ApiError {
+    ApiError::Refused(status, message.into())
+}
+
+fn event_error(e: EventError) -> ApiError {
+    let status = match e {
+        EventError::BadValue { .. }
+        | EventError::BadName(_)
+        | EventError::Tiebreak(_)
+        | EventError::ResultCount { .. }
+        | EventError::BadManualPairing { .. } => StatusCode::BAD_REQUEST,
+        EventError::UnknownPlayer(_)
+        | EventError::UnknownRound { .. }
+        | EventError::UnknownBoard { .. } => StatusCode::NOT_FOUND,
+        EventError::Inconsistent(_) => StatusCode::INTERNAL_SERVER_ERROR,
+        _ => StatusCode::CONFLICT,
+    };
+    refused(status, e.to_string())
+}
+
+impl From<Refusal> for ApiError {
+    fn from(r: Refusal) -> ApiError {
+        match r {
+            Refusal::Event(e) => event_error(e),
+            Refusal::Conflict(m) => refused(StatusCode::CONFLICT, m),
+            Refusal::Failed(e) => ApiError::Failed(e),
+        }
+    }
+}
+
+async fn evening(s: &AppState, id: &str) -> Result<EveningHandle, ApiError> {
+    match task::handle(s, id).await {
+        Ok(Some(h)) => Ok(h),
+        Ok(None) => Err(refused(StatusCode::NOT_FOUND, format!("no event {id:?}"))),
+        Err(e) => Err(ApiError::Failed(e)),
+    }
+}
+
+/// Who the request's Bearer token is: 401 without one, 403 when it is not one of the
+/// evening's.
+fn who(snap: &Snap, headers: &HeaderMap) -> Result<Who, ApiError> {
+    let Some(value) = headers.get(header::AUTHORIZATION) else {
+        return Err(refused(
+            StatusCode::UNAUTHORIZED,
+            "this needs `Authorization: Bearer TOKEN` (the director's token, or for a player's own actions the player's)",
+        ));
+    };
+    let token = value
+        .to_str()
+        .ok()
+        .and_then(|v| v.strip_prefix("Bearer "))
+        .map(str::trim)
+        .filter(|t| !t.is_empty())
+        .ok_or_else(|| {
+            refused(
+                StatusCode::UNAUTHORIZED,
+                "the Authorization header must be `Bearer TOKEN`",
+            )
+        })?;
+    snap.tokens
+        .get(&crate::token_hash(token))
+        .cloned()
+        .ok_or_else(|| {
+            refused(
+                StatusCode::FORBIDDEN,
+                format!("the token is not one of event {}'s", snap.id),
+            )
+        })
+}
+
+fn director(snap: &Snap, headers: &HeaderMap) -> Result<Who, ApiError> {
+    let w = who(snap, headers)?;
+    if !w.is_director() {
+        return Err(refused(
+            StatusCode::FORBIDDEN,
+            "only the event's director (or a deputy) may do this; the token is a player's",
+        ));
+    }
+    Ok(w)
+}
+
+fn origin(w: &Who) -> Origin {
+    Origin::new(w.by(), crate::now_unix_ms())
+}
+
+fn parse<'a, T: Deserialize<'a>>(body: &'a [u8], what: &str) -> Result<T, ApiError> {
+    serde_json::from_slice(body)
+        .map_err(|e| refused(StatusCode::BAD_REQUEST, format!("{what}: {e}")))
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct CreateBody {
+    name: String,
+    format: String,
+    rounds: Option<u32>,
+    time_control: String,
+    rules: String,
+    play: Play,
+    mode: Option<Mode>,
+    tiebreaks: Option<String>,
+    pab_points: Option<String>,
+    confirm: Option<Confirm>,
+    #[serde(default)]
+    auto: bool,
+    /// Players must check in to be paired (default: on).
+    check_in: Option<bool>,
+    site: Option<String>,
+    date: Option<String>,
+}
+
+fn created(id: &str, director: &str) -> Response {
+    (
+        StatusCode::CREATED,
+        axum::Json(json!({
+            "id": id,
+            "director_token": director,
+            "urls": {
+                "director": format!("/events/{id}/direct?token={director}"),
+                "projector": format!("/events/{id}/projector"),
+                "join": format!("/events/{id}/join"),
+            },
+        })),
+    )
+        .into_response()
+}
+
+/// `POST /api/events`.
+async fn create(State(s): State<AppState>, body: Bytes) -> Result<Response, ApiError> {
+    let b: CreateBody = parse(&body, "event body")?;
+    let format: Format = b.format.parse().map_err(|e: EventError| event_error(e))?;
+    let mut event = Event::new(&b.name, format, b.rounds).map_err(event_error)?;
+    event.set_ruleset(&b.rules).map_err(event_error)?;
+    event
+        .set_time_control(&b.time_control)
+        .map_err(event_error)?;
+    if let Some(t) = &b.tiebreaks {
+        event.set_tiebreaks(t).map_err(event_error)?;
+    }
+    if let Some(p) = &b.pab_points {
+        event.set_pab_points(p).map_err(event_error)?;
+    }
+    event.site = b.site;
+    event.date = b.date;
+    event.check_in = b.check_in.unwrap_or(true);
+    event.paper_mode = b.play == Play::Board;
+    // The game setup the server will create must be valid: checked now, not at round 1.
+    let probe: flagfall_protocol::CreateGame = serde_json::from_value(json!({
+        "rules": b.rules, "time_control": b.time_control, "mode": b.mode.unwrap_or_default(),
+    }))
+    .map_err(|e| refused(StatusCode::BAD_REQUEST, e.to_string()))?;
+    probe.setup_line()?;
+    let settings = Settings {
+        play: b.play,
+        mode: b.mode.unwrap_or_default(),
+        confirm: b.confirm.unwrap_or(Confirm::One),
+        auto: b.auto,
+    };
+    let (id, director) = task::create(&s, event, settings).await?;
+    Ok(created(&id, &director))
+}
+
+#[derive(Deserialize, Default)]
+struct ImportQuery {
+    play: Option<Play>,
+    mode: Option<Mode>,
+    confirm: Option<Confirm>,
+}
+
+/// `POST /api/events/import?play=board`: an event file (`flagfall event`'s JSON) becomes
+/// an evening on this server, its log kept.
+async fn import_event(
+    State(s): State<AppState>,
+    Query(q): Query<ImportQuery>,
+    body: Bytes,
+) -> Result<Response, ApiError> {
+    let mut event: Event = parse(&body, "event file")?;
+    event.upgrade();
+    event
+        .validate()
+        .map_err(|e| refused(StatusCode::BAD_REQUEST, format!("event file: {e}")))?;
+    let play = q.play.unwrap_or(Play::Board);
+    if play == Play::Server {
+        return Err(refused(
+            StatusCode::BAD_REQUEST,
+            "an imported event is played on boards (`play=board`): its players have no links yet",
+        ));
+    }
+    let settings = Settings {
+        play,
+        mode: q.mode.unwrap_or_default(),
+        confirm: q.confirm.unwrap_or(Confirm::One),
+        auto: false,
+    };
+    let (id, director) = task::create(&s, event, settings).await?;
+    Ok(created(&id, &director))
+}
+
+/// `GET /api/events/{id}`.
+async fn get_event(
+    State(s): State<AppState>,
+    Path(id): Path<String>,
+) -> Result<Response, ApiError> {
+    let h = evening(&s, &id).await?;
+    Ok(axum::Json(view::summary(&h.now())).into_response())
+}
+
+/// `POST /api/events/{id}/deputy`: a second director token.
+async fn deputy(
+    State(s): State<AppState>,
+    Path(id): Path<String>,
+    headers: HeaderMap,
+) -> Result<Response, ApiError> {
+    let h = evening(&s, &id).await?;
+    let w = who(&h.now(), &headers)?;
+    if w != Who::Director {
+        return Err(refused(
+            StatusCode::FORBIDDEN,
+            "only the director makes a deputy's token",
+        ));
+    }
+    let done = h.run(Op::Deputy, origin(&w)).await?;
+    let token = done.tokens.first().map(|t| t.1.clone()).unwrap_or_default();
+    Ok((
+        StatusCode::CREATED,
+        axum::Json(json!({"deputy_token": token})),
+    )
+        .into_response())
+}
+
+#[derive(Deserialize)]
+struct PlayersQuery {
+    format: Option<String>,
+    #[serde(default)]
+    check_in: bool,
+}
+
+#[derive(Deserialize)]
+#[serde(untagged)]
+enum PlayersBody {
+    Many { players: Vec<NewPlayer> },
+    One(NewPlayer),
+}
+
+/// `POST /api/events/{id}/players[?format=csv|trf][&check_in=true]`: one player (JSON),
+/// several (`{"players": [...]}`), or a CSV or TRF file. Answers each player's link.
+async fn add_players(
+    State(s): State<AppState>,
+    Path(id): Path<String>,
+    Query(q): Query<PlayersQuery>,
+    headers: HeaderMap,
+    body: Bytes,
+) -> Result<Response, ApiError> {
+    let h = evening(&s, &id).await?;
+    let w = director(&h.now(), &headers)?;
+    let text = || {
+        std::str::from_utf8(&body)
+            .map_err(|_| refused(StatusCode::BAD_REQUEST, "the file is not UTF-8 text"))
+    };
+    let players = match q.format.as_deref().unwrap_or("json") {
+        "json" => match parse::<PlayersBody>(&body, "player")? {
+            PlayersBody::Many { players } => players,
+            PlayersBody::One(p) => vec![p],
+        },
+        "csv" => import::players_from_csv(text()?, "the CSV upload")
+            .map_err(|e| refused(StatusCode::BAD_REQUEST, e.to_string()))?,
+        "trf" => {
+            let trf = flagfall_pairing::trf::Trf::parse(text()?)
+                .map_err(|e| refused(StatusCode::BAD_REQUEST, format!("the TRF upload: {e}")))?;
+            import::players_from_trf(&trf)
+        }
+        other => {
+            return Err(refused(
+                StatusCode::BAD_REQUEST,
+                format!("format {other:?}: expected json, csv or trf"),
+            ));
+        }
+    };
+    if players.is_empty() {
+        return Err(refused(StatusCode::BAD_REQUEST, "no players in the upload"));
+    }
+    let done = h
+        .run(
+            Op::AddPlayers {
+                players,
+                check_in: q.check_in,
+            },
+            origin(&w),
+        )
+        .await?;
+    let snap = h.now();
+    let list: Vec<Value> = done
+        .tokens
+        .iter()
+        .map(|(name, token)| {
+            json!({"name": name, "number": snap.number_of(name), "token": token,
+                   "link": format!("/events/{id}/player?token={token}")})
+        })
+        .collect();
+    Ok((StatusCode::CREATED, axum::Json(json!({"players": list}))).into_response())
+}
+
+#[derive(Deserialize)]
+struct RatingsQuery {
+    rating: Option<String>,
+}
+
+/// `POST /api/events/{id}/ratings[?rating=standard|rapid|blitz]`: a FIDE rating list
+/// fills ratings and ids (by FIDE id, else by name).
+async fn ratings(
+    State(s): State<AppState>,
+    Path(id): Path<String>,
+    Query(q): Query<RatingsQuery>,
+    headers: HeaderMap,
+    body: Bytes,
+) -> Result<Response, ApiError> {
+    use flagfall_events::rating_list::{self, ListRating};
+    let h = evening(&s, &id).await?;
+    let snap = h.now();
+    let w = director(&snap, &headers)?;
+    let rating: ListRating = q
+        .rating
+        .as_deref()
+        .unwrap_or("blitz")
+        .parse()
+        .map_err(|e: EventError| event_error(e))?;
+    let text: String = match String::from_utf8(body.to_vec()) {
+        Ok(t) => t,
+        Err(e) => e.into_bytes().iter().map(|&b| char::from(b)).collect(),
+    };
+    let found = rating_list::lookup(&text, "the rating list", &snap.event.players, rating)
+        .map_err(|e| refused(StatusCode::BAD_REQUEST, e.to_string()))?;
+    let updated = found.updates.len();
+    if updated > 0 {
+        h.run(
+            Op::Changes(vec![Change::UpdatePlayers {
+                updates: found.updates.clone(),
+            }]),
+            origin(&w),
+        )
+        .await?;
+    }
+    Ok(axum::Json(json!({
+        "updated": updated, "lines": found.lines, "not_found": found.not_found,
+        "unknown_ids": found.unknown_ids, "unrated": found.unrated,
+        "ambiguous": found.ambiguous,
+    }))
+    .into_response())
+}
+
+#[derive(Deserialize, Default)]
+#[serde(deny_unknown_fields)]
+struct PlayerActionBody {
+    round: Option<u32>,
+    kind: Option<RequestedBye>,
+    from_round: Option<u32>,
+}
+
+/// `POST /api/events/{id}/players/{n}/{action}`: `check-in`, `check-out` (the director,
+/// or the player with their own token), `withdraw`, `reinstate`, `pause`, `resume`,
+/// `bye` (`{"round", "kind": "half"|"zero"|"full"}`; the player may ask), `cancel-bye`
+/// (`{"round"}`), `remove` (before round 1).
+async fn player_action(
+    State(s): State<AppState>,
+    Path((id, n, action)): Path<(String, u32, String)>,
+    headers: HeaderMap,
+    body: Bytes,
+) -> Result<Response, ApiError> {
+    let h = evening(&s, &id).await?;
+    let snap = h.now();
+    let w = who(&snap, &headers)?;
+    let b: PlayerActionBody = if body.is_empty() {
+        PlayerActionBody::default()
+    } else {
+        parse(&body, "body")?
+    };
+    let own = matches!(&w, Who::Player(name) if snap.number_of(name) == Some(n));
+    let player_may = matches!(
+        action.as_str(),
+        "check-in" | "check-out" | "bye" | "cancel-bye"
+    );
+    if !(w.is_director() || own && player_may) {
+        return Err(refused(
+            StatusCode::FORBIDDEN,
+            format!(
+                "only the director may {action} player {n}{}",
+                if player_may {
+                    " (or the player, with their own link)"
+                } else {
+                    ""
+                }
+            ),
+        ));
+    }
+    let need_round = || {
+        b.round
+            .ok_or_else(|| refused(StatusCode::BAD_REQUEST, "field `round`: missing"))
+    };
+    let change = match action.as_str() {
+        "check-in" => Change::CheckIn { player: n },
+        "check-out" => Change::CheckOut { player: n },
+        "withdraw" => Change::Withdraw {
+            player: n,
+            from_round: b.from_round,
+        },
+        "reinstate" => Change::Reinstate { player: n },
+        "pause" => Change::Pause { player: n },
+        "resume" => Change::Resume { player: n },
+        "remove" => Change::RemovePlayer { player: n },
+        "bye" => Change::RequestBye {
+            player: n,
+            round: need_round()?,
+            kind: b.kind.ok_or_else(|| {
+                refused(
+                    StatusCode::BAD_REQUEST,
+                    "field `kind`: missing (half, zero or full)",
+                )
+            })?,
+        },
+        "cancel-bye" => Change::CancelBye {
+            player: n,
+            round: need_round()?,
+        },
+        other => {
+            return Err(refused(
+                StatusCode::NOT_FOUND,
+                format!(
+                    "no player action {other:?} (check-in, check-out, withdraw, reinstate, pause, resume, bye, cancel-bye, remove)"
+                ),
+            ));
+        }
+    };
+    let done = h.run(Op::Changes(vec![change]), origin(&w)).await?;
+    Ok(answer(&h, &done))
+}
+
+fn answer(h: &EveningHandle, done: &Done) -> Response {
+    let snap = h.now();
+    axum::Json(json!({"effects": done.effects, "seq": snap.seq})).into_response()
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct ForbidBody {
+    a: u32,
+    b: u32,
+    note: Option<String>,
+    #[serde(default)]
+    allow: bool,
+}
+
+/// `POST /api/events/{id}/forbidden` `{"a", "b", "note"?}` (or `"allow": true` to lift).
+async fn forbid(
+    State(s): State<AppState>,
+    Path(id): Path<String>,
+    headers: HeaderMap,
+    body: Bytes,
+) -> Result<Response, ApiError> {
+    let h = evening(&s, &id).await?;
+    let w = director(&h.now(), &headers)?;
+    let f: ForbidBody = parse(&body, "forbidden pair")?;
+    let change = if f.allow {
+        Change::Allow { a: f.a, b: f.b }
+    } else {
+        Change::Forbid {
+            a: f.a,
+            b: f.b,
+            note: f.note,
+        }
+    };
+    let done = h.run(Op::Changes(vec![change]), origin(&w)).await?;
+    Ok(answer(&h, &done))
+}
+
+/// `POST /api/events/{id}/rounds`: pair the next round (with server play, its games are
+/// created). 201 with the round.
+async fn pair_next(
+    State(s): State<AppState>,
+    Path(id): Path<String>,
+    headers: HeaderMap,
+) -> Result<Response, ApiError> {
+    let h = evening(&s, &id).await?;
+    let w = director(&h.now(), &headers)?;
+    h.run(Op::Changes(vec![Change::PairNext]), origin(&w))
+        .await?;
+    let snap = h.now();
+    let r = snap.event.rounds_paired();
+    let v = view::round(&snap, r).map_err(event_error)?;
+    Ok((StatusCode::CREATED, axum::Json(v)).into_response())
+}
+
+async fn get_round(
+    State(s): State<AppState>,
+    Path((id, r)): Path<(String, u32)>,
+) -> Result<Response, ApiError> {
+    let h = evening(&s, &id).await?;
+    let v = view::round(&h.now(), r).map_err(event_error)?;
+    Ok(axum::Json(v).into_response())
+}
+
+/// `DELETE /api/events/{id}/rounds/{r}`: the latest round, while nothing in it is played.
+async fn delete_round(
+    State(s): State<AppState>,
+    Path((id, r)): Path<(String, u32)>,
+    headers: HeaderMap,
+) -> Result<Response, ApiError> {
+    let h = evening(&s, &id).await?;
+    let w = director(&h.now(), &headers)?;
+    let done = h
+        .run(
+            Op::Changes(vec![Change::DeleteRound { round: r }]),
+            origin(&w),
+        )
+        .await?;
+    Ok(answer(&h, &done))
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct OverrideBody {
+    boards: Vec<(u32, u32)>,
+    #[serde(default)]
+    byes: Vec<(u32, ByeKind)>,
+}
+
+/// `PUT /api/events/{id}/rounds/{r}` `{"boards": [[white, black], ...], "byes"?: [[n,
+/// "half"], ...]}`: the director's own pairing of the latest round; answers the rules of
+/// the system it breaks (`warnings`), and the log records who made it.
+async fn override_round(
+    State(s): State<AppState>,
+    Path((id, r)): Path<(String, u32)>,
+    headers: HeaderMap,
+    body: Bytes,
+) -> Result<Response, ApiError> {
+    let h = evening(&s, &id).await?;
+    let w = director(&h.now(), &headers)?;
+    let o: OverrideBody = parse(&body, "pairing")?;
+    let done = h
+        .run(
+            Op::Changes(vec![Change::Override {
+                round: r,
+                boards: o.boards,
+                byes: o.byes,
+            }]),
+            origin(&w),
+        )
+        .await?;
+    let warnings: Vec<Value> = done
+        .effects
+        .iter()
+        .filter_map(|e| match e {
+            flagfall_events::change::Effect::PairingReplaced { warnings, .. } => Some(
+                warnings
+                    .iter()
+                    .map(|w| json!({"warning": w, "text": w.to_string()}))
+                    .collect::<Vec<_>>(),
+            ),
+            _ => None,
+        })
+        .flatten()
+        .collect();
+    let v = view::round(&h.now(), r).map_err(event_error)?;
+    Ok(axum::Json(json!({"round": v, "warnings": warnings})).into_response())
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct ResultBody {
+    result: Option<String>,
+    results: Option<Vec<String>>,
+    game: Option<u32>,
+}
+
+fn read_result(text: &str) -> Result<RecordedResult, ApiError> {
+    text.parse()
+        .map_err(|e: EventError| refused(StatusCode::BAD_REQUEST, e.to_string()))
+}
+
+/// `POST /api/events/{id}/rounds/{r}/boards/{b}/result` `{"result"}` (or `{"results":
+/// [..]}` for every game of a two-game board, or `{"game": 2, "result"}`): the director
+/// enters or corrects (logged: who, when, what before); a player of the board reports
+/// (board play, the round being played, its result not in).
+async fn set_result(
+    State(s): State<AppState>,
+    Path((id, r, board)): Path<(String, u32, u32)>,
+    headers: HeaderMap,
+    body: Bytes,
+) -> Result<Response, ApiError> {
+    let h = evening(&s, &id).await?;
+    let snap = h.now();
+    let w = who(&snap, &headers)?;
+    let b: ResultBody = parse(&body, "result")?;
+    let results: Vec<RecordedResult> = match (&b.result, &b.results) {
+        (Some(one), None) => vec![read_result(one)?],
+        (None, Some(all)) => all
+            .iter()
+            .map(|t| read_result(t))
+            .collect::<Result<_, _>>()?,
+        _ => {
+            return Err(refused(
+                StatusCode::BAD_REQUEST,
+                "give `result` (one game) or `results` (each game of the board)",
+            ));
+        }
+    };
+    if results.is_empty() {
+        return Err(refused(
+            StatusCode::BAD_REQUEST,
+            "field `results`: empty; give one result per game of the board",
+        ));
+    }
+    if b.game.is_some() && results.len() != 1 {
+        return Err(refused(
+            StatusCode::BAD_REQUEST,
+            "with `game`, give that game's one `result`",
+        ));
+    }
+    let op = match (&w, b.game) {
+        (Who::Player(name), None) => Op::Report {
+            player: name.clone(),
+            round: r,
+            board,
+            results,
+        },
+        (Who::Player(_), Some(_)) => {
+            return Err(refused(
+                StatusCode::BAD_REQUEST,
+                "a player reports every game of their board (`result` or `results`)",
+            ));
+        }
+        (_, Some(game)) => Op::Changes(vec![Change::SetGameResult {
+            round: r,
+            board,
+            game,
+            result: results[0],
+        }]),
+        (_, None) => Op::Changes(vec![Change::SetResults {
+            round: r,
+            board,
+            results,
+        }]),
+    };
+    let done = h.run(op, origin(&w)).await?;
+    let v = view::round(&h.now(), r).map_err(event_error)?;
+    Ok(axum::Json(json!({"round": v, "effects": done.effects})).into_response())
+}
+
+async fn get_standings(
+    State(s): State<AppState>,
+    Path(id): Path<String>,
+) -> Result<Response, ApiError> {
+    let h = evening(&s, &id).await?;
+    Ok(axum::Json(view::standings(&h.now().event).map_err(event_error)?).into_response())
+}
+
+async fn get_crosstable(
+    State(s): State<AppState>,
+    Path(id): Path<String>,
+) -> Result<Response, ApiError> {
+    let h = evening(&s, &id).await?;
+    Ok(axum::Json(view::crosstable(&h.now().event)).into_response())
+}
+
+/// `GET /api/events/{id}/log` (director): every change, who, when, what before.
+async fn get_log(
+    State(s): State<AppState>,
+    Path(id): Path<String>,
+    headers: HeaderMap,
+) -> Result<Response, ApiError> {
+    let h = evening(&s, &id).await?;
+    let snap = h.now();
+    director(&snap, &headers)?;
+    Ok(axum::Json(json!({"log": snap.event.log})).into_response())
+}
+
+/// `GET /api/events/{id}/me` (a player's token): their board this round, their game.
+async fn get_me(
+    State(s): State<AppState>,
+    Path(id): Path<String>,
+    headers: HeaderMap,
+) -> Result<Response, ApiError> {
+    let h = evening(&s, &id).await?;
+    let snap = h.now();
+    match who(&snap, &headers)? {
+        Who::Player(name) => Ok(axum::Json(view::me(&snap, &name)).into_response()),
+        _ => Err(refused(
+            StatusCode::BAD_REQUEST,
+            "`me` is a player's view: use a player's token",
+        )),
+    }
+}
+
+/// `GET /api/events/{id}/export/{trf|pgn|csv|json}`: TRF-2026, PGN (with server play,
+/// every server game with its moves and rulings), standings CSV; `json` (the director's)
+/// is the event file `flagfall event` reads.
+async fn export_as(
+    State(s): State<AppState>,
+    Path((id, kind)): Path<(String, String)>,
+    headers: HeaderMap,
+) -> Result<Response, ApiError> {
+    let h = evening(&s, &id).await?;
+    let snap = h.now();
+    let event = &snap.event;
+    let (mime, text) = match kind.as_str() {
+        "trf" => ("text/plain; charset=utf-8", export::trf(event)),
+        "csv" => {
+            let st = event.standings(None, None).map_err(event_error)?;
+            ("text/csv; charset=utf-8", export::standings_csv(event, &st))
+        }
+        "pgn" => ("application/x-chess-pgn", pgn(&s, &snap).await?),
+        "json" => {
+            director(&snap, &headers)?;
+            (
+                "application/json",
+                serde_json::to_string_pretty(event)
+                    .map_err(|e| ApiError::Failed(crate::ServerError::Corrupt(e.to_string())))?
+                    + "\n",
+            )
+        }
+        other => {
+            return Err(refused(
+                StatusCode::NOT_FOUND,
+                format!("no export {other:?} (trf, pgn, csv, json)"),
+            ));
+        }
+    };
+    Ok(([(header::CONTENT_TYPE, mime)], text).into_response())
+}
+
+/// The evening's PGN: with server play, each game's own PGN (moves, clock times and
+/// rulings as comments) with the round and board; on boards, the events library's.
+async fn pgn(s: &AppState, snap: &Snap) -> Result<String, ApiError> {
+    if snap.settings.play == Play::Board {
+        return Ok(export::pgn(&snap.event));
+    }
+    let mut out = String::new();
+    for r in &snap.event.round_list {
+        for b in &r.boards {
+            for rec in &b.games {
+                let Some(gid) = &rec.game else { continue };
+                let Some(row) = s
+                    .store
+                    .game(gid)
+                    .await
+                    .map_err(|e| ApiError::Failed(e.into()))?
+                else {
+                    continue;
+                };
+                let events = s
+                    .store
+                    .events(gid)
+                    .await
+                    .map_err(|e| ApiError::Failed(e.into()))?;
+                let mut text = row.game.setup.clone();
+                text.push('\n');
+                for e in events {
+                    text.push_str(&e.json);
+                    text.push('\n');
+                }
+                let script = flagfall_game::script::parse(&text)
+                    .map_err(|e| ApiError::Failed(crate::ServerError::Corrupt(e.to_string())))?;
+                let game_pgn = flagfall_game::pgn::to_pgn(&script);
+                out.push_str(&format!(
+                    "[Event \"{}\"]\n[Round \"{}.{}\"]\n",
+                    snap.event.name.replace(['"', '\\'], " "),
+                    r.number,
+                    b.number
+                ));
+                // The game's own tags follow (its Event tag, if any, is the server's).
+                out.push_str(
+                    &game_pgn
+                        .lines()
+                        .filter(|l| !l.starts_with("[Event ") && !l.starts_with("[Round "))
+                        .collect::<Vec<_>>()
+                        .join("\n"),
+                );
+                out.push_str("\n\n");
+            }
+        }
+    }
+    Ok(out)
+}
+
+/// `GET /ws/events/{id}`: the live evening. First a `state` message (the event, the
+/// latest round, the standings); then a `change` message after every stored change (its
+/// log rows, what followed, and the round and standings when they changed). Read only.
+async fn live(
+    State(s): State<AppState>,
+    Path(id): Path<String>,
+    ws: WebSocketUpgrade,
+) -> Result<Response, ApiError> {
+    let h = evening(&s, &id).await?;
+    let mut shutdown = s.shutdown.clone();
+    Ok(ws
+        .max_message_size(crate::socket::MAX_MESSAGE_BYTES)
+        .on_upgrade(move |socket| async move {
+            run_live(socket, h, &mut shutdown).await;
+        }))
+}
+
+async fn run_live(
+    mut socket: WebSocket,
+    h: EveningHandle,
+    shutdown: &mut tokio::sync::watch::Receiver<bool>,
+) {
+    // Subscribe before reading the state: nothing between the two is missed.
+    let mut rx = h.live.subscribe();
+    let first = view::live_state(&h.now());
+    if socket.send(Message::Text(first.into())).await.is_err() {
+        return;
+    }
+    loop {
+        tokio::select! {
+            msg = rx.recv() => match msg {
+                Ok(text) => {
+                    if socket.send(Message::Text(text.to_string().into())).await.is_err() {
+                        return;
+                    }
+                }
+                Err(tokio::sync::broadcast::error::RecvError::Lagged(_)) => {
+                    // Too far behind: the whole state again.
+                    let again = view::live_state(&h.now());
+                    if socket.send(Message::Text(again.into())).await.is_err() {
+                        return;
+                    }
+                }
+                Err(_) => return,
+            },
+            incoming = socket.recv() => match incoming {
+                Some(Ok(Message::Close(_))) | None | Some(Err(_)) => return,
+                Some(Ok(_)) => {}
+            },
+            _ = async { shutdown.wait_for(|d| *d).await.is_ok() } => {
+                let _ = socket.send(Message::Close(Some(axum::extract::ws::CloseFrame {
+                    code: 1001,
+                    reason: "server going away".into(),
+                }))).await;
+                return;
+            }
+        }
+    }
+}

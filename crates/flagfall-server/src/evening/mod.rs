@@ -1,0 +1,197 @@
+//! Blitz evenings on the server (issue 21): the events library's [`Event`] held by one
+//! task per loaded evening, changed only through [`Event::apply`], every change stored
+//! (its log row, and whatever it brings: new players' token hashes, the games of a round
+//! played on the server) in one transaction before it is published.
+//!
+//! - [`task`]: the evening's task ([`EveningHandle`]): it owns the event, applies
+//!   changes, commits them, starts the round's games, publishes the new state (a
+//!   `watch` snapshot for readers, a broadcast for the live socket).
+//! - [`http`]: the routes (`/api/events...`, `/ws/events/{id}`), Bearer tokens.
+//! - [`view`]: the JSON the routes answer (rounds, standings, crosstable, a player's
+//!   own view).
+//!
+//! Stored form (store `tournament.rs`, migration 0005): the event as created (`base`),
+//! then one log row per change ([`LogRow`]); loading replays them. A server game of the
+//! evening that ends is stored (its final event and the game's result, one transaction)
+//! by its game task; the evening's task then logs the result for the evening. Were the
+//! server to stop between the two, loading the evening finds the finished game and logs
+//! its result then ([`task`]'s reconciliation): nothing is lost.
+
+pub mod http;
+pub mod task;
+pub mod view;
+
+use std::collections::{BTreeMap, HashMap};
+use std::sync::{Arc, Mutex};
+
+use flagfall_events::change::LogEntry;
+use flagfall_events::event::{Event, RecordedResult};
+use flagfall_protocol::Mode;
+use serde::{Deserialize, Serialize};
+
+pub use task::EveningHandle;
+
+/// Where the games of the evening are played.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Play {
+    /// Every pairing is a game on this server.
+    Server,
+    /// Physical boards: players report their results from their links.
+    Board,
+}
+
+/// How many players of a board must report a result before it counts (board play).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Confirm {
+    /// The first report counts.
+    One,
+    /// Both players must report the same result.
+    Both,
+}
+
+/// The server's settings of an evening (beside the event itself).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Settings {
+    pub play: Play,
+    pub mode: Mode,
+    pub confirm: Confirm,
+    /// Pair the next round the moment the last result of a round arrives.
+    #[serde(default)]
+    pub auto: bool,
+}
+
+/// One row of an evening's stored log.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum LogRow {
+    /// A change of the event, as the events library logged it.
+    Change(LogEntry),
+    /// A player's report of their board's result (board play).
+    Report(Report),
+}
+
+/// A result a player reported for their board.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Report {
+    pub round: u32,
+    pub board: u32,
+    /// The player, by name.
+    pub player: String,
+    /// One result per game of the board.
+    pub results: Vec<RecordedResult>,
+    pub at: i64,
+}
+
+/// The reports of one board: by the board's White (game 1) and Black.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+pub struct BoardReports {
+    pub white: Option<Vec<RecordedResult>>,
+    pub black: Option<Vec<RecordedResult>>,
+}
+
+/// Who a token is.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Who {
+    Director,
+    Deputy,
+    /// A player, by name.
+    Player(String),
+}
+
+impl Who {
+    pub fn is_director(&self) -> bool {
+        matches!(self, Who::Director | Who::Deputy)
+    }
+
+    /// How the log names them.
+    pub fn by(&self) -> String {
+        match self {
+            Who::Director => "director".into(),
+            Who::Deputy => "deputy".into(),
+            Who::Player(name) => format!("player {name}"),
+        }
+    }
+}
+
+/// An evening as the readers see it: a snapshot the task publishes after each commit.
+#[derive(Debug, Clone)]
+pub struct Snap {
+    pub id: String,
+    pub event: Event,
+    pub settings: Settings,
+    /// Board play: what the players reported, by (round, board).
+    pub reports: BTreeMap<(u32, u32), BoardReports>,
+    /// Token hash to who.
+    pub tokens: HashMap<String, Who>,
+    /// Rows in the stored log.
+    pub seq: i64,
+}
+
+impl Snap {
+    /// The pairing number of the player called `name`.
+    pub fn number_of(&self, name: &str) -> Option<u32> {
+        self.event
+            .players
+            .iter()
+            .find(|p| p.name == name)
+            .map(|p| p.id)
+    }
+
+    /// The token hash of the player called `name`.
+    pub fn token_of(&self, name: &str) -> Option<&str> {
+        self.tokens.iter().find_map(|(h, w)| match w {
+            Who::Player(n) if n == name => Some(h.as_str()),
+            _ => None,
+        })
+    }
+
+    /// The director's token hash.
+    pub fn director_hash(&self) -> Option<&str> {
+        self.tokens
+            .iter()
+            .find_map(|(h, w)| (*w == Who::Director).then_some(h.as_str()))
+    }
+}
+
+/// The loaded evenings.
+#[derive(Default)]
+pub struct Evenings(Mutex<HashMap<String, EveningHandle>>);
+
+impl Evenings {
+    fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<String, EveningHandle>> {
+        self.0.lock().unwrap_or_else(|p| p.into_inner())
+    }
+}
+
+/// A server game ended: tell its evening, if it plays for one (called by the game's task
+/// once the final event is stored). The evening logs the result in its own task.
+pub(crate) fn game_over(shared: &Arc<crate::Shared>, game_id: &str) {
+    let shared = shared.clone();
+    let game_id = game_id.to_string();
+    tokio::spawn(async move {
+        // The database may fail for a moment: a few tries, a second apart. Past them the
+        // result is taken when the evening loads or before it pairs its next round.
+        for attempt in 1..=5 {
+            if attempt > 1 {
+                tokio::time::sleep(std::time::Duration::from_secs(1)).await;
+            }
+            let evening = match shared.store.tournament_of_game(&game_id).await {
+                Ok(Some(e)) => e,
+                Ok(None) => return,
+                Err(e) => {
+                    tracing::error!(game = %game_id, attempt, error = %e, "cannot find a finished game's evening");
+                    continue;
+                }
+            };
+            match task::handle(&shared, &evening).await {
+                Ok(Some(h)) => return h.game_over(game_id).await,
+                Ok(None) => return,
+                Err(e) => {
+                    tracing::error!(evening = %evening, attempt, error = %e, "cannot load an evening for a finished game")
+                }
+            }
+        }
+    });
+}

@@ -1,0 +1,751 @@
+//! One task per loaded evening: it owns the event; every change is applied to a copy,
+//! stored with all it brings in one transaction, and only then made the evening's state
+//! and published. A change that is refused or not stored leaves the evening as it was.
+
+use std::collections::{BTreeMap, HashMap};
+use std::sync::Arc;
+
+use flagfall_events::change::{Change, Effect, Origin};
+use flagfall_events::event::{Event, EventError, NewPlayer, RecordedResult};
+use flagfall_protocol::CreateGame;
+use flagfall_store::{NewGame, TournamentCommit, TournamentLogRow, TournamentToken};
+use serde_json::json;
+use tokio::sync::{broadcast, mpsc, oneshot, watch};
+
+use super::{BoardReports, Confirm, LogRow, Play, Report, Settings, Snap, Who};
+use crate::{ServerError, Shared, now_unix_ms, random_hex, token_hash};
+
+/// Commands an evening's task may have queued.
+const QUEUE: usize = 256;
+/// How often a finished game's result is tried when it could not be stored.
+const GAME_OVER_ATTEMPTS: u32 = 10;
+/// Messages the live socket may lag behind before it is told to reload.
+const LIVE_BUFFER: usize = 256;
+
+/// A handle to an evening's task.
+#[derive(Clone)]
+pub struct EveningHandle {
+    tx: mpsc::Sender<Cmd>,
+    /// The state after the last commit.
+    pub snap: watch::Receiver<Arc<Snap>>,
+    /// What changed, as the live socket sends it (JSON text).
+    pub live: broadcast::Sender<Arc<str>>,
+}
+
+/// What a caller asks of the evening.
+#[derive(Debug)]
+pub enum Op {
+    /// Changes made in order, all or none.
+    Changes(Vec<Change>),
+    /// Players entered (each gets a personal token).
+    AddPlayers {
+        players: Vec<NewPlayer>,
+        check_in: bool,
+    },
+    /// A player's report of their board's result (board play).
+    Report {
+        player: String,
+        round: u32,
+        board: u32,
+        results: Vec<RecordedResult>,
+    },
+    /// A deputy director's token.
+    Deputy,
+}
+
+/// Why a command was not done.
+#[derive(Debug)]
+pub enum Refusal {
+    /// The event refused the change (the event is unchanged).
+    Event(EventError),
+    /// Refused by the server's rules of the evening (who may do what).
+    Conflict(String),
+    /// The store or the server failed (nothing was changed).
+    Failed(ServerError),
+}
+
+/// What a command did.
+#[derive(Debug, Default)]
+pub struct Done {
+    /// What followed from the changes (the events library's effects).
+    pub effects: Vec<Effect>,
+    /// New players: name and personal token.
+    pub tokens: Vec<(String, String)>,
+}
+
+enum Cmd {
+    Do {
+        op: Op,
+        origin: Origin,
+        reply: oneshot::Sender<Result<Done, Refusal>>,
+    },
+    /// A server game ended (the attempt: a result not taken is tried again).
+    GameOver(String, u32),
+}
+
+impl EveningHandle {
+    /// Do `op` as `origin` (who, now).
+    pub async fn run(&self, op: Op, origin: Origin) -> Result<Done, Refusal> {
+        let (reply, rx) = oneshot::channel();
+        if self.tx.send(Cmd::Do { op, origin, reply }).await.is_err() {
+            return Err(Refusal::Failed(ServerError::Corrupt(
+                "the evening's task stopped".into(),
+            )));
+        }
+        rx.await.unwrap_or_else(|_| {
+            Err(Refusal::Failed(ServerError::Corrupt(
+                "the evening's task stopped".into(),
+            )))
+        })
+    }
+
+    pub(crate) async fn game_over(&self, game_id: String) {
+        let _ = self.tx.send(Cmd::GameOver(game_id, 1)).await;
+    }
+
+    /// The state now.
+    pub fn now(&self) -> Arc<Snap> {
+        self.snap.borrow().clone()
+    }
+}
+
+/// A new evening: store it with its director's token, start its task.
+pub async fn create(
+    shared: &Arc<Shared>,
+    event: Event,
+    settings: Settings,
+) -> Result<(String, String), ServerError> {
+    let id = random_hex(12)?;
+    let director = random_hex(32)?;
+    let row = flagfall_store::NewTournament {
+        id: id.clone(),
+        base: serde_json::to_string(&event).map_err(|e| ServerError::Corrupt(e.to_string()))?,
+        settings: serde_json::to_string(&settings)
+            .map_err(|e| ServerError::Corrupt(e.to_string()))?,
+        created_ms: now_unix_ms(),
+    };
+    let token = TournamentToken {
+        token_hash: token_hash(&director),
+        tournament_id: id.clone(),
+        role: "director".into(),
+        player: None,
+    };
+    shared
+        .store
+        .create_tournament(&row, std::slice::from_ref(&token))
+        .await?;
+    // Load it as any evening is loaded (the base and an empty log).
+    handle(shared, &id).await?;
+    Ok((id, director))
+}
+
+/// The handle of an evening, loading it from the store if needed; `None` if there is
+/// no such evening.
+pub async fn handle(shared: &Arc<Shared>, id: &str) -> Result<Option<EveningHandle>, ServerError> {
+    if let Some(h) = shared.evenings.lock().get(id).filter(|h| !h.tx.is_closed()) {
+        return Ok(Some(h.clone()));
+    }
+    let Some(row) = shared.store.tournament(id).await? else {
+        return Ok(None);
+    };
+    let corrupt = |what: &str, e: &dyn std::fmt::Display| {
+        ServerError::Corrupt(format!("evening {id}: {what}: {e}"))
+    };
+    let mut event: Event = serde_json::from_str(&row.base).map_err(|e| corrupt("base", &e))?;
+    let settings: Settings =
+        serde_json::from_str(&row.settings).map_err(|e| corrupt("settings", &e))?;
+    let mut reports: BTreeMap<(u32, u32), BoardReports> = BTreeMap::new();
+    let log = shared.store.tournament_log(id).await?;
+    for (i, r) in log.iter().enumerate() {
+        if r.seq != i as i64 + 1 {
+            return Err(corrupt(
+                "log",
+                &format!("row {} where {} was due", r.seq, i + 1),
+            ));
+        }
+        match serde_json::from_str::<LogRow>(&r.json).map_err(|e| corrupt("log", &e))? {
+            LogRow::Change(entry) => {
+                event
+                    .apply(entry.change, &Origin::new(entry.by, entry.at))
+                    .map_err(|e| corrupt(&format!("log row {}", r.seq), &e))?;
+            }
+            LogRow::Report(rep) => note_report(&event, &mut reports, &rep),
+        }
+    }
+    let mut tokens = HashMap::new();
+    for t in shared.store.tournament_tokens(id).await? {
+        let who = match (t.role.as_str(), t.player) {
+            ("director", _) => Who::Director,
+            ("deputy", _) => Who::Deputy,
+            ("player", Some(name)) => Who::Player(name),
+            (role, _) => return Err(corrupt("tokens", &format!("role {role:?}"))),
+        };
+        tokens.insert(t.token_hash, who);
+    }
+    let snap = Snap {
+        id: id.to_string(),
+        event,
+        settings,
+        reports,
+        tokens,
+        seq: log.len() as i64,
+    };
+    let snap = Arc::new(snap);
+    let (snap_tx, snap_rx) = watch::channel(snap.clone());
+    let (live, _) = broadcast::channel(LIVE_BUFFER);
+    let (tx, rx) = mpsc::channel(QUEUE);
+    let h = EveningHandle {
+        tx,
+        snap: snap_rx,
+        live: live.clone(),
+    };
+    {
+        let mut map = shared.evenings.lock();
+        if let Some(h) = map.get(id).filter(|h| !h.tx.is_closed()) {
+            return Ok(Some(h.clone()));
+        }
+        map.insert(id.to_string(), h.clone());
+    }
+    let task = Task {
+        shared: shared.clone(),
+        me: h.tx.downgrade(),
+        state: snap,
+        snap_tx,
+        live,
+    };
+    tokio::spawn(task.run(rx));
+    Ok(Some(h))
+}
+
+/// Record a report in `reports` (the board's White or Black by the reporter's name).
+fn note_report(event: &Event, reports: &mut BTreeMap<(u32, u32), BoardReports>, r: &Report) {
+    let Some(number) = event
+        .players
+        .iter()
+        .find(|p| p.name == r.player)
+        .map(|p| p.id)
+    else {
+        return;
+    };
+    let Some(board) = event
+        .round_list
+        .get((r.round as usize).wrapping_sub(1))
+        .and_then(|round| round.boards.iter().find(|b| b.number == r.board))
+    else {
+        return;
+    };
+    let entry = reports.entry((r.round, r.board)).or_default();
+    if board.white == number {
+        entry.white = Some(r.results.clone());
+    } else if board.black == number {
+        entry.black = Some(r.results.clone());
+    }
+}
+
+struct Task {
+    shared: Arc<Shared>,
+    /// The task's own queue (weak: the task ends when every handle is gone), for a
+    /// finished game's result tried again.
+    me: mpsc::WeakSender<Cmd>,
+    /// The state, shared with the readers (a change works on a copy).
+    state: Arc<Snap>,
+    snap_tx: watch::Sender<Arc<Snap>>,
+    live: broadcast::Sender<Arc<str>>,
+}
+
+/// A change in the making: a copy of the state, and what it will store.
+struct Work {
+    snap: Snap,
+    rows: Vec<TournamentLogRow>,
+    tokens: Vec<TournamentToken>,
+    games: Vec<NewGame>,
+    done: Done,
+}
+
+impl Work {
+    fn apply(&mut self, change: Change, origin: &Origin) -> Result<Vec<Effect>, EventError> {
+        let effects = self.snap.event.apply(change, origin)?;
+        let entry = self
+            .snap
+            .event
+            .log
+            .last()
+            .cloned()
+            .ok_or_else(|| EventError::Inconsistent("a change made but not logged".into()))?;
+        self.row(&LogRow::Change(entry));
+        self.done.effects.extend(effects.iter().cloned());
+        Ok(effects)
+    }
+
+    fn row(&mut self, row: &LogRow) {
+        self.snap.seq += 1;
+        self.rows.push(TournamentLogRow {
+            seq: self.snap.seq,
+            json: serde_json::to_string(row).unwrap_or_default(),
+        });
+    }
+}
+
+impl Task {
+    async fn run(mut self, mut rx: mpsc::Receiver<Cmd>) {
+        // Games that ended while the evening was not loaded (or before the server
+        // stopped) count now.
+        self.reconcile().await;
+        while let Some(cmd) = rx.recv().await {
+            match cmd {
+                Cmd::Do { op, origin, reply } => {
+                    let r = self.exec(op, origin).await;
+                    let _ = reply.send(r);
+                }
+                Cmd::GameOver(id, attempt) => {
+                    let origin = Origin::new(format!("game {id}"), now_unix_ms());
+                    if let Err(e) = self.finished_games(std::slice::from_ref(&id), origin).await {
+                        tracing::error!(evening = %self.state.id, game = %id, attempt, error = ?e, "a finished game's result not taken");
+                        // The database may be back in a moment: try again (and the
+                        // evening takes it anyway when it is loaded, or before it pairs).
+                        if attempt < GAME_OVER_ATTEMPTS
+                            && let Some(tx) = self.me.upgrade()
+                        {
+                            tokio::spawn(async move {
+                                tokio::time::sleep(std::time::Duration::from_secs(1)).await;
+                                let _ = tx.send(Cmd::GameOver(id, attempt + 1)).await;
+                            });
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    /// Every linked game still pending in the event whose stored game has ended.
+    async fn reconcile(&mut self) {
+        let ids: Vec<String> = self
+            .state
+            .event
+            .round_list
+            .iter()
+            .flat_map(|r| r.boards.iter())
+            .flat_map(|b| b.games.iter())
+            .filter(|g| g.result == RecordedResult::Pending)
+            .filter_map(|g| g.game.clone())
+            .collect();
+        if ids.is_empty() {
+            return;
+        }
+        let origin = Origin::new("server (games found finished on loading)", now_unix_ms());
+        if let Err(e) = self.finished_games(&ids, origin).await {
+            tracing::error!(evening = %self.state.id, error = ?e, "finished games not taken on loading");
+        }
+    }
+
+    /// Take the results of those of `ids` whose stored games have ended.
+    async fn finished_games(&mut self, ids: &[String], origin: Origin) -> Result<(), Refusal> {
+        let mut results = Vec::new();
+        for id in ids {
+            let row = self
+                .shared
+                .store
+                .game(id)
+                .await
+                .map_err(|e| Refusal::Failed(e.into()))?;
+            let Some(row) = row else { continue };
+            if row.status != flagfall_store::Status::Finished {
+                continue;
+            }
+            let result = match row.result.as_str() {
+                "1-0" => RecordedResult::WhiteWins,
+                "0-1" => RecordedResult::BlackWins,
+                "1/2-1/2" => RecordedResult::Draw,
+                _ => continue,
+            };
+            results.push((id.clone(), result));
+        }
+        if results.is_empty() {
+            return Ok(());
+        }
+        let mut w = self.work();
+        for (id, result) in results {
+            let Some((round, board, game, pending)) = locate(&w.snap.event, &id) else {
+                continue;
+            };
+            if !pending {
+                continue;
+            }
+            w.apply(
+                Change::SetGameResult {
+                    round,
+                    board,
+                    game,
+                    result,
+                },
+                &origin,
+            )
+            .map_err(Refusal::Event)?;
+        }
+        self.follow_up(&mut w, &origin).map_err(Refusal::Event)?;
+        self.commit(w).await.map(|_| ())
+    }
+
+    fn work(&self) -> Work {
+        Work {
+            snap: (*self.state).clone(),
+            rows: Vec::new(),
+            tokens: Vec::new(),
+            games: Vec::new(),
+            done: Done::default(),
+        }
+    }
+
+    async fn exec(&mut self, op: Op, origin: Origin) -> Result<Done, Refusal> {
+        let mut w = self.work();
+        match op {
+            Op::Changes(changes) => {
+                if changes.iter().any(|c| matches!(c, Change::PairNext)) {
+                    // A result that did not come in by itself (a failed store) is taken
+                    // before the round is refused for missing it.
+                    self.reconcile().await;
+                    w = self.work();
+                }
+                for change in changes {
+                    if let Change::DeleteRound { round } | Change::Override { round, .. } = &change
+                    {
+                        self.mark_started(&mut w, *round, &origin).await?;
+                    }
+                    w.apply(change, &origin).map_err(Refusal::Event)?;
+                }
+            }
+            Op::AddPlayers { players, check_in } => {
+                for p in players {
+                    let name = p.name.trim().to_string();
+                    if w.snap.event.players.iter().any(|q| q.name == name) {
+                        return Err(Refusal::Event(EventError::NotAllowed(format!(
+                            "a player named {name:?} is in the event already (each player's link is tied to their name)"
+                        ))));
+                    }
+                    w.apply(
+                        Change::AddPlayer {
+                            player: p,
+                            check_in,
+                        },
+                        &origin,
+                    )
+                    .map_err(|e| {
+                        Refusal::Event(EventError::NotAllowed(format!("player {name:?}: {e}")))
+                    })?;
+                    let token = random_hex(32).map_err(Refusal::Failed)?;
+                    let hash = token_hash(&token);
+                    w.tokens.push(TournamentToken {
+                        token_hash: hash.clone(),
+                        tournament_id: w.snap.id.clone(),
+                        role: "player".into(),
+                        player: Some(name.clone()),
+                    });
+                    w.snap.tokens.insert(hash, Who::Player(name.clone()));
+                    w.done.tokens.push((name, token));
+                }
+            }
+            Op::Deputy => {
+                let token = random_hex(32).map_err(Refusal::Failed)?;
+                let hash = token_hash(&token);
+                w.tokens.push(TournamentToken {
+                    token_hash: hash.clone(),
+                    tournament_id: w.snap.id.clone(),
+                    role: "deputy".into(),
+                    player: None,
+                });
+                w.snap.tokens.insert(hash, Who::Deputy);
+                w.done.tokens.push(("deputy".into(), token));
+            }
+            Op::Report {
+                player,
+                round,
+                board,
+                results,
+            } => self.report(&mut w, player, round, board, results, &origin)?,
+        }
+        self.follow_up(&mut w, &origin).map_err(Refusal::Event)?;
+        self.commit(w).await
+    }
+
+    /// A player's report: refused unless it is their board of the latest round and its
+    /// result is not in; counted at once (`confirm: one`) or when both agree.
+    fn report(
+        &self,
+        w: &mut Work,
+        player: String,
+        round: u32,
+        board: u32,
+        results: Vec<RecordedResult>,
+        origin: &Origin,
+    ) -> Result<(), Refusal> {
+        if w.snap.settings.play == Play::Server {
+            return Err(Refusal::Conflict(
+                "this evening's games are played on the server: their results arrive by \
+                 themselves (ask the director to correct one)"
+                    .into(),
+            ));
+        }
+        let event = &w.snap.event;
+        let latest = event.rounds_paired();
+        if latest == 0 {
+            return Err(Refusal::Conflict("no round has been paired yet".into()));
+        }
+        let number = w
+            .snap
+            .number_of(&player)
+            .ok_or_else(|| Refusal::Conflict(format!("{player} is no longer in the event")))?;
+        if round != latest {
+            return Err(Refusal::Conflict(format!(
+                "round {round} is not the round being played (round {latest}); a result of \
+                 an earlier round is corrected by the director"
+            )));
+        }
+        let b = event.round_list[round as usize - 1]
+            .boards
+            .iter()
+            .find(|b| b.number == board)
+            .ok_or(Refusal::Event(EventError::UnknownBoard {
+                round,
+                board,
+                boards: event.round_list[round as usize - 1].boards.len() as u32,
+            }))?;
+        if b.white != number && b.black != number {
+            return Err(Refusal::Conflict(format!(
+                "{player} does not play on board {board} of round {round}"
+            )));
+        }
+        if b.complete() {
+            return Err(Refusal::Conflict(format!(
+                "the result of round {round} board {board} is in already; the director \
+                 corrects it if it is wrong"
+            )));
+        }
+        if results.len() != b.games.len() || results.contains(&RecordedResult::Pending) {
+            return Err(Refusal::Conflict(format!(
+                "board {board} has {} game(s): report one result for each (1-0, 0-1 or 1/2)",
+                b.games.len()
+            )));
+        }
+        let report = Report {
+            round,
+            board,
+            player,
+            results: results.clone(),
+            at: origin.at,
+        };
+        w.row(&LogRow::Report(report.clone()));
+        note_report(&w.snap.event, &mut w.snap.reports, &report);
+        let both = w
+            .snap
+            .reports
+            .get(&(round, board))
+            .cloned()
+            .unwrap_or_default();
+        let agreed = match w.snap.settings.confirm {
+            Confirm::One => Some(results),
+            Confirm::Both => match (&both.white, &both.black) {
+                (Some(a), Some(b)) if a == b => Some(a.clone()),
+                _ => None,
+            },
+        };
+        if let Some(results) = agreed {
+            w.apply(
+                Change::SetResults {
+                    round,
+                    board,
+                    results,
+                },
+                origin,
+            )
+            .map_err(Refusal::Event)?;
+        }
+        Ok(())
+    }
+
+    /// Before a round is deleted or re-paired: its server games that have begun are
+    /// marked begun (the events library then refuses).
+    async fn mark_started(&self, w: &mut Work, round: u32, origin: &Origin) -> Result<(), Refusal> {
+        let Some(r) = w
+            .snap
+            .event
+            .round_list
+            .get((round as usize).wrapping_sub(1))
+        else {
+            return Ok(());
+        };
+        let mut started = Vec::new();
+        for b in &r.boards {
+            for (g, rec) in b.games.iter().enumerate() {
+                if let (Some(id), false) = (&rec.game, rec.started) {
+                    let events = self
+                        .shared
+                        .store
+                        .events(id)
+                        .await
+                        .map_err(|e| Refusal::Failed(e.into()))?;
+                    if !events.is_empty() {
+                        started.push((b.number, g as u32 + 1));
+                    }
+                }
+            }
+        }
+        for (board, game) in started {
+            w.apply(Change::GameStarted { round, board, game }, origin)
+                .map_err(Refusal::Event)?;
+        }
+        Ok(())
+    }
+
+    /// What follows any change: in automatic mode the next round is paired once the
+    /// latest is complete; with server play, every pending game of the latest round
+    /// without a server game gets one.
+    fn follow_up(&self, w: &mut Work, origin: &Origin) -> Result<(), EventError> {
+        let event = &w.snap.event;
+        if w.snap.settings.auto
+            && event.round_list.last().is_some_and(|r| r.complete())
+            && event.rounds_paired() < event.planned_rounds()
+            && w.done
+                .effects
+                .iter()
+                .any(|e| matches!(e, Effect::RoundComplete { .. }))
+        {
+            let auto = Origin::new("server (automatic pairing)", origin.at);
+            // A round that cannot be paired (nobody checked in, ...) waits for the
+            // director; the result that completed the round stands.
+            let mut copy = Work {
+                snap: w.snap.clone(),
+                rows: Vec::new(),
+                tokens: Vec::new(),
+                games: Vec::new(),
+                done: Done::default(),
+            };
+            if copy.apply(Change::PairNext, &auto).is_ok() {
+                w.snap = copy.snap;
+                w.rows.extend(copy.rows);
+                w.done.effects.extend(copy.done.effects);
+            }
+        }
+        if w.snap.settings.play == Play::Server {
+            self.create_games(w, origin)?;
+        }
+        Ok(())
+    }
+
+    fn create_games(&self, w: &mut Work, origin: &Origin) -> Result<(), EventError> {
+        let Some(round) = w.snap.event.round_list.last() else {
+            return Ok(());
+        };
+        let r = round.number;
+        let mut todo = Vec::new();
+        for b in &round.boards {
+            for (g, rec) in b.games.iter().enumerate() {
+                if rec.game.is_none() && rec.result == RecordedResult::Pending {
+                    let (white, black) = b.players_of_game(g);
+                    todo.push((b.number, g as u32 + 1, white, black));
+                }
+            }
+        }
+        let event = &w.snap.event;
+        let rules = event.ruleset.clone().unwrap_or_else(|| "uscf-2020".into());
+        let tc = event
+            .time_control
+            .clone()
+            .unwrap_or_else(|| "G/5;d0".into());
+        let director = w.snap.director_hash().unwrap_or_default().to_string();
+        let inconsistent = |m: String| EventError::Inconsistent(m);
+        let mut links = Vec::new();
+        for (board, game, white, black) in todo {
+            let name = |n: u32| {
+                event
+                    .player(n)
+                    .map(|p| p.name.clone())
+                    .map_err(|e| inconsistent(e.to_string()))
+            };
+            let (wn, bn) = (name(white)?, name(black)?);
+            let body: CreateGame = serde_json::from_value(json!({
+                "rules": rules, "time_control": tc, "white": wn, "black": bn,
+                "mode": w.snap.settings.mode,
+            }))
+            .map_err(|e| inconsistent(format!("a game of round {r}: {e}")))?;
+            let (line, _) = body
+                .setup_line()
+                .map_err(|e| inconsistent(format!("a game of round {r}: {e}")))?;
+            let token = |n: &str| {
+                w.snap
+                    .token_of(n)
+                    .map(str::to_string)
+                    .ok_or_else(|| inconsistent(format!("player {n:?} has no token")))
+            };
+            let id = random_hex(12).map_err(|e| inconsistent(e.to_string()))?;
+            w.games.push(NewGame {
+                id: id.clone(),
+                setup: line,
+                mode: w.snap.settings.mode.as_str().to_string(),
+                token_white: token(&wn)?,
+                token_black: token(&bn)?,
+                token_director: director.clone(),
+                created_ms: now_unix_ms(),
+                practice: None,
+            });
+            links.push(Change::LinkGame {
+                round: r,
+                board,
+                game,
+                id,
+            });
+        }
+        let server = Origin::new("server", origin.at);
+        for change in links {
+            w.apply(change, &server)?;
+        }
+        Ok(())
+    }
+
+    /// Store `w` in one transaction; then it is the evening's state: games start, the
+    /// snapshot and the live message go out.
+    async fn commit(&mut self, w: Work) -> Result<Done, Refusal> {
+        let c = TournamentCommit {
+            tournament_id: w.snap.id.clone(),
+            log: w.rows,
+            tokens: w.tokens,
+            games: w.games,
+        };
+        if let Err(e) = self.shared.store.tournament_commit(&c).await {
+            tracing::error!(evening = %w.snap.id, error = %e, "an evening's change not stored");
+            return Err(Refusal::Failed(e.into()));
+        }
+        for g in &c.games {
+            if let Err(e) = self.shared.start_new(g, w.snap.settings.mode) {
+                tracing::error!(game = %g.id, error = %e, "an evening's game not started");
+            }
+        }
+        let snap = Arc::new(w.snap);
+        self.state = snap.clone();
+        self.snap_tx.send_replace(snap.clone());
+        if !c.log.is_empty() {
+            let msg = super::view::live_message(&snap, &c.log, &w.done.effects);
+            let _ = self.live.send(msg.into());
+        }
+        Ok(w.done)
+    }
+}
+
+/// Where server game `id` plays: round, board, game (1-based), and whether its result is
+/// still pending.
+fn locate(event: &Event, id: &str) -> Option<(u32, u32, u32, bool)> {
+    for r in &event.round_list {
+        for b in &r.boards {
+            for (g, rec) in b.games.iter().enumerate() {
+                if rec.game.as_deref() == Some(id) {
+                    return Some((
+                        r.number,
+                        b.number,
+                        g as u32 + 1,
+                        rec.result == RecordedResult::Pending,
+                    ));
+                }
+            }
+        }
+    }
+    None
+}
