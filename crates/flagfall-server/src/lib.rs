@@ -20,6 +20,7 @@ pub mod lag;
 pub mod limits;
 pub mod metrics;
 pub mod practice;
+pub mod rematch;
 pub mod socket;
 pub mod writer;
 
@@ -123,6 +124,8 @@ pub struct Shared {
     pub limits: limits::Limits,
     /// Open WebSockets per token hash.
     pub(crate) token_sockets: Arc<limits::Counts<String>>,
+    /// Rematch offers of finished games.
+    pub(crate) rematches: rematch::Rematches,
 }
 
 /// Hex SHA-256 of a token: what the database keeps.
@@ -431,6 +434,7 @@ async fn serve_inner(
         beats: Arc::new(heartbeat::Beats::default()),
         limits: config.limits.clone(),
         token_sockets: Arc::default(),
+        rematches: rematch::Rematches::default(),
     });
     let beating = tokio::spawn(heartbeat::run(
         store.clone(),

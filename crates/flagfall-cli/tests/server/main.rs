@@ -11,6 +11,7 @@ mod chaos;
 mod faults;
 mod lobby;
 mod pg_restart;
+mod rematch;
 mod support;
 mod trust;
 
