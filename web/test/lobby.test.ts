@@ -58,3 +58,41 @@ describe('open challenges', () => {
     expect(creatorDestination(accepted)).toEqual({ url: '/play/g9?token=tw' });
   });
 });
+
+describe('the lobby reducer', async () => {
+  const { createBody, initialLobby, reduceLobby } = await import('../src/lobbymodel');
+  const rulesets = {
+    rulesets: [
+      { id: 'uscf-2020', name: 'US Chess', notation: 'G/5;d0', controls: ['G/5;d0', 'G/3;d2'] },
+      { id: 'fide-b3', name: 'FIDE', notation: '3+2', controls: ['3+2', '5+0'] },
+    ],
+    quick: [{ rules: 'fide-b3', time_control: '1+0' }],
+  };
+  it('takes the rulesets from the server, the first usual control by default', () => {
+    const m = reduceLobby(initialLobby(), { type: 'rulesets', rulesets });
+    expect(m.form.rules).toBe('uscf-2020');
+    expect(m.form.time_control).toBe('G/5;d0');
+    expect(m.practice.time_control).toBe('G/5;d0');
+    const fide = reduceLobby(m, { type: 'form', form: { rules: 'fide-b3' } });
+    expect(fide.form.time_control).toBe('3+2');
+    // The free field is kept while the ruleset stays.
+    const typed = reduceLobby(fide, { type: 'form', form: { time_control: '4+1' } });
+    expect(reduceLobby(typed, { type: 'form', form: { name: 'Ann' } }).form.time_control).toBe('4+1');
+  });
+  it('sets ruleset and time control from a quick button', () => {
+    const m = reduceLobby(reduceLobby(initialLobby(), { type: 'rulesets', rulesets }), { type: 'quick', rules: 'fide-b3', time_control: '1+0' });
+    expect([m.form.rules, m.form.time_control]).toEqual(['fide-b3', '1+0']);
+  });
+  it('drops the last game block when a later attempt fails', () => {
+    const answer = { id: 'g', tokens: { white: 'a', black: 'b', director: 'd' }, urls: { white: '/w', black: '/b', director: '/d', spectator: '/s' } };
+    let m = reduceLobby(initialLobby(), { type: 'created', answer, mine: 'white' });
+    expect(m.created?.answer.id).toBe('g');
+    m = reduceLobby(m, { type: 'error', error: 'Could not create the game: Time control: bad' });
+    expect(m.created).toBeNull();
+    expect(m.error).toMatch(/Time control/);
+  });
+  it('gives the names to the creator\'s colour and the other', () => {
+    const f = { ...initialLobby().form, rules: 'uscf-2020', time_control: ' G/5;d0 ', name: 'Ann', opponent: 'Bo' };
+    expect(createBody(f, 'black')).toEqual({ rules: 'uscf-2020', time_control: 'G/5;d0', mode: 'otb', director: true, black: 'Ann', white: 'Bo' });
+  });
+});

@@ -116,14 +116,13 @@ pub fn penalty_words(step: PenaltyStep) -> (&'static str, &'static str) {
 }
 
 impl Actions {
-    /// What each role of `game` may do now. `started`: an event was stored (before it
-    /// only White may act, as the clock shows).
-    pub fn of(game: &Game, mode: Mode, started: bool) -> Actions {
+    /// What each role of `game` may do now.
+    pub fn of(game: &Game, mode: Mode) -> Actions {
         let director = game.setup().director;
         let over = game.is_over();
         let waiting = game.called().is_some() || game.pending_claim().is_some();
         let player = |c: Color| {
-            if over || (!started && c == Color::Black) {
+            if over {
                 return PlayerActions::default();
             }
             let otb = mode == Mode::Otb;

@@ -388,7 +388,7 @@ impl Snapshot {
                     white: claims_of(Color::White),
                     black: claims_of(Color::Black),
                 },
-                actions: Actions::of(game, cx.mode, cx.started),
+                actions: Actions::of(game, cx.mode),
                 draw_offer: game.draw_offer().map(ColorName::from),
                 server_now: cx.now,
                 dests: (cx.mode == Mode::Online).then(|| game.dests()),

@@ -438,10 +438,17 @@ fn online_sends_promotion_moves_once_a_piece_and_no_illegal_claim() {
         r#"{"rules":"fide-b3","time_control":"3+2","mode":"online"}"#,
         &[r#"{"at":10,"by":"white","move":"e2e4","press":true}"#],
     );
-    assert!(!s.claims.black.iter().any(|k| k == "illegal"), "{:?}", s.claims);
+    assert!(
+        !s.claims.black.iter().any(|k| k == "illegal"),
+        "{:?}",
+        s.claims
+    );
     let (_, s) = played(
         r#"{"rules":"fide-b3","time_control":"3+2"}"#,
         &[r#"{"at":10,"by":"white","move":"e2e4","press":true}"#],
     );
-    assert!(s.claims.black.iter().any(|k| k == "illegal"), "over the board it is offered");
+    assert!(
+        s.claims.black.iter().any(|k| k == "illegal"),
+        "over the board it is offered"
+    );
 }
