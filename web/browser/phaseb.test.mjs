@@ -249,3 +249,26 @@ test('every control of the lobby, with the rulesets and quick buttons from the s
     await l.ctx.close();
   }
 });
+
+test('the challenge page: waiting, then cancelled with its button; the lobby lists it no more', async () => {
+  for (const viewport of [DESKTOP, PHONE]) {
+    const l = await openPage('/', viewport);
+    await l.page.locator('button.quick-tc').first().waitFor();
+    await l.page.fill('#myname', viewport === PHONE ? 'Eve' : 'Fay');
+    await l.page.click('button.open-challenge');
+    await l.page.waitForURL(/\/challenge\/[0-9a-f]+\?secret=/);
+    const id = new URL(l.page.url()).pathname.split('/')[2];
+    await l.page.locator('.waiting', { hasText: 'waiting for someone' }).waitFor();
+    await l.page.locator('.what', { hasText: 'you play White' }).waitFor();
+    const listed = await (await fetch(`${server.base}/api/challenges`)).json();
+    assert.ok(listed.some((c) => c.id === id), 'the challenge is open in the lobby');
+    await l.page.click('button.cancel-challenge');
+    await l.page.locator('.waiting', { hasText: 'cancelled' }).waitFor();
+    await l.page.locator('button.cancel-challenge').waitFor({ state: 'detached' });
+    await shot(l.page, `challenge-cancelled-${viewport === PHONE ? 'phone' : 'desktop'}`, viewport === PHONE);
+    const after = await (await fetch(`${server.base}/api/challenges`)).json();
+    assert.ok(!after.some((c) => c.id === id), 'a cancelled challenge leaves the lobby');
+    assert.deepEqual(l.errors, []);
+    await l.ctx.close();
+  }
+});

@@ -1,7 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { Challenge } from '../src/api';
-import { creatorDestination } from '../src/challenge';
-import { challengeText, gameSummaryText } from '../src/lobbyview';
+import { challengeText, creatorDestination, gameSummaryText, reduceChallenge } from '../src/lobbyview';
 
 const at = () => '10:30';
 
@@ -94,5 +93,18 @@ describe('the lobby reducer', async () => {
   it('gives the names to the creator\'s colour and the other', () => {
     const f = { ...initialLobby().form, rules: 'uscf-2020', time_control: ' G/5;d0 ', name: 'Ann', opponent: 'Bo' };
     expect(createBody(f, 'black')).toEqual({ rules: 'uscf-2020', time_control: 'G/5;d0', mode: 'otb', director: true, black: 'Ann', white: 'Bo' });
+  });
+});
+
+describe('the challenge page reducer', () => {
+  const base = { challenge: null, status: 'Loading the challenge…', done: false, error: null };
+  const c = (status: Challenge['status'], game?: Challenge['game']): Challenge => ({ id: 'c1', status, color: 'white', name: 'Ann', rules: 'uscf-2020', time_control: 'G/5;d0', mode: 'otb', created_ms: 1, ...(game ? { game } : {}) }) as Challenge;
+  it('waits while open, stops once accepted, cancelled or expired', () => {
+    expect(reduceChallenge(base, { type: 'read', challenge: c('open'), secret: true })).toMatchObject({ done: false, status: 'Open: waiting for someone to accept…' });
+    expect(reduceChallenge(base, { type: 'read', challenge: c('expired'), secret: true }).done).toBe(true);
+    expect(reduceChallenge(base, { type: 'cancelled' })).toMatchObject({ done: true, status: 'This challenge was cancelled.' });
+    const err = reduceChallenge(base, { type: 'error', error: 'Could not read the challenge: 500' });
+    expect(err.error).toMatch(/500/);
+    expect(reduceChallenge(err, { type: 'read', challenge: c('open'), secret: true }).error).toBeNull();
   });
 });
