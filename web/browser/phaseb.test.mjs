@@ -272,3 +272,85 @@ test('the challenge page: waiting, then cancelled with its button; the lobby lis
     await l.ctx.close();
   }
 });
+
+test('the rest of the game page and the console: Play, mute, the move list buttons, Accept draw, PGN, Leave a pawn, Keep it stopped, Deny and Grant', async () => {
+  const g = await createGame(server.base, { rules: 'blitz-2006', time_control: '5|0', white: 'Ada', black: 'Bao' });
+  const w = await openPage(g.urls.white);
+  const b = await openPage(g.urls.black, PHONE);
+  const d = await openPage(g.urls.director);
+  for (const p of [w, b]) await p.page.locator('.clock.bottom .time').waitFor();
+  const card = d.page.locator(`.dcard[data-game="${g.id}"]`);
+  await card.locator('.clock .who', { hasText: 'Ada' }).waitFor();
+  // Mute and unmute.
+  await w.page.click('button.mute');
+  await w.page.locator('button.mute', { hasText: 'Sound: off' }).waitFor();
+  await w.page.click('button.mute');
+  await w.page.locator('button.mute', { hasText: 'Sound: on' }).waitFor();
+  // Moves typed and sent with the Play button, pressed with the Press button.
+  const play = async (p, mv, n) => {
+    await p.page.fill('#moveinput', mv);
+    await p.page.click('form.moveform button[type="submit"]');
+    await p.page.locator('.press.ready').waitFor();
+    await p.page.click('.press');
+    await waitState(server.base, g.id, (s) => s.moves.length === n, mv);
+  };
+  await play(w, 'g1f3', 1);
+  await play(b, 'g8f6', 2);
+  await play(w, 'f3g1', 3);
+  // The move list's buttons: start, forward, back, to the end, and "Back to the game".
+  await w.page.click('.movenav button.first');
+  await w.page.locator('.replaying', { hasText: 'Move 0 of 3' }).waitFor();
+  await w.page.click('.movenav button.next');
+  await w.page.locator('.replaying', { hasText: 'Move 1 of 3' }).waitFor();
+  await w.page.click('.movenav button.last');
+  await w.page.locator('.replaying').waitFor({ state: 'detached' });
+  await w.page.click('.movenav button.prev');
+  await w.page.locator('.replaying', { hasText: 'Move 2 of 3' }).waitFor();
+  await w.page.click('.replaying button.live');
+  await w.page.locator('.replaying').waitFor({ state: 'detached' });
+  // A call for the director kept stopped from the console, then the clock started.
+  await b.page.click('button.call-director');
+  await card.locator('button.keep-stopped').click();
+  await waitState(server.base, g.id, (s) => !s.called && s.running === null, 'the clock kept stopped');
+  await card.locator('button.start:not([disabled])').click();
+  await waitState(server.base, g.id, (s) => s.running === 'black', 'the clock running');
+  // A drawn-position claim waits for the director: denied, then claimed again and granted.
+  await b.page.locator('button[data-claim="draw_position"]').click();
+  await card.locator('.pending button.deny').click();
+  await waitState(server.base, g.id, (s) => !s.pending && s.rulings.some((r) => r.kind === 'claim_rejected'), 'the claim denied');
+  await shot(d.page, 'director-after-deny-desktop');
+  // Accept draw: White offers (d), Black accepts with the button.
+  await w.page.locator('body').press('d');
+  await b.page.locator('button.accept').click();
+  const done = await waitState(server.base, g.id, (s) => s.result === '1/2-1/2', 'the agreed draw');
+  assert.equal(done.reason, 'agreement');
+  // The PGN link downloads the game.
+  const [download] = await Promise.all([w.page.waitForEvent('download'), w.page.click('a.pgn')]);
+  assert.equal(download.suggestedFilename(), `${g.id}.pgn`);
+
+  // Grant: a second game whose drawn-position claim the director grants.
+  const g2 = await createGame(server.base, { rules: 'blitz-2006', time_control: '5|0' });
+  const w2 = await openPage(g2.urls.white);
+  const d2 = await openPage(g2.urls.director, PHONE);
+  await w2.page.locator('.clock.bottom .time').waitFor();
+  await w2.page.locator('button[data-claim="draw_position"]').click();
+  const card2 = d2.page.locator(`.dcard[data-game="${g2.id}"]`);
+  await card2.locator('.pending button.grant').waitFor();
+  await shot(d2.page, 'director-pending-phone', true);
+  await card2.locator('.pending button.grant').click();
+  await waitState(server.base, g2.id, (s) => s.result === '1/2-1/2', 'the claim granted');
+
+  // Leave a pawn: over the board a pawn may stay a pawn on the last rank (an illegal move).
+  const g3 = await createGame(server.base, { rules: 'uscf-2020', time_control: 'G/5;d0', fen: '4k3/P7/8/8/8/8/8/4K3 w - - 0 1' });
+  const w3 = await openPage(g3.urls.white, PHONE);
+  await w3.page.locator('.clock.bottom .time').waitFor();
+  await clickSquare(w3.page, 'a7', 'white');
+  await clickSquare(w3.page, 'a8', 'white');
+  await w3.page.click('.promo button[data-promo=""]');
+  const s3 = await waitState(server.base, g3.id, (s) => s.board_move !== null, 'the pawn left on a8');
+  assert.equal(s3.board_move.uci, 'a7a8');
+  for (const p of [w, b, d, w2, d2, w3]) {
+    assert.deepEqual(p.errors, []);
+    await p.ctx.close();
+  }
+});
