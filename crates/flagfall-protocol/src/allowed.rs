@@ -1,6 +1,8 @@
 //! What each role may do now (`actions` in the state object and in every update): the
 //! page shows exactly these buttons and computes none of them itself.
 
+use std::borrow::Cow;
+
 use flagfall_core::ruleset::{OffenceKind, PenaltyStep};
 use flagfall_game::Game;
 use serde::{Deserialize, Serialize};
@@ -36,9 +38,9 @@ pub struct NextPenalty {
     pub recorded: u32,
     /// The ladder's step (`warning`, `opponent_plus_minute`, `forfeit`,
     /// `not_an_offence`, ...), as the ruleset writes it.
-    pub step: String,
+    pub step: Cow<'static, str>,
     /// The step in words ("a warning").
-    pub text: String,
+    pub text: Cow<'static, str>,
     /// The ladder's rule.
     pub rule: String,
 }
@@ -47,9 +49,9 @@ pub struct NextPenalty {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
 pub struct OffenceOption {
     /// The kind as the `offence` action names it (`two_hands`, ...).
-    pub kind: String,
+    pub kind: Cow<'static, str>,
     /// The kind in words ("Two hands").
-    pub label: String,
+    pub label: Cow<'static, str>,
     pub white: NextPenalty,
     pub black: NextPenalty,
 }
@@ -159,14 +161,14 @@ impl Actions {
                                 NextPenalty {
                                     recorded: u32::try_from(game.offence_count(c, kind))
                                         .unwrap_or(u32::MAX),
-                                    step: name.to_string(),
-                                    text: text.to_string(),
-                                    rule,
+                                    step: Cow::Borrowed(name),
+                                    text: Cow::Borrowed(text),
+                                    rule: rule.to_string(),
                                 }
                             };
                             OffenceOption {
-                                kind: kind.name().to_string(),
-                                label: offence_label(kind).to_string(),
+                                kind: Cow::Borrowed(kind.name()),
+                                label: Cow::Borrowed(offence_label(kind)),
                                 white: next(Color::White),
                                 black: next(Color::Black),
                             }

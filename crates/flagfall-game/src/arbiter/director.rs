@@ -180,6 +180,7 @@ impl Game {
 
     pub(super) fn on_offence(&mut self, at: u64, event: usize, player: Color, kind: OffenceKind) {
         let (step, rule) = self.next_penalty(player, kind);
+        let rule = rule.to_string();
         let what = kind.name();
         let (offender, opponent) = (colour::name(player), colour::name(!player));
         // Each step: the time change it makes (whose clock, how much) and what it says.

@@ -364,12 +364,11 @@ impl Game {
 
     /// The step of the ruleset's ladder the next offence of `kind` by `player` gets, and
     /// the rule of the ladder (what `offence` would rule now, as `on_offence` counts).
-    pub fn next_penalty(&self, player: Color, kind: OffenceKind) -> (PenaltyStep, String) {
-        let ladder = self.setup.ruleset.ladder(kind);
+    pub fn next_penalty(&self, player: Color, kind: OffenceKind) -> (PenaltyStep, &str) {
         let nth = u32::try_from(self.offence_count(player, kind))
             .unwrap_or(u32::MAX - 1)
             .saturating_add(1);
-        (ladder.step(nth), ladder.rule)
+        self.setup.ruleset.penalty_step(kind, nth)
     }
 
     /// The legal moves for the side to move (what a UI may offer).
