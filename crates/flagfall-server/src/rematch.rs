@@ -4,6 +4,9 @@
 //! colours swapped, the names with them; the same ruleset, time control, start position,
 //! mode and director) and each player reads their own link to it from the answer.
 //!
+//! In a practice game the computer accepts an offer at once and plays the other colour in
+//! the new game (with its stored settings).
+//!
 //! The offers live in the server's memory, keyed by the finished game: they are a
 //! conversation between two open pages, not part of any game's record (a restart forgets
 //! an unanswered offer; the game created by an accepted one is stored like any other).
@@ -23,6 +26,7 @@ use serde::Deserialize;
 
 use crate::Shared;
 use crate::http::{error, handle_or_404, state_of};
+use crate::practice::ComputerConfig;
 
 /// One finished game's rematch.
 #[derive(Debug, Clone)]
@@ -222,10 +226,19 @@ pub async fn post_rematch(
             "the game is not over: a rematch is offered after it",
         );
     }
-    match s.rematches.step(&id, me, body.action) {
+    // A practice game: the computer answers an offer at once, and accepts it.
+    let computer = match practice_of(&s, &id).await {
+        Ok(c) => c,
+        Err(r) => return r,
+    };
+    let mut step = s.rematches.step(&id, me, body.action);
+    if let (Some(cfg), Ok(Step::Answer), RematchAction::Offer) = (&computer, &step, body.action) {
+        step = s.rematches.step(&id, cfg.color, RematchAction::Accept);
+    }
+    match step {
         Err((status, text)) => return error(status, text),
         Ok(Step::Answer) => {}
-        Ok(Step::Create) => match create_swapped(&s, &state).await {
+        Ok(Step::Create) => match create_swapped(&s, &state, computer).await {
             Ok(created) => s.rematches.created(&id, created),
             Err(r) => {
                 s.rematches.failed(&id);
@@ -236,10 +249,30 @@ pub async fn post_rematch(
     axum::Json(s.rematches.view(&id, me)).into_response()
 }
 
-/// The new game: the finished game's setup with the colours (and names) swapped.
+/// The practice computer's settings of game `id`, if it is a practice game.
+async fn practice_of(s: &Arc<Shared>, id: &str) -> Result<Option<ComputerConfig>, Response> {
+    let row = match s.store.game(id).await {
+        Ok(Some(r)) => r,
+        Ok(None) => return Ok(None),
+        Err(e) => return Err(crate::http::server_error(e.into())),
+    };
+    match row.game.practice {
+        None => Ok(None),
+        Some(json) => serde_json::from_str(&json).map(Some).map_err(|e| {
+            error(
+                StatusCode::INTERNAL_SERVER_ERROR,
+                format!("the practice computer's stored settings cannot be read: {e}"),
+            )
+        }),
+    }
+}
+
+/// The new game: the finished game's setup with the colours (and names) swapped; in a
+/// practice game the computer plays the other colour too.
 async fn create_swapped(
     s: &Arc<Shared>,
     state: &flagfall_protocol::State,
+    computer: Option<ComputerConfig>,
 ) -> Result<Created, Response> {
     let mut body: CreateGame = serde_json::from_value(state.setup.clone()).map_err(|e| {
         error(
@@ -253,8 +286,24 @@ async fn create_swapped(
         // Online games always flag automatically; the setup line says so already.
         body.auto_flag = Some(true);
     }
-    s.create(&body).await.map_err(|e| match e {
+    let failed = |e| match e {
         crate::CreateError::Setup(e) => error(StatusCode::BAD_REQUEST, e.to_string()),
         crate::CreateError::Failed(e) => crate::http::server_error(e),
-    })
+    };
+    let Some(mut cfg) = computer else {
+        return s.create(&body).await.map_err(failed);
+    };
+    cfg.color = match cfg.color {
+        ColorName::White => ColorName::Black,
+        ColorName::Black => ColorName::White,
+    };
+    let stored = serde_json::to_string(&cfg).map_err(|e| {
+        error(
+            StatusCode::INTERNAL_SERVER_ERROR,
+            format!("the practice computer's settings cannot be stored: {e}"),
+        )
+    })?;
+    let created = s.create_with(&body, Some(stored)).await.map_err(failed)?;
+    crate::practice::spawn(s.clone(), created.id.clone(), cfg, s.engine.clone());
+    Ok(created)
 }

@@ -185,3 +185,41 @@ async fn the_rulesets_route_lists_every_ruleset_and_the_quick_buttons() {
     assert_eq!(v["quick"][0]["time_control"], "1+0");
     srv.stop().await;
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_practice_computer_accepts_a_rematch_and_plays_the_other_colour() {
+    let srv = Server::start().await;
+    let body = json!({
+        "setup": {"rules": "uscf-2020", "time_control": "G/5;d0", "black": "Computer"},
+        "computer": {"color": "black", "level": 1, "training": false, "seed": 7},
+    });
+    let (status, text) = srv.post("/api/practice", &body.to_string()).await;
+    assert_eq!(status, 201, "{text}");
+    let g: Value = serde_json::from_str(&text).unwrap();
+    let id = g["id"].as_str().unwrap().to_string();
+    let token = g["tokens"]["white"].as_str().unwrap().to_string();
+    let mut white = srv.connect(&id, Some(&token)).await;
+    white.send(json!({"resign":true})).await;
+    white.event().await;
+    // The computer accepts at once: the offer answers with the new game.
+    let (status, v) = rematch(&srv, &id, &token, "offer").await;
+    assert_eq!(status, 200, "{v}");
+    assert_eq!(v["status"], "accepted");
+    assert_eq!(v["game"]["color"], "black");
+    let new_id = v["game"]["id"].as_str().unwrap().to_string();
+    let s = srv.state(&new_id).await;
+    assert_eq!(s["setup"]["white"], "Computer");
+    // The computer now plays White: it makes the first move by itself.
+    let mut waited = 0;
+    loop {
+        let s = srv.state(&new_id).await;
+        if s["moves"].as_array().is_some_and(|m| !m.is_empty()) {
+            assert_eq!(s["moves"][0]["by"], "white");
+            break;
+        }
+        waited += 1;
+        assert!(waited < 200, "the computer never moved as White: {s}");
+        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+    }
+    srv.stop().await;
+}
