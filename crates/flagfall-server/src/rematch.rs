@@ -231,6 +231,13 @@ pub async fn post_rematch(
         Ok(c) => c,
         Err(r) => return r,
     };
+    // Each computer with an engine runs a process: the cap of `POST /api/practice` holds.
+    if computer.is_some() && s.engine.is_some() && s.computers_running() >= s.limits.engines {
+        return error(
+            StatusCode::SERVICE_UNAVAILABLE,
+            "the practice computer is busy: try the rematch again in a few minutes",
+        );
+    }
     let mut step = s.rematches.step(&id, me, body.action);
     if let (Some(cfg), Ok(Step::Answer), RematchAction::Offer) = (&computer, &step, body.action) {
         step = s.rematches.step(&id, cfg.color, RematchAction::Accept);
