@@ -144,9 +144,11 @@ test('the director adds a minute, a flag falls and is claimed', async () => {
 test('the lobby creates a game and shows its links and QR code', async () => {
   const lobby = await openPage('/');
   await lobby.page.selectOption('#rules', 'fide-b3');
-  assert.equal(await lobby.page.inputValue('#tc'), '3+2');
+  // The lobby renders in the next animation frame: wait for the field to follow.
+  const valueIs = (sel, v) => lobby.page.waitForFunction(([s, x]) => document.querySelector(s)?.value === x, [sel, v], { timeout: 5000 });
+  await valueIs('#tc', '3+2');
   await lobby.page.fill('#myname', 'Ada');
-  await lobby.page.click('form.create button[type=submit]');
+  await lobby.page.click('form.create:not(.practice) button[type=submit]');
   await lobby.page.locator('.created .qr svg').waitFor();
   const links = await lobby.page.locator('.created input.link').evaluateAll((els) => els.map((e) => e.value));
   assert.equal(links.length, 4);
@@ -157,11 +159,11 @@ test('the lobby creates a game and shows its links and QR code', async () => {
   await shot(lobby.page, 'lobby', true);
   // A quick time-control button fills the ruleset and the field.
   await lobby.page.click('button.quick-tc[data-tc="G/3;d2"]');
-  assert.equal(await lobby.page.inputValue('#rules'), 'uscf-2020');
-  assert.equal(await lobby.page.inputValue('#tc'), 'G/3;d2');
+  await valueIs('#rules', 'uscf-2020');
+  await valueIs('#tc', 'G/3;d2');
   // A bad time control: the old game's block goes, the error names the field in words.
   await lobby.page.fill('#tc', 'G/x');
-  await lobby.page.click('form.create button[type=submit]');
+  await lobby.page.click('form.create:not(.practice) button[type=submit]');
   await lobby.page.locator('form.create .error', { hasText: 'Time control:' }).waitFor();
   assert.equal(await lobby.page.locator('.created .qr').count(), 0);
   // The director console link opens the console, not the server's JSON.

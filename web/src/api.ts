@@ -1,26 +1,8 @@
 // HTTP calls to `flagfall serve` (docs/protocol.md).
-import type { GameState } from './protocol';
-
-export interface CreateBody {
-  rules: string;
-  time_control: string;
-  mode?: 'otb' | 'online';
-  white?: string;
-  black?: string;
-  director?: boolean;
-  auto_flag?: boolean;
-  [k: string]: unknown;
-}
-
-export interface CreateAnswer {
-  id: string;
-  tokens: { white: string; black: string; director: string };
-  urls: { white: string; black: string; director: string; spectator: string };
-}
+import type { ComputerConfig, CreateAnswer, CreateGame, GameState, RematchView, Rulesets } from './protocol';
 
 export interface GameSummary {
   id: string;
-  /** Older servers nested the setup; newer ones list its names, ruleset and time control at the top. */
   white?: string | null;
   black?: string | null;
   rules?: string;
@@ -65,23 +47,12 @@ async function json<T>(r: Response): Promise<T> {
   return (await r.json()) as T;
 }
 
-export async function createGame(body: CreateBody): Promise<CreateAnswer> {
+export async function createGame(body: CreateGame): Promise<CreateAnswer> {
   return json(await fetch('/api/games', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) }));
 }
 
-export interface ComputerConfig {
-  /** The colour the computer plays. */
-  color: 'white' | 'black';
-  level: number;
-  training: boolean;
-  illegal_rate?: number;
-  seed?: number;
-  /** Training: the computer's move from which it shuffles for a repetition to claim. */
-  repeat_at?: number;
-}
-
 /** A game against the computer (`POST /api/practice`): the computer is a client of the game like any player. */
-export async function createPractice(setup: CreateBody, computer: ComputerConfig): Promise<CreateAnswer> {
+export async function createPractice(setup: CreateGame, computer: ComputerConfig): Promise<CreateAnswer> {
   return json(await fetch('/api/practice', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ setup, computer }) }));
 }
 
@@ -89,12 +60,14 @@ export async function getGame(id: string): Promise<GameState> {
   return json(await fetch(`/api/games/${encodeURIComponent(id)}`));
 }
 
-/** The list answers either an array or {"games": [...]}. */
+/** The games of one status, newest first (`GET /api/games?status=`). */
 export async function listGames(status: 'live' | 'finished'): Promise<GameSummary[]> {
-  const v = await json<unknown>(await fetch(`/api/games?status=${status}`));
-  if (Array.isArray(v)) return v as GameSummary[];
-  if (v && typeof v === 'object' && Array.isArray((v as { games?: unknown }).games)) return (v as { games: GameSummary[] }).games;
-  return [];
+  return json(await fetch(`/api/games?status=${status}`));
+}
+
+/** The rulesets the lobby offers, their time-control notation and the quick buttons. */
+export async function getRulesets(): Promise<Rulesets> {
+  return json(await fetch('/api/rulesets'));
 }
 
 export interface Explanation {
@@ -110,7 +83,7 @@ export async function explainRule(citation: string): Promise<Explanation> {
 
 // --- open challenges (docs/protocol.md, "Challenges") ---
 
-export interface ChallengeBody extends CreateBody {
+export interface ChallengeBody extends CreateGame {
   /** The creator's colour. */
   color: 'white' | 'black' | 'random';
   /** The creator's name. */
@@ -173,4 +146,18 @@ export function wsUrl(id: string, token: string | null): string {
   const proto = location.protocol === 'https:' ? 'wss:' : 'ws:';
   const q = token ? `?token=${encodeURIComponent(token)}` : '';
   return `${proto}//${location.host}/ws/games/${encodeURIComponent(id)}${q}`;
+}
+
+// --- rematch (docs/protocol.md, "Rematch") ---
+
+/** Where the rematch of a finished game stands, for the player of `token`. */
+export async function getRematch(id: string, token: string): Promise<RematchView> {
+  return json(await fetch(`/api/games/${encodeURIComponent(id)}/rematch?token=${encodeURIComponent(token)}`));
+}
+
+/** Offer, accept or decline a rematch; answers where it then stands. */
+export async function postRematch(id: string, token: string, action: 'offer' | 'accept' | 'decline'): Promise<RematchView> {
+  return json(
+    await fetch(`/api/games/${encodeURIComponent(id)}/rematch`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ token, action }) }),
+  );
 }

@@ -1,87 +1,71 @@
 // The page an open challenge's creator waits on (`/challenge/{id}?secret=`): it polls the
-// challenge once a second and goes to the game as soon as someone accepts.
-import { cancelChallenge, getChallenge, type Challenge } from './api';
-import { challengeText } from './lobbyview';
-import { h } from './dom';
+// challenge once a second and goes to the game as soon as someone accepts. A model changed
+// only by its reducer, one snabbdom view, one render per animation frame.
+import { cancelChallenge, getChallenge } from './api';
+import { challengeText, creatorDestination, reduceChallenge, type ChallengeAction, type ChallengeModel } from './lobbyview';
+import { attributesModule, classModule, eventListenersModule, h, init, propsModule, type VNode } from 'snabbdom';
 
-/** Where the creator goes once the challenge is accepted (null while it waits). */
-export function creatorDestination(c: Challenge): { url: string } | null {
-  if (c.status !== 'accepted' || !c.game) return null;
-  // A challenge's game has no director: the creator holds their own colour's token only.
-  return { url: c.game.url };
+function challengeView(m: ChallengeModel, secret: string | null, cancel: () => void): VNode {
+  return h('div#app', [
+    h('header.top', [h('a.brand', { attrs: { href: '/' } }, 'flagfall'), h('span.game-title', 'Open challenge')]),
+    h('main.challenge-page', [
+      h('h1', m.done ? 'Open challenge' : 'Waiting for an opponent'),
+      h('p.what', m.challenge ? challengeText(m.challenge, !!secret) : ''),
+      h('p.waiting', { attrs: { role: 'status', 'aria-live': 'polite' } }, m.status),
+      m.done ? null : h('p', 'Anyone in the lobby can accept it. Keep this page open: it goes to the game by itself.'),
+      secret && !m.done ? h('button.cancel-challenge', { attrs: { type: 'button' }, on: { click: cancel } }, 'Cancel the challenge') : null,
+      h('p.error', { attrs: { role: 'alert' } }, m.error ?? ''),
+      h('p', h('a', { attrs: { href: '/' } }, 'Back to the lobby')),
+    ]),
+  ]);
 }
 
+const patch = init([classModule, attributesModule, propsModule, eventListenersModule]);
+
 export function mountChallenge(root: HTMLElement, id: string, secret: string | null): () => void {
-  const status = h('p', { class: 'waiting', role: 'status', 'aria-live': 'polite' }, 'Loading the challenge…');
-  const what = h('p', { class: 'what' });
-  const errorEl = h('p', { class: 'error', role: 'alert' });
-  const cancelBtn = h('button', { type: 'button', class: 'cancel-challenge' }, 'Cancel the challenge');
-  cancelBtn.hidden = !secret;
-  root.replaceChildren(
-    h('header', { class: 'top' }, h('a', { href: '/', class: 'brand' }, 'flagfall'), h('span', { class: 'game-title' }, 'Open challenge')),
-    h(
-      'main',
-      { class: 'challenge-page' },
-      h('h1', {}, 'Waiting for an opponent'),
-      what,
-      status,
-      h('p', {}, 'Anyone in the lobby can accept it. Keep this page open: it goes to the game by itself.'),
-      cancelBtn,
-      errorEl,
-      h('p', {}, h('a', { href: '/' }, 'Back to the lobby')),
-    ),
-  );
-  let stopped = false;
+  let model: ChallengeModel = { challenge: null, status: 'Loading the challenge…', done: false, error: null };
+  const mountPoint = document.createElement('div');
+  root.replaceChildren(mountPoint);
+  let vnode: VNode | HTMLElement = mountPoint;
+  let frame = 0;
   let timer = 0;
+  const render = (): void => {
+    frame = 0;
+    vnode = patch(vnode, challengeView(model, secret, () => void cancel()));
+  };
+  const dispatch = (a: ChallengeAction): void => {
+    model = reduceChallenge(model, a);
+    if (!frame) frame = requestAnimationFrame(render);
+  };
   async function poll(): Promise<void> {
-    if (stopped) return;
+    if (model.done) return;
     try {
       const c = await getChallenge(id, secret);
-      what.textContent = challengeText(c, !!secret);
+      dispatch({ type: 'read', challenge: c, secret: !!secret });
       const dest = creatorDestination(c);
       if (dest) {
-        status.textContent = 'Accepted: going to the game…';
-        stopped = true;
         location.assign(dest.url);
         return;
       }
-      if (c.status === 'cancelled') {
-        status.textContent = 'This challenge was cancelled.';
-        cancelBtn.hidden = true;
-        stopped = true;
-        return;
-      }
-      if (c.status === 'expired') {
-        status.textContent = 'This challenge expired: nobody accepted it within half an hour. Open a new one from the lobby.';
-        cancelBtn.hidden = true;
-        stopped = true;
-        return;
-      }
-      if (c.status === 'accepted') {
-        status.textContent = 'Someone accepted this challenge.';
-        stopped = true;
-        return;
-      }
-      status.textContent = 'Open: waiting for someone to accept…';
     } catch (e) {
-      errorEl.textContent = `Could not read the challenge: ${(e as Error).message}`;
+      dispatch({ type: 'error', error: `Could not read the challenge: ${(e as Error).message}` });
     }
-    if (!stopped) timer = window.setTimeout(() => void poll(), 1000);
+    if (!model.done) timer = window.setTimeout(() => void poll(), 1000);
   }
-  cancelBtn.addEventListener('click', async () => {
+  async function cancel(): Promise<void> {
     if (!secret) return;
     try {
       await cancelChallenge(id, secret);
-      status.textContent = 'This challenge was cancelled.';
-      cancelBtn.hidden = true;
-      stopped = true;
+      dispatch({ type: 'cancelled' });
     } catch (e) {
-      errorEl.textContent = `Could not cancel: ${(e as Error).message}`;
+      dispatch({ type: 'error', error: `Could not cancel: ${(e as Error).message}` });
     }
-  });
+  }
+  render();
   void poll();
   return () => {
-    stopped = true;
+    model = { ...model, done: true };
     clearTimeout(timer);
+    cancelAnimationFrame(frame);
   };
 }

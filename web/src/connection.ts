@@ -211,13 +211,13 @@ export class Connection {
           return;
         }
         if (this.lastN !== null) this.lastN = Math.max(this.lastN, msg.n);
-        const id = (msg.event && typeof msg.event.id === 'string' ? msg.event.id : undefined) ?? msg.id;
+        const id = (typeof msg.event.id === 'string' ? msg.event.id : undefined) ?? msg.id ?? undefined;
         if (id !== undefined) this.outbox.delete(id);
         break;
       }
       case 'refused':
       case 'error':
-        if (msg.id !== undefined) this.outbox.delete(msg.id);
+        if (msg.id != null) this.outbox.delete(msg.id);
         break;
       case 'pong': {
         const sent = Number(msg.ping);

@@ -11,8 +11,8 @@ import { wsUrl } from './api';
 import { formatClock, LiveClock, spokenClock } from './clock';
 import { browserSocket, Connection, type ConnStatus } from './connection';
 import { calledText, initialModel, lastMoveSquares, reduce, resultText, rulingText, type Model } from './model';
-import { directorGames, forgetDirectorGame, nextPenalty, OFFENCE_KINDS, offenceCount, pendingRule, pendingText, rememberDirectorGame, type Ladder } from './ladder';
-import { colorName, REASON_TEXT, type Color } from './protocol';
+import { directorGames, forgetDirectorGame, pendingRule, pendingText, rememberDirectorGame } from './ladder';
+import { colorName, REASON_TEXT, type Color, type DirectorActions, type OffenceOption } from './protocol';
 import { citeV } from './vcite';
 
 /** One game on the console: its connection, its model and the director's form state. */
@@ -22,13 +22,10 @@ export class CardCtrl {
   conn: ConnStatus = 'connecting';
   connDetail = '';
   offPlayer: Color = 'white';
-  offKind = OFFENCE_KINDS[0][0];
+  offKind = 'two_hands';
   result = '1-0';
-  preview: { text: string; rule: string | null } | null = null;
   gone = false;
   cg: CgApi | null = null;
-  private ladders: Record<string, Ladder> | null = null;
-  private previewedAt = -1;
   private readonly connection: Connection;
 
   constructor(
@@ -43,11 +40,6 @@ export class CardCtrl {
         this.model = reduce(this.model, msg);
         const s = this.model.state;
         if (s && (msg.type === 'state' || msg.type === 'event')) this.clock.update(s.clock, performance.now());
-        // The next penalty of a ladder changes with every ruling: count again.
-        if (s && s.rulings.length !== this.previewedAt) {
-          this.previewedAt = s.rulings.length;
-          void this.updatePreview();
-        }
         this.redraw();
       },
       onStatus: (st, d) => {
@@ -78,40 +70,33 @@ export class CardCtrl {
     return n ? `${n} (${c})` : colorName(c);
   }
 
+  /** What the server says the director may do now. */
+  may(): DirectorActions | null {
+    return this.model.state?.actions.director ?? null;
+  }
+
+  /** The offence chosen in the form, with the ladder's next penalty the server sends. */
+  offence(): OffenceOption | null {
+    return this.may()?.offences.find((o) => o.kind === this.offKind) ?? null;
+  }
+
+  /** The next penalty of the chosen offence for the chosen player, in words, and its rule. */
+  preview(): { text: string; rule: string } | null {
+    const next = this.offence()?.[this.offPlayer];
+    if (!next) return null;
+    const nth = next.recorded === 0 ? 'First offence' : `Offence no. ${next.recorded + 1}`;
+    return { text: `${nth}: ${next.text}`, rule: next.rule };
+  }
+
   setOffence(player: Color, kind: string): void {
     this.offPlayer = player;
     this.offKind = kind;
-    void this.updatePreview();
-    this.redraw();
-  }
-
-  async updatePreview(): Promise<void> {
-    const s = this.model.state;
-    if (!s) return;
-    if (this.ladders === null) {
-      try {
-        // The ruleset as data (`flagfall rules show --json`): its penalty ladders.
-        const r = await fetch(`/api/rules/${encodeURIComponent(s.setup.rules)}`);
-        if (r.ok) this.ladders = ((await r.json()) as { penalties?: Record<string, Ladder> }).penalties ?? null;
-      } catch {
-        this.ladders = null;
-      }
-    }
-    let count = 0;
-    try {
-      const r = await fetch(`/api/games/${encodeURIComponent(this.id)}/script`);
-      if (r.ok) count = offenceCount(await r.text(), this.offPlayer, this.offKind);
-    } catch {
-      /* counted as a first offence */
-    }
-    const p = nextPenalty(this.ladders?.[this.offKind], count);
-    this.preview = p ? { text: `${count === 0 ? 'First' : `Offence no. ${count + 1}`}: ${p.text}`, rule: p.rule } : { text: "The ruleset's ladder decides the penalty", rule: null };
     this.redraw();
   }
 
   recordOffence(): void {
-    const kind = OFFENCE_KINDS.find(([k]) => k === this.offKind)?.[1] ?? this.offKind;
-    const penalty = this.preview?.text;
+    const kind = this.offence()?.label ?? this.offKind;
+    const penalty = this.preview()?.text;
     if (!window.confirm(`Record the offence "${kind}" against ${this.nameOf(this.offPlayer)}?${penalty ? `\n${penalty}` : ''}`)) return;
     this.send({ offence: { player: this.offPlayer, kind: this.offKind } });
   }
@@ -163,20 +148,27 @@ function boardV(card: CardCtrl): VNode {
   });
 }
 
-const button = (cls: string, text: string, click: () => void, label?: string): VNode =>
-  h(`button.${cls}`, { attrs: { type: 'button', ...(label ? { 'aria-label': label } : {}) }, on: { click } }, text);
+const button = (cls: string, text: string, click: () => void, label?: string, disabled = false): VNode =>
+  h(`button.${cls}`, { attrs: { type: 'button', disabled, ...(label ? { 'aria-label': label } : {}) }, on: { click } }, text);
 
 function actionsV(card: CardCtrl): VNode {
   const send = (a: Record<string, unknown>) => () => card.send(a);
+  const may = card.may();
+  const preview = card.preview();
   return h('div.dactions', [
-    h('div.row', [button('stop', 'Stop clock', send({ stop_clock: true })), button('start', 'Start clock', send({ start_clock: true }))]),
-    h(
-      'div.row',
-      (['white', 'black'] as Color[]).flatMap((c) => [
-        button(`add-${c}`, `${colorName(c)} +1:00`, send({ add_time: { color: c, ms: 60_000 } }), `add a minute to ${c}`),
-        button(`sub-${c}`, `${colorName(c)} −1:00`, send({ add_time: { color: c, ms: -60_000 } }), `take a minute from ${c}`),
-      ]),
-    ),
+    h('div.row', [
+      button('stop', 'Stop clock', send({ stop_clock: true }), undefined, !may?.stop_clock),
+      button('start', 'Start clock', send({ start_clock: true }), undefined, !may?.start_clock),
+    ]),
+    may?.add_time
+      ? h(
+          'div.row',
+          (['white', 'black'] as Color[]).flatMap((c) => [
+            button(`add-${c}`, `${colorName(c)} +1:00`, send({ add_time: { color: c, ms: 60_000 } }), `add a minute to ${c}`),
+            button(`sub-${c}`, `${colorName(c)} −1:00`, send({ add_time: { color: c, ms: -60_000 } }), `take a minute from ${c}`),
+          ]),
+        )
+      : null,
     h('div.row', [
       h(
         'select',
@@ -186,11 +178,11 @@ function actionsV(card: CardCtrl): VNode {
       h(
         'select',
         { attrs: { 'aria-label': 'offence' }, props: { value: card.offKind }, on: { change: (ev: Event) => card.setOffence(card.offPlayer, (ev.target as HTMLSelectElement).value) } },
-        OFFENCE_KINDS.map(([k, t]) => h('option', { attrs: { value: k }, props: { selected: card.offKind === k } }, t)),
+        (may?.offences ?? []).map((o) => h('option', { attrs: { value: o.kind }, props: { selected: card.offKind === o.kind } }, o.label)),
       ),
-      button('offence-apply', 'Record offence', () => card.recordOffence()),
+      button('offence-apply', 'Record offence', () => card.recordOffence(), undefined, !card.offence()),
     ]),
-    h('div.row', [h('span.preview', { attrs: { 'aria-live': 'polite' } }, card.preview ? [card.preview.text, ' ', citeV(card.preview.rule)] : [])]),
+    h('div.row', [h('span.preview', { attrs: { 'aria-live': 'polite' } }, preview ? [preview.text, ' ', citeV(preview.rule)] : [])]),
     h('div.row', [
       h(
         'select',

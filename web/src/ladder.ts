@@ -1,7 +1,8 @@
-// What the director console knows without a page: the director links this browser holds
-// (localStorage), the offences and their penalty ladders, a pending claim in words. Pure
-// (no DOM framework), so the lobby, the challenge page and the unit tests share it.
-import type { Color, Pending } from './protocol';
+// What the director console keeps without a page: the director links this browser holds
+// (localStorage), and a pending claim in words. The offences and the ladder's next penalty
+// come from the server (`actions.director` of the state). Pure (no DOM framework), so the
+// lobby, the challenge page and the unit tests share it.
+import type { Pending } from './protocol';
 
 const STORE = 'flagfall.director';
 
@@ -30,62 +31,14 @@ export function forgetDirectorGame(id: string): void {
   localStorage.setItem(STORE, JSON.stringify(all));
 }
 
-export const OFFENCE_KINDS: [string, string][] = [
-  ['two_hands', 'Two hands'],
-  ['displaced_pieces', 'Displaced pieces'],
-  ['knocked_clock', 'Knocked the clock'],
-  ['touch_move', 'Touch move'],
-  ['other', 'Other'],
-];
-
-export const PENALTY_TEXT: Record<string, string> = {
-  warning: 'a warning',
-  opponent_plus_minute: "one minute added to the opponent's clock",
-  offender_minus_minute: "one minute taken from the offender's clock",
-  forfeit: 'loss of the game',
-  warning_or_minute_if_flag_down: 'a warning, or a minute if a flag is down',
-  not_an_offence: 'nothing: not an offence in this ruleset',
-};
-
-export interface Ladder {
-  ladder: string[];
-  rule: string;
-}
-
-/**
- * The penalty the ruleset's ladder gives for the next offence of `kind` by a player who
- * already committed `count` of that kind: the ladder's last step repeats.
- */
-export function nextPenalty(ladder: Ladder | undefined, count: number): { step: string; text: string; rule: string } | null {
-  if (!ladder || ladder.ladder.length === 0) return null;
-  const step = ladder.ladder[Math.min(count, ladder.ladder.length - 1)];
-  return { step, text: PENALTY_TEXT[step] ?? step, rule: ladder.rule };
-}
-
-/** Offences already recorded against `player` of `kind`, counted from the stored script. */
-export function offenceCount(scriptLines: string, player: Color, kind: string): number {
-  let n = 0;
-  for (const line of scriptLines.split('\n')) {
-    if (!line.trim()) continue;
-    try {
-      const ev = JSON.parse(line) as { offence?: { player?: string; kind?: string } };
-      if (ev.offence && ev.offence.player === player && ev.offence.kind === kind) n += 1;
-    } catch {
-      /* the setup line or a line the server wrote differently: not an offence */
-    }
-  }
-  return n;
-}
-
 export function pendingText(p: Pending): string {
   const who = p.claimant === 'white' ? 'White' : 'Black';
   const rec = p.recommendation;
-  const reasons = rec?.reasons ?? [];
-  const advice = rec ? ` The assistant recommends: ${rec.grant ? 'grant' : 'deny'}${reasons.length ? ` (${reasons.join('; ')})` : ''}.` : '';
+  const advice = ` The assistant recommends: ${rec.grant ? 'grant' : 'deny'}${rec.reasons.length ? ` (${rec.reasons.join('; ')})` : ''}.`;
   return `${who} claims ${p.claim.replace('_', ' ')}; the clock is stopped.${advice}`;
 }
 
-export function pendingRule(p: Pending): string | null {
-  return p.recommendation?.rule ?? null;
+export function pendingRule(p: Pending): string {
+  return p.recommendation.rule;
 }
 

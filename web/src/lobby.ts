@@ -1,33 +1,127 @@
-// The lobby (`/`): create a game and share its links, watch live games, read finished ones.
+// The lobby (`/`): create a game and share its links, open or accept a challenge, practise
+// against the computer, watch live games, read finished ones. As the game page: a model
+// changed only by one reducer (`reduceLobby`), small snabbdom views, one render per
+// animation frame. The rulesets, their time-control notation and the quick buttons come
+// from the server (`GET /api/rulesets`).
 import qrcode from 'qrcode-generator';
-import { acceptChallenge, createChallenge, createGame, createPractice, listChallenges, listGames, type Challenge, type CreateAnswer, type GameSummary } from './api';
-import { copyButton, h } from './dom';
+import { attributesModule, classModule, eventListenersModule, h, init, propsModule, type VNode } from 'snabbdom';
+import { acceptChallenge, createChallenge, createGame, createPractice, getRulesets, listChallenges, listGames, type Challenge } from './api';
 import { rememberDirectorGame } from './ladder';
 import { challengeText, gameSummaryText } from './lobbyview';
+import { createBody, initialLobby, reduceLobby, type GameForm, type LobbyAction, type LobbyModel, type PracticeForm } from './lobbymodel';
+import type { Color, Mode } from './protocol';
 
-/** The built-in rulesets and time controls in each one's own notation (RULES.md §1). */
-export const RULESETS: { id: string; name: string; controls: string[] }[] = [
-  { id: 'uscf-2020', name: 'US Chess 2020 (ch. 11)', controls: ['G/5;d0', 'G/3;d2', 'G/5;d3', 'G/3;inc2'] },
-  { id: 'fide-b3', name: 'FIDE Appendix B.3', controls: ['3+2', '5+0', '5+3', '3+0'] },
-  { id: 'blitz-2006', name: '2006 Blitz Rules', controls: ['5|0', '3|2', '5|3'] },
-  { id: 'uscf-classic', name: 'US Chess blitz (earlier edition)', controls: ['G/5', 'G/5;d3', 'G/3;d2'] },
-  { id: 'club-ilc', name: 'Club blitz with ILC', controls: ['G/5', 'G/3', 'G/5;d0'] },
-];
+class LobbyCtrl {
+  model = initialLobby();
+  private frame = 0;
+  private timers: ReturnType<typeof setInterval>[] = [];
 
-/** The quick time-control buttons: lichess's usual blitz under FIDE, and the US rules' own. */
-const QUICK: [string, string][] = [
-  ['fide-b3', '1+0'],
-  ['fide-b3', '2+1'],
-  ['fide-b3', '3+0'],
-  ['fide-b3', '3+2'],
-  ['fide-b3', '5+0'],
-  ['uscf-2020', 'G/5;d0'],
-  ['uscf-2020', 'G/3;d2'],
-];
+  constructor(private readonly onRedraw: () => void) {}
 
-function absolute(path: string): string {
-  return new URL(path, location.origin).toString();
+  dispatch(a: LobbyAction): void {
+    this.model = reduceLobby(this.model, a);
+    this.redraw();
+  }
+
+  redraw(): void {
+    if (this.frame) return;
+    this.frame = requestAnimationFrame(() => {
+      this.frame = 0;
+      this.onRedraw();
+    });
+  }
+
+  start(): void {
+    void getRulesets().then(
+      (r) => this.dispatch({ type: 'rulesets', rulesets: r }),
+      (e: Error) => this.dispatch({ type: 'rulesets-error', error: e.message }),
+    );
+    void this.fillLists();
+    void this.fillChallenges();
+    this.timers.push(setInterval(() => void this.fillLists(), 10_000));
+    this.timers.push(setInterval(() => void this.fillChallenges(), 2_000));
+  }
+
+  stop(): void {
+    this.timers.forEach(clearInterval);
+    cancelAnimationFrame(this.frame);
+  }
+
+  async fillLists(): Promise<void> {
+    for (const status of ['live', 'finished'] as const) {
+      try {
+        this.dispatch({ type: 'games', status, games: await listGames(status) });
+      } catch (e) {
+        this.dispatch({ type: 'games-error', status, error: (e as Error).message });
+      }
+    }
+  }
+
+  async fillChallenges(): Promise<void> {
+    try {
+      this.dispatch({ type: 'challenges', challenges: await listChallenges() });
+    } catch (e) {
+      this.dispatch({ type: 'challenge-error', error: `Could not load the challenges: ${(e as Error).message}` });
+    }
+  }
+
+  async create(): Promise<void> {
+    const f = this.model.form;
+    const mine: Color = f.color === 'random' ? (crypto.getRandomValues(new Uint8Array(1))[0] & 1 ? 'white' : 'black') : f.color;
+    this.dispatch({ type: 'busy', on: true });
+    try {
+      const answer = await createGame(createBody(f, mine));
+      rememberDirectorGame(answer.id, answer.tokens.director);
+      this.dispatch({ type: 'created', answer, mine });
+      void this.fillLists();
+    } catch (e) {
+      this.dispatch({ type: 'error', error: `Could not create the game: ${(e as Error).message}` });
+    }
+  }
+
+  async openChallenge(): Promise<void> {
+    const f = this.model.form;
+    this.dispatch({ type: 'error', error: null });
+    try {
+      // A challenge's game has no director (the server refuses one): the checkbox is for
+      // games created with their links.
+      const c = await createChallenge({ rules: f.rules, time_control: f.time_control.trim(), mode: f.mode, color: f.color, name: f.name.trim() || undefined });
+      location.assign(c.url);
+    } catch (e) {
+      this.dispatch({ type: 'error', error: `Could not open the challenge: ${(e as Error).message}` });
+    }
+  }
+
+  async accept(c: Challenge): Promise<void> {
+    this.dispatch({ type: 'challenge-error', error: null });
+    try {
+      const a = await acceptChallenge(c.id, this.model.form.name.trim());
+      location.assign(a.url);
+    } catch (e) {
+      this.dispatch({ type: 'challenge-error', error: `Could not accept: ${(e as Error).message}` });
+      void this.fillChallenges();
+    }
+  }
+
+  async practise(): Promise<void> {
+    const p = this.model.practice;
+    const computer: Color = p.color === 'white' ? 'black' : 'white';
+    this.dispatch({ type: 'practice-error', error: null });
+    try {
+      const ans = await createPractice(
+        { rules: p.rules, time_control: p.time_control.trim(), mode: 'otb', director: false, [computer]: 'Computer' },
+        { color: computer, level: p.level, training: p.training },
+      );
+      location.assign(ans.urls[p.color]);
+    } catch (e) {
+      this.dispatch({ type: 'practice-error', error: `Could not start the game: ${(e as Error).message}` });
+    }
+  }
 }
+
+// ----- views -----------------------------------------------------------------------------
+
+const absolute = (path: string): string => new URL(path, location.origin).toString();
 
 function qrSvg(text: string): string {
   const q = qrcode(0, 'M');
@@ -36,259 +130,278 @@ function qrSvg(text: string): string {
   return q.createSvgTag({ cellSize: 4, margin: 2, scalable: true });
 }
 
-function linkRow(label: string, url: string, hint: string): HTMLElement {
-  const input = h('input', { type: 'text', readonly: true, value: url, 'aria-label': `${label} link`, class: 'link' }) as HTMLInputElement;
-  return h('div', { class: 'linkrow' }, h('span', { class: 'linklabel' }, label), input, copyButton(() => url, `copy the ${label} link`), h('a', { href: url, class: 'open' }, 'Open'), h('small', {}, hint));
-}
+const value = (ev: Event): string => (ev.target as HTMLInputElement).value;
 
-export function showCreated(out: HTMLElement, ans: CreateAnswer, mine: 'white' | 'black'): void {
-  const opp = mine === 'white' ? 'black' : 'white';
-  const oppUrl = absolute(ans.urls[opp]);
-  const qr = h('div', { class: 'qr', role: 'img', 'aria-label': `QR code of the ${opp} player's link` });
-  qr.innerHTML = qrSvg(oppUrl);
-  rememberDirectorGame(ans.id, ans.tokens.director);
-  out.replaceChildren(
-    h('h2', {}, `Game ${ans.id} is ready`),
-    linkRow(`You (${mine})`, absolute(ans.urls[mine]), 'keep this one: it plays your side'),
-    linkRow(`Opponent (${opp})`, oppUrl, 'send this, or let them scan the code'),
-    linkRow('Director', absolute(ans.urls.director), 'for whoever runs the event'),
-    linkRow('Spectators', absolute(ans.urls.spectator), 'anyone may watch'),
-    qr,
-  );
-}
-
-function gameLine(g: GameSummary, finished: boolean): HTMLElement {
-  const { names, what } = gameSummaryText(g);
-  const href = `/watch/${encodeURIComponent(g.id)}`;
+function copyButton(text: string, label: string): VNode {
   return h(
-    'li',
-    {},
-    h('a', { href }, names),
-    what ? ` · ${what}` : '',
-    finished ? ` · ${g.result ?? ''} · ` : ' · ',
-    finished ? h('a', { href: `/api/games/${encodeURIComponent(g.id)}/pgn`, download: `${g.id}.pgn` }, 'PGN') : h('a', { href }, 'watch'),
+    'button.copy',
+    {
+      attrs: { type: 'button', 'aria-label': label },
+      on: {
+        click: async (ev: Event) => {
+          const b = ev.currentTarget as HTMLButtonElement;
+          try {
+            await navigator.clipboard.writeText(text);
+            b.textContent = 'Copied';
+          } catch {
+            b.textContent = 'Select and copy';
+          }
+          setTimeout(() => (b.textContent = 'Copy'), 1500);
+        },
+      },
+    },
+    'Copy',
   );
 }
 
-async function fillList(el: HTMLElement, status: 'live' | 'finished'): Promise<void> {
-  try {
-    const games = await listGames(status);
-    el.replaceChildren(...(games.length ? games.slice(0, 50).map((g) => gameLine(g, status === 'finished')) : [h('li', { class: 'empty' }, status === 'live' ? 'No game is being played.' : 'No finished game yet.')]));
-  } catch (e) {
-    el.replaceChildren(h('li', { class: 'error' }, `Could not load the list: ${(e as Error).message}`));
-  }
+function linkRow(label: string, url: string, hint: string): VNode {
+  return h('div.linkrow', [
+    h('span.linklabel', label),
+    h('input.link', { attrs: { type: 'text', readonly: true, 'aria-label': `${label} link` }, props: { value: url } }),
+    copyButton(url, `copy the ${label} link`),
+    h('a.open', { attrs: { href: url } }, 'Open'),
+    h('small', hint),
+  ]);
 }
+
+function createdV(m: LobbyModel): VNode {
+  const c = m.created;
+  if (!c) return h('section.created', { attrs: { 'aria-live': 'polite' } });
+  const { answer, mine } = c;
+  const opp: Color = mine === 'white' ? 'black' : 'white';
+  const oppUrl = absolute(answer.urls[opp]);
+  return h('section.created', { attrs: { 'aria-live': 'polite' } }, [
+    h('h2', `Game ${answer.id} is ready`),
+    linkRow(`You (${mine})`, absolute(answer.urls[mine]), 'keep this one: it plays your side'),
+    linkRow(`Opponent (${opp})`, oppUrl, 'send this, or let them scan the code'),
+    linkRow('Director', absolute(answer.urls.director), 'for whoever runs the event'),
+    linkRow('Spectators', absolute(answer.urls.spectator), 'anyone may watch'),
+    h('div.qr', { attrs: { role: 'img', 'aria-label': `QR code of the ${opp} player's link` }, props: { innerHTML: qrSvg(oppUrl) } }),
+  ]);
+}
+
+function rulesSelect(ctrl: LobbyCtrl, id: string, value_: string, change: (v: string) => void): VNode {
+  const list = ctrl.model.rulesets?.rulesets ?? [];
+  return h(
+    `select#${id}`,
+    { props: { value: value_ }, on: { change: (ev: Event) => change(value(ev)) } },
+    list.map((r) => h('option', { attrs: { value: r.id }, props: { selected: r.id === value_ } }, `${r.name} (${r.id})`)),
+  );
+}
+
+function controlsList(ctrl: LobbyCtrl, id: string, rules: string): VNode {
+  const r = ctrl.model.rulesets?.rulesets.find((x) => x.id === rules);
+  return h(`datalist#${id}`, (r?.controls ?? []).map((c) => h('option', { attrs: { value: c } })));
+}
+
+function notation(ctrl: LobbyCtrl, rules: string): string {
+  const r = ctrl.model.rulesets?.rulesets.find((x) => x.id === rules);
+  return r ? `Written as ${r.notation}.` : '';
+}
+
+function gameForm(ctrl: LobbyCtrl): VNode {
+  const m = ctrl.model;
+  const f = m.form;
+  const set = (form: Partial<GameForm>) => ctrl.dispatch({ type: 'form', form });
+  return h(
+    'form.create',
+    {
+      attrs: { 'aria-labelledby': 'create-title' },
+      on: {
+        submit: (ev: Event) => {
+          ev.preventDefault();
+          void ctrl.create();
+        },
+      },
+    },
+    [
+      h('h2#create-title', 'New game'),
+      h('label', { attrs: { for: 'rules' } }, 'Ruleset'),
+      rulesSelect(ctrl, 'rules', f.rules, (rules) => set({ rules })),
+      h('span.quicklabel', 'Quick'),
+      h(
+        'div.quick',
+        { attrs: { role: 'group', 'aria-label': 'quick time controls' } },
+        (m.rulesets?.quick ?? []).map((q) =>
+          h(
+            'button.quick-tc',
+            {
+              class: { on: f.rules === q.rules && f.time_control === q.time_control },
+              attrs: { type: 'button', 'data-tc': q.time_control, title: `${q.time_control} under ${q.rules}` },
+              on: {
+                click: () => {
+                  ctrl.dispatch({ type: 'quick', rules: q.rules, time_control: q.time_control });
+                  document.getElementById('tc')?.focus();
+                },
+              },
+            },
+            q.time_control,
+          ),
+        ),
+      ),
+      h('label', { attrs: { for: 'tc' } }, 'Time control'),
+      h('input#tc', {
+        attrs: { name: 'time_control', list: 'tc-list', required: true, 'aria-describedby': 'tc-help' },
+        props: { value: f.time_control },
+        on: { input: (ev: Event) => set({ time_control: value(ev) }) },
+      }),
+      controlsList(ctrl, 'tc-list', f.rules),
+      h('small#tc-help', notation(ctrl, f.rules)),
+      h('label', { attrs: { for: 'mode' } }, 'Mode'),
+      h('select#mode', { props: { value: f.mode }, on: { change: (ev: Event) => set({ mode: value(ev) as Mode }) } }, [
+        h('option', { attrs: { value: 'otb' }, props: { selected: f.mode === 'otb' } }, 'Over the board (illegal moves stand until claimed)'),
+        h('option', { attrs: { value: 'online' }, props: { selected: f.mode === 'online' } }, 'Online (legal moves only, automatic flagging)'),
+      ]),
+      h('label', { attrs: { for: 'color' } }, 'You play'),
+      h(
+        'select#color',
+        { props: { value: f.color }, on: { change: (ev: Event) => set({ color: value(ev) as GameForm['color'] }) } },
+        (['white', 'black', 'random'] as const).map((c) => h('option', { attrs: { value: c }, props: { selected: f.color === c } }, c[0].toUpperCase() + c.slice(1))),
+      ),
+      h('label', { attrs: { for: 'myname' } }, 'Your name'),
+      h('input#myname', { attrs: { name: 'name', placeholder: 'optional', maxlength: 60 }, props: { value: f.name }, on: { input: (ev: Event) => set({ name: value(ev) }) } }),
+      h('label', { attrs: { for: 'oppname' } }, 'Opponent'),
+      h('input#oppname', { attrs: { name: 'opponent', placeholder: 'optional', maxlength: 60 }, props: { value: f.opponent }, on: { input: (ev: Event) => set({ opponent: value(ev) }) } }),
+      h('label.check', [
+        h('input#director', { attrs: { type: 'checkbox' }, props: { checked: f.director }, on: { change: (ev: Event) => set({ director: (ev.target as HTMLInputElement).checked }) } }),
+        ' A director rules on claims that need one',
+      ]),
+      h('div.buttons', [
+        h('button.primary', { attrs: { type: 'submit', disabled: m.busy || !m.rulesets } }, 'Create game'),
+        h('button.open-challenge', { attrs: { type: 'button', disabled: !m.rulesets }, on: { click: () => void ctrl.openChallenge() } }, 'Open challenge'),
+      ]),
+      h('small', 'An open challenge waits in the lobby for anyone to accept; your name and colour go with it. Its game has no director (the box above is for a created game).'),
+      h('p.error', { attrs: { role: 'alert' } }, m.error ?? m.rulesetsError ?? ''),
+    ],
+  );
+}
+
+function practiceForm(ctrl: LobbyCtrl): VNode {
+  const m = ctrl.model;
+  const p = m.practice;
+  const set = (practice: Partial<PracticeForm>) => ctrl.dispatch({ type: 'practice', practice });
+  return h(
+    'form.create.practice',
+    {
+      attrs: { 'aria-labelledby': 'practice-title' },
+      on: {
+        submit: (ev: Event) => {
+          ev.preventDefault();
+          void ctrl.practise();
+        },
+      },
+    },
+    [
+      h('h2#practice-title', 'Practice against the computer'),
+      h('label', { attrs: { for: 'p-rules' } }, 'Ruleset'),
+      rulesSelect(ctrl, 'p-rules', p.rules, (rules) => set({ rules })),
+      h('label', { attrs: { for: 'p-tc' } }, 'Time control'),
+      h('input#p-tc', { attrs: { list: 'p-tc-list', required: true }, props: { value: p.time_control }, on: { input: (ev: Event) => set({ time_control: value(ev) }) } }),
+      controlsList(ctrl, 'p-tc-list', p.rules),
+      h('label', { attrs: { for: 'p-color' } }, 'You play'),
+      h(
+        'select#p-color',
+        { props: { value: p.color }, on: { change: (ev: Event) => set({ color: value(ev) as Color }) } },
+        (['white', 'black'] as const).map((c) => h('option', { attrs: { value: c }, props: { selected: p.color === c } }, c === 'white' ? 'White' : 'Black')),
+      ),
+      h('label', { attrs: { for: 'p-level' } }, 'Strength'),
+      h('span.range', [
+        h('input#p-level', {
+          attrs: { type: 'range', min: 1, max: 20, 'aria-describedby': 'p-level-out' },
+          props: { value: String(p.level) },
+          on: { input: (ev: Event) => set({ level: Number(value(ev)) }) },
+        }),
+        ' ',
+        h('output#p-level-out', { attrs: { for: 'p-level' } }, String(p.level)),
+      ]),
+      h('label.check', [
+        h('input#p-training', { attrs: { type: 'checkbox' }, props: { checked: p.training }, on: { change: (ev: Event) => set({ training: (ev.target as HTMLInputElement).checked }) } }),
+        ' Training: the computer sometimes plays an illegal move, lets its flag fall or repeats the position — claim it',
+      ]),
+      h('button.primary', { attrs: { type: 'submit', disabled: !m.rulesets } }, 'Play the computer'),
+      h('p.error', { attrs: { role: 'alert' } }, m.practiceError ?? ''),
+    ],
+  );
+}
+
+function challengesV(ctrl: LobbyCtrl): VNode[] {
+  const m = ctrl.model;
+  const list = m.challenges;
+  const items =
+    list === null
+      ? [h('li.empty', 'Loading…')]
+      : list.length === 0
+        ? [h('li.empty', 'No open challenge: open one with the form.')]
+        : list.slice(0, 30).map((c) =>
+            h('li', { key: c.id, attrs: { 'data-challenge': c.id } }, [
+              challengeText(c),
+              ' ',
+              h(
+                'button.accept-challenge',
+                { attrs: { type: 'button', 'aria-label': `accept ${c.name || 'the'} challenge (${c.rules} ${c.time_control})` }, on: { click: () => void ctrl.accept(c) } },
+                'Accept',
+              ),
+            ]),
+          );
+  return [
+    h('h2', 'Open challenges'),
+    h('ul.challenges', { attrs: { 'aria-label': 'open challenges' } }, items),
+    h('p.error', { attrs: { role: 'alert' } }, m.challengeError ?? ''),
+    h('small', 'Accepting plays under the name in “Your name”.'),
+  ];
+}
+
+function gamesV(m: LobbyModel, status: 'live' | 'finished'): VNode {
+  const games = m[status];
+  const err = m.listError[status];
+  const finished = status === 'finished';
+  const items = err
+    ? [h('li.error', `Could not load the list: ${err}`)]
+    : games === null
+      ? [h('li.empty', 'Loading…')]
+      : games.length === 0
+        ? [h('li.empty', finished ? 'No finished game yet.' : 'No game is being played.')]
+        : games.slice(0, 50).map((g) => {
+            const { names, what } = gameSummaryText(g);
+            const href = `/watch/${encodeURIComponent(g.id)}`;
+            return h('li', { key: g.id }, [
+              h('a', { attrs: { href } }, names),
+              what ? ` · ${what}` : '',
+              finished ? ` · ${g.result ?? ''} · ` : ' · ',
+              finished ? h('a', { attrs: { href: `/api/games/${encodeURIComponent(g.id)}/pgn`, download: `${g.id}.pgn` } }, 'PGN') : h('a', { attrs: { href } }, 'watch'),
+            ]);
+          });
+  return h(`ul.games.${status}`, { attrs: { 'aria-label': `${status} games` } }, items);
+}
+
+function lobbyView(ctrl: LobbyCtrl): VNode {
+  const m = ctrl.model;
+  return h('div#app', [
+    h('header.top', [h('a.brand', { attrs: { href: '/' } }, 'flagfall'), h('span.game-title', 'over-the-board blitz, with its rules')]),
+    h('main.lobby', [
+      h('div.col', [gameForm(ctrl), createdV(m), practiceForm(ctrl)]),
+      h('div.col', [
+        ...challengesV(ctrl),
+        h('h2', 'Live games'),
+        gamesV(m, 'live'),
+        h('h2', 'Finished games'),
+        gamesV(m, 'finished'),
+        h('p', [h('a.console', { attrs: { href: '/direct/' } }, 'Director console'), ' (games created in this browser)']),
+      ]),
+    ]),
+  ]);
+}
+
+const patch = init([classModule, attributesModule, propsModule, eventListenersModule]);
 
 export function mountLobby(root: HTMLElement): () => void {
-  const rules = h('select', { id: 'rules', name: 'rules' }, ...RULESETS.map((r) => h('option', { value: r.id }, `${r.name} (${r.id})`))) as HTMLSelectElement;
-  const tc = h('input', { id: 'tc', name: 'time_control', list: 'tc-list', value: RULESETS[0].controls[0], required: true, 'aria-describedby': 'tc-help' }) as HTMLInputElement;
-  const tcList = h('datalist', { id: 'tc-list' });
-  const fillControls = () => {
-    const r = RULESETS.find((x) => x.id === rules.value) ?? RULESETS[0];
-    tcList.replaceChildren(...r.controls.map((c) => h('option', { value: c })));
-    tc.value = r.controls[0];
-  };
-  rules.addEventListener('change', fillControls);
-  fillControls();
-  const quick = h(
-    'div',
-    { class: 'quick', role: 'group', 'aria-label': 'quick time controls' },
-    ...QUICK.map(([r, t]) =>
-      h(
-        'button',
-        {
-          type: 'button',
-          class: 'quick-tc',
-          'data-tc': t,
-          title: `${t} under ${r}`,
-          onclick: () => {
-            rules.value = r;
-            fillControls();
-            tc.value = t;
-            tc.focus();
-          },
-        },
-        t,
-      ),
-    ),
-  );
-  const mode = h('select', { id: 'mode', name: 'mode' }, h('option', { value: 'otb' }, 'Over the board (illegal moves stand until claimed)'), h('option', { value: 'online' }, 'Online (legal moves only, automatic flagging)')) as HTMLSelectElement;
-  const color = h('select', { id: 'color', name: 'color' }, h('option', { value: 'white' }, 'White'), h('option', { value: 'black' }, 'Black'), h('option', { value: 'random' }, 'Random')) as HTMLSelectElement;
-  const myName = h('input', { id: 'myname', name: 'name', placeholder: 'optional', maxlength: 60 }) as HTMLInputElement;
-  const oppName = h('input', { id: 'oppname', name: 'opponent', placeholder: 'optional', maxlength: 60 }) as HTMLInputElement;
-  const withDirector = h('input', { id: 'director', type: 'checkbox', checked: true }) as HTMLInputElement;
-  const errorEl = h('p', { class: 'error', role: 'alert' });
-  const created = h('section', { class: 'created', 'aria-live': 'polite' });
-  const openBtn = h('button', { type: 'button', class: 'open-challenge' }, 'Open challenge');
-
-  const form = h(
-    'form',
-    { class: 'create', 'aria-labelledby': 'create-title' },
-    h('h2', { id: 'create-title' }, 'New game'),
-    h('label', { for: 'rules' }, 'Ruleset'),
-    rules,
-    h('span', { class: 'quicklabel' }, 'Quick'),
-    quick,
-    h('label', { for: 'tc' }, 'Time control'),
-    tc,
-    tcList,
-    h('small', { id: 'tc-help' }, 'The ruleset\'s notation: G/5;d3 (US delay), 3+2 (increment), 5|0.'),
-    h('label', { for: 'mode' }, 'Mode'),
-    mode,
-    h('label', { for: 'color' }, 'You play'),
-    color,
-    h('label', { for: 'myname' }, 'Your name'),
-    myName,
-    h('label', { for: 'oppname' }, 'Opponent'),
-    oppName,
-    h('label', { class: 'check' }, withDirector, ' A director rules on claims that need one'),
-    h('div', { class: 'buttons' }, h('button', { type: 'submit', class: 'primary' }, 'Create game'), openBtn),
-    h('small', {}, 'An open challenge waits in the lobby for anyone to accept; your name and colour go with it. Its game has no director (the box above is for a created game).'),
-    errorEl,
-  );
-  openBtn.addEventListener('click', async () => {
-    errorEl.textContent = '';
-    created.replaceChildren();
-    // A challenge's game has no director (the server refuses one): the checkbox is for
-    // games created with their links.
-    const body = { rules: rules.value, time_control: tc.value.trim(), mode: mode.value as 'otb' | 'online', color: color.value as 'white' | 'black' | 'random', name: myName.value.trim() || undefined };
-    try {
-      const c = await createChallenge(body);
-      location.assign(c.url);
-    } catch (e) {
-      errorEl.textContent = `Could not open the challenge: ${(e as Error).message}`;
-    }
+  const mountPoint = document.createElement('div');
+  root.replaceChildren(mountPoint);
+  let vnode: VNode | HTMLElement = mountPoint;
+  const ctrl: LobbyCtrl = new LobbyCtrl(() => {
+    vnode = patch(vnode, lobbyView(ctrl));
   });
-  form.addEventListener('submit', async (ev) => {
-    ev.preventDefault();
-    errorEl.textContent = '';
-    const mine: 'white' | 'black' = color.value === 'random' ? (crypto.getRandomValues(new Uint8Array(1))[0] & 1 ? 'white' : 'black') : (color.value as 'white' | 'black');
-    const body: Record<string, unknown> = { rules: rules.value, time_control: tc.value.trim(), mode: mode.value, director: withDirector.checked };
-    const my = myName.value.trim();
-    const op = oppName.value.trim();
-    if (my) body[mine] = my;
-    if (op) body[mine === 'white' ? 'black' : 'white'] = op;
-    try {
-      const ans = await createGame(body as never);
-      showCreated(created, ans, mine);
-      void fillList(live, 'live');
-    } catch (e) {
-      // An older game's links beside a new error would read as this attempt's result.
-      created.replaceChildren();
-      errorEl.textContent = `Could not create the game: ${(e as Error).message}`;
-    }
-  });
-
-  // Practice against the computer.
-  const pRules = h('select', { id: 'p-rules' }, ...RULESETS.map((r) => h('option', { value: r.id }, `${r.name} (${r.id})`))) as HTMLSelectElement;
-  const pTc = h('input', { id: 'p-tc', list: 'p-tc-list', required: true }) as HTMLInputElement;
-  const pTcList = h('datalist', { id: 'p-tc-list' });
-  const pFill = () => {
-    const r = RULESETS.find((x) => x.id === pRules.value) ?? RULESETS[0];
-    pTcList.replaceChildren(...r.controls.map((c) => h('option', { value: c })));
-    pTc.value = r.controls[0];
-  };
-  pRules.addEventListener('change', pFill);
-  pFill();
-  const pColor = h('select', { id: 'p-color' }, h('option', { value: 'white' }, 'White'), h('option', { value: 'black' }, 'Black')) as HTMLSelectElement;
-  const pLevel = h('input', { id: 'p-level', type: 'range', min: 1, max: 20, value: 5, 'aria-describedby': 'p-level-out' }) as HTMLInputElement;
-  const pLevelOut = h('output', { id: 'p-level-out', for: 'p-level' }, '5');
-  pLevel.addEventListener('input', () => (pLevelOut.textContent = pLevel.value));
-  const pTraining = h('input', { id: 'p-training', type: 'checkbox', checked: true }) as HTMLInputElement;
-  const pError = h('p', { class: 'error', role: 'alert' });
-  const practice = h(
-    'form',
-    { class: 'create practice', 'aria-labelledby': 'practice-title' },
-    h('h2', { id: 'practice-title' }, 'Practice against the computer'),
-    h('label', { for: 'p-rules' }, 'Ruleset'),
-    pRules,
-    h('label', { for: 'p-tc' }, 'Time control'),
-    pTc,
-    pTcList,
-    h('label', { for: 'p-color' }, 'You play'),
-    pColor,
-    h('label', { for: 'p-level' }, 'Strength'),
-    h('span', { class: 'range' }, pLevel, ' ', pLevelOut),
-    h('label', { class: 'check' }, pTraining, ' Training: the computer sometimes plays an illegal move, lets its flag fall or repeats the position — claim it'),
-    h('button', { type: 'submit', class: 'primary' }, 'Play the computer'),
-    pError,
-  );
-  practice.addEventListener('submit', async (ev) => {
-    ev.preventDefault();
-    pError.textContent = '';
-    const mine = pColor.value as 'white' | 'black';
-    const computer = mine === 'white' ? 'black' : 'white';
-    try {
-      const ans = await createPractice(
-        { rules: pRules.value, time_control: pTc.value.trim(), mode: 'otb', director: false, [computer]: 'Computer' },
-        { color: computer, level: Number(pLevel.value), training: pTraining.checked },
-      );
-      location.assign(ans.urls[mine]);
-    } catch (e) {
-      pError.textContent = `Could not start the game: ${(e as Error).message}`;
-    }
-  });
-
-  const challenges = h('ul', { class: 'challenges', 'aria-label': 'open challenges' });
-  const challengeError = h('p', { class: 'error', role: 'alert' });
-  const fillChallenges = async () => {
-    try {
-      const open = await listChallenges();
-      const key = JSON.stringify(open.map((c) => c.id));
-      if ((challenges as HTMLElement & { _key?: string })._key === key) return;
-      (challenges as HTMLElement & { _key?: string })._key = key;
-      challenges.replaceChildren(...(open.length ? open.slice(0, 30).map((c) => challengeLine(c)) : [h('li', { class: 'empty' }, 'No open challenge: open one with the form.')]));
-    } catch (e) {
-      challenges.replaceChildren(h('li', { class: 'error' }, `Could not load the challenges: ${(e as Error).message}`));
-    }
-  };
-  const challengeLine = (c: Challenge) =>
-    h(
-      'li',
-      { 'data-challenge': c.id },
-      challengeText(c),
-      ' ',
-      h(
-        'button',
-        {
-          type: 'button',
-          class: 'accept-challenge',
-          'aria-label': `accept ${c.name || 'the'} challenge (${c.rules} ${c.time_control})`,
-          onclick: async () => {
-            challengeError.textContent = '';
-            try {
-              const a = await acceptChallenge(c.id, myName.value.trim());
-              location.assign(a.url);
-            } catch (e) {
-              challengeError.textContent = `Could not accept: ${(e as Error).message}`;
-              void fillChallenges();
-            }
-          },
-        },
-        'Accept',
-      ),
-    );
-  const live = h('ul', { class: 'games live', 'aria-label': 'live games' });
-  const finished = h('ul', { class: 'games finished', 'aria-label': 'finished games' });
-  root.replaceChildren(
-    h('header', { class: 'top' }, h('a', { href: '/', class: 'brand' }, 'flagfall'), h('span', { class: 'game-title' }, 'over-the-board blitz, with its rules')),
-    h(
-      'main',
-      { class: 'lobby' },
-      h('div', { class: 'col' }, form, created, practice),
-      h('div', { class: 'col' }, h('h2', {}, 'Open challenges'), challenges, challengeError, h('small', {}, 'Accepting plays under the name in “Your name”.'), h('h2', {}, 'Live games'), live, h('h2', {}, 'Finished games'), finished, h('p', {}, h('a', { href: '/direct/', class: 'console' }, 'Director console'), ' (games created in this browser)')),
-    ),
-  );
-  void fillList(live, 'live');
-  void fillList(finished, 'finished');
-  void fillChallenges();
-  const timer = setInterval(() => {
-    void fillList(live, 'live');
-    void fillList(finished, 'finished');
-  }, 10_000);
-  const challengeTimer = setInterval(() => void fillChallenges(), 2_000);
-  return () => {
-    clearInterval(timer);
-    clearInterval(challengeTimer);
-  };
+  ctrl.start();
+  ctrl.redraw();
+  return () => ctrl.stop();
 }

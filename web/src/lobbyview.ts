@@ -1,4 +1,5 @@
-// What the lobby shows about a listed game or an open challenge: pure text, unit-tested.
+// What the lobby shows about a listed game or an open challenge, and the challenge page's
+// model and reducer: pure, unit-tested.
 import type { Challenge, GameSummary } from './api';
 
 const MODE_TEXT: Record<string, string> = { otb: 'over the board', online: 'online' };
@@ -28,4 +29,41 @@ export function challengeText(c: Challenge, forCreator = false): string {
 
 function timeOfDay(ms: number): string {
   return new Date(ms).toLocaleTimeString([], { hour: '2-digit', minute: '2-digit' });
+}
+
+/** Where the creator goes once the challenge is accepted (null while it waits). */
+export function creatorDestination(c: Challenge): { url: string } | null {
+  if (c.status !== 'accepted' || !c.game) return null;
+  // A challenge's game has no director: the creator holds their own colour's token only.
+  return { url: c.game.url };
+}
+
+/** What the waiting page shows: the challenge as last read, where it stands, an error. */
+export interface ChallengeModel {
+  challenge: Challenge | null;
+  status: string;
+  /** Nothing more to wait for (accepted, cancelled, expired). */
+  done: boolean;
+  error: string | null;
+}
+
+export type ChallengeAction = { type: 'read'; challenge: Challenge; secret: boolean } | { type: 'cancelled' } | { type: 'error'; error: string };
+
+/** The waiting page's one reducer. */
+export function reduceChallenge(m: ChallengeModel, a: ChallengeAction): ChallengeModel {
+  switch (a.type) {
+    case 'error':
+      return { ...m, error: a.error };
+    case 'cancelled':
+      return { ...m, status: 'This challenge was cancelled.', done: true, error: null };
+    case 'read': {
+      const c = a.challenge;
+      const base = { ...m, challenge: c, error: null };
+      if (creatorDestination(c)) return { ...base, status: 'Accepted: going to the game…', done: true };
+      if (c.status === 'cancelled') return { ...base, status: 'This challenge was cancelled.', done: true };
+      if (c.status === 'expired') return { ...base, status: 'This challenge expired: nobody accepted it within half an hour. Open a new one from the lobby.', done: true };
+      if (c.status === 'accepted') return { ...base, status: 'Someone accepted this challenge.', done: true };
+      return { ...base, status: 'Open: waiting for someone to accept…' };
+    }
+  }
 }

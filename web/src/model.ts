@@ -1,7 +1,7 @@
 // The page's game model: a pure reducer from server messages, plus what the page derives
 // for display. Every chess fact comes from the server's state.
 import { read as readFen } from 'chessground/fen';
-import { boardMoveUci, CLAIM_NOUNS, colorName, other, type Called, type Color, type EventMessage, type GameState, type MoveEntry, type Role, type Ruling, type ServerMessage } from './protocol';
+import { boardMoveUci, CLAIM_NOUNS, colorName, other, type Called, type Color, type EventMessage, type GameState, type MoveEntry, type PlayerActions, type RematchView, type Role, type Ruling, type ServerMessage } from './protocol';
 
 export interface Notice {
   tone: 'info' | 'good' | 'bad';
@@ -30,6 +30,8 @@ export interface Ui {
   promotion: { orig: string; dest: string } | null;
   /** Refused (or cancelled) moves of this page: each puts the board back as the server has it. */
   refusals: number;
+  /** Where the rematch stands once the game is over (null before, or for a spectator). */
+  rematch: RematchView | null;
 }
 
 export type Sound = 'move' | 'capture' | 'flag' | 'ruling';
@@ -41,10 +43,11 @@ export type LocalAction =
   | { type: 'local:flip' }
   | { type: 'local:confirm-resign'; on: boolean }
   | { type: 'local:promotion'; ask: { orig: string; dest: string } | null; cancelled?: boolean }
-  | { type: 'local:sounds-played' };
+  | { type: 'local:sounds-played' }
+  | { type: 'local:rematch'; view: RematchView | null };
 
 export function initialModel(role: Role): Model {
-  return { state: null, role, notice: null, sounds: [], ui: { viewPly: null, flipped: false, confirmResign: false, promotion: null, refusals: 0 } };
+  return { state: null, role, notice: null, sounds: [], ui: { viewPly: null, flipped: false, confirmResign: false, promotion: null, refusals: 0, rematch: null } };
 }
 
 function pieceCount(fen: string): number {
@@ -130,11 +133,12 @@ export function reduce(model: Model, msg: ServerMessage | LocalAction): Model {
     case 'local:promotion':
       // A cancelled promotion puts the pawn back where the server has it.
       return { ...model, ui: { ...model.ui, promotion: msg.ask, refusals: model.ui.refusals + (msg.cancelled ? 1 : 0) } };
+    case 'local:rematch':
+      return { ...model, ui: { ...model.ui, rematch: msg.view } };
     case 'local:sounds-played':
       return model.sounds.length ? { ...model, sounds: [] } : model;
     case 'state': {
-      const { type: _t, role, ...rest } = msg;
-      const state = rest as GameState;
+      const { type: _t, role, ...state } = msg;
       const nextRole: Role = role ?? model.role;
       const ply = model.ui.viewPly !== null && model.ui.viewPly < state.moves.length ? model.ui.viewPly : null;
       return { ...model, role: nextRole, state, sounds: [...model.sounds, ...movedSounds(model.state, state)], ui: { ...model.ui, viewPly: ply } };
@@ -176,15 +180,16 @@ export function reduce(model: Model, msg: ServerMessage | LocalAction): Model {
   }
 }
 
-/**
- * The claims the server says `me` may make now (nothing for spectators and the director).
- * Online no illegal move can stand, so there is no illegal-move claim to offer.
- */
+/** The claims the server says `role` may make now (nothing for spectators and the director). */
 export function allowedClaims(state: GameState | null, role: Role): string[] {
   if (!state || (role !== 'white' && role !== 'black')) return [];
-  if (state.result !== '*') return [];
-  const claims = state.claims[role] ?? [];
-  return state.mode === 'online' ? claims.filter((k) => k !== 'illegal') : claims;
+  return state.claims[role];
+}
+
+/** What the server says `role` may do now besides claims; null for spectators and the director. */
+export function allowed(state: GameState | null, role: Role): PlayerActions | null {
+  if (!state || (role !== 'white' && role !== 'black')) return null;
+  return state.actions[role];
 }
 
 /** The rulings a player's page lists: a refusal is told to its sender alone, as a notice. */
@@ -302,8 +307,7 @@ export function calledText(state: GameState | null): string | null {
   return `${who} called the director${why}. The clock is stopped until the director comes.`;
 }
 
-/** Whether `role` may call the director now: a player, the game on, a director present, no call or claim waiting. */
+/** Whether `role` may call the director now, as the server says. */
 export function canCallDirector(state: GameState | null, role: Role): boolean {
-  if (!state || (role !== 'white' && role !== 'black')) return false;
-  return state.result === '*' && state.setup.director !== false && !state.called && !state.pending;
+  return allowed(state, role)?.call_director ?? false;
 }

@@ -1,26 +1,27 @@
 // Keyboard move input. Squares (`e2e4`, `e7e8q`, `e2-e4`) are a physical action and always
-// work, legal or not, as on a real board. SAN (`Nf3`, `exd5`, `O-O`, `e8=Q`) is read
-// against the legal destinations the server sends (online mode): the page knows no chess
-// rules, it only matches the text against that list.
-import { read as readFen } from 'chessground/fen';
-import type { Color } from './protocol';
+// work, legal or not, as on a real board. SAN (`Nf3`, `exd5`, `O-O`, `e8=Q`) is looked up
+// in the server's list of the legal moves with their SAN (`san`, online mode): the page
+// resolves nothing itself, it only compares the typed text with that list.
 
 export type MoveParse = { ok: true; uci: string } | { ok: false; error: string };
 
 const SQUARES = /^([a-h][1-8])\s*[-x:]?\s*([a-h][1-8])\s*=?([qrbn])?$/;
-const SAN = /^([KQRBN])?([a-h])?([1-8])?(x|:)?([a-h][1-8])(?:=?([QRBNqrbn]))?[+#!?]*$/;
-const ROLE_LETTER: Record<string, string> = { K: 'king', Q: 'queen', R: 'rook', B: 'bishop', N: 'knight' };
 
-export interface MoveContext {
-  /** The physical board (FEN; only the placement is read). */
-  fen: string;
-  /** Legal moves from the server (online mode), square → squares. */
-  dests?: Record<string, string[]> | null;
-  /** The colour the player moves. */
-  color: Color;
+/** The text of a SAN without what does not tell moves apart: check marks, `x`, `=`, zeros for O. */
+function key(san: string): string {
+  return san
+    .trim()
+    .replace(/[+#!?]+$/, '')
+    .replace(/0/g, 'O')
+    .replace(/[x:=]/g, '')
+    .replace(/^o-o/i, 'O-O');
 }
 
-export function parseMoveInput(text: string, ctx: MoveContext): MoveParse {
+/**
+ * A typed move as UCI. `san`: the server's legal moves, UCI to SAN (online), or null (over
+ * the board, where only squares are read).
+ */
+export function parseMoveInput(text: string, san: Record<string, string> | null | undefined): MoveParse {
   const raw = text.trim();
   if (raw === '') return { ok: false, error: 'type a move, e.g. e2e4 or Nf3' };
   const sq = SQUARES.exec(raw.toLowerCase());
@@ -28,43 +29,17 @@ export function parseMoveInput(text: string, ctx: MoveContext): MoveParse {
     if (sq[1] === sq[2]) return { ok: false, error: `${sq[1]}${sq[2]}: from and to are the same square` };
     return { ok: true, uci: sq[1] + sq[2] + (sq[3] ?? '') };
   }
-  if (!ctx.dests) {
+  if (!san) {
     return {
       ok: false,
       error: `"${raw}" is not a move in squares; type from and to squares, e.g. e2e4 (SAN needs the legal moves the server sends in online mode)`,
     };
   }
-  const pieces = readFen(ctx.fen);
-  const castle = /^(?:o-o-o|0-0-0|o-o|0-0)[+#]?$/i.exec(raw);
-  if (castle) {
-    const long = /^(?:o-o-o|0-0-0)/i.test(raw);
-    const kingSq = [...pieces.entries()].find(([, p]) => p.role === 'king' && p.color === ctx.color)?.[0];
-    if (!kingSq) return { ok: false, error: 'no king of yours on the board to castle with' };
-    const targets = ctx.dests[kingSq] ?? [];
-    const rank = kingSq[1];
-    const wanted = long ? [`c${rank}`, `a${rank}`] : [`g${rank}`, `h${rank}`];
-    for (const w of wanted) {
-      if (targets.includes(w)) return { ok: true, uci: kingSq + w };
-    }
-    return { ok: false, error: `${long ? 'O-O-O' : 'O-O'} is not a legal move now` };
-  }
-  const m = SAN.exec(raw);
-  if (!m) return { ok: false, error: `"${raw}" is neither squares (e2e4) nor SAN (Nf3)` };
-  const [, letter, fromFile, fromRank, , to, promo] = m;
-  const role = letter ? ROLE_LETTER[letter] : 'pawn';
-  const candidates: string[] = [];
-  for (const [from, tos] of Object.entries(ctx.dests)) {
-    if (!tos.includes(to)) continue;
-    const p = pieces.get(from as never);
-    if (!p || p.color !== ctx.color || p.role !== role) continue;
-    if (fromFile && from[0] !== fromFile) continue;
-    if (fromRank && from[1] !== fromRank) continue;
-    if (role === 'pawn' && !fromFile && from[0] !== to[0]) continue;
-    candidates.push(from);
-  }
-  if (candidates.length === 0) return { ok: false, error: `${raw}: no legal move matches` };
-  if (candidates.length > 1) return { ok: false, error: `${raw} is ambiguous: ${candidates.map((c) => c + to).join(' or ')}` };
-  const lastRank = ctx.color === 'white' ? '8' : '1';
-  if (role === 'pawn' && to[1] === lastRank && !promo) return { ok: false, error: `${raw}: name the promotion piece, e.g. ${to}=Q` };
-  return { ok: true, uci: candidates[0] + to + (promo ? promo.toLowerCase() : '') };
+  const want = key(raw);
+  const found = Object.entries(san).filter(([, s]) => key(s) === want);
+  if (found.length === 1) return { ok: true, uci: found[0][0] };
+  // A pawn reaching the last rank without a piece named: the server lists one move a piece.
+  const promo = Object.entries(san).filter(([, s]) => key(s).replace(/[QRBN]$/, '') === want && /=[QRBN]/.test(s));
+  if (promo.length > 0) return { ok: false, error: `${raw}: name the promotion piece, e.g. ${promo[0][1].replace(/[+#]$/, '')}` };
+  return { ok: false, error: `${raw} is not a legal move now` };
 }

@@ -1,148 +1,40 @@
-// The wire contract of `flagfall serve` (docs/protocol.md), as the page reads it.
-// The page computes nothing about chess: everything below comes from the server.
+// The wire contract of `flagfall serve` (docs/protocol.md). The types are generated from
+// the Rust types of crates/flagfall-protocol (wire.ts, by ts-rs); this file names them as
+// the page reads them and holds the page's words for them.
+import type { BoardMove, CreateGame, MoveView, PendingClaim, ServerMsg } from './wire';
 
-export type Color = 'white' | 'black';
-export type Role = Color | 'director' | 'spectator';
+export type {
+  Actions,
+  BoardMove,
+  Called,
+  ClockState,
+  Color,
+  ComputerConfig,
+  CreateAnswer,
+  CreateGame,
+  DirectorActions,
+  GameState,
+  Mode,
+  NextPenalty,
+  OffenceOption,
+  PlayerActions,
+  RematchView,
+  Role,
+  Ruling,
+  Rulesets,
+  RulesetInfo,
+  StateUpdate,
+} from './wire';
+import type { Color } from './wire';
 
 export const other = (c: Color): Color => (c === 'white' ? 'black' : 'white');
 
-export interface ClockState {
-  white_ms: number;
-  black_ms: number;
-  running: Color | null;
-}
-
-export interface Ruling {
-  at: number;
-  event: number;
-  kind: string;
-  ruling: string;
-  rule: string | null;
-  player?: Color;
-  time?: { color: Color; ms: number };
-}
-
-export interface MoveEntry {
-  uci: string;
-  san?: string | null;
-  by: Color;
-  at: number;
-  /** The physical board after the move (FEN), legal or not. */
-  fen: string;
-}
-
-/** A move on the board not yet completed by a press. */
-export interface BoardMove {
-  uci: string;
-  by: Color;
-}
-
-export interface Recommendation {
-  grant: boolean;
-  rule: string;
-  reasons: string[];
-}
-
-/** A claim waiting for the director, with the assistant's recommendation. */
-export interface Pending {
-  claimant: Color;
-  claim: string;
-  recommendation: Recommendation | null;
-}
-
-/** A player's call for the director, waiting for the director (the clock is stopped). */
-export interface Called {
-  by: Color;
-  at: number;
-  reason?: string | null;
-}
-
-export interface GameSetup {
-  rules: string;
-  time_control: string;
-  fen?: string;
-  white?: string;
-  black?: string;
-  director?: boolean;
-  auto_flag?: boolean;
-  [k: string]: unknown;
-}
-
-export interface GameState {
-  id: string;
-  setup: GameSetup;
-  mode: 'otb' | 'online';
-  result: string;
-  reason: string | null;
-  rule: string | null;
-  clock: ClockState;
-  fen: string;
-  rulings: Ruling[];
-  moves: MoveEntry[];
-  to_move: Color;
-  running: Color | null;
-  pending: Pending | null;
-  /** A player's call for the director while it waits. */
-  called: Called | null;
-  flags: Color[];
-  board_move: BoardMove | null;
-  claims: { white: string[]; black: string[] };
-  draw_offer: Color | null;
-  n: number;
-  server_now: number;
-  dests?: Record<string, string[]>;
-  /** What this socket's token acts as (the `state` message). */
-  role?: Role;
-}
-
-export interface StoredEvent {
-  at: number;
-  by?: Role;
-  id?: string;
-  [k: string]: unknown;
-}
-
-/**
- * What an event changes in the state (docs/protocol.md): every field here replaces its own,
- * `moves` replaces the list from `moves_from` on; the event's rulings are appended.
- */
-export interface StateUpdate {
-  reason: string | null;
-  rule: string | null;
-  fen: string;
-  moves_from: number;
-  moves: MoveEntry[];
-  to_move: Color;
-  running: Color | null;
-  pending: Pending | null;
-  called: Called | null;
-  flags: Color[];
-  board_move: BoardMove | null;
-  claims: { white: string[]; black: string[] };
-  draw_offer: Color | null;
-  server_now: number;
-  dests?: Record<string, string[]>;
-  [k: string]: unknown;
-}
-
-export interface EventMessage {
-  type: 'event';
-  n: number;
-  event: StoredEvent;
-  rulings: Ruling[];
-  clock: ClockState;
-  result: string;
-  update: StateUpdate;
-  id?: string;
-}
-
-export type ServerMessage =
-  | ({ type: 'state' } & GameState)
-  | EventMessage
-  | { type: 'refused'; id?: string; reason: string; rule?: string | null }
-  | { type: 'error'; id?: string; message: string }
-  | { type: 'flag'; color: Color; claims: { white: string[]; black: string[] } }
-  | { type: 'pong'; ping: number; [k: string]: unknown };
+export type MoveEntry = MoveView;
+export type Pending = PendingClaim;
+export type GameSetup = CreateGame;
+export type ServerMessage = ServerMsg;
+export type EventMessage = Extract<ServerMsg, { type: 'event' }>;
+export type StoredEvent = EventMessage['event'];
 
 /** Parse one text frame from the server; anything unexpected is an Error naming what is wrong. */
 export function parseServerMessage(text: string): ServerMessage {

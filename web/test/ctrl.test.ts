@@ -1,5 +1,6 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { ServerMessage } from '../src/protocol';
+import { actions, PROMOTION_RANKS } from './fixtures';
 
 // The controller runs in the browser; give it the few globals it reads, with a
 // requestAnimationFrame the test flushes by hand.
@@ -19,7 +20,8 @@ function stateMsg(): ServerMessage {
   return {
     type: 'state', id: 'g', setup: { rules: 'uscf-2020', time_control: 'G/5;d0' }, mode: 'otb', result: '*', reason: null, rule: null,
     clock: { white_ms: 300_000, black_ms: 300_000, running: null }, fen: START, rulings: [], moves: [], to_move: 'white', running: null,
-    pending: null, called: null, flags: [], board_move: null, claims: { white: [], black: [] }, draw_offer: null, n: 0, server_now: 0, role: 'white',
+    pending: null, called: null, flags: [], board_move: null, claims: { white: [], black: [] }, actions: actions(), draw_offer: null, n: 0, server_now: 0, role: 'white',
+    promotion_ranks: PROMOTION_RANKS,
   };
 }
 
@@ -31,9 +33,9 @@ describe('the game controller', () => {
     ctrl.dispatch(stateMsg());
     for (let n = 1; n <= 1000; n += 1) {
       ctrl.dispatch({
-        type: 'event', n, event: { at: n, by: 'white', offer: 'draw' }, rulings: [{ at: n, event: n, kind: 'refused', ruling: 'no', rule: null }],
+        type: 'event', n, event: { at: n, by: 'white', offer: 'draw' }, rulings: [{ at: n, event: n, kind: 'refused', ruling: 'no', rule: 'uscf-2020 11' }],
         clock: { white_ms: 300_000 - n, black_ms: 300_000, running: 'white' }, result: '*',
-        update: { reason: null, rule: null, fen: START, moves_from: 0, moves: [], to_move: 'white', running: 'white', pending: null, called: null, flags: [], board_move: null, claims: { white: [], black: [] }, draw_offer: null, server_now: n },
+        update: { reason: null, rule: null, fen: START, moves_from: 0, moves: [], to_move: 'white', running: 'white', pending: null, called: null, flags: [], board_move: null, claims: { white: [], black: [] }, actions: actions(), draw_offer: null, server_now: n },
       });
     }
     expect(renders).toBe(0);

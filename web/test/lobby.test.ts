@@ -1,7 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { Challenge } from '../src/api';
-import { creatorDestination } from '../src/challenge';
-import { challengeText, gameSummaryText } from '../src/lobbyview';
+import { challengeText, creatorDestination, gameSummaryText, reduceChallenge } from '../src/lobbyview';
 
 const at = () => '10:30';
 
@@ -56,5 +55,56 @@ describe('open challenges', () => {
       game: { id: 'g9', color: 'white', token: 'tw', url: '/play/g9?token=tw' },
     });
     expect(creatorDestination(accepted)).toEqual({ url: '/play/g9?token=tw' });
+  });
+});
+
+describe('the lobby reducer', async () => {
+  const { createBody, initialLobby, reduceLobby } = await import('../src/lobbymodel');
+  const rulesets = {
+    rulesets: [
+      { id: 'uscf-2020', name: 'US Chess', notation: 'G/5;d0', controls: ['G/5;d0', 'G/3;d2'] },
+      { id: 'fide-b3', name: 'FIDE', notation: '3+2', controls: ['3+2', '5+0'] },
+    ],
+    quick: [{ rules: 'fide-b3', time_control: '1+0' }],
+  };
+  it('takes the rulesets from the server, the first usual control by default', () => {
+    const m = reduceLobby(initialLobby(), { type: 'rulesets', rulesets });
+    expect(m.form.rules).toBe('uscf-2020');
+    expect(m.form.time_control).toBe('G/5;d0');
+    expect(m.practice.time_control).toBe('G/5;d0');
+    const fide = reduceLobby(m, { type: 'form', form: { rules: 'fide-b3' } });
+    expect(fide.form.time_control).toBe('3+2');
+    // The free field is kept while the ruleset stays.
+    const typed = reduceLobby(fide, { type: 'form', form: { time_control: '4+1' } });
+    expect(reduceLobby(typed, { type: 'form', form: { name: 'Ann' } }).form.time_control).toBe('4+1');
+  });
+  it('sets ruleset and time control from a quick button', () => {
+    const m = reduceLobby(reduceLobby(initialLobby(), { type: 'rulesets', rulesets }), { type: 'quick', rules: 'fide-b3', time_control: '1+0' });
+    expect([m.form.rules, m.form.time_control]).toEqual(['fide-b3', '1+0']);
+  });
+  it('drops the last game block when a later attempt fails', () => {
+    const answer = { id: 'g', tokens: { white: 'a', black: 'b', director: 'd' }, urls: { white: '/w', black: '/b', director: '/d', spectator: '/s' } };
+    let m = reduceLobby(initialLobby(), { type: 'created', answer, mine: 'white' });
+    expect(m.created?.answer.id).toBe('g');
+    m = reduceLobby(m, { type: 'error', error: 'Could not create the game: Time control: bad' });
+    expect(m.created).toBeNull();
+    expect(m.error).toMatch(/Time control/);
+  });
+  it('gives the names to the creator\'s colour and the other', () => {
+    const f = { ...initialLobby().form, rules: 'uscf-2020', time_control: ' G/5;d0 ', name: 'Ann', opponent: 'Bo' };
+    expect(createBody(f, 'black')).toEqual({ rules: 'uscf-2020', time_control: 'G/5;d0', mode: 'otb', director: true, black: 'Ann', white: 'Bo' });
+  });
+});
+
+describe('the challenge page reducer', () => {
+  const base = { challenge: null, status: 'Loading the challenge…', done: false, error: null };
+  const c = (status: Challenge['status'], game?: Challenge['game']): Challenge => ({ id: 'c1', status, color: 'white', name: 'Ann', rules: 'uscf-2020', time_control: 'G/5;d0', mode: 'otb', created_ms: 1, ...(game ? { game } : {}) }) as Challenge;
+  it('waits while open, stops once accepted, cancelled or expired', () => {
+    expect(reduceChallenge(base, { type: 'read', challenge: c('open'), secret: true })).toMatchObject({ done: false, status: 'Open: waiting for someone to accept…' });
+    expect(reduceChallenge(base, { type: 'read', challenge: c('expired'), secret: true }).done).toBe(true);
+    expect(reduceChallenge(base, { type: 'cancelled' })).toMatchObject({ done: true, status: 'This challenge was cancelled.' });
+    const err = reduceChallenge(base, { type: 'error', error: 'Could not read the challenge: 500' });
+    expect(err.error).toMatch(/500/);
+    expect(reduceChallenge(err, { type: 'read', challenge: c('open'), secret: true }).error).toBeNull();
   });
 });

@@ -502,6 +502,15 @@ impl Ruleset {
 
     /// The penalty ladder for an offence kind (every kind has one: checked on load; the
     /// fallback only serves a `Ruleset` built by hand in code).
+    /// The step of `kind`'s ladder for the `nth` offence (1-based) and the ladder's rule,
+    /// without copying the ladder (as [`Ruleset::ladder`] then [`Ladder::step`]).
+    pub fn penalty_step(&self, kind: OffenceKind, nth: u32) -> (PenaltyStep, &str) {
+        match self.penalties.get(&kind) {
+            Some(l) => (l.step(nth), &l.rule),
+            None => (PenaltyStep::OpponentPlusMinute, &self.director.rule),
+        }
+    }
+
     pub fn ladder(&self, kind: OffenceKind) -> Ladder {
         self.penalties.get(&kind).cloned().unwrap_or(Ladder {
             ladder: vec![PenaltyStep::OpponentPlusMinute],

@@ -3,11 +3,12 @@
 use flagfall_game::script::{self, GameSetup};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
+use ts_rs::TS;
 
 use crate::{MAX_BODY_BYTES, MAX_SIMULTANEOUS_MS};
 
 /// How the game is played.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Default, TS)]
 #[serde(rename_all = "snake_case")]
 pub enum Mode {
     /// The physical board of the rulebooks: illegal moves stand until claimed.
@@ -35,8 +36,9 @@ impl Mode {
 }
 
 /// The body of `POST /api/games`: the setup fields of the game-script format, plus `mode`.
-#[derive(Debug, Clone, Serialize, Deserialize)]
+#[derive(Debug, Clone, Serialize, Deserialize, TS)]
 #[serde(deny_unknown_fields)]
+#[ts(optional_fields)]
 pub struct CreateGame {
     pub rules: String,
     pub time_control: String,
@@ -47,6 +49,7 @@ pub struct CreateGame {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub arbiter_calls_illegal: Option<bool>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[ts(type = "unknown")]
     pub variation: Option<Value>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub white: Option<String>,
@@ -141,7 +144,7 @@ fn serde_field(message: &str) -> String {
 }
 
 /// The three secret tokens of a game.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
 pub struct Tokens {
     pub white: String,
     pub black: String,
@@ -149,7 +152,7 @@ pub struct Tokens {
 }
 
 /// The page paths the web UI serves for each role.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
 pub struct Urls {
     pub white: String,
     pub black: String,
@@ -169,7 +172,8 @@ impl Urls {
 }
 
 /// The answer to `POST /api/games` (status 201).
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
+#[ts(rename = "CreateAnswer")]
 pub struct Created {
     pub id: String,
     pub tokens: Tokens,

@@ -9,21 +9,36 @@
 //! - `update`: what an `event` changes, and how a client applies it;
 //! - `message`: the server's messages;
 //! - `frame`: the client's frames, parsed with their size limit;
+//! - `allowed`: what each role may do now (`actions`);
+//! - `rematch`: a rematch offer after a game and its answer;
+//! - `ruling`: a ruling as the wire carries it; `rulesets`: the rulesets the lobby
+//!   offers (`GET /api/rulesets`);
+//! - `typescript`: the TypeScript declarations of these types (web/src/wire.ts);
 //! - [`challenge`]: the lobby's open challenges; [`practice`]: games against the
 //!   computer (their own modules: their `Created` is not the game's).
 
+mod allowed;
 mod body;
 pub mod challenge;
 mod frame;
 mod message;
 pub mod practice;
+mod rematch;
+mod rulesets;
+mod ruling;
 mod state;
+mod typescript;
 mod update;
 
+pub use allowed::*;
 pub use body::*;
 pub use frame::*;
 pub use message::*;
+pub use rematch::*;
+pub use rulesets::*;
+pub use ruling::*;
 pub use state::*;
+pub use typescript::typescript;
 pub use update::*;
 
 /// The largest client frame the server reads, in bytes.

@@ -2,11 +2,12 @@
 
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
+use ts_rs::TS;
 
-use crate::{Claims, ClockState, ColorName, State, StateUpdate};
+use crate::{Claims, ClockState, ColorName, RulingView, State, StateUpdate};
 
 /// A message from the server. Every message has a `"type"`.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, TS)]
 #[serde(tag = "type", rename_all = "snake_case")]
 pub enum ServerMsg {
     /// On connect: the full state.
@@ -14,7 +15,10 @@ pub enum ServerMsg {
     /// After every stored event, to everyone on the game.
     Event {
         n: u64,
+        /// The stored event, as the game-script format writes it.
+        #[ts(type = "{ at: number; by?: Role; id?: string; [k: string]: unknown }")]
         event: Value,
+        #[ts(as = "Vec<RulingView>")]
         rulings: Vec<Value>,
         clock: ClockState,
         result: String,

@@ -2,11 +2,12 @@
 //! and the computer's settings (stored with the game as this JSON).
 
 use serde::{Deserialize, Serialize};
+use ts_rs::TS;
 
 use crate::{ColorName, CreateGame};
 
 /// The body of `POST /api/practice`: the game, and the computer.
-#[derive(Debug, Clone, Deserialize)]
+#[derive(Debug, Clone, Deserialize, TS)]
 #[serde(deny_unknown_fields)]
 pub struct PracticeBody {
     pub setup: CreateGame,
@@ -14,17 +15,20 @@ pub struct PracticeBody {
 }
 
 /// How the computer plays (stored with the game as JSON).
-#[derive(Debug, Clone, Serialize, Deserialize)]
+#[derive(Debug, Clone, Serialize, Deserialize, TS)]
 #[serde(deny_unknown_fields)]
+#[ts(optional_fields)]
 pub struct ComputerConfig {
     /// The colour the computer plays.
     pub color: ColorName,
     /// Strength 1 (weakest) to 20 (the engine's full strength). The built-in opponent
     /// ignores it beyond its thinking time.
     #[serde(default = "default_level")]
+    #[ts(as = "Option<u8>", optional)]
     pub level: u8,
     /// Sometimes play an illegal move or let the flag fall, for the player to claim.
     #[serde(default)]
+    #[ts(as = "Option<bool>", optional)]
     pub training: bool,
     /// The share of the computer's moves that are illegal in training (default 0.25).
     #[serde(default)]

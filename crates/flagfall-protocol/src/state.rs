@@ -9,11 +9,12 @@ use flagfall_game::{Game, MoveEntry};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use shakmaty::Color;
+use ts_rs::TS;
 
-use crate::{Mode, StateUpdate};
+use crate::{Actions, CreateGame, Mode, RulingView, StateUpdate};
 
 /// A role on a game: what a token (or its absence) acts as.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, TS)]
 #[serde(rename_all = "snake_case")]
 pub enum Role {
     White,
@@ -43,7 +44,7 @@ impl Role {
 }
 
 /// Clock readings of the state object and event messages.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, TS)]
 pub struct ClockState {
     pub white_ms: i64,
     pub black_ms: i64,
@@ -52,8 +53,9 @@ pub struct ClockState {
 }
 
 /// A colour on the wire: `"white"` or `"black"`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, PartialOrd, Ord, Hash)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, PartialOrd, Ord, Hash, TS)]
 #[serde(rename_all = "snake_case")]
+#[ts(rename = "Color")]
 pub enum ColorName {
     White,
     Black,
@@ -75,7 +77,7 @@ impl From<ColorName> for Color {
 }
 
 /// A claim waiting for the director, with the assistant's recommendation.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
 pub struct PendingClaim {
     pub claimant: ColorName,
     pub claim: String,
@@ -84,7 +86,7 @@ pub struct PendingClaim {
 
 /// A player's call for the director, pending until the director acts
 /// (`call_director`, docs/rules.md §5.6).
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
 pub struct Called {
     pub by: ColorName,
     /// The game's `at` when the call stopped the clock.
@@ -94,7 +96,7 @@ pub struct Called {
 }
 
 /// The director's assistant's advice on a pending claim.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
 pub struct Recommendation {
     pub grant: bool,
     /// The rule the recommendation rests on (a claimable-position pattern's own rule,
@@ -104,14 +106,14 @@ pub struct Recommendation {
 }
 
 /// A move on the board not yet completed by a press.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
 pub struct BoardMove {
     pub uci: String,
     pub by: ColorName,
 }
 
 /// One completed move.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
 pub struct MoveView {
     pub uci: String,
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -136,16 +138,68 @@ impl From<&MoveEntry> for MoveView {
 }
 
 /// The claims each player may make now.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, Default, TS)]
 pub struct Claims {
     pub white: Vec<String>,
     pub black: Vec<String>,
 }
 
+/// The rank (`"8"`, `"1"`) on which each colour's pawns promote.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
+pub struct PromotionRanks {
+    pub white: String,
+    pub black: String,
+}
+
+impl Default for PromotionRanks {
+    fn default() -> PromotionRanks {
+        let rank = |c: Color| {
+            c.fold_wb(shakmaty::Rank::Eighth, shakmaty::Rank::First)
+                .char()
+                .to_string()
+        };
+        PromotionRanks {
+            white: rank(Color::White),
+            black: rank(Color::Black),
+        }
+    }
+}
+
+/// The claims `c` may make at `at`, by name. Online no illegal move can stand, so there
+/// is no illegal-move claim to offer.
+pub fn claim_names(game: &Game, c: Color, at: u64, mode: Mode) -> Vec<String> {
+    game.claims_for(c, at)
+        .into_iter()
+        .filter(|k| mode == Mode::Otb || *k != ClaimKind::Illegal)
+        .map(|k| k.name().to_string())
+        .collect()
+}
+
+/// The SAN of each legal move of the side to move, by UCI (empty while the game is
+/// halted or a move is on the board, as `dests`).
+pub fn legal_san(game: &Game) -> BTreeMap<String, String> {
+    if game.halted() || game.board_move().is_some() {
+        return BTreeMap::new();
+    }
+    let rules = flagfall_core::board::BoardRules {
+        setup_castling: game.ruleset().moves.setup_castling,
+    };
+    game.legal_moves()
+        .into_iter()
+        .filter_map(|mv| {
+            let san = game.position().san(&mv, &rules)?;
+            Some((mv.to_string(), san))
+        })
+        .collect()
+}
+
 /// The state object: `GET /api/games/{id}` and the WebSocket `state` message.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, TS)]
+#[ts(rename = "GameState")]
 pub struct State {
     pub id: String,
+    /// The game's setup: the fields of `POST /api/games` less `mode`.
+    #[ts(as = "CreateGame")]
     pub setup: Value,
     pub mode: Mode,
     pub result: String,
@@ -153,6 +207,7 @@ pub struct State {
     pub rule: Option<String>,
     pub clock: ClockState,
     pub fen: String,
+    #[ts(as = "Vec<RulingView>")]
     pub rulings: Vec<Value>,
     pub moves: Vec<MoveView>,
     pub to_move: ColorName,
@@ -164,6 +219,8 @@ pub struct State {
     pub flags: Vec<ColorName>,
     pub board_move: Option<BoardMove>,
     pub claims: Claims,
+    /// What each role may do now besides the claims (the page offers exactly these).
+    pub actions: Actions,
     pub draw_offer: Option<ColorName>,
     /// The number of stored events.
     pub n: u64,
@@ -175,6 +232,17 @@ pub struct State {
     /// action taken; `reason` says why). Absent otherwise.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub aborted: bool,
+    /// Online: the SAN of each legal move, by its UCI (a promotion once per piece,
+    /// `e7e8q`): a page reads typed SAN and asks for a promotion piece from this.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub san: Option<BTreeMap<String, String>>,
+    /// The rank (`"8"`, `"1"`) on which each colour's pawns promote: a page asks for the
+    /// piece when a pawn is put there over the board.
+    #[serde(default)]
+    pub promotion_ranks: PromotionRanks,
+    /// What the socket's token acts as: set on the WebSocket's `state` message only.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub role: Option<Role>,
 }
 
 /// What the server knows about a game beyond the arbiter.
@@ -221,11 +289,15 @@ impl State {
             flags: u.flags,
             board_move: u.board_move,
             claims: u.claims,
+            actions: u.actions,
             draw_offer: u.draw_offer,
             n: cx.n,
             server_now: u.server_now,
             dests: u.dests,
             aborted: false,
+            san: u.san,
+            promotion_ranks: PromotionRanks::default(),
+            role: None,
         }
     }
 }
@@ -262,10 +334,7 @@ impl Snapshot {
         let clock_at = if cx.started { at } else { 0 };
         let claims_of = |c: Color| {
             if cx.started || c == Color::White {
-                game.claims_for(c, clock_at)
-                    .into_iter()
-                    .map(|k| k.name().to_string())
-                    .collect()
+                claim_names(game, c, clock_at, cx.mode)
             } else {
                 Vec::new()
             }
@@ -324,9 +393,11 @@ impl Snapshot {
                     white: claims_of(Color::White),
                     black: claims_of(Color::Black),
                 },
+                actions: Actions::of(game, cx.mode),
                 draw_offer: game.draw_offer().map(ColorName::from),
                 server_now: cx.now,
                 dests: (cx.mode == Mode::Online).then(|| game.dests()),
+                san: (cx.mode == Mode::Online).then(|| legal_san(game)),
             },
         }
     }

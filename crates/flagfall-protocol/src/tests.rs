@@ -173,6 +173,13 @@ fn state_of_a_fresh_game_has_no_running_clock_and_online_dests() {
     let dests = s.dests.clone().expect("online mode lists destinations");
     assert_eq!(dests["e2"], vec!["e3", "e4"]);
     assert_eq!(dests.len(), 10);
+    // The SAN of every legal move comes with them: a page resolves typed SAN from it.
+    let san = s.san.clone().expect("online mode lists the SAN");
+    assert_eq!(san.len(), 20);
+    assert_eq!(san["g1f3"], "Nf3");
+    assert_eq!(san["e2e4"], "e4");
+    assert_eq!(s.promotion_ranks.white, "8");
+    assert_eq!(s.promotion_ranks.black, "1");
     let text = ServerMsg::State(Box::new(s.clone())).to_text();
     let back: ServerMsg = serde_json::from_str(&text).unwrap();
     assert_eq!(back, ServerMsg::State(Box::new(s)));
@@ -232,4 +239,216 @@ fn updates_rebuild_the_state_event_by_event() {
     }
     assert!(shrank, "the illegal-move claim took a move back");
     assert_eq!(view.moves.len(), 4);
+}
+
+/// A game of `body` after the events `lines` (game-script lines without the setup),
+/// with its state as the server would send it.
+fn played(body: &str, lines: &[&str]) -> (Game, State) {
+    let c = CreateGame::from_json(body.as_bytes()).unwrap();
+    let (line, setup) = c.setup_line().unwrap();
+    let setup_v: Value = serde_json::from_str(&line).unwrap();
+    let mut game = Game::new(setup);
+    let mut moves = flagfall_game::MoveList::default();
+    let mut at = 0;
+    for (i, text) in lines.iter().enumerate() {
+        let event = script::parse(&format!("{line}\n{text}\n"))
+            .unwrap()
+            .events
+            .remove(0);
+        at = event.at;
+        game.apply(&event, i + 1);
+    }
+    moves.update(&game);
+    let s = State::of(
+        &game,
+        moves.entries(),
+        StateContext {
+            id: "g",
+            setup: &setup_v,
+            mode: c.mode(),
+            n: lines.len() as u64,
+            now: at,
+            started: !lines.is_empty(),
+        },
+    );
+    (game, s)
+}
+
+#[test]
+fn take_back_is_offered_only_where_the_rules_allow_it() {
+    let us = r#"{"rules":"uscf-2020","time_control":"G/5;d0"}"#;
+    // A legal move on the board: touch move, no take back (uscf-2020 15); a press.
+    let (_, s) = played(us, &[r#"{"at":10,"by":"white","move":"e2e4"}"#]);
+    assert!(!s.actions.white.take_back);
+    assert!(s.actions.white.press);
+    assert!(!s.actions.white.r#move, "a move is already on the board");
+    assert!(!s.actions.black.take_back && !s.actions.black.press);
+    // An illegal one may be taken back.
+    let (_, s) = played(us, &[r#"{"at":10,"by":"white","move":"e2e5"}"#]);
+    assert!(s.actions.white.take_back);
+    // blitz-2006 lets a legal move be taken back before the press.
+    let (_, s) = played(
+        r#"{"rules":"blitz-2006","time_control":"5|0"}"#,
+        &[r#"{"at":10,"by":"white","move":"e2e4"}"#],
+    );
+    assert!(s.actions.white.take_back);
+    // After the press Black is on move and may press (a press without a move stands
+    // under uscf-2020 9); White may not.
+    let (_, s) = played(
+        us,
+        &[r#"{"at":10,"by":"white","move":"e2e4","press":true}"#],
+    );
+    assert!(s.actions.black.r#move && s.actions.black.press && !s.actions.white.press);
+    assert!(s.actions.white.offer_draw && !s.actions.white.answer_draw);
+}
+
+#[test]
+fn online_offers_no_press_take_back_or_move_and_press() {
+    let (_, s) = played(
+        r#"{"rules":"fide-b3","time_control":"3+2","mode":"online"}"#,
+        &[r#"{"at":10,"by":"white","move":"e2e4","press":true}"#],
+    );
+    for a in [&s.actions.white, &s.actions.black] {
+        assert!(!a.press && !a.take_back && !a.move_and_press);
+    }
+    assert!(s.actions.black.r#move && !s.actions.white.r#move);
+}
+
+#[test]
+fn the_director_sees_the_ladders_next_penalty_after_each_offence() {
+    let body = r#"{"rules":"blitz-2006","time_control":"5|0"}"#;
+    let next = |s: &State, kind: &str| {
+        s.actions
+            .director
+            .offences
+            .iter()
+            .find(|o| o.kind == kind)
+            .unwrap_or_else(|| panic!("no offence {kind}"))
+            .clone()
+    };
+    let (game, s0) = played(body, &[]);
+    let ladder = game
+        .ruleset()
+        .ladder(flagfall_core::ruleset::OffenceKind::DisplacedPieces);
+    assert!(ladder.ladder.len() >= 2, "blitz-2006's ladder has steps");
+    let first = next(&s0, "displaced_pieces");
+    assert_eq!(first.white.recorded, 0);
+    assert_eq!(first.white.step, penalty_words(ladder.ladder[0]).0);
+    let (_, s1) = played(
+        body,
+        &[
+            r#"{"at":10,"by":"white","move":"e2e4","press":true}"#,
+            r#"{"at":20,"by":"director","offence":{"player":"white","kind":"displaced_pieces"}}"#,
+        ],
+    );
+    let second = next(&s1, "displaced_pieces");
+    assert_eq!(second.white.recorded, 1);
+    assert_eq!(second.white.step, penalty_words(ladder.step(2)).0);
+    assert_eq!(second.white.rule, ladder.rule);
+    // Black's count is his own.
+    assert_eq!(second.black.recorded, 0);
+    assert!(s1.actions.director.add_time && s1.actions.director.stop_clock);
+    assert!(!s1.actions.director.ruling);
+    // A game without a director offers the director nothing.
+    let (_, s) = played(
+        r#"{"rules":"uscf-2020","time_control":"G/5;d0","director":false}"#,
+        &[],
+    );
+    assert_eq!(s.actions.director, DirectorActions::default());
+    assert!(!s.actions.white.call_director);
+}
+
+/// The generated TypeScript describes the state's JSON fields typed as values in Rust:
+/// the setup reads as a create body, every ruling as a `RulingView`.
+#[test]
+fn setup_and_rulings_read_as_their_wire_types() {
+    let (_, s) = played(
+        r#"{"rules":"uscf-2020","time_control":"G/5;d0","white":"Ann"}"#,
+        &[
+            r#"{"at":10,"by":"white","move":"e2e5","press":true}"#,
+            r#"{"at":20,"by":"black","claim":"illegal"}"#,
+            r#"{"at":30,"by":"director","add_time":{"color":"black","ms":60000}}"#,
+            r#"{"at":40,"by":"director","offence":{"player":"white","kind":"two_hands"}}"#,
+            r#"{"at":50,"by":"white","resign":true}"#,
+            r#"{"at":60,"by":"white","press":true}"#,
+        ],
+    );
+    let setup: CreateGame = serde_json::from_value(s.setup.clone()).expect("setup as CreateGame");
+    assert_eq!(setup.white.as_deref(), Some("Ann"));
+    assert!(s.rulings.len() >= 4, "{:?}", s.rulings);
+    for r in &s.rulings {
+        let v: RulingView = serde_json::from_value(r.clone()).expect("a ruling as RulingView");
+        assert_eq!(serde_json::to_value(&v).unwrap(), *r);
+    }
+    use flagfall_game::RulingKind as K;
+    for k in [
+        K::Result,
+        K::ClaimUpheld,
+        K::ClaimRejected,
+        K::ClaimPending,
+        K::Recommendation,
+        K::Penalty,
+        K::TimeChange,
+        K::Clock,
+        K::Refused,
+    ] {
+        let v = serde_json::to_value(k).unwrap();
+        let back: RulingKindName = serde_json::from_value(v.clone()).expect("every kind named");
+        assert_eq!(serde_json::to_value(back).unwrap(), v);
+    }
+}
+
+#[test]
+fn every_listed_time_control_is_accepted_by_its_ruleset() {
+    use flagfall_core::ruleset::{BUILTIN, Ruleset, TimeControlJudgement};
+    use flagfall_core::timecontrol::TimeControl;
+    let list = rulesets();
+    for (id, _) in BUILTIN {
+        assert!(list.rulesets.iter().any(|r| r.id == id), "{id} not listed");
+    }
+    let accepted = |rules: &str, tc: &str| {
+        let r = Ruleset::builtin(rules).unwrap();
+        let t: TimeControl = tc.parse().unwrap_or_else(|e| panic!("{rules} {tc}: {e}"));
+        matches!(
+            r.judge_time_control(&t),
+            TimeControlJudgement::Accepted { .. }
+        )
+    };
+    for r in &list.rulesets {
+        assert!(!r.controls.is_empty() && !r.name.is_empty());
+        for tc in &r.controls {
+            assert!(accepted(&r.id, tc), "{} refuses {tc}", r.id);
+        }
+    }
+    assert_eq!(list.quick.len(), 7);
+    for q in &list.quick {
+        assert!(accepted(&q.rules, &q.time_control), "{q:?}");
+    }
+}
+
+#[test]
+fn online_sends_promotion_moves_once_a_piece_and_no_illegal_claim() {
+    let body = r#"{"rules":"fide-b3","time_control":"3+2","mode":"online","fen":"8/4P1k1/8/8/8/8/8/4K3 w - - 0 1"}"#;
+    let (_, s) = played(body, &[]);
+    let san = s.san.expect("online SAN");
+    assert_eq!(san["e7e8q"], "e8=Q");
+    assert_eq!(san["e7e8n"], "e8=N+", "the knight checks the king on g7");
+    assert!(!san.contains_key("e7e8"));
+    let (_, s) = played(
+        r#"{"rules":"fide-b3","time_control":"3+2","mode":"online"}"#,
+        &[r#"{"at":10,"by":"white","move":"e2e4","press":true}"#],
+    );
+    assert!(
+        !s.claims.black.iter().any(|k| k == "illegal"),
+        "{:?}",
+        s.claims
+    );
+    let (_, s) = played(
+        r#"{"rules":"fide-b3","time_control":"3+2"}"#,
+        &[r#"{"at":10,"by":"white","move":"e2e4","press":true}"#],
+    );
+    assert!(
+        s.claims.black.iter().any(|k| k == "illegal"),
+        "over the board it is offered"
+    );
 }

@@ -5,8 +5,11 @@ use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
+use ts_rs::TS;
 
-use crate::{BoardMove, Called, Claims, ClockState, ColorName, MoveView, PendingClaim, State};
+use crate::{
+    Actions, BoardMove, Called, Claims, ClockState, ColorName, MoveView, PendingClaim, State,
+};
 
 /// What an `event` message changes in the state object (docs/protocol.md): the fields
 /// that may change with any event, whole, and the moves as a tail. A client applies it
@@ -15,7 +18,7 @@ use crate::{BoardMove, Called, Claims, ClockState, ColorName, MoveView, PendingC
 /// appended, and `n` becomes the event's. Applying the same update twice changes
 /// nothing more, so a batch of events decided together may all carry the state after
 /// the batch.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, TS)]
 pub struct StateUpdate {
     pub reason: Option<String>,
     pub rule: Option<String>,
@@ -31,10 +34,15 @@ pub struct StateUpdate {
     pub flags: Vec<ColorName>,
     pub board_move: Option<BoardMove>,
     pub claims: Claims,
+    /// What each role may do now besides the claims.
+    pub actions: Actions,
     pub draw_offer: Option<ColorName>,
     pub server_now: u64,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub dests: Option<BTreeMap<String, Vec<String>>>,
+    /// Online: the SAN of each legal move, by UCI.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub san: Option<BTreeMap<String, String>>,
 }
 
 impl StateUpdate {
@@ -63,9 +71,11 @@ impl StateUpdate {
         state.flags = self.flags.clone();
         state.board_move = self.board_move.clone();
         state.claims = self.claims.clone();
+        state.actions = self.actions.clone();
         state.draw_offer = self.draw_offer;
         state.server_now = self.server_now;
         state.dests = self.dests.clone();
+        state.san = self.san.clone();
         if n > state.n {
             state.rulings.extend(rulings.iter().cloned());
             state.n = n;

@@ -733,13 +733,8 @@ impl Live {
         self.flagged.push((side, t));
         self.shared.metrics.flags.fetch_add(1, Relaxed);
         let at = self.now().max(t);
-        let claims_of = |c: Color| {
-            self.game
-                .claims_for(c, at)
-                .into_iter()
-                .map(|k| k.name().to_string())
-                .collect()
-        };
+        let claims_of =
+            |c: Color| flagfall_protocol::claim_names(&self.game, c, at, self.meta.mode);
         let msg = ServerMsg::Flag {
             color: side.into(),
             claims: Claims {

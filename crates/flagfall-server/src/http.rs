@@ -33,6 +33,11 @@ pub fn router(shared: Arc<Shared>) -> Router {
         .route("/api/games/{id}", get(get_game))
         .route("/api/games/{id}/script", get(get_script))
         .route("/api/games/{id}/pgn", get(get_pgn))
+        .route(
+            "/api/games/{id}/rematch",
+            get(crate::rematch::get_rematch)
+                .merge(limited(axum::routing::post(crate::rematch::post_rematch))),
+        )
         .route("/ws/games/{id}", get(websocket))
         .route(
             "/api/practice",
@@ -51,6 +56,7 @@ pub fn router(shared: Arc<Shared>) -> Router {
             limited(axum::routing::post(accept_challenge)),
         )
         .route("/api/rules/{id}", get(get_ruleset))
+        .route("/api/rulesets", get(list_rulesets))
         .route("/api/explain", get(explain_rule))
         .route("/healthz", get(healthz))
         .route("/metrics", get(metrics))
@@ -65,13 +71,13 @@ pub fn router(shared: Arc<Shared>) -> Router {
         .with_state(shared)
 }
 
-fn error(status: StatusCode, message: impl Into<String>) -> Response {
+pub(crate) fn error(status: StatusCode, message: impl Into<String>) -> Response {
     (status, axum::Json(json!({ "error": message.into() }))).into_response()
 }
 
 /// A failure of the server's own (the database, a damaged stored game): logged in
 /// full, answered with a short message that shows nothing of the internals.
-fn server_error(e: crate::ServerError) -> Response {
+pub(crate) fn server_error(e: crate::ServerError) -> Response {
     tracing::error!(error = %e, "request failed");
     error(
         StatusCode::INTERNAL_SERVER_ERROR,
@@ -279,6 +285,12 @@ async fn cancel_challenge(
 
 /// `GET /api/rules/{id}`: a built-in ruleset as data (`flagfall rules show --json`), so
 /// the director console can show a penalty ladder's next step before applying it.
+/// `GET /api/rulesets`: the built-in rulesets the lobby offers, each with how its time
+/// controls are written and usual ones, and the quick time-control buttons.
+async fn list_rulesets() -> Response {
+    axum::Json(flagfall_protocol::rulesets()).into_response()
+}
+
 async fn get_ruleset(Path(id): Path<String>) -> Response {
     match flagfall_core::ruleset::Ruleset::builtin(&id) {
         Ok(r) => axum::Json(r).into_response(),
@@ -305,7 +317,7 @@ async fn explain_rule(Query(q): Query<ExplainQuery>) -> Response {
     }
 }
 
-async fn handle_or_404(s: &AppState, id: &str) -> Result<GameHandle, Response> {
+pub(crate) async fn handle_or_404(s: &AppState, id: &str) -> Result<GameHandle, Response> {
     match s.handle(id).await {
         Ok(Some(h)) => Ok(h),
         Ok(None) => Err(not_found(id)),

@@ -25,6 +25,7 @@ pub mod lifecycle;
 pub mod limits;
 pub mod metrics;
 pub mod practice;
+pub mod rematch;
 pub mod socket;
 pub mod writer;
 
@@ -134,6 +135,8 @@ pub struct Shared {
     pub(crate) player_buckets: Arc<socket::PlayerBuckets>,
     /// The loaded blitz evenings (issue 21), one task each.
     pub(crate) evenings: evening::Evenings,
+    /// Rematch offers of finished games.
+    pub(crate) rematches: rematch::Rematches,
 }
 
 /// Hex SHA-256 of a token: what the database keeps.
@@ -459,6 +462,7 @@ async fn serve_inner(
         token_sockets: Arc::default(),
         player_buckets: Arc::default(),
         evenings: evening::Evenings::default(),
+        rematches: rematch::Rematches::default(),
     });
     let beating = tokio::spawn(heartbeat::run(
         store.clone(),

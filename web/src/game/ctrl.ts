@@ -4,12 +4,12 @@
 // flood of server messages costs one render per frame, never one per message.
 import type { Api as CgApi } from 'chessground/api';
 import type { Key } from 'chessground/types';
-import { wsUrl } from '../api';
+import { getRematch, postRematch, wsUrl } from '../api';
 import { LiveClock } from '../clock';
 import { browserSocket, Connection, type ConnStatus } from '../connection';
-import { allowedClaims, canCallDirector, initialModel, reduce, type LocalAction, type Model } from '../model';
+import { allowed, allowedClaims, canCallDirector, initialModel, reduce, type LocalAction, type Model } from '../model';
 import { parseMoveInput } from '../moveinput';
-import { boardMoveUci, CLAIM_KEYS, type Color, type ServerMessage } from '../protocol';
+import { CLAIM_KEYS, type Color, type PlayerActions, type ServerMessage } from '../protocol';
 import { play, setMuted, isMuted, unlockSound, type SoundName } from '../sound';
 
 const AUTO_PRESS_KEY = 'flagfall.autopress';
@@ -31,6 +31,7 @@ export class GameCtrl {
   private readonly connection: Connection;
   private lowTimeWarned = false;
   private resignTimer: ReturnType<typeof setTimeout> | null = null;
+  private rematchTimer: ReturnType<typeof setInterval> | null = null;
 
   constructor(
     readonly opts: GameOptions,
@@ -55,6 +56,7 @@ export class GameCtrl {
   }
 
   stop(): void {
+    if (this.rematchTimer) clearInterval(this.rematchTimer);
     cancelAnimationFrame(this.frame);
     this.connection.stop();
     this.cg?.destroy();
@@ -70,6 +72,11 @@ export class GameCtrl {
     return this.model.state?.mode === 'online';
   }
 
+  /** What the server says this page's player may do now (null: a spectator, or no state yet). */
+  may(): PlayerActions | null {
+    return allowed(this.model.state, this.model.role);
+  }
+
   /** The one way the model changes. */
   dispatch(action: ServerMessage | LocalAction): void {
     this.model = reduce(this.model, action);
@@ -83,7 +90,51 @@ export class GameCtrl {
     if (s && (msg.type === 'state' || msg.type === 'event')) {
       this.clock.countsBelowZero = !(s.mode === 'online' || s.setup.auto_flag);
       if (msg.type === 'state' || s.clock !== prevClock) this.clock.update(s.clock, performance.now());
+      if (this.over() && this.me() && !this.rematchTimer) this.watchRematch();
     }
+  }
+
+  /** The game has ended (a result, or the director cancelled it). */
+  over(): boolean {
+    const s = this.model.state;
+    return !!s && (s.result !== '*' || s.reason !== null);
+  }
+
+  /** After the game: ask where the rematch stands every 1.5 s; go to the new game once it exists. */
+  private watchRematch(): void {
+    const token = this.opts.token;
+    if (!token) return;
+    const poll = async () => {
+      try {
+        const v = await getRematch(this.opts.id, token);
+        this.dispatch({ type: 'local:rematch', view: v });
+        if (v.status === 'accepted' && v.game) this.goTo(v.game.url);
+      } catch {
+        /* the next poll tries again; the page stays as it is */
+      }
+    };
+    void poll();
+    this.rematchTimer = setInterval(() => void poll(), 1500);
+  }
+
+  /** Offer, accept or decline a rematch. */
+  async rematch(action: 'offer' | 'accept' | 'decline'): Promise<void> {
+    const token = this.opts.token;
+    if (!token) return;
+    try {
+      const v = await postRematch(this.opts.id, token, action);
+      this.dispatch({ type: 'local:rematch', view: v });
+      if (v.status === 'accepted' && v.game) this.goTo(v.game.url);
+    } catch (e) {
+      this.notice(`Rematch: ${(e as Error).message}`);
+    }
+  }
+
+  /** Leave for another page (the new game of a rematch). */
+  goTo(url: string): void {
+    if (this.rematchTimer) clearInterval(this.rematchTimer);
+    this.rematchTimer = null;
+    location.assign(url);
   }
 
   /** Asks for a render in the next animation frame (many calls, one render). */
@@ -126,17 +177,32 @@ export class GameCtrl {
 
   /** A move made on the board or typed: online and with "move and press" it is pressed too. */
   sendMove(uci: string): void {
-    this.send(this.online() || this.autoPress ? { move: uci, press: true } : { move: uci });
+    const pressToo = this.online() || (this.autoPress && !!this.may()?.move_and_press);
+    this.send(pressToo ? { move: uci, press: true } : { move: uci });
   }
 
-  /** A move the board made: asks for the promotion piece when a pawn reached the last rank. */
+  /**
+   * Whether the move from `orig` to `dest` needs a promotion piece, as the server says:
+   * online, its legal moves list one move a piece (`e7e8q`); over the board, a pawn put on
+   * the rank the server names for the player's colour.
+   */
+  private promotes(orig: Key, dest: Key, c: Color): boolean {
+    const s = this.model.state;
+    if (!s) return false;
+    if (s.mode === 'online') return Object.keys(s.san ?? {}).some((u) => u.length === 5 && u.startsWith(orig + dest));
+    // chessground has already moved the piece: it stands on `dest`.
+    return this.cg?.state.pieces.get(dest)?.role === 'pawn' && dest[1] === s.promotion_ranks[c];
+  }
+
+  /** A move the board made: asks for the promotion piece when the move promotes. */
   boardMove(orig: Key, dest: Key, premove = false): void {
     const c = this.me();
     const s = this.model.state;
     if (!c || !s) return;
-    const piece = this.cg?.state.pieces.get(dest);
-    const lastRank = c === 'white' ? '8' : '1';
-    if (piece?.role === 'pawn' && dest[1] === lastRank) {
+    // A premove is checked against the legal moves when it is played: a pawn premoved to
+    // the last rank promotes to a queen, as lichess does.
+    const premovePromotes = premove && this.cg?.state.pieces.get(dest)?.role === 'pawn' && dest[1] === s.promotion_ranks[c];
+    if (premovePromotes || this.promotes(orig, dest, c)) {
       // A premove promotes to a queen, as lichess does; otherwise the player chooses.
       if (premove) this.sendMove(orig + dest + 'q');
       else this.dispatch({ type: 'local:promotion', ask: { orig, dest } });
@@ -153,24 +219,11 @@ export class GameCtrl {
   }
 
   press(): void {
-    if (this.online()) return;
-    this.send({ press: true });
+    if (this.may()?.press) this.send({ press: true });
   }
 
   takeBack(): void {
-    if (this.mayTakeBack()) this.send({ retract: true });
-  }
-
-  /**
-   * Take back is offered for the player's own move on the board, not yet pressed, over the
-   * board. Whether touch move still allows it is the server's to say.
-   * TODO(phase-b): offer it only when the server's allowed actions say so (docs/web.md).
-   */
-  mayTakeBack(): boolean {
-    const s = this.model.state;
-    const c = this.me();
-    if (!s || !c || s.mode === 'online' || s.result !== '*') return false;
-    return boardMoveUci(s.board_move) !== null && s.board_move?.by === c;
+    if (this.may()?.take_back) this.send({ retract: true });
   }
 
   setAutoPress(on: boolean): void {
@@ -183,7 +236,7 @@ export class GameCtrl {
     const s = this.model.state;
     const c = this.me();
     if (!s || !c) return false;
-    const p = parseMoveInput(text, { fen: s.fen, dests: s.mode === 'online' ? s.dests : null, color: c });
+    const p = parseMoveInput(text, s.san);
     if (!p.ok) {
       this.notice(p.error);
       return false;
@@ -196,7 +249,7 @@ export class GameCtrl {
     const action: Record<string, unknown> = { claim: kind };
     const s = this.model.state;
     if ((kind === 'threefold' || kind === 'fifty') && intended.trim() !== '' && s) {
-      const p = parseMoveInput(intended, { fen: s.fen, dests: s.dests, color: this.me()! });
+      const p = parseMoveInput(intended, s.san);
       if (!p.ok) {
         this.notice(`Intended move: ${p.error}`);
         return false;
@@ -261,16 +314,21 @@ export class GameCtrl {
       if (!s || !c) return false;
       const claimByKey = Object.entries(CLAIM_KEYS).find(([, k]) => k === key)?.[0];
       if (key === ' ') {
-        if (this.online()) return false;
+        if (!this.may()?.press) return false;
         this.press();
       } else if (key === 'Backspace') this.takeBack();
       else if (key === 'Enter' || key === '/') focusMove();
       else if (claimByKey) {
         if (allowedClaims(s, c).includes(claimByKey)) this.claim(claimByKey, intended());
-      } else if (key === 'd') this.send({ offer: 'draw' });
-      else if (key === 'a') this.send({ accept: 'draw' });
-      else if (key === 'n') this.send({ decline: 'draw' });
-      else if (key === 'r') this.resign();
+      } else if (key === 'd') {
+        if (this.may()?.offer_draw) this.send({ offer: 'draw' });
+      } else if (key === 'a') {
+        if (this.may()?.answer_draw) this.send({ accept: 'draw' });
+      } else if (key === 'n') {
+        if (this.may()?.answer_draw) this.send({ decline: 'draw' });
+      } else if (key === 'r') {
+        if (this.may()?.resign) this.resign();
+      }
       else if (key === 'c') this.callDirector(reason());
       else return false;
     }

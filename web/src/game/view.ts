@@ -90,8 +90,10 @@ function boardConfig(ctrl: GameCtrl, s: GameState, bottom: Color) {
   const online = s.mode === 'online';
   const viewing = ctrl.model.ui.viewPly;
   const live = viewing === null;
-  const mayMove = !!c && live && s.result === '*' && !s.pending && !s.called;
-  const otbMove = mayMove && s.to_move === c && !s.board_move;
+  // Whether the player may move now is the server's to say (`actions`); premoves are
+  // made while the opponent is on move, so online the board stays movable meanwhile.
+  const may = ctrl.may();
+  const mayMove = !!c && live && s.result === '*' && !!may && (may.move || (online && s.to_move !== c && !s.pending && !s.called));
   const dests = new Map<Key, Key[]>();
   if (online && s.dests && s.to_move === c) for (const [from, tos] of Object.entries(s.dests)) dests.set(from as Key, tos as Key[]);
   const lm = live ? lastMoveSquares(s) : viewing > 0 ? [s.moves[viewing - 1].uci.slice(0, 2), s.moves[viewing - 1].uci.slice(2, 4)] : null;
@@ -104,7 +106,7 @@ function boardConfig(ctrl: GameCtrl, s: GameState, bottom: Color) {
     viewOnly: !c || !live,
     movable: online
       ? { free: false, color: mayMove ? c! : undefined, dests, showDests: true }
-      : { free: true, color: otbMove ? c! : undefined, dests: undefined, showDests: false },
+      : { free: true, color: mayMove ? c! : undefined, dests: undefined, showDests: false },
     premovable: { enabled: online && mayMove },
   };
   const key = JSON.stringify([config.fen, bottom, s.to_move, lm, config.check, config.viewOnly, config.movable.color, online ? s.dests : null, ctrl.model.ui.refusals, s.n, mayMove]);
@@ -176,8 +178,9 @@ function side(ctrl: GameCtrl, s: GameState): VNode {
     n ? h(`div.notice.${n.tone}`, { attrs: { role: 'status', 'aria-live': 'assertive' } }, [n.text, n.rule ? ' · ' : '', citeV(n.rule)]) : null,
     ct ? h('div.called', { attrs: { role: 'status' } }, ct) : null,
     p ? h('div.pending', `Waiting for the director: ${colorName(p.claimant)}'s ${p.claim.replace('_', ' ')} claim. The clock is stopped.`) : null,
-    // After the end there is nothing left to do at the board.
-    ctrl.me() && s.result === '*' ? controls(ctrl, s, ctrl.me()!) : null,
+    // After the end there is nothing left to do at the board but a rematch.
+    ctrl.me() && s.result === '*' && s.reason === null ? controls(ctrl, s, ctrl.me()!) : null,
+    ctrl.me() && ctrl.over() ? rematchV(ctrl, ctrl.me()!) : null,
     h('h2', 'Moves'),
     movesV(ctrl, s),
     h('h2', 'Rulings'),
@@ -200,6 +203,7 @@ function controls(ctrl: GameCtrl, s: GameState, c: Color): VNode {
   const online = s.mode === 'online';
   const myBoardMove = !!s.board_move && s.board_move.by === c;
   const claims = allowedClaims(s, c);
+  const may = s.actions[c];
   const submitMove = (ev: Event) => {
     ev.preventDefault();
     if (ctrl.typedMove(inputValue('moveinput'))) clearInput('moveinput');
@@ -210,12 +214,12 @@ function controls(ctrl: GameCtrl, s: GameState, c: Color): VNode {
       : h('div.pressrow', [
           h(
             'button.press',
-            { class: { ready: myBoardMove }, attrs: { type: 'button', 'aria-keyshortcuts': 'Space', disabled: over || s.to_move !== c || !!s.called }, on: { click: () => ctrl.press() } },
+            { class: { ready: myBoardMove }, attrs: { type: 'button', 'aria-keyshortcuts': 'Space', disabled: !may.press }, on: { click: () => ctrl.press() } },
             'Press clock',
           ),
-          ctrl.mayTakeBack() ? h('button.takeback', { attrs: { type: 'button', 'aria-keyshortcuts': 'Backspace' }, on: { click: () => ctrl.takeBack() } }, 'Take back') : null,
+          may.take_back ? h('button.takeback', { attrs: { type: 'button', 'aria-keyshortcuts': 'Backspace' }, on: { click: () => ctrl.takeBack() } }, 'Take back') : null,
         ]),
-    online
+    !may.move_and_press
       ? null
       : h('label.autopress', [
           h('input#autopress', { attrs: { type: 'checkbox' }, props: { checked: ctrl.autoPress }, on: { change: (ev: Event) => ctrl.setAutoPress((ev.target as HTMLInputElement).checked) } }),
@@ -278,18 +282,35 @@ function controls(ctrl: GameCtrl, s: GameState, c: Color): VNode {
   ]);
 }
 
+/** The rematch after the game: offer it, or answer the opponent's offer. */
+function rematchV(ctrl: GameCtrl, c: Color): VNode {
+  const r = ctrl.model.ui.rematch;
+  const mine = r?.by === c;
+  const btn = (cls: string, text: string, action: 'offer' | 'accept' | 'decline') =>
+    h(`button.${cls}`, { attrs: { type: 'button' }, on: { click: () => void ctrl.rematch(action) } }, text);
+  let body: (VNode | string)[];
+  if (!r || r.status === 'none') body = [btn('rematch-offer.primary', 'Offer a rematch', 'offer')];
+  else if (r.status === 'offered' && mine) body = [h('span.rematch-wait', 'Rematch offered; waiting for your opponent…')];
+  else if (r.status === 'offered') body = [h('span', 'Your opponent offers a rematch (colours swapped).'), ' ', btn('rematch-accept.primary', 'Accept rematch', 'accept'), ' ', btn('rematch-decline', 'Decline', 'decline')];
+  else if (r.status === 'declined' && mine) body = [h('span.rematch-declined', 'Your opponent declined the rematch.'), ' ', btn('rematch-offer', 'Offer again', 'offer')];
+  else if (r.status === 'declined') body = [h('span', 'You declined the rematch.'), ' ', btn('rematch-offer', 'Offer one yourself', 'offer')];
+  else body = [h('span', 'Rematch accepted: opening the new game…')];
+  return h('section.rematch', { attrs: { 'aria-label': 'rematch', role: 'group' } }, body);
+}
+
 function offers(ctrl: GameCtrl, s: GameState, c: Color): VNode {
   const confirm = ctrl.model.ui.confirmResign;
+  const may = s.actions[c];
   return h('div.offers', { attrs: { role: 'group', 'aria-label': 'draw offers and resignation' } }, [
-    s.draw_offer === other(c)
+    may.answer_draw
       ? h('button.accept', { attrs: { type: 'button', 'aria-keyshortcuts': 'a' }, on: { click: () => ctrl.send({ accept: 'draw' }) } }, 'Accept draw')
       : null,
-    s.draw_offer === other(c)
+    may.answer_draw
       ? h('button.decline', { attrs: { type: 'button', 'aria-keyshortcuts': 'n' }, on: { click: () => ctrl.send({ decline: 'draw' }) } }, 'Decline draw')
       : null,
-    s.draw_offer === null ? h('button.offer', { attrs: { type: 'button', 'aria-keyshortcuts': 'd' }, on: { click: () => ctrl.send({ offer: 'draw' }) } }, 'Offer draw') : null,
+    may.offer_draw ? h('button.offer', { attrs: { type: 'button', 'aria-keyshortcuts': 'd' }, on: { click: () => ctrl.send({ offer: 'draw' }) } }, 'Offer draw') : null,
     s.draw_offer === c ? h('span.offered', 'Draw offered') : null,
-    h('button.resign', { class: { confirm }, attrs: { type: 'button', 'aria-keyshortcuts': 'r' }, on: { click: () => ctrl.resign() } }, confirm ? 'Really resign?' : 'Resign'),
+    may.resign ? h('button.resign', { class: { confirm }, attrs: { type: 'button', 'aria-keyshortcuts': 'r' }, on: { click: () => ctrl.resign() } }, confirm ? 'Really resign?' : 'Resign') : null,
   ]);
 }
 

@@ -14,6 +14,7 @@ mod flood;
 mod lifecycle;
 mod lobby;
 mod pg_restart;
+mod rematch;
 mod support;
 mod trust;
 

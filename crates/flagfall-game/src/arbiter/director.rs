@@ -179,20 +179,15 @@ impl Game {
     }
 
     pub(super) fn on_offence(&mut self, at: u64, event: usize, player: Color, kind: OffenceKind) {
-        let ladder = self.setup.ruleset.ladder(kind);
-        let nth = self
-            .offences
-            .iter()
-            .filter(|(p, k)| *p == player && *k == kind)
-            .count() as u32
-            + 1;
+        let (step, rule) = self.next_penalty(player, kind);
+        let rule = rule.to_string();
         let what = kind.name();
         let (offender, opponent) = (colour::name(player), colour::name(!player));
         // Each step: the time change it makes (whose clock, how much) and what it says.
-        let (change, text) = match ladder.step(nth) {
+        let (change, text) = match step {
             PenaltyStep::NotAnOffence => {
                 let text = format!("{what} is not an offence under these rules");
-                self.refuse(at, event, &ladder.rule, Some(player), text);
+                self.refuse(at, event, &rule, Some(player), text);
                 return;
             }
             PenaltyStep::Forfeit => {
@@ -202,7 +197,7 @@ impl Game {
                     event,
                     GameResult::win_for(!player),
                     Reason::PenaltyForfeit,
-                    &ladder.rule,
+                    &rule,
                     format!("{what} by {offender} again: {offender} forfeits"),
                 );
                 return;
@@ -231,7 +226,7 @@ impl Game {
         self.record(
             at,
             event,
-            Draft::new(RulingKind::Penalty, &ladder.rule, text)
+            Draft::new(RulingKind::Penalty, &rule, text)
                 .concerning(player)
                 .with_time(time),
         );

@@ -23,7 +23,7 @@ use flagfall_analysis::assistant::{DrawClaim, Recommendation, Tablebase};
 use flagfall_core::board::{BoardRules, MoveRecord, PhysicalMove, PhysicalPosition, RepetitionKey};
 use flagfall_core::clock::Clock;
 use flagfall_core::colour;
-use flagfall_core::ruleset::{OffenceKind, Ruleset};
+use flagfall_core::ruleset::{OffenceKind, PenaltyStep, PressWithoutMove, Ruleset};
 use shakmaty::{Color, Square};
 
 use crate::outcome::{GameResult, Outcome, Reason, Ruling};
@@ -328,6 +328,47 @@ impl Game {
     /// director stopped the clock, or a player called the director.
     pub fn halted(&self) -> bool {
         self.claim.is_some() || self.paused_by_director || self.called.is_some()
+    }
+
+    /// Whether `p` may press the clock now, as the arbiter would take it: the game on and
+    /// not halted, `p`'s clock running, and either `p`'s own move on the board or a
+    /// ruleset that lets a press without a move stand (docs/rules.md; refused otherwise).
+    pub fn may_press(&self, p: Color) -> bool {
+        if self.is_over() || self.halted() || self.clock.running() != Some(p) {
+            return false;
+        }
+        self.pending.as_ref().is_some_and(|pm| pm.mover == p)
+            || self.setup.ruleset.moves.press_without_move != PressWithoutMove::Refused
+    }
+
+    /// Whether `p` may take back the move on the board now: `p`'s own move, not yet
+    /// pressed, and either illegal or under a ruleset that lets a legal move be taken back
+    /// (`retract_legal`; touch move forbids it otherwise).
+    pub fn may_retract(&self, p: Color) -> bool {
+        if self.is_over() {
+            return false;
+        }
+        self.pending.as_ref().is_some_and(|pm| {
+            pm.mover == p
+                && (!pm.record.legality.is_legal() || self.setup.ruleset.moves.retract_legal)
+        })
+    }
+
+    /// The offences of `kind` already recorded against `player`.
+    pub fn offence_count(&self, player: Color, kind: OffenceKind) -> usize {
+        self.offences
+            .iter()
+            .filter(|(p, k)| *p == player && *k == kind)
+            .count()
+    }
+
+    /// The step of the ruleset's ladder the next offence of `kind` by `player` gets, and
+    /// the rule of the ladder (what `offence` would rule now, as `on_offence` counts).
+    pub fn next_penalty(&self, player: Color, kind: OffenceKind) -> (PenaltyStep, &str) {
+        let nth = u32::try_from(self.offence_count(player, kind))
+            .unwrap_or(u32::MAX - 1)
+            .saturating_add(1);
+        self.setup.ruleset.penalty_step(kind, nth)
     }
 
     /// The legal moves for the side to move (what a UI may offer).

@@ -1,0 +1,225 @@
+//! Issue 20: a rematch offered after a game, declined, offered again and accepted,
+//! through the real server; the allowed actions each role reads from the state; the
+//! rulesets the lobby offers.
+
+use serde_json::{Value, json};
+
+use crate::support::*;
+
+async fn rematch(srv: &Server, id: &str, token: &str, action: &str) -> (u16, Value) {
+    let body = json!({"token": token, "action": action}).to_string();
+    let (status, text) = srv.post(&format!("/api/games/{id}/rematch"), &body).await;
+    (status, serde_json::from_str(&text).unwrap_or(Value::Null))
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_rematch_is_offered_declined_offered_again_and_accepted() {
+    let srv = Server::start().await;
+    let g = srv
+        .create(r#"{"rules":"fide-b3","time_control":"3+2","mode":"online","white":"Ann","black":"Bob"}"#)
+        .await;
+    // Not before the game is over.
+    let (status, v) = rematch(&srv, &g.id, &g.tokens.white, "offer").await;
+    assert_eq!(status, 409, "{v}");
+    let mut white = srv.connect(&g.id, Some(&g.tokens.white)).await;
+    white.send(json!({"move":"e2e4","press":true})).await;
+    white.event().await;
+    white.send(json!({"resign":true})).await;
+    white.event().await;
+    // The director, a stranger and a bad body are refused with a reason.
+    let (status, v) = rematch(&srv, &g.id, &g.tokens.director, "offer").await;
+    assert_eq!(status, 403, "{v}");
+    assert!(v["error"].as_str().unwrap().contains("players"), "{v}");
+    let (status, _) = rematch(&srv, &g.id, "not-a-token", "offer").await;
+    assert_eq!(status, 403);
+    let (status, text) = srv
+        .post(
+            &format!("/api/games/{}/rematch", g.id),
+            r#"{"token":"x","action":"shout"}"#,
+        )
+        .await;
+    assert_eq!(status, 400, "{text}");
+    assert!(text.contains("shout") && text.contains("decline"), "{text}");
+    // Black cannot accept what nobody offered.
+    let (status, _) = rematch(&srv, &g.id, &g.tokens.black, "accept").await;
+    assert_eq!(status, 409);
+    // White offers; Black sees it and declines; White sees the decline.
+    let (status, v) = rematch(&srv, &g.id, &g.tokens.white, "offer").await;
+    assert_eq!(status, 200, "{v}");
+    assert_eq!(v["status"], "offered");
+    let seen = srv
+        .get_json(&format!(
+            "/api/games/{}/rematch?token={}",
+            g.id, g.tokens.black
+        ))
+        .await;
+    assert_eq!(seen["status"], "offered");
+    assert_eq!(seen["by"], "white");
+    let (status, _) = rematch(&srv, &g.id, &g.tokens.black, "decline").await;
+    assert_eq!(status, 200);
+    let seen = srv
+        .get_json(&format!(
+            "/api/games/{}/rematch?token={}",
+            g.id, g.tokens.white
+        ))
+        .await;
+    assert_eq!(seen["status"], "declined");
+    assert_eq!(seen["game"], Value::Null);
+    // White offers again; Black accepts: a new game, colours and names swapped.
+    rematch(&srv, &g.id, &g.tokens.white, "offer").await;
+    let (status, v) = rematch(&srv, &g.id, &g.tokens.black, "accept").await;
+    assert_eq!(status, 200, "{v}");
+    assert_eq!(v["status"], "accepted");
+    assert_eq!(v["game"]["color"], "white");
+    let new_id = v["game"]["id"].as_str().unwrap().to_string();
+    assert_ne!(new_id, g.id);
+    let black_url = v["game"]["url"].as_str().unwrap().to_string();
+    assert!(
+        black_url.starts_with(&format!("/play/{new_id}?token=")),
+        "{black_url}"
+    );
+    let w = srv
+        .get_json(&format!(
+            "/api/games/{}/rematch?token={}",
+            g.id, g.tokens.white
+        ))
+        .await;
+    assert_eq!(w["game"]["id"], new_id);
+    assert_eq!(w["game"]["color"], "black");
+    let white_url = w["game"]["url"].as_str().unwrap().to_string();
+    // Accepting twice changes nothing.
+    let (_, again) = rematch(&srv, &g.id, &g.tokens.black, "accept").await;
+    assert_eq!(again["game"]["id"], new_id);
+    let s = srv.state(&new_id).await;
+    assert_eq!(s["setup"]["white"], "Bob");
+    assert_eq!(s["setup"]["black"], "Ann");
+    assert_eq!(s["setup"]["rules"], "fide-b3");
+    assert_eq!(s["setup"]["time_control"], "3+2");
+    assert_eq!(s["mode"], "online");
+    // Each link's token plays the colour it was given: the old Black now moves first.
+    let token_of = |url: &str| url.split("token=").nth(1).unwrap().to_string();
+    let mut bob = srv.connect(&new_id, Some(&token_of(&black_url))).await;
+    assert_eq!(bob.initial["role"], "white");
+    let ann = srv.connect(&new_id, Some(&token_of(&white_url))).await;
+    assert_eq!(ann.initial["role"], "black");
+    bob.send(json!({"move":"d2d4","press":true})).await;
+    assert_eq!(bob.event().await["update"]["to_move"], "black");
+    srv.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_state_says_what_each_role_may_do() {
+    let srv = Server::start().await;
+    let g = srv
+        .create(r#"{"rules":"uscf-2020","time_control":"G/5;d0"}"#)
+        .await;
+    let mut white = srv.connect(&g.id, Some(&g.tokens.white)).await;
+    let a = &white.initial["actions"];
+    assert_eq!(a["white"]["move"], true);
+    assert_eq!(a["white"]["take_back"], false);
+    assert_eq!(a["director"]["offences"].as_array().unwrap().len(), 5);
+    // A legal move on the board: press, but no take back (uscf-2020 15).
+    white.send(json!({"move":"e2e4"})).await;
+    let ev = white.event().await;
+    let a = &ev["update"]["actions"];
+    assert_eq!(a["white"]["press"], true);
+    assert_eq!(a["white"]["take_back"], false);
+    white.send(json!({"press":true})).await;
+    white.event().await;
+    // After an offence the director's next penalty counts it.
+    let mut director = srv.connect(&g.id, Some(&g.tokens.director)).await;
+    director
+        .send(json!({"offence":{"player":"black","kind":"two_hands"}}))
+        .await;
+    let ev = director.event().await;
+    let two = ev["update"]["actions"]["director"]["offences"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|o| o["kind"] == "two_hands")
+        .unwrap()
+        .clone();
+    assert_eq!(two["black"]["recorded"], 1);
+    assert_eq!(two["white"]["recorded"], 0);
+    assert_eq!(two["black"]["rule"], "uscf-2020 4");
+    // Online: nobody is offered a press.
+    let o = srv
+        .create(r#"{"rules":"fide-b3","time_control":"3+2","mode":"online"}"#)
+        .await;
+    let s = srv.state(&o.id).await;
+    for c in ["white", "black"] {
+        assert_eq!(s["actions"][c]["press"], false);
+        assert_eq!(s["actions"][c]["take_back"], false);
+        assert_eq!(s["actions"][c]["move_and_press"], false);
+    }
+    srv.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_rulesets_route_lists_every_ruleset_and_the_quick_buttons() {
+    let srv = Server::start().await;
+    let v = srv.get_json("/api/rulesets").await;
+    let ids: Vec<&str> = v["rulesets"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["id"].as_str().unwrap())
+        .collect();
+    for id in [
+        "uscf-2020",
+        "fide-b3",
+        "blitz-2006",
+        "uscf-classic",
+        "club-ilc",
+    ] {
+        assert!(ids.contains(&id), "{id} in {ids:?}");
+    }
+    // Every listed control creates a game under its ruleset.
+    for r in v["rulesets"].as_array().unwrap() {
+        for tc in r["controls"].as_array().unwrap() {
+            let body = json!({"rules": r["id"], "time_control": tc}).to_string();
+            let (status, text) = srv.post("/api/games", &body).await;
+            assert_eq!(status, 201, "{body}: {text}");
+        }
+    }
+    assert_eq!(v["quick"][0]["time_control"], "1+0");
+    srv.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_practice_computer_accepts_a_rematch_and_plays_the_other_colour() {
+    let srv = Server::start().await;
+    let body = json!({
+        "setup": {"rules": "uscf-2020", "time_control": "G/5;d0", "black": "Computer"},
+        "computer": {"color": "black", "level": 1, "training": false, "seed": 7},
+    });
+    let (status, text) = srv.post("/api/practice", &body.to_string()).await;
+    assert_eq!(status, 201, "{text}");
+    let g: Value = serde_json::from_str(&text).unwrap();
+    let id = g["id"].as_str().unwrap().to_string();
+    let token = g["tokens"]["white"].as_str().unwrap().to_string();
+    let mut white = srv.connect(&id, Some(&token)).await;
+    white.send(json!({"resign":true})).await;
+    white.event().await;
+    // The computer accepts at once: the offer answers with the new game.
+    let (status, v) = rematch(&srv, &id, &token, "offer").await;
+    assert_eq!(status, 200, "{v}");
+    assert_eq!(v["status"], "accepted");
+    assert_eq!(v["game"]["color"], "black");
+    let new_id = v["game"]["id"].as_str().unwrap().to_string();
+    let s = srv.state(&new_id).await;
+    assert_eq!(s["setup"]["white"], "Computer");
+    // The computer now plays White: it makes the first move by itself.
+    let mut waited = 0;
+    loop {
+        let s = srv.state(&new_id).await;
+        if s["moves"].as_array().is_some_and(|m| !m.is_empty()) {
+            assert_eq!(s["moves"][0]["by"], "white");
+            break;
+        }
+        waited += 1;
+        assert!(waited < 200, "the computer never moved as White: {s}");
+        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+    }
+    srv.stop().await;
+}

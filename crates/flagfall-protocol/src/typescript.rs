@@ -1,0 +1,64 @@
+//! The TypeScript declarations of the wire types, generated with ts-rs: the web page's
+//! `web/src/wire.ts` is this text, committed; a test fails when the two differ (run it
+//! with `FLAGFALL_BLESS=1` to write the file again).
+
+use ts_rs::{Config, TS};
+
+use crate::practice::{ComputerConfig, PracticeBody};
+use crate::*;
+
+/// Every declaration, in a fixed order, as one TypeScript module.
+pub fn typescript() -> String {
+    // Milliseconds and event numbers stay far below 2^53: plain numbers in JavaScript.
+    let cfg = Config::new().with_large_int("number");
+    let decls = [
+        ColorName::decl(&cfg),
+        Role::decl(&cfg),
+        Mode::decl(&cfg),
+        ClockState::decl(&cfg),
+        Recommendation::decl(&cfg),
+        PendingClaim::decl(&cfg),
+        Called::decl(&cfg),
+        BoardMove::decl(&cfg),
+        MoveView::decl(&cfg),
+        Claims::decl(&cfg),
+        PromotionRanks::decl(&cfg),
+        PlayerActions::decl(&cfg),
+        NextPenalty::decl(&cfg),
+        OffenceOption::decl(&cfg),
+        DirectorActions::decl(&cfg),
+        Actions::decl(&cfg),
+        RulingKindName::decl(&cfg),
+        TimeChangeView::decl(&cfg),
+        RulingView::decl(&cfg),
+        CreateGame::decl(&cfg),
+        Tokens::decl(&cfg),
+        Urls::decl(&cfg),
+        Created::decl(&cfg),
+        ComputerConfig::decl(&cfg),
+        PracticeBody::decl(&cfg),
+        State::decl(&cfg),
+        StateUpdate::decl(&cfg),
+        ServerMsg::decl(&cfg),
+        RulesetInfo::decl(&cfg),
+        QuickControl::decl(&cfg),
+        Rulesets::decl(&cfg),
+        RematchAction::decl(&cfg),
+        RematchBody::decl(&cfg),
+        RematchStatus::decl(&cfg),
+        RematchGame::decl(&cfg),
+        RematchView::decl(&cfg),
+    ];
+    let mut out = String::from(
+        "// Generated from the Rust types of crates/flagfall-protocol by ts-rs\n\
+         // (crates/flagfall-protocol/src/typescript.rs). Do not edit: run\n\
+         // `FLAGFALL_BLESS=1 cargo test -p flagfall-protocol --test typescript`.\n",
+    );
+    for d in decls {
+        out.push('\n');
+        out.push_str("export ");
+        out.push_str(d.trim());
+        out.push('\n');
+    }
+    out
+}

@@ -1,0 +1,289 @@
+// Generated from the Rust types of crates/flagfall-protocol by ts-rs
+// (crates/flagfall-protocol/src/typescript.rs). Do not edit: run
+// `FLAGFALL_BLESS=1 cargo test -p flagfall-protocol --test typescript`.
+
+export type Color = "white" | "black";
+
+export type Role = "white" | "black" | "director" | "spectator";
+
+export type Mode = "otb" | "online";
+
+export type ClockState = { white_ms: number, black_ms: number, 
+/**
+ * `"white"`, `"black"` or null.
+ */
+running: Color | null, };
+
+export type Recommendation = { grant: boolean, 
+/**
+ * The rule the recommendation rests on (a claimable-position pattern's own rule,
+ * else the claim's).
+ */
+rule: string, reasons: Array<string>, };
+
+export type PendingClaim = { claimant: Color, claim: string, recommendation: Recommendation, };
+
+export type Called = { by: Color, 
+/**
+ * The game's `at` when the call stopped the clock.
+ */
+at: number, reason?: string | null, };
+
+export type BoardMove = { uci: string, by: Color, };
+
+export type MoveView = { uci: string, san?: string | null, by: Color, at: number, 
+/**
+ * The physical board after the move (FEN), legal or not: a page replays the list
+ * from these without chess rules of its own.
+ */
+fen: string, };
+
+export type Claims = { white: Array<string>, black: Array<string>, };
+
+export type PromotionRanks = { white: string, black: string, };
+
+export type PlayerActions = { 
+/**
+ * Put a move on the board (online: the move, pressed with it).
+ */
+move: boolean, 
+/**
+ * Press the clock (over the board only).
+ */
+press: boolean, 
+/**
+ * Take back the own move on the board not yet pressed (over the board only; a legal
+ * move only where the ruleset allows it, touch move otherwise).
+ */
+take_back: boolean, 
+/**
+ * Move and press as one action (over the board only; online every move is pressed).
+ */
+move_and_press: boolean, offer_draw: boolean, 
+/**
+ * Answer the opponent's standing draw offer (accept or decline).
+ */
+answer_draw: boolean, resign: boolean, 
+/**
+ * Call the director (stops the clock): a director present, nothing waiting for one.
+ */
+call_director: boolean, };
+
+export type NextPenalty = { 
+/**
+ * Offences of this kind already recorded against the player.
+ */
+recorded: number, 
+/**
+ * The ladder's step (`warning`, `opponent_plus_minute`, `forfeit`,
+ * `not_an_offence`, ...), as the ruleset writes it.
+ */
+step: string, 
+/**
+ * The step in words ("a warning").
+ */
+text: string, 
+/**
+ * The ladder's rule.
+ */
+rule: string, };
+
+export type OffenceOption = { 
+/**
+ * The kind as the `offence` action names it (`two_hands`, ...).
+ */
+kind: string, 
+/**
+ * The kind in words ("Two hands").
+ */
+label: string, white: NextPenalty, black: NextPenalty, };
+
+export type DirectorActions = { 
+/**
+ * Stop the running clock (or keep it stopped after a call).
+ */
+stop_clock: boolean, 
+/**
+ * Start the stopped clock (resume after a call or a stop).
+ */
+start_clock: boolean, 
+/**
+ * Add or take time (`add_time`).
+ */
+add_time: boolean, 
+/**
+ * Rule on the pending claim (grant or deny).
+ */
+ruling: boolean, 
+/**
+ * Declare a result or cancel the game.
+ */
+declare: boolean, 
+/**
+ * The offences with the ladder's next penalty for each player; empty once the game
+ * is over.
+ */
+offences: Array<OffenceOption>, };
+
+export type Actions = { white: PlayerActions, black: PlayerActions, director: DirectorActions, };
+
+export type RulingKind = "result" | "claim_upheld" | "claim_rejected" | "claim_pending" | "recommendation" | "penalty" | "time_change" | "clock" | "refused";
+
+export type TimeChange = { color: Color, ms: number, };
+
+export type Ruling = { 
+/**
+ * The game's clock when it was made, in milliseconds.
+ */
+at: number, 
+/**
+ * The 1-based number of the event that led to it.
+ */
+event: number, kind: RulingKind, ruling: string, rule: string, 
+/**
+ * The player it concerns, if one.
+ */
+player?: Color | null, time?: TimeChange | null, };
+
+export type CreateGame = { rules: string, time_control: string, fen?: string, auto_flag?: boolean, arbiter_calls_illegal?: boolean, variation?: unknown, white?: string, black?: string, director?: boolean, simultaneous_ms?: number, mode?: Mode, };
+
+export type Tokens = { white: string, black: string, director: string, };
+
+export type Urls = { white: string, black: string, director: string, spectator: string, };
+
+export type CreateAnswer = { id: string, tokens: Tokens, urls: Urls, };
+
+export type ComputerConfig = { 
+/**
+ * The colour the computer plays.
+ */
+color: Color, 
+/**
+ * Strength 1 (weakest) to 20 (the engine's full strength). The built-in opponent
+ * ignores it beyond its thinking time.
+ */
+level?: number, 
+/**
+ * Sometimes play an illegal move or let the flag fall, for the player to claim.
+ */
+training?: boolean, 
+/**
+ * The share of the computer's moves that are illegal in training (default 0.25).
+ */
+illegal_rate?: number, 
+/**
+ * Seed of the computer's choices (reproducible games); random when absent.
+ */
+seed?: number, 
+/**
+ * Training: the computer's move (counted from 0) from which it shuffles a piece out
+ * and back for a while, so that a threefold repetition comes within the player's
+ * reach (default: somewhere between its 4th and 11th move).
+ */
+repeat_at?: number, };
+
+export type PracticeBody = { setup: CreateGame, computer: ComputerConfig, };
+
+export type GameState = { id: string, 
+/**
+ * The game's setup: the fields of `POST /api/games` less `mode`.
+ */
+setup: CreateGame, mode: Mode, result: string, reason: string | null, rule: string | null, clock: ClockState, fen: string, rulings: Array<Ruling>, moves: Array<MoveView>, to_move: Color, running: Color | null, pending: PendingClaim | null, 
+/**
+ * A player's call for the director, while it waits for the director.
+ */
+called: Called | null, flags: Array<Color>, board_move: BoardMove | null, claims: Claims, 
+/**
+ * What each role may do now besides the claims (the page offers exactly these).
+ */
+actions: Actions, draw_offer: Color | null, 
+/**
+ * The number of stored events.
+ */
+n: number, 
+/**
+ * The game's `at` clock now, in milliseconds.
+ */
+server_now: number, dests?: { [key in string]: Array<string> } | null, 
+/**
+ * Online: the SAN of each legal move, by its UCI (a promotion once per piece,
+ * `e7e8q`): a page reads typed SAN and asks for a promotion piece from this.
+ */
+san?: { [key in string]: string } | null, 
+/**
+ * The rank (`"8"`, `"1"`) on which each colour's pawns promote: a page asks for the
+ * piece when a pawn is put there over the board.
+ */
+promotion_ranks: PromotionRanks, 
+/**
+ * What the socket's token acts as: set on the WebSocket's `state` message only.
+ */
+role?: Role | null, };
+
+export type StateUpdate = { reason: string | null, rule: string | null, fen: string, 
+/**
+ * The completed moves from index `moves_from` on (the earlier ones are unchanged).
+ */
+moves_from: number, moves: Array<MoveView>, to_move: Color, running: Color | null, pending: PendingClaim | null, 
+/**
+ * A player's call for the director, while it waits.
+ */
+called: Called | null, flags: Array<Color>, board_move: BoardMove | null, claims: Claims, 
+/**
+ * What each role may do now besides the claims.
+ */
+actions: Actions, draw_offer: Color | null, server_now: number, dests?: { [key in string]: Array<string> } | null, 
+/**
+ * Online: the SAN of each legal move, by UCI.
+ */
+san?: { [key in string]: string } | null, };
+
+export type ServerMsg = { "type": "state" } & GameState | { "type": "event", n: number, 
+/**
+ * The stored event, as the game-script format writes it.
+ */
+event: { at: number; by?: Role; id?: string; [k: string]: unknown }, rulings: Array<Ruling>, clock: ClockState, result: string, id?: string | null, 
+/**
+ * What changed in the state object, as of after this event.
+ */
+update: StateUpdate, } | { "type": "refused", id?: string | null, reason: string, rule?: string | null, } | { "type": "error", id?: string | null, message: string, } | { "type": "flag", color: Color, claims: Claims, } | { "type": "pong", ping: number, server_now: number, };
+
+export type RulesetInfo = { id: string, name: string, 
+/**
+ * How its time controls are written, in words with an example.
+ */
+notation: string, 
+/**
+ * Usual time controls, the first the default.
+ */
+controls: Array<string>, };
+
+export type QuickControl = { rules: string, time_control: string, };
+
+export type Rulesets = { rulesets: Array<RulesetInfo>, quick: Array<QuickControl>, };
+
+export type RematchAction = "offer" | "accept" | "decline";
+
+export type RematchBody = { 
+/**
+ * The player's token of the finished game.
+ */
+token: string, action: RematchAction, };
+
+export type RematchStatus = "none" | "offered" | "declined" | "accepted";
+
+export type RematchGame = { id: string, 
+/**
+ * The colour the asking player has in the new game (the other one).
+ */
+color: Color, 
+/**
+ * The asking player's page in the new game (with the new token).
+ */
+url: string, };
+
+export type RematchView = { status: RematchStatus, 
+/**
+ * Who offered it (null when nobody did).
+ */
+by: Color | null, game: RematchGame | null, };
