@@ -206,6 +206,11 @@ n: number,
  */
 server_now: number, dests?: { [key in string]: Array<string> } | null, 
 /**
+ * The game expired before anyone acted on it (status `aborted`: no result, no
+ * action taken; `reason` says why). Absent otherwise.
+ */
+aborted?: boolean, 
+/**
  * Online: the SAN of each legal move, by its UCI (a promotion once per piece,
  * `e7e8q`): a page reads typed SAN and asks for a promotion piece from this.
  */
