@@ -267,7 +267,9 @@ async fn thousands_of_spectators_do_not_slow_the_players_move_acks() {
         &g.id,
         &g.tokens.white,
         &g.tokens.black,
-        Duration::from_millis(20),
+        // Each bot then sends at most about 12 moves a second, under the per-player
+        // limit (`socket::RATE_PER_SEC`, 20): with fast acks, 20 ms let each reach it.
+        Duration::from_millis(40),
     );
     tokio::time::sleep(Duration::from_secs(1)).await;
     let (cpu_srv, cpu_me) = (srv.cpu(), cpu_of("/proc/self/stat"));
@@ -683,7 +685,9 @@ async fn a_live_game_stays_responsive_through_every_flood() {
         &g.id,
         &g.tokens.white,
         &g.tokens.black,
-        Duration::from_millis(20),
+        // Each bot then sends at most about 12 moves a second, under the per-player
+        // limit (`socket::RATE_PER_SEC`, 20): with fast acks, 20 ms let each reach it.
+        Duration::from_millis(40),
     );
     let (addr, id, director) = (srv.addr, g.id.clone(), g.tokens.director.clone());
     let mut report = String::new();
