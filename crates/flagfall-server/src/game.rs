@@ -133,15 +133,6 @@ fn idx(c: Color) -> usize {
     c.fold_wb(0, 1)
 }
 
-fn role_of(by: Option<&str>) -> Option<Role> {
-    match by? {
-        "white" => Some(Role::White),
-        "black" => Some(Role::Black),
-        "director" => Some(Role::Director),
-        _ => None,
-    }
-}
-
 /// A game replayed from its stored events whose task has not started: loading (parse and
 /// replay, the slow part) happens before the map of games is locked, [`Loaded::start`]
 /// under it, and a load that lost the race to another is dropped without a trace.
@@ -173,7 +164,7 @@ pub fn load(
     moves.update(&game);
     let mut seen = HashMap::new();
     for e in &events {
-        if let (Some(role), Some(id)) = (role_of(e.by_role.as_deref()), e.client_id.clone()) {
+        if let (Some(role), Some(id)) = (e.by_role, e.client_id.clone()) {
             seen.insert((role, id), e.n as u64);
         }
     }
@@ -560,10 +551,9 @@ impl Live {
                 game_id: self.meta.id.clone(),
                 n: (first as usize + i) as i64,
                 json: e.to_json().to_string(),
-                by_role: h.role.map(|r| r.as_str().to_string()),
+                by_role: h.role,
                 client_id: h.id.clone(),
-                finished: (i == last && over && !was_over)
-                    .then(|| self.game.verdict().0.as_str().to_string()),
+                finished: (i == last && over && !was_over).then(|| self.game.verdict().0),
             })
             .collect();
         let (done_tx, done_rx) = oneshot::channel();
@@ -696,7 +686,7 @@ impl Live {
                         .zip(&u.rows)
                         .map(|(event, r)| Held {
                             event: event.clone(),
-                            role: role_of(r.by_role.as_deref()),
+                            role: r.by_role,
                             id: r.client_id.clone(),
                             reply: None,
                             also: Vec::new(),

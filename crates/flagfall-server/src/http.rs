@@ -213,13 +213,15 @@ async fn list_challenges(State(s): State<AppState>) -> Response {
     let now = crate::now_unix_ms();
     let since = now - crate::challenge::CHALLENGE_TTL_MS;
     match s.store.open_challenges(since, 100).await {
-        Ok(rows) => axum::Json(
-            rows.iter()
-                .map(|r| crate::challenge::listed(r, now))
-                .filter(|l| l.status == crate::challenge::Standing::Open)
-                .collect::<Vec<_>>(),
-        )
-        .into_response(),
+        Ok(rows) => match rows
+            .iter()
+            .map(|r| crate::challenge::listed(r, now))
+            .filter(|l| !matches!(l, Ok(l) if l.status != crate::challenge::Standing::Open))
+            .collect::<Result<Vec<_>, _>>()
+        {
+            Ok(listed) => axum::Json(listed).into_response(),
+            Err(e) => server_error(e),
+        },
         Err(e) => server_error(e.into()),
     }
 }

@@ -169,7 +169,7 @@ impl Shared {
             id: row.game.id.clone(),
             setup_line: row.game.setup.clone(),
             setup,
-            mode: Mode::parse(&row.game.mode).unwrap_or_default(),
+            mode: row.game.mode,
             token_hashes: [
                 row.game.token_white.clone(),
                 row.game.token_black.clone(),
@@ -265,7 +265,7 @@ impl Shared {
         let row = flagfall_store::NewGame {
             id: id.clone(),
             setup: line.clone(),
-            mode: body.mode().as_str().to_string(),
+            mode: body.mode(),
             token_white: token_hash(&tokens.white),
             token_black: token_hash(&tokens.black),
             token_director: token_hash(&tokens.director),

@@ -3,6 +3,8 @@
 use std::future::Future;
 use std::pin::Pin;
 
+use flagfall_protocol::ColorName;
+
 use crate::{
     ChallengeRow, GameRow, GameSummary, NewChallenge, NewEvent, NewGame, Result, Status,
     StoredEvent,
@@ -44,7 +46,7 @@ pub trait Store: Send + Sync {
     fn accept_challenge<'a>(
         &'a self,
         id: &'a str,
-        creator_color: &'a str,
+        creator_color: ColorName,
         game: &'a NewGame,
     ) -> StoreFuture<'a, bool>;
     /// Cancel an open challenge whose secret hashes to `secret_hash`; `false` when no

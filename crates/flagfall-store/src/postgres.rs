@@ -3,6 +3,7 @@
 use std::str::FromStr;
 use std::time::Duration;
 
+use flagfall_protocol::ColorName;
 use sqlx::Postgres;
 use sqlx::postgres::{PgConnectOptions, PgPool, PgPoolOptions};
 
@@ -123,7 +124,7 @@ impl Store for PgStore {
                     .map_err(q("appending events"))?;
             }
             for e in batch {
-                if let Some(result) = &e.finished {
+                if let Some(result) = e.finished {
                     Sql::finish_game(&e.game_id, result)
                         .execute(&mut *tx)
                         .await
@@ -183,7 +184,7 @@ impl Store for PgStore {
     fn accept_challenge<'a>(
         &'a self,
         id: &'a str,
-        creator_color: &'a str,
+        creator_color: ColorName,
         g: &'a NewGame,
     ) -> StoreFuture<'a, bool> {
         Box::pin(async move {

@@ -6,6 +6,7 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
+use flagfall_protocol::ColorName;
 use sqlx::Sqlite;
 use sqlx::sqlite::{
     SqliteConnectOptions, SqliteJournalMode, SqlitePool, SqlitePoolOptions, SqliteSynchronous,
@@ -263,7 +264,7 @@ impl Store for SqliteStore {
                     .map_err(q("appending events"))?;
             }
             for e in batch {
-                if let Some(result) = &e.finished {
+                if let Some(result) = e.finished {
                     Sql::finish_game(&e.game_id, result)
                         .execute(&mut *tx)
                         .await
@@ -323,7 +324,7 @@ impl Store for SqliteStore {
     fn accept_challenge<'a>(
         &'a self,
         id: &'a str,
-        creator_color: &'a str,
+        creator_color: ColorName,
         g: &'a NewGame,
     ) -> StoreFuture<'a, bool> {
         Box::pin(async move {

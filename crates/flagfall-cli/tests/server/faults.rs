@@ -92,7 +92,7 @@ impl Store for FaultyStore {
     fn accept_challenge<'a>(
         &'a self,
         id: &'a str,
-        creator_color: &'a str,
+        creator_color: flagfall_protocol::ColorName,
         game: &'a NewGame,
     ) -> StoreFuture<'a, bool> {
         self.inner.accept_challenge(id, creator_color, game)
