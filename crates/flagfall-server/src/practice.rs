@@ -130,13 +130,6 @@ impl Engine {
     }
 }
 
-async fn ask_state(s: &Arc<Shared>, id: &str) -> Option<State> {
-    let h = s.handle(id).await.ok()??;
-    let (tx, rx) = oneshot::channel();
-    h.tx.send(Cmd::State(tx)).await.ok()?;
-    rx.await.ok()
-}
-
 /// What became of an action the computer sent.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Outcome {
@@ -148,34 +141,6 @@ enum Outcome {
     Failed,
 }
 
-async fn act(s: &Arc<Shared>, id: &str, role: Role, seq: &mut u64, action: Action) -> Outcome {
-    let Ok(Some(h)) = s.handle(id).await else {
-        return Outcome::Failed;
-    };
-    *seq += 1;
-    let (tx, rx) = oneshot::channel();
-    let a = Act {
-        role,
-        id: Some(format!("computer-{seq}")),
-        lag_ms: None,
-        action,
-        rtt_ms: None,
-    };
-    if h.tx.send(Cmd::Act(a, tx)).await.is_err() {
-        return Outcome::Failed;
-    }
-    match rx.await {
-        Ok(Reply::Stored(_)) => Outcome::Taken,
-        Ok(Reply::Direct(text))
-            if serde_json::from_str::<serde_json::Value>(&text)
-                .is_ok_and(|v| v["type"] == "refused") =>
-        {
-            Outcome::Refused
-        }
-        _ => Outcome::Failed,
-    }
-}
-
 /// An action in a situation: the action, the position and the number of moves. The
 /// computer never sends an action twice in one situation: one that was taken changed
 /// the situation, one that was refused or rejected would be again (issue 19, item 18: a
@@ -183,19 +148,6 @@ async fn act(s: &Arc<Shared>, id: &str, role: Role, seq: &mut u64, action: Actio
 /// flooded the game with about 100 rulings a second).
 fn situation(action: &Action, state: &State) -> String {
     format!("{action:?}|{}|{}", state.fen, state.moves.len())
-}
-
-/// Start the computer's task for game `id`, unless one already plays there.
-pub fn spawn(s: Arc<Shared>, id: String, cfg: ComputerConfig, engine: Option<PathBuf>) {
-    if !s.computer_starts(&id) {
-        return;
-    }
-    tokio::spawn(async move {
-        if let Err(e) = run(s.clone(), &id, cfg, engine).await {
-            tracing::warn!(game = %id, error = %e, "practice computer stopped");
-        }
-        s.computer_stopped(&id);
-    });
 }
 
 /// The repetition keys of the game's start and of the position after each completed
@@ -213,51 +165,151 @@ fn position_keys(state: &State) -> Option<Vec<RepetitionKey>> {
     generate::position_keys(&start, &moves)
 }
 
-async fn run(
-    s: Arc<Shared>,
-    id: &str,
-    cfg: ComputerConfig,
-    engine_path: Option<PathBuf>,
-) -> Result<(), String> {
-    let color: Color = cfg.color.into();
-    let role = if color == Color::White {
-        Role::White
-    } else {
-        Role::Black
-    };
-    let mut rng = cfg.seed.map_or_else(Rng::new, Rng::with_seed);
-    // Over the cap of engine processes (games resumed after a restart are not refused),
-    // the built-in opponent plays.
-    let engine_path = engine_path.filter(|_| s.computers_running() <= s.limits.engines);
-    let mut engine = match &engine_path {
-        Some(p) => Some(Engine::start(p, cfg.level).await?),
-        None => None,
-    };
-    let illegal_rate = if cfg.training {
-        cfg.illegal_rate.unwrap_or(0.25)
-    } else {
-        0.0
-    };
-    // In training the computer lets its flag fall once, at a move chosen in advance, and
-    // shuffles for a repetition from another.
-    let freeze_at = cfg.training.then(|| rng.usize(8..20));
-    let repeat_at = cfg
-        .training
-        .then(|| cfg.repeat_at.unwrap_or_else(|| rng.usize(4..12)));
-    let mut sub = s.bus.subscribe(id);
-    let mut seq = 0u64;
-    let mut shutdown = s.shutdown.clone();
-    let mut played = 0usize;
-    let mut tried: HashSet<String> = HashSet::new();
-    loop {
-        let Some(state) = ask_state(&s, id).await else {
-            break;
-        };
-        if state.result != "*" {
-            break;
+/// Start the computer's task for game `id`, unless one already plays there.
+pub fn spawn(s: Arc<Shared>, id: String, cfg: ComputerConfig, engine: Option<PathBuf>) {
+    if !s.computer_starts(&id) {
+        return;
+    }
+    tokio::spawn(async move {
+        match Computer::start(s.clone(), &id, cfg, engine).await {
+            Ok(mut computer) => {
+                computer.play().await;
+                computer.stop().await;
+            }
+            Err(e) => tracing::warn!(game = %id, error = %e, "practice computer stopped"),
         }
-        let me = ColorName::from(color);
-        let mine = if color == Color::White {
+        s.computer_stopped(&id);
+    });
+}
+
+/// One game's computer: what it plays with, and what it has done so far.
+struct Computer {
+    s: Arc<Shared>,
+    id: String,
+    cfg: ComputerConfig,
+    color: Color,
+    role: Role,
+    rng: Rng,
+    engine: Option<Engine>,
+    /// The chance of an illegal move (training only).
+    illegal_rate: f64,
+    /// In training, the move at which it lets its flag fall once, and the one from which
+    /// it shuffles for a repetition.
+    freeze_at: Option<usize>,
+    repeat_at: Option<usize>,
+    /// The number of its last action's client id.
+    seq: u64,
+    /// Its moves stored so far.
+    played: usize,
+    /// The situations of the actions it sent that were stored or refused.
+    tried: HashSet<String>,
+}
+
+/// What the computer does after an action.
+enum Then {
+    /// Look at the state again at once (a move was sent: the answer may ask for more).
+    Look,
+    /// Wait for the game's next message.
+    Wait,
+}
+
+impl Computer {
+    /// Set up: the generator, the training plan and the engine process (over the cap of
+    /// engine processes, the built-in opponent plays; games resumed after a restart are
+    /// not refused).
+    async fn start(
+        s: Arc<Shared>,
+        id: &str,
+        cfg: ComputerConfig,
+        engine_path: Option<PathBuf>,
+    ) -> Result<Computer, String> {
+        let color: Color = cfg.color.into();
+        let role = if color == Color::White {
+            Role::White
+        } else {
+            Role::Black
+        };
+        let mut rng = cfg.seed.map_or_else(Rng::new, Rng::with_seed);
+        let engine_path = engine_path.filter(|_| s.computers_running() <= s.limits.engines);
+        let engine = match &engine_path {
+            Some(p) => Some(Engine::start(p, cfg.level).await?),
+            None => None,
+        };
+        let illegal_rate = if cfg.training {
+            cfg.illegal_rate.unwrap_or(0.25)
+        } else {
+            0.0
+        };
+        let freeze_at = cfg.training.then(|| rng.usize(8..20));
+        let repeat_at = cfg
+            .training
+            .then(|| cfg.repeat_at.unwrap_or_else(|| rng.usize(4..12)));
+        Ok(Computer {
+            s,
+            id: id.to_string(),
+            cfg,
+            color,
+            role,
+            rng,
+            engine,
+            illegal_rate,
+            freeze_at,
+            repeat_at,
+            seq: 0,
+            played: 0,
+            tried: HashSet::new(),
+        })
+    }
+
+    /// Play: read the state, act on it, wait for the game's next message; until the
+    /// game is over or the server shuts down.
+    async fn play(&mut self) {
+        let mut sub = self.s.bus.subscribe(&self.id);
+        let mut shutdown = self.s.shutdown.clone();
+        loop {
+            let Some(state) = self.state().await else {
+                break;
+            };
+            if state.result != "*" {
+                break;
+            }
+            if let Some(action) = self.next_action(&state).await
+                && let Then::Look = self.send(action, &state).await
+            {
+                continue;
+            }
+            tokio::select! {
+                d = sub.next() => match d {
+                    None => break,
+                    Some(Delivery::Msg(_) | Delivery::Lagged) => {}
+                },
+                _ = shutdown.changed() => break,
+                // A flag falls without an event: look again now and then.
+                _ = tokio::time::sleep(Duration::from_millis(500)) => {}
+            }
+        }
+    }
+
+    /// Stop: quit the engine.
+    async fn stop(self) {
+        if let Some(e) = self.engine {
+            e.quit().await;
+        }
+    }
+
+    /// The game's state.
+    async fn state(&self) -> Option<State> {
+        let h = self.s.handle(&self.id).await.ok()??;
+        let (tx, rx) = oneshot::channel();
+        h.tx.send(Cmd::State(tx)).await.ok()?;
+        rx.await.ok()
+    }
+
+    /// Decide: a claim of the opponent's fallen flag or completed illegal move, else a
+    /// move when it is the computer's turn; never an action it tried in this situation.
+    async fn next_action(&mut self, state: &State) -> Option<Action> {
+        let me = ColorName::from(self.color);
+        let mine = if self.color == Color::White {
             &state.claims.white
         } else {
             &state.claims.black
@@ -279,59 +331,81 @@ async fn run(
         } else if state.to_move == me
             && state.board_move.is_none()
             && state.pending.is_none()
-            && freeze_at != Some(played)
+            && self.freeze_at != Some(self.played)
         {
-            let think = 150 + 100 * u64::from(cfg.level.min(20)) + rng.u64(..400);
-            tokio::time::sleep(Duration::from_millis(think)).await;
-            let shuffling = repeat_at.is_some_and(|r| (r..r + SHUFFLE_MOVES).contains(&played));
-            choose(
-                &state,
-                color,
-                &mut rng,
-                Training {
-                    illegal_rate: if shuffling { 0.0 } else { illegal_rate },
-                    repetition: cfg.training,
-                    shuffling,
-                },
-                engine.as_mut(),
-                think,
-            )
-            .await
-            .map(|mv| Action::Move { mv, press: true })
+            self.think_and_move(state).await
         } else {
             None
         };
-        let action = action.filter(|a| !tried.contains(&situation(a, &state)));
-        if let Some(a) = action {
-            let was_move = matches!(a, Action::Move { .. });
-            let key = situation(&a, &state);
-            let outcome = act(&s, id, role, &mut seq, a).await;
-            if outcome == Outcome::Taken && was_move {
-                played += 1;
-            }
-            // Only an action that was not stored may be tried again.
-            if outcome != Outcome::Failed {
-                tried.insert(key);
-            }
-            // Re-read the state at once: the answer may ask for the next action.
-            if was_move {
-                continue;
-            }
+        action.filter(|a| !self.tried.contains(&situation(a, state)))
+    }
+
+    /// Think (a pause that grows with the level), then choose a move and press.
+    async fn think_and_move(&mut self, state: &State) -> Option<Action> {
+        let think = 150 + 100 * u64::from(self.cfg.level.min(20)) + self.rng.u64(..400);
+        tokio::time::sleep(Duration::from_millis(think)).await;
+        let shuffling = self
+            .repeat_at
+            .is_some_and(|r| (r..r + SHUFFLE_MOVES).contains(&self.played));
+        let training = Training {
+            illegal_rate: if shuffling { 0.0 } else { self.illegal_rate },
+            repetition: self.cfg.training,
+            shuffling,
+        };
+        choose(
+            state,
+            self.color,
+            &mut self.rng,
+            training,
+            self.engine.as_mut(),
+            think,
+        )
+        .await
+        .map(|mv| Action::Move { mv, press: true })
+    }
+
+    /// Send an action through the game's task, as a socket does, and remember it.
+    async fn send(&mut self, action: Action, state: &State) -> Then {
+        let was_move = matches!(action, Action::Move { .. });
+        let key = situation(&action, state);
+        let outcome = self.act(action).await;
+        if outcome == Outcome::Taken && was_move {
+            self.played += 1;
         }
-        tokio::select! {
-            d = sub.next() => match d {
-                None => break,
-                Some(Delivery::Msg(_) | Delivery::Lagged) => {}
-            },
-            _ = shutdown.changed() => break,
-            // A flag falls without an event: look again now and then.
-            _ = tokio::time::sleep(Duration::from_millis(500)) => {}
+        // Only an action that was not stored may be tried again.
+        if outcome != Outcome::Failed {
+            self.tried.insert(key);
+        }
+        if was_move { Then::Look } else { Then::Wait }
+    }
+
+    async fn act(&mut self, action: Action) -> Outcome {
+        let Ok(Some(h)) = self.s.handle(&self.id).await else {
+            return Outcome::Failed;
+        };
+        self.seq += 1;
+        let (tx, rx) = oneshot::channel();
+        let a = Act {
+            role: self.role,
+            id: Some(format!("computer-{}", self.seq)),
+            lag_ms: None,
+            action,
+            rtt_ms: None,
+        };
+        if h.tx.send(Cmd::Act(a, tx)).await.is_err() {
+            return Outcome::Failed;
+        }
+        match rx.await {
+            Ok(Reply::Stored(_)) => Outcome::Taken,
+            Ok(Reply::Direct(text))
+                if serde_json::from_str::<serde_json::Value>(&text)
+                    .is_ok_and(|v| v["type"] == "refused") =>
+            {
+                Outcome::Refused
+            }
+            _ => Outcome::Failed,
         }
     }
-    if let Some(e) = engine {
-        e.quit().await;
-    }
-    Ok(())
 }
 
 /// What training asks of the next move.
