@@ -26,6 +26,10 @@ pub struct Metrics {
     pub flags: AtomicU64,
     /// Stored games that could not be loaded (damaged), counted at start.
     pub damaged_games: AtomicU64,
+    /// Practice computers playing (each a task).
+    pub practice_computers: AtomicU64,
+    /// Their UCI engine processes.
+    pub engine_processes: AtomicU64,
 }
 
 impl Metrics {
@@ -74,6 +78,18 @@ impl Metrics {
             "Open WebSockets.",
             "gauge",
             self.sockets.load(Relaxed),
+        );
+        gauge(
+            "flagfall_practice_computers",
+            "Practice computers playing.",
+            "gauge",
+            self.practice_computers.load(Relaxed),
+        );
+        gauge(
+            "flagfall_engine_processes",
+            "UCI engine processes of practice computers.",
+            "gauge",
+            self.engine_processes.load(Relaxed),
         );
         gauge(
             "flagfall_events_total",

@@ -20,6 +20,7 @@ use std::collections::HashSet;
 use std::path::PathBuf;
 use std::process::Stdio;
 use std::sync::Arc;
+use std::sync::atomic::Ordering::Relaxed;
 use std::time::Duration;
 
 use flagfall_core::board::{BoardRules, PhysicalMove, PhysicalPosition, RepetitionKey};
@@ -35,16 +36,25 @@ use tokio::sync::oneshot;
 
 use crate::Shared;
 use crate::bus::Delivery;
-use crate::game::{Act, Cmd, Reply};
+use crate::game::{Act, Cmd, GameHandle, Reply};
+use crate::metrics::Metrics;
 
 /// How many of its moves the computer spends shuffling once it starts.
 const SHUFFLE_MOVES: usize = 8;
 
-/// A UCI engine process (`flagfall serve --engine PATH`).
+/// A UCI engine process (`flagfall serve --engine PATH`), counted in
+/// `flagfall_engine_processes` while it lives; killed when dropped.
 pub struct Engine {
     child: Child,
     stdin: ChildStdin,
     lines: Lines<BufReader<ChildStdout>>,
+    metrics: Arc<Metrics>,
+}
+
+impl Drop for Engine {
+    fn drop(&mut self) {
+        self.metrics.engine_processes.fetch_sub(1, Relaxed);
+    }
 }
 
 /// How long an engine may take to answer the handshake or a search before the computer
@@ -53,7 +63,7 @@ const ENGINE_TIMEOUT: Duration = Duration::from_secs(10);
 
 impl Engine {
     /// Start the engine and set its strength (`Skill Level`, 0-20, where it has one).
-    pub async fn start(path: &PathBuf, level: u8) -> Result<Engine, String> {
+    pub async fn start(path: &PathBuf, level: u8, metrics: Arc<Metrics>) -> Result<Engine, String> {
         let mut child = tokio::process::Command::new(path)
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
@@ -69,10 +79,12 @@ impl Engine {
             .stdout
             .take()
             .ok_or("the engine has no standard output")?;
+        metrics.engine_processes.fetch_add(1, Relaxed);
         let mut e = Engine {
             child,
             stdin,
             lines: BufReader::new(stdout).lines(),
+            metrics,
         };
         e.send("uci").await?;
         e.wait_for("uciok").await?;
@@ -124,9 +136,16 @@ impl Engine {
             .ok_or_else(|| "the engine has no move".to_string())
     }
 
+    /// Ask the engine to quit; kill it when it has not within a second. Either way the
+    /// process is gone (and reaped) when this returns.
     async fn quit(mut self) {
         let _ = self.send("quit").await;
-        let _ = tokio::time::timeout(Duration::from_secs(1), self.child.wait()).await;
+        if tokio::time::timeout(Duration::from_secs(1), self.child.wait())
+            .await
+            .is_err()
+        {
+            let _ = self.child.kill().await;
+        }
     }
 }
 
@@ -170,6 +189,7 @@ pub fn spawn(s: Arc<Shared>, id: String, cfg: ComputerConfig, engine: Option<Pat
     if !s.computer_starts(&id) {
         return;
     }
+    s.metrics.practice_computers.fetch_add(1, Relaxed);
     tokio::spawn(async move {
         match Computer::start(s.clone(), &id, cfg, engine).await {
             Ok(mut computer) => {
@@ -179,6 +199,7 @@ pub fn spawn(s: Arc<Shared>, id: String, cfg: ComputerConfig, engine: Option<Pat
             Err(e) => tracing::warn!(game = %id, error = %e, "practice computer stopped"),
         }
         s.computer_stopped(&id);
+        s.metrics.practice_computers.fetch_sub(1, Relaxed);
     });
 }
 
@@ -186,6 +207,9 @@ pub fn spawn(s: Arc<Shared>, id: String, cfg: ComputerConfig, engine: Option<Pat
 struct Computer {
     s: Arc<Shared>,
     id: String,
+    /// The game's task, taken once: when it ends the computer ends (it never loads the
+    /// game again; loading it again starts a new computer).
+    game: GameHandle,
     cfg: ComputerConfig,
     color: Color,
     role: Role,
@@ -211,7 +235,12 @@ enum Then {
     Look,
     /// Wait for the game's next message.
     Wait,
+    /// The action was not stored (a commit failed): wait, then try it again.
+    Retry,
 }
+
+/// How long the computer waits before it sends an action that was not stored again.
+const RETRY: Duration = Duration::from_millis(500);
 
 impl Computer {
     /// Set up: the generator, the training plan and the engine process (over the cap of
@@ -229,10 +258,15 @@ impl Computer {
         } else {
             Role::Black
         };
+        let game = match s.handle(id).await {
+            Ok(Some(h)) => h,
+            Ok(None) => return Err("no such game".into()),
+            Err(e) => return Err(e.to_string()),
+        };
         let mut rng = cfg.seed.map_or_else(Rng::new, Rng::with_seed);
         let engine_path = engine_path.filter(|_| s.computers_running() <= s.limits.engines);
         let engine = match &engine_path {
-            Some(p) => Some(Engine::start(p, cfg.level).await?),
+            Some(p) => Some(Engine::start(p, cfg.level, s.metrics.clone()).await?),
             None => None,
         };
         let illegal_rate = if cfg.training {
@@ -247,6 +281,7 @@ impl Computer {
         Ok(Computer {
             s,
             id: id.to_string(),
+            game,
             cfg,
             color,
             role,
@@ -261,8 +296,10 @@ impl Computer {
         })
     }
 
-    /// Play: read the state, act on it, wait for the game's next message; until the
-    /// game is over or the server shuts down.
+    /// Play: read the state, act on it, wait for the game's next message (an event, or
+    /// a flag falling: the game's task publishes both); until the game is over, its task
+    /// ends or the server shuts down. Nothing is polled: only an action that could not be
+    /// stored is tried again after [`RETRY`].
     async fn play(&mut self) {
         let mut sub = self.s.bus.subscribe(&self.id);
         let mut shutdown = self.s.shutdown.clone();
@@ -273,19 +310,23 @@ impl Computer {
             if state.result != "*" {
                 break;
             }
-            if let Some(action) = self.next_action(&state).await
-                && let Then::Look = self.send(action, &state).await
-            {
-                continue;
-            }
+            let failed = match self.next_action(&state).await {
+                Some(action) => match self.send(action, &state).await {
+                    Then::Look => continue,
+                    Then::Wait => false,
+                    Then::Retry => true,
+                },
+                None => false,
+            };
+            let game = self.game.tx.clone();
             tokio::select! {
                 d = sub.next() => match d {
                     None => break,
                     Some(Delivery::Msg(_) | Delivery::Lagged) => {}
                 },
                 _ = shutdown.changed() => break,
-                // A flag falls without an event: look again now and then.
-                _ = tokio::time::sleep(Duration::from_millis(500)) => {}
+                _ = game.closed() => break,
+                _ = tokio::time::sleep(RETRY), if failed => {}
             }
         }
     }
@@ -297,11 +338,10 @@ impl Computer {
         }
     }
 
-    /// The game's state.
+    /// The game's state; `None` when its task has ended.
     async fn state(&self) -> Option<State> {
-        let h = self.s.handle(&self.id).await.ok()??;
         let (tx, rx) = oneshot::channel();
-        h.tx.send(Cmd::State(tx)).await.ok()?;
+        self.game.tx.send(Cmd::State(tx)).await.ok()?;
         rx.await.ok()
     }
 
@@ -376,13 +416,14 @@ impl Computer {
         if outcome != Outcome::Failed {
             self.tried.insert(key);
         }
-        if was_move { Then::Look } else { Then::Wait }
+        match (outcome, was_move) {
+            (Outcome::Failed, _) => Then::Retry,
+            (_, true) => Then::Look,
+            (_, false) => Then::Wait,
+        }
     }
 
     async fn act(&mut self, action: Action) -> Outcome {
-        let Ok(Some(h)) = self.s.handle(&self.id).await else {
-            return Outcome::Failed;
-        };
         self.seq += 1;
         let (tx, rx) = oneshot::channel();
         let a = Act {
@@ -392,7 +433,7 @@ impl Computer {
             action,
             rtt_ms: None,
         };
-        if h.tx.send(Cmd::Act(a, tx)).await.is_err() {
+        if self.game.tx.send(Cmd::Act(a, tx)).await.is_err() {
             return Outcome::Failed;
         }
         match rx.await {
