@@ -6,7 +6,6 @@
 
 use std::collections::HashMap;
 use std::sync::Arc;
-use std::sync::atomic::Ordering::Relaxed;
 use std::time::Duration;
 
 use flagfall_game::script::{self, Action, Event, Party};
@@ -207,9 +206,9 @@ impl Loaded {
         live.epoch = Instant::now();
         let metrics = &live.shared.metrics;
         if live.was_live {
-            metrics.live_games.fetch_add(1, Relaxed);
+            metrics.live_games.inc();
         }
-        metrics.loaded_games.fetch_add(1, Relaxed);
+        metrics.loaded_games.inc();
         if live.started && !live.game.is_over() {
             live.shared
                 .beats
@@ -314,13 +313,13 @@ impl Live {
         }
         self.shared.beats.remove(&self.meta.id);
         if self.was_live && !self.game.is_over() {
-            self.shared.metrics.live_games.fetch_sub(1, Relaxed);
+            self.shared.metrics.live_games.dec();
         }
-        self.shared.metrics.loaded_games.fetch_sub(1, Relaxed);
+        self.shared.metrics.loaded_games.dec();
     }
 
     fn refuse(&self, id: Option<String>, reason: String, rule: Option<String>) -> Reply {
-        self.shared.metrics.refused.fetch_add(1, Relaxed);
+        self.shared.metrics.refused.inc();
         Reply::Direct(ServerMsg::Refused { id, reason, rule }.to_text())
     }
 
@@ -436,8 +435,8 @@ impl Live {
         {
             credit = self.quota[idx(c)].press(lag_ms, rtt_ms);
             if credit > 0 {
-                self.shared.metrics.lag_credit_ms.fetch_add(credit, Relaxed);
-                self.shared.metrics.lag_credits.fetch_add(1, Relaxed);
+                self.shared.metrics.lag_credit_ms.inc_by(credit);
+                self.shared.metrics.lag_credits.inc();
             }
         }
         let event = ClientFrame::event(action, at, party, credit);
@@ -481,7 +480,7 @@ impl Live {
             return;
         }
         self.flagged.push((side, t));
-        self.shared.metrics.flags.fetch_add(1, Relaxed);
+        self.shared.metrics.flags.inc();
         let at = self.now().max(t);
         let claims_of = |c: Color| {
             self.game
@@ -637,7 +636,7 @@ impl Live {
             self.shared.beats.remove(&self.meta.id);
         }
         if over && !was_over && self.was_live {
-            self.shared.metrics.live_games.fetch_sub(1, Relaxed);
+            self.shared.metrics.live_games.dec();
             self.was_live = false;
         }
         let snapshot = self.snapshot(moves_from);

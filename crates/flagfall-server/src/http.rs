@@ -494,7 +494,7 @@ async fn healthz(State(s): State<AppState>) -> Response {
 
 async fn metrics(State(s): State<AppState>) -> Response {
     (
-        [(header::CONTENT_TYPE, "text/plain; version=0.0.4")],
+        [(header::CONTENT_TYPE, crate::metrics::CONTENT_TYPE)],
         s.metrics.render(),
     )
         .into_response()

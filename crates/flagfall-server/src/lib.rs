@@ -444,10 +444,7 @@ async fn serve_inner(
     let live = store.list(Some(Status::Live), i64::MAX).await?;
     for g in &live {
         if let Err(e) = shared.handle(&g.id).await {
-            shared
-                .metrics
-                .damaged_games
-                .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+            shared.metrics.damaged_games.inc();
             tracing::error!(game = %g.id, error = %e, "stored game damaged: not served");
         }
     }

@@ -20,7 +20,6 @@ use std::collections::HashSet;
 use std::path::PathBuf;
 use std::process::Stdio;
 use std::sync::Arc;
-use std::sync::atomic::Ordering::Relaxed;
 use std::time::Duration;
 
 use flagfall_core::board::{BoardRules, PhysicalMove, PhysicalPosition, RepetitionKey};
@@ -53,7 +52,7 @@ pub struct Engine {
 
 impl Drop for Engine {
     fn drop(&mut self) {
-        self.metrics.engine_processes.fetch_sub(1, Relaxed);
+        self.metrics.engine_processes.dec();
     }
 }
 
@@ -79,7 +78,7 @@ impl Engine {
             .stdout
             .take()
             .ok_or("the engine has no standard output")?;
-        metrics.engine_processes.fetch_add(1, Relaxed);
+        metrics.engine_processes.inc();
         let mut e = Engine {
             child,
             stdin,
@@ -189,7 +188,7 @@ pub fn spawn(s: Arc<Shared>, id: String, cfg: ComputerConfig, engine: Option<Pat
     if !s.computer_starts(&id) {
         return;
     }
-    s.metrics.practice_computers.fetch_add(1, Relaxed);
+    s.metrics.practice_computers.inc();
     tokio::spawn(async move {
         match Computer::start(s.clone(), &id, cfg, engine).await {
             Ok(mut computer) => {
@@ -199,7 +198,7 @@ pub fn spawn(s: Arc<Shared>, id: String, cfg: ComputerConfig, engine: Option<Pat
             Err(e) => tracing::warn!(game = %id, error = %e, "practice computer stopped"),
         }
         s.computer_stopped(&id);
-        s.metrics.practice_computers.fetch_sub(1, Relaxed);
+        s.metrics.practice_computers.dec();
     });
 }
 
