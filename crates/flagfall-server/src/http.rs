@@ -398,24 +398,29 @@ async fn list_games(State(s): State<AppState>, Query(q): Query<ListQuery>) -> Re
             );
         }
     };
-    match s.store.list(status, 1000).await {
-        Ok(games) => axum::Json(
-            games
-                .iter()
-                .map(|g| {
-                    // The setup's names, ruleset and time control (docs/protocol.md).
-                    let setup: serde_json::Value =
-                        serde_json::from_str(&g.setup).unwrap_or(serde_json::Value::Null);
-                    let field = |k: &str| setup.get(k).cloned().unwrap_or(serde_json::Value::Null);
-                    json!({"id": g.id, "mode": g.mode, "status": g.status.as_str(),
-                           "result": g.result, "created_ms": g.created_ms,
-                           "white": field("white"), "black": field("black"),
-                           "rules": field("rules"), "time_control": field("time_control")})
-                })
-                .collect::<Vec<_>>(),
-        )
-        .into_response(),
-        Err(e) => server_error(e.into()),
+    let games = match s.store.list(status, 1000).await {
+        Ok(games) => games,
+        Err(e) => return server_error(e.into()),
+    };
+    let listed = games
+        .iter()
+        .map(|g| {
+            // The setup's names, ruleset and time control (docs/protocol.md); a setup
+            // that does not read is the store's damage, named, not a line of nulls.
+            let setup: serde_json::Value = serde_json::from_str(&g.setup)
+                .map_err(|e| crate::ServerError::Corrupt(format!("game {}: setup: {e}", g.id)))?;
+            let field = |k: &str| setup.get(k).cloned().unwrap_or(serde_json::Value::Null);
+            Ok(
+                json!({"id": g.id, "mode": g.mode, "status": g.status.as_str(),
+                      "result": g.result, "created_ms": g.created_ms,
+                      "white": field("white"), "black": field("black"),
+                      "rules": field("rules"), "time_control": field("time_control")}),
+            )
+        })
+        .collect::<Result<Vec<_>, crate::ServerError>>();
+    match listed {
+        Ok(list) => axum::Json(list).into_response(),
+        Err(e) => server_error(e),
     }
 }
 

@@ -441,11 +441,11 @@ async fn serve_inner(
     // game's computer with it.
     // One damaged game does not keep the others from being served: it is logged,
     // counted (`flagfall_damaged_games`) and left unloaded; asking for it is a 500.
-    let live = store.list(Some(Status::Live), i64::MAX).await?;
-    for g in &live {
-        if let Err(e) = shared.handle(&g.id).await {
+    let live = store.live_ids().await?;
+    for id in &live {
+        if let Err(e) = shared.handle(id).await {
             shared.metrics.damaged_games.inc();
-            tracing::error!(game = %g.id, error = %e, "stored game damaged: not served");
+            tracing::error!(game = %id, error = %e, "stored game damaged: not served");
         }
     }
     tracing::info!(%addr, backend = store.backend(), resumed = live.len(), "flagfall serve listening");

@@ -139,6 +139,7 @@ pub(crate) async fn exercise(store: Arc<dyn Store>) {
         (Status::Finished, GameResult::WhiteWins)
     );
     assert_eq!(row.game, game("g1"));
+    assert_eq!(store.live_ids().await.unwrap(), ["g2"], "g1 finished");
     assert!(store.game("nope").await.unwrap().is_none());
     let live = store.list(Some(Status::Live), 10).await.unwrap();
     assert_eq!(

@@ -147,6 +147,18 @@ impl Store for PgStore {
         })
     }
 
+    fn live_ids(&self) -> StoreFuture<'_, Vec<String>> {
+        Box::pin(async move {
+            let rows = Sql::live_ids()
+                .fetch_all(&self.pool)
+                .await
+                .map_err(q("listing live games"))?;
+            rows.iter()
+                .map(|r| sqlx::Row::try_get::<String, _>(r, 0).map_err(q("listing live games")))
+                .collect()
+        })
+    }
+
     fn create_challenge<'a>(&'a self, c: &'a NewChallenge) -> StoreFuture<'a, ()> {
         Box::pin(async move {
             Sql::insert_challenge(c)

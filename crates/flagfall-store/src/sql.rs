@@ -128,6 +128,11 @@ where
         }
     }
 
+    /// The ids of the live games, oldest first.
+    pub(crate) fn live_ids() -> Bound<'static, DB> {
+        sqlx::query("SELECT id FROM games WHERE status = 'live' ORDER BY created_ms, id")
+    }
+
     pub(crate) fn insert_challenge(c: &NewChallenge) -> Bound<'_, DB> {
         sqlx::query(
             "INSERT INTO challenges (id, body, color, name, secret_hash, token_hash, director_hash, created_ms) \

@@ -76,6 +76,9 @@ impl Store for FaultyStore {
             self.inner.list(status, limit).await
         })
     }
+    fn live_ids(&self) -> StoreFuture<'_, Vec<String>> {
+        self.inner.live_ids()
+    }
     fn create_challenge<'a>(&'a self, c: &'a NewChallenge) -> StoreFuture<'a, ()> {
         self.inner.create_challenge(c)
     }
