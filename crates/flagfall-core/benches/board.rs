@@ -10,21 +10,9 @@ use std::hint::black_box;
 const GAMES: usize = 32;
 const MAX_PLIES: usize = 120;
 
-/// xorshift64*: a fixed, dependency-free stream of pseudo-random numbers.
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 >> 12;
-        self.0 ^= self.0 << 25;
-        self.0 ^= self.0 >> 27;
-        self.0.wrapping_mul(0x2545_f491_4f6c_dd1d)
-    }
-}
-
 /// Random legal games from the start, as shakmaty moves and as physical moves.
 fn games() -> Vec<(Vec<Move>, Vec<PhysicalMove>)> {
-    let mut rng = Rng(0x9e37_79b9_7f4a_7c15);
+    let mut rng = fastrand::Rng::with_seed(0x9e37_79b9_7f4a_7c15);
     (0..GAMES)
         .map(|_| {
             let mut pos = Chess::new();
@@ -35,7 +23,7 @@ fn games() -> Vec<(Vec<Move>, Vec<PhysicalMove>)> {
                 if legal.is_empty() {
                     break;
                 }
-                let m = legal[(rng.next() % legal.len() as u64) as usize];
+                let m = legal[rng.usize(..legal.len())];
                 let Some(from) = m.from() else { break };
                 let to = match m {
                     Move::Castle { king, rook } => {

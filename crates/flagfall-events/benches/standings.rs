@@ -8,40 +8,29 @@ use flagfall_events::tiebreak::{
 };
 use std::hint::black_box;
 
-struct Rng(u64);
-
-impl Rng {
-    fn below(&mut self, n: u64) -> u64 {
-        self.0 ^= self.0 >> 12;
-        self.0 ^= self.0 << 25;
-        self.0 ^= self.0 >> 27;
-        self.0.wrapping_mul(0x2545_F491_4F6C_DD1D) % n
-    }
-}
-
 /// A deterministic event: random pairings, a PAB for the odd player, some half-point byes,
 /// absences and forfeits.
 fn event(n: usize, rounds: u32) -> Crosstable {
-    let mut rng = Rng(0x5eed_1234_abcd_0001);
+    let mut rng = fastrand::Rng::with_seed(0x5eed_1234_abcd_0001);
     let players = (0..n)
         .map(|i| PlayerInfo {
             id: i as u32 + 1,
             name: format!("P{}", i + 1),
-            rating: Some(1200 + rng.below(1400) as u32),
+            rating: Some(1200 + rng.u64(..1400) as u32),
         })
         .collect();
     let mut ct = Crosstable::new(Format::Swiss, rounds, players);
     for r in 0..rounds as usize {
         let mut pool = Vec::new();
         for p in 0..n {
-            match rng.below(40) {
+            match rng.u64(..40) {
                 0 => ct.results[p][r] = RoundEntry::Bye(ByeKind::Half),
                 1 => ct.results[p][r] = RoundEntry::Bye(ByeKind::Absent),
                 _ => pool.push(p),
             }
         }
         for i in (1..pool.len()).rev() {
-            let j = rng.below(i as u64 + 1) as usize;
+            let j = rng.u64(..i as u64 + 1) as usize;
             pool.swap(i, j);
         }
         if pool.len() % 2 == 1
@@ -50,7 +39,7 @@ fn event(n: usize, rounds: u32) -> Crosstable {
             ct.results[p][r] = RoundEntry::Bye(ByeKind::Pab);
         }
         for pair in pool.chunks(2) {
-            let outcome = match rng.below(50) {
+            let outcome = match rng.u64(..50) {
                 0 => GameOutcome::ForfeitWin,
                 1..=17 => GameOutcome::Win,
                 18..=33 => GameOutcome::Draw,

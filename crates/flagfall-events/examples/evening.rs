@@ -31,25 +31,12 @@ fn usage_error(message: &str) -> ! {
     std::process::exit(2);
 }
 
-/// xorshift64*: deterministic, enough for a simulation.
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 >> 12;
-        self.0 ^= self.0 << 25;
-        self.0 ^= self.0 >> 27;
-        self.0.wrapping_mul(0x2545_F491_4F6C_DD1D)
-    }
-    fn unit(&mut self) -> f64 {
-        (self.next() >> 11) as f64 / (1u64 << 53) as f64
-    }
-}
+use fastrand::Rng;
 
 fn game(rng: &mut Rng, white: u32, black: u32) -> RecordedResult {
-    let u = rng.unit();
+    let u = rng.f64();
     if u < 0.02 {
-        return if rng.unit() < 0.5 {
+        return if rng.f64() < 0.5 {
             RecordedResult::WhiteWinsByForfeit
         } else {
             RecordedResult::BlackWinsByForfeit
@@ -58,7 +45,7 @@ fn game(rng: &mut Rng, white: u32, black: u32) -> RecordedResult {
     let diff = f64::from(white) - f64::from(black) + 35.0;
     let expected = 1.0 / (1.0 + 10f64.powf(-diff / 400.0));
     let draw = 0.35 * (1.0 - (expected - 0.5).abs() * 2.0);
-    let v = rng.unit();
+    let v = rng.f64();
     if v < draw {
         RecordedResult::Draw
     } else if v < draw + (1.0 - draw) * expected {
@@ -145,14 +132,14 @@ fn main() {
         .parse()
         .unwrap_or_else(|_| usage_error("ROUNDS: not a number"));
 
-    let mut rng = Rng(seed | 1);
+    let mut rng = Rng::with_seed(seed);
     let origin = Origin::new("bench", 0);
     let mut e = Event::new("Evening", format, Some(rounds)).unwrap_or_else(|err| {
         eprintln!("evening: {err}");
         std::process::exit(1)
     });
     for i in 1..=players {
-        let rating = 1000 + (rng.next() % 1801) as u32;
+        let rating = rng.u32(1000..=2800);
         e.apply(
             Change::AddPlayer {
                 player: NewPlayer {
@@ -182,7 +169,7 @@ fn main() {
                 .expect("resume");
         }
         for _ in 0..players / 100 {
-            let p = 1 + (rng.next() % u64::from(players)) as u32;
+            let p = rng.u32(1..=players);
             if e.apply(Change::Pause { player: p }, &origin).is_ok() {
                 paused.push(p);
             }

@@ -6,40 +6,27 @@ use flagfall_events::tiebreak::{
 };
 use proptest::prelude::*;
 
-/// Small deterministic generator so one `u64` seed describes a whole event.
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        // xorshift64*
-        self.0 ^= self.0 >> 12;
-        self.0 ^= self.0 << 25;
-        self.0 ^= self.0 >> 27;
-        self.0.wrapping_mul(0x2545_F491_4F6C_DD1D)
-    }
-    fn below(&mut self, n: u64) -> u64 {
-        self.next() % n
-    }
-}
+// One `u64` seed describes a whole event.
+use fastrand::Rng;
 
 fn players(n: usize, rng: &mut Rng) -> Vec<PlayerInfo> {
     (0..n)
         .map(|i| PlayerInfo {
             id: i as u32 + 1,
             name: format!("P{}", i + 1),
-            rating: Some(1000 + rng.below(1800) as u32),
+            rating: Some(1000 + rng.u64(..1800) as u32),
         })
         .collect()
 }
 
 fn random_outcome(rng: &mut Rng, forfeits: bool) -> GameOutcome {
-    let x = rng.below(20);
+    let x = rng.u64(..20);
     match x {
         0..=6 => GameOutcome::Win,
         7..=12 => GameOutcome::Draw,
         13..=18 => GameOutcome::Loss,
         _ if !forfeits => GameOutcome::Draw,
-        _ => match rng.below(3) {
+        _ => match rng.u64(..3) {
             0 => GameOutcome::ForfeitWin,
             1 => GameOutcome::ForfeitLoss,
             _ => GameOutcome::DoubleForfeit,
@@ -80,23 +67,23 @@ fn set_pair(ct: &mut Crosstable, r: usize, w: usize, b: usize, games: Vec<GameOu
 /// A random Swiss-like event: random pairings each round, requested byes, absences, a PAB for
 /// the odd player out, forfeits; one or two games per round.
 fn random_swiss(seed: u64, n: usize, rounds: u32, games_per_round: u32) -> Crosstable {
-    let mut rng = Rng(seed | 1);
+    let mut rng = Rng::with_seed(seed);
     let mut ct = Crosstable::new(Format::Swiss, rounds, players(n, &mut rng));
     ct.games_per_round = games_per_round;
     for r in 0..rounds as usize {
         let mut pool: Vec<usize> = Vec::new();
         for p in 0..n {
-            match rng.below(12) {
+            match rng.u64(..12) {
                 0 => ct.results[p][r] = RoundEntry::Bye(ByeKind::Half),
                 1 => ct.results[p][r] = RoundEntry::Bye(ByeKind::Absent),
-                2 if rng.below(3) == 0 => ct.results[p][r] = RoundEntry::Bye(ByeKind::Zero),
-                3 if rng.below(4) == 0 => ct.results[p][r] = RoundEntry::Bye(ByeKind::Full),
+                2 if rng.u64(..3) == 0 => ct.results[p][r] = RoundEntry::Bye(ByeKind::Zero),
+                3 if rng.u64(..4) == 0 => ct.results[p][r] = RoundEntry::Bye(ByeKind::Full),
                 _ => pool.push(p),
             }
         }
         // Fisher-Yates.
         for i in (1..pool.len()).rev() {
-            let j = rng.below(i as u64 + 1) as usize;
+            let j = rng.u64(..i as u64 + 1) as usize;
             pool.swap(i, j);
         }
         if pool.len() % 2 == 1 {
@@ -115,7 +102,7 @@ fn random_swiss(seed: u64, n: usize, rounds: u32, games_per_round: u32) -> Cross
 
 /// A full single round robin for an even number of players (circle method), results played.
 fn random_round_robin(seed: u64, n: usize) -> Crosstable {
-    let mut rng = Rng(seed | 1);
+    let mut rng = Rng::with_seed(seed);
     let rounds = (n - 1) as u32;
     let mut ct = Crosstable::new(Format::RoundRobin, rounds, players(n, &mut rng));
     let mut ring: Vec<usize> = (0..n).collect();
@@ -153,10 +140,10 @@ fn renumber(ct: &Crosstable, perm: &[usize]) -> Crosstable {
 }
 
 fn permutation(seed: u64, n: usize) -> Vec<usize> {
-    let mut rng = Rng(seed.rotate_left(17) | 1);
+    let mut rng = Rng::with_seed(seed.rotate_left(17));
     let mut perm: Vec<usize> = (0..n).collect();
     for i in (1..n).rev() {
-        let j = rng.below(i as u64 + 1) as usize;
+        let j = rng.u64(..i as u64 + 1) as usize;
         perm.swap(i, j);
     }
     perm

@@ -7,9 +7,8 @@
 //! - [`pgn`]: the game as PGN, and back.
 
 pub mod arbiter;
-/// Test hook (feature `test-support`): deterministic random games for benchmarks and
-/// property tests; not part of the public API.
-#[cfg(feature = "test-support")]
+/// Moves chosen at random on a seeded generator: the practice computer's chess, and (test
+/// hook, feature `test-support`) random games for benchmarks and property tests.
 pub mod generate;
 pub mod live;
 pub mod outcome;

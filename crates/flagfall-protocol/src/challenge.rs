@@ -4,7 +4,7 @@
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
-use crate::{CreateGame, MAX_BODY_BYTES, SetupError};
+use crate::{ColorName, CreateGame, MAX_BODY_BYTES, Mode, SetupError};
 
 /// The longest player name a challenge takes, in characters (the one limit of names).
 pub const MAX_NAME_CHARS: usize = crate::MAX_NAME_CHARS;
@@ -142,12 +142,12 @@ pub struct Listed {
     pub id: String,
     pub status: Standing,
     /// The creator's colour choice.
-    pub color: String,
+    pub color: ColorChoice,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub name: Option<String>,
     pub rules: String,
     pub time_control: String,
-    pub mode: String,
+    pub mode: Mode,
     pub created_ms: i64,
 }
 
@@ -156,7 +156,7 @@ pub struct Listed {
 pub struct CreatorGame {
     pub id: String,
     /// The creator's colour in it.
-    pub color: String,
+    pub color: ColorName,
     pub token: String,
     pub url: String,
 }
@@ -174,7 +174,8 @@ pub struct Seen {
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct Accepted {
     pub game_id: String,
-    pub color: String,
+    /// The accepter's colour.
+    pub color: ColorName,
     pub token: String,
     pub url: String,
 }

@@ -33,6 +33,16 @@ impl Role {
         }
     }
 
+    pub fn parse(s: &str) -> Option<Role> {
+        match s {
+            "white" => Some(Role::White),
+            "black" => Some(Role::Black),
+            "director" => Some(Role::Director),
+            "spectator" => Some(Role::Spectator),
+            _ => None,
+        }
+    }
+
     pub fn party(self) -> Option<script::Party> {
         match self {
             Role::White => Some(script::Party::White),
@@ -59,6 +69,31 @@ pub struct ClockState {
 pub enum ColorName {
     White,
     Black,
+}
+
+impl ColorName {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ColorName::White => "white",
+            ColorName::Black => "black",
+        }
+    }
+
+    pub fn parse(s: &str) -> Option<ColorName> {
+        match s {
+            "white" => Some(ColorName::White),
+            "black" => Some(ColorName::Black),
+            _ => None,
+        }
+    }
+
+    /// The other colour.
+    pub fn other(self) -> ColorName {
+        match self {
+            ColorName::White => ColorName::Black,
+            ColorName::Black => ColorName::White,
+        }
+    }
 }
 
 impl From<Color> for ColorName {

@@ -15,9 +15,8 @@
 use std::sync::Arc;
 
 pub use flagfall_protocol::challenge::*;
-use flagfall_protocol::{CreateGame, SetupError};
+use flagfall_protocol::{ColorName, CreateGame, SetupError};
 use flagfall_store::{ChallengeRow, ChallengeStatus, NewChallenge, NewGame};
-use serde_json::Value;
 use sha2::{Digest, Sha256};
 
 use crate::{ServerError, Shared, now_unix_ms, random_hex, token_hash};
@@ -83,29 +82,26 @@ fn stored(status: ChallengeStatus) -> Standing {
     }
 }
 
+/// The game a stored challenge's body asks for; a body that does not read is the
+/// store's damage, named.
+fn stored_body(row: &ChallengeRow) -> Result<CreateGame, ServerError> {
+    serde_json::from_str(&row.challenge.body)
+        .map_err(|e| ServerError::Corrupt(format!("challenge {}: body: {e}", row.challenge.id)))
+}
+
 /// The listing of a stored challenge at `now_ms`.
-pub fn listed(row: &ChallengeRow, now_ms: i64) -> Listed {
-    let body: Value = serde_json::from_str(&row.challenge.body).unwrap_or(Value::Null);
-    let text = |k: &str| {
-        body.get(k)
-            .and_then(Value::as_str)
-            .unwrap_or("")
-            .to_string()
-    };
-    Listed {
+pub fn listed(row: &ChallengeRow, now_ms: i64) -> Result<Listed, ServerError> {
+    let game = stored_body(row)?;
+    Ok(Listed {
         id: row.challenge.id.clone(),
         status: status_at(row, now_ms),
-        color: row.challenge.color.clone(),
+        color: row.challenge.color,
         name: row.challenge.name.clone(),
-        rules: text("rules"),
-        time_control: text("time_control"),
-        mode: body
-            .get("mode")
-            .and_then(Value::as_str)
-            .unwrap_or("otb")
-            .to_string(),
+        mode: game.mode(),
+        rules: game.rules,
+        time_control: game.time_control,
         created_ms: row.challenge.created_ms,
-    }
+    })
 }
 
 impl Shared {
@@ -117,7 +113,7 @@ impl Shared {
             id: id.clone(),
             body: serde_json::to_string(&body.game)
                 .map_err(|e| ServerError::Corrupt(e.to_string()))?,
-            color: body.color.as_str().to_string(),
+            color: body.color,
             name: body.name.clone(),
             secret_hash: token_hash(&secret),
             token_hash: token_hash(&derived_token(&secret, "player")),
@@ -136,19 +132,19 @@ impl Shared {
             return Err(Refusal::NotFound);
         };
         let mut seen = Seen {
-            challenge: listed(&row, now_unix_ms()),
+            challenge: listed(&row, now_unix_ms())?,
             game: None,
         };
         if let Some(secret) = secret {
             if token_hash(secret) != row.challenge.secret_hash {
                 return Err(Refusal::Forbidden);
             }
-            if let (Some(game_id), Some(color)) = (&row.game_id, &row.creator_color) {
+            if let (Some(game_id), Some(color)) = (&row.game_id, row.creator_color) {
                 let token = derived_token(secret, "player");
                 seen.game = Some(CreatorGame {
                     url: format!("/play/{game_id}?token={token}"),
                     id: game_id.clone(),
-                    color: color.clone(),
+                    color,
                     token,
                 });
             }
@@ -170,17 +166,21 @@ impl Shared {
         if status != Standing::Open {
             return Err(Refusal::NotOpen(status));
         }
-        let mut game: CreateGame = serde_json::from_str(&row.challenge.body)
-            .map_err(|e| ServerError::Corrupt(format!("challenge {id}: body: {e}")))?;
-        let creator_white = match ColorChoice::parse(&row.challenge.color) {
-            Some(ColorChoice::White) => true,
-            Some(ColorChoice::Black) => false,
-            _ => {
+        let mut game = stored_body(&row)?;
+        let creator_color = match row.challenge.color {
+            ColorChoice::White => ColorName::White,
+            ColorChoice::Black => ColorName::Black,
+            ColorChoice::Random => {
                 let mut b = [0u8; 1];
                 getrandom::fill(&mut b).map_err(|e| ServerError::Random(e.to_string()))?;
-                b[0] & 1 == 0
+                if b[0] & 1 == 0 {
+                    ColorName::White
+                } else {
+                    ColorName::Black
+                }
             }
         };
+        let creator_white = creator_color == ColorName::White;
         let (creator_name, accepter_name) = (row.challenge.name.clone(), name);
         let (white, black) = if creator_white {
             (creator_name, accepter_name)
@@ -209,14 +209,13 @@ impl Shared {
         let new = NewGame {
             id: game_id.clone(),
             setup: line,
-            mode: game.mode().as_str().to_string(),
+            mode: game.mode(),
             token_white,
             token_black,
             token_director: NO_DIRECTOR.to_string(),
             created_ms: now_unix_ms(),
             practice: None,
         };
-        let creator_color = if creator_white { "white" } else { "black" };
         if !self.store.accept_challenge(id, creator_color, &new).await? {
             return Err(Refusal::NotOpen(Standing::Accepted));
         }
@@ -224,7 +223,7 @@ impl Shared {
         Ok(Accepted {
             url: format!("/play/{game_id}?token={token}"),
             game_id,
-            color: if creator_white { "black" } else { "white" }.to_string(),
+            color: creator_color.other(),
             token,
         })
     }
@@ -258,7 +257,7 @@ mod tests {
             challenge: NewChallenge {
                 id: "c".into(),
                 body: r#"{"rules":"uscf-2020","time_control":"G/5;d0"}"#.into(),
-                color: "white".into(),
+                color: ColorChoice::White,
                 name: None,
                 secret_hash: "s".into(),
                 token_hash: "t".into(),
@@ -282,7 +281,7 @@ mod tests {
             Standing::Expired
         );
         assert_eq!(
-            listed(&open, t0 + CHALLENGE_TTL_MS + 1).status,
+            listed(&open, t0 + CHALLENGE_TTL_MS + 1).unwrap().status,
             Standing::Expired
         );
         let accepted = row(ChallengeStatus::Accepted, t0);

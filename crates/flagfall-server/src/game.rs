@@ -8,7 +8,6 @@
 
 use std::collections::{HashMap, HashSet};
 use std::sync::Arc;
-use std::sync::atomic::Ordering::Relaxed;
 use std::time::Duration;
 
 use flagfall_game::script::{self, Action, Event, Party};
@@ -220,15 +219,6 @@ fn idx(c: Color) -> usize {
     c.fold_wb(0, 1)
 }
 
-fn role_of(by: Option<&str>) -> Option<Role> {
-    match by? {
-        "white" => Some(Role::White),
-        "black" => Some(Role::Black),
-        "director" => Some(Role::Director),
-        _ => None,
-    }
-}
-
 /// A game replayed from its stored events whose task has not started: loading (parse and
 /// replay, the slow part) happens before the map of games is locked, [`Loaded::start`]
 /// under it, and a load that lost the race to another is dropped without a trace.
@@ -260,7 +250,7 @@ pub fn load(
     moves.update(&game);
     let mut seen = HashMap::new();
     for e in &events {
-        if let (Some(role), Some(id)) = (role_of(e.by_role.as_deref()), e.client_id.clone()) {
+        if let (Some(role), Some(id)) = (e.by_role, e.client_id.clone()) {
             seen.insert((role, id), e.n as u64);
         }
     }
@@ -320,9 +310,9 @@ impl Loaded {
         }
         let metrics = &live.shared.metrics;
         if live.was_live {
-            metrics.live_games.fetch_add(1, Relaxed);
+            metrics.live_games.inc();
         }
-        metrics.loaded_games.fetch_add(1, Relaxed);
+        metrics.loaded_games.inc();
         if live.started && !live.game.is_over() {
             live.shared
                 .beats
@@ -472,9 +462,9 @@ impl Live {
         }
         self.shared.beats.remove(&self.meta.id);
         if self.was_live && !self.game.is_over() {
-            self.shared.metrics.live_games.fetch_sub(1, Relaxed);
+            self.shared.metrics.live_games.dec();
         }
-        self.shared.metrics.loaded_games.fetch_sub(1, Relaxed);
+        self.shared.metrics.loaded_games.dec();
     }
 
     /// The expiry timer fired: abort the game if it still has not started. True when
@@ -492,7 +482,7 @@ impl Live {
                     self.publish();
                     if self.was_live {
                         self.was_live = false;
-                        self.shared.metrics.live_games.fetch_sub(1, Relaxed);
+                        self.shared.metrics.live_games.dec();
                     }
                 }
                 aborted
@@ -505,7 +495,7 @@ impl Live {
     }
 
     fn refuse(&self, id: Option<String>, reason: String, rule: Option<String>) -> Reply {
-        self.shared.metrics.refused.fetch_add(1, Relaxed);
+        self.shared.metrics.refused.inc();
         Reply::Direct(ServerMsg::Refused { id, reason, rule }.to_text())
     }
 
@@ -691,8 +681,8 @@ impl Live {
         {
             credit = self.quota[idx(c)].press(lag_ms, rtt_ms);
             if credit > 0 {
-                self.shared.metrics.lag_credit_ms.fetch_add(credit, Relaxed);
-                self.shared.metrics.lag_credits.fetch_add(1, Relaxed);
+                self.shared.metrics.lag_credit_ms.inc_by(credit);
+                self.shared.metrics.lag_credits.inc();
             }
         }
         ClientFrame::event(action, at, party, credit)
@@ -731,7 +721,7 @@ impl Live {
             return;
         }
         self.flagged.push((side, t));
-        self.shared.metrics.flags.fetch_add(1, Relaxed);
+        self.shared.metrics.flags.inc();
         let at = self.now().max(t);
         let claims_of =
             |c: Color| flagfall_protocol::claim_names(&self.game, c, at, self.meta.mode);
@@ -818,10 +808,9 @@ impl Live {
                 game_id: self.meta.id.clone(),
                 n: (first as usize + i) as i64,
                 json: e.to_json().to_string(),
-                by_role: h.role.map(|r| r.as_str().to_string()),
+                by_role: h.role,
                 client_id: h.id.clone(),
-                finished: (i == last && over && !was_over)
-                    .then(|| self.game.verdict().0.as_str().to_string()),
+                finished: (i == last && over && !was_over).then(|| self.game.verdict().0),
             })
             .collect();
         (events, rows)
@@ -938,7 +927,7 @@ impl Live {
             crate::evening::game_over(&self.shared, &self.meta.id);
         }
         if over && !was_over && self.was_live {
-            self.shared.metrics.live_games.fetch_sub(1, Relaxed);
+            self.shared.metrics.live_games.dec();
             self.was_live = false;
         }
         let snapshot = self.snapshot(moves_from);
@@ -999,7 +988,7 @@ impl Live {
                         .zip(&u.rows)
                         .map(|(event, r)| Held {
                             event: event.clone(),
-                            role: role_of(r.by_role.as_deref()),
+                            role: r.by_role,
                             id: r.client_id.clone(),
                             reply: None,
                             also: Vec::new(),

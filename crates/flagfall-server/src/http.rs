@@ -220,13 +220,15 @@ async fn list_challenges(State(s): State<AppState>) -> Response {
     let now = crate::now_unix_ms();
     let since = now - crate::challenge::CHALLENGE_TTL_MS;
     match s.store.open_challenges(since, 100).await {
-        Ok(rows) => axum::Json(
-            rows.iter()
-                .map(|r| crate::challenge::listed(r, now))
-                .filter(|l| l.status == crate::challenge::Standing::Open)
-                .collect::<Vec<_>>(),
-        )
-        .into_response(),
+        Ok(rows) => match rows
+            .iter()
+            .map(|r| crate::challenge::listed(r, now))
+            .filter(|l| !matches!(l, Ok(l) if l.status != crate::challenge::Standing::Open))
+            .collect::<Result<Vec<_>, _>>()
+        {
+            Ok(listed) => axum::Json(listed).into_response(),
+            Err(e) => server_error(e),
+        },
         Err(e) => server_error(e.into()),
     }
 }
@@ -401,24 +403,29 @@ async fn list_games(State(s): State<AppState>, Query(q): Query<ListQuery>) -> Re
             );
         }
     };
-    match s.store.list(status, 1000).await {
-        Ok(games) => axum::Json(
-            games
-                .iter()
-                .map(|g| {
-                    // The setup's names, ruleset and time control (docs/protocol.md).
-                    let setup: serde_json::Value =
-                        serde_json::from_str(&g.setup).unwrap_or(serde_json::Value::Null);
-                    let field = |k: &str| setup.get(k).cloned().unwrap_or(serde_json::Value::Null);
-                    json!({"id": g.id, "mode": g.mode, "status": g.status.as_str(),
-                           "result": g.result, "created_ms": g.created_ms,
-                           "white": field("white"), "black": field("black"),
-                           "rules": field("rules"), "time_control": field("time_control")})
-                })
-                .collect::<Vec<_>>(),
-        )
-        .into_response(),
-        Err(e) => server_error(e.into()),
+    let games = match s.store.list(status, 1000).await {
+        Ok(games) => games,
+        Err(e) => return server_error(e.into()),
+    };
+    let listed = games
+        .iter()
+        .map(|g| {
+            // The setup's names, ruleset and time control (docs/protocol.md); a setup
+            // that does not read is the store's damage, named, not a line of nulls.
+            let setup: serde_json::Value = serde_json::from_str(&g.setup)
+                .map_err(|e| crate::ServerError::Corrupt(format!("game {}: setup: {e}", g.id)))?;
+            let field = |k: &str| setup.get(k).cloned().unwrap_or(serde_json::Value::Null);
+            Ok(
+                json!({"id": g.id, "mode": g.mode, "status": g.status.as_str(),
+                      "result": g.result, "created_ms": g.created_ms,
+                      "white": field("white"), "black": field("black"),
+                      "rules": field("rules"), "time_control": field("time_control")}),
+            )
+        })
+        .collect::<Result<Vec<_>, crate::ServerError>>();
+    match listed {
+        Ok(list) => axum::Json(list).into_response(),
+        Err(e) => server_error(e),
     }
 }
 
@@ -497,7 +504,7 @@ async fn healthz(State(s): State<AppState>) -> Response {
 
 async fn metrics(State(s): State<AppState>) -> Response {
     (
-        [(header::CONTENT_TYPE, "text/plain; version=0.0.4")],
+        [(header::CONTENT_TYPE, crate::metrics::CONTENT_TYPE)],
         s.metrics.render(s.bus.channels(), s.beats.count()),
     )
         .into_response()

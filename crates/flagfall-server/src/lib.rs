@@ -183,7 +183,7 @@ impl Shared {
             id: row.game.id.clone(),
             setup_line: row.game.setup.clone(),
             setup,
-            mode: Mode::parse(&row.game.mode).unwrap_or_default(),
+            mode: row.game.mode,
             token_hashes: [
                 row.game.token_white.clone(),
                 row.game.token_black.clone(),
@@ -293,7 +293,7 @@ impl Shared {
         let row = flagfall_store::NewGame {
             id: id.clone(),
             setup: line.clone(),
-            mode: body.mode().as_str().to_string(),
+            mode: body.mode(),
             token_white: token_hash(&tokens.white),
             token_black: token_hash(&tokens.black),
             token_director: token_hash(&tokens.director),
@@ -475,14 +475,11 @@ async fn serve_inner(
     // counted (`flagfall_damaged_games`) and left unloaded; asking for it is a 500.
     // Games never started and past their expiry are aborted first, and not loaded.
     lifecycle::abort_expired(&*store, shared.limits.unstarted_expiry).await?;
-    let live = store.list(Some(Status::Live), i64::MAX).await?;
-    for g in &live {
-        if let Err(e) = shared.handle(&g.id).await {
-            shared
-                .metrics
-                .damaged_games
-                .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-            tracing::error!(game = %g.id, error = %e, "stored game damaged: not served");
+    let live = store.live_ids().await?;
+    for id in &live {
+        if let Err(e) = shared.handle(id).await {
+            shared.metrics.damaged_games.inc();
+            tracing::error!(game = %id, error = %e, "stored game damaged: not served");
         }
     }
     tracing::info!(%addr, backend = store.backend(), resumed = live.len(), "flagfall serve listening");

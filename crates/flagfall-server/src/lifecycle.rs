@@ -78,10 +78,7 @@ pub(crate) async fn abort(shared: &Arc<Shared>, id: &str) -> Result<bool, ()> {
     match shared.store.abort_game(id).await {
         Ok(aborted) => {
             if aborted {
-                shared
-                    .metrics
-                    .aborted_games
-                    .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                shared.metrics.aborted_games.inc();
                 tracing::info!(game = %id, "never started: aborted");
             }
             Ok(aborted)

@@ -1,159 +1,173 @@
-//! Counters for `GET /metrics` (Prometheus text format).
+//! The server's metrics for `GET /metrics`, kept and written out (OpenMetrics text,
+//! which Prometheus reads) by `prometheus-client`. Counters are registered without their
+//! `_total`, which the crate adds: the names the server exposes are those of
+//! docs/protocol.md.
 
-use std::fmt::Write as _;
-use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
 use std::time::Duration;
+
+use prometheus_client::encoding::text::encode;
+use prometheus_client::metrics::counter::Counter;
+use prometheus_client::metrics::gauge::Gauge;
+use prometheus_client::metrics::histogram::Histogram;
+use prometheus_client::registry::Registry;
 
 /// Upper bounds of the commit-latency histogram, in seconds.
 const BUCKETS: [f64; 12] = [
     0.0005, 0.001, 0.002, 0.005, 0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1.0, 5.0,
 ];
 
-#[derive(Default)]
+/// The content type of [`Metrics::render`]'s text.
+pub const CONTENT_TYPE: &str = "application/openmetrics-text; version=1.0.0; charset=utf-8";
+
 pub struct Metrics {
-    pub live_games: AtomicU64,
-    pub loaded_games: AtomicU64,
-    pub sockets: AtomicU64,
-    pub events: AtomicU64,
-    pub refused: AtomicU64,
-    pub frame_errors: AtomicU64,
-    pub commits: AtomicU64,
-    pub commit_failures: AtomicU64,
-    commit_buckets: [AtomicU64; BUCKETS.len()],
-    commit_sum_us: AtomicU64,
-    pub lag_credit_ms: AtomicU64,
-    pub lag_credits: AtomicU64,
-    pub flags: AtomicU64,
+    pub live_games: Gauge,
+    pub loaded_games: Gauge,
+    pub sockets: Gauge,
+    pub events: Counter,
+    pub refused: Counter,
+    pub frame_errors: Counter,
+    pub commit_failures: Counter,
+    commit_seconds: Histogram,
+    pub lag_credit_ms: Counter,
+    pub lag_credits: Counter,
+    pub flags: Counter,
     /// Stored games that could not be loaded (damaged), counted at start.
-    pub damaged_games: AtomicU64,
+    pub damaged_games: Gauge,
     /// Games aborted because they expired before anyone acted on them.
-    pub aborted_games: AtomicU64,
+    pub aborted_games: Counter,
+    /// Games with a publish/subscribe channel, and games whose clock the heartbeat
+    /// covers: set when rendered.
+    bus_channels: Gauge,
+    clocks_beating: Gauge,
+    /// Practice computers playing (each a task).
+    pub practice_computers: Gauge,
+    /// Their UCI engine processes.
+    pub engine_processes: Gauge,
+    registry: Registry,
+}
+
+impl Default for Metrics {
+    fn default() -> Metrics {
+        let mut registry = Registry::default();
+        let gauge = |registry: &mut Registry, name: &str, help: &str| {
+            let g = Gauge::default();
+            registry.register(name, help, g.clone());
+            g
+        };
+        let counter = |registry: &mut Registry, name: &str, help: &str| {
+            let c = Counter::default();
+            registry.register(name, help, c.clone());
+            c
+        };
+        let r = &mut registry;
+        let damaged_games = gauge(
+            r,
+            "flagfall_damaged_games",
+            "Live games found damaged at start and not served (see the log)",
+        );
+        let aborted_games = counter(
+            r,
+            "flagfall_aborted_games",
+            "Games aborted by this process because nobody acted on them before they expired",
+        );
+        let bus_channels = gauge(
+            r,
+            "flagfall_bus_channels",
+            "Games with a publish/subscribe channel (one with a socket or a practice computer subscribed)",
+        );
+        let clocks_beating = gauge(
+            r,
+            "flagfall_clocks_beating",
+            "Games whose running clock the heartbeat covers (started, not finished, loaded)",
+        );
+        let live_games = gauge(r, "flagfall_live_games", "Games loaded and not finished");
+        let loaded_games = gauge(r, "flagfall_loaded_games", "Games with a running task");
+        let sockets = gauge(r, "flagfall_sockets", "Open WebSockets");
+        let practice_computers = gauge(
+            r,
+            "flagfall_practice_computers",
+            "Practice computers playing",
+        );
+        let engine_processes = gauge(
+            r,
+            "flagfall_engine_processes",
+            "UCI engine processes of practice computers",
+        );
+        let events = counter(
+            r,
+            "flagfall_events",
+            "Events committed (rate() gives events/s)",
+        );
+        let refused = counter(
+            r,
+            "flagfall_refused",
+            "Actions refused by the arbiter or the server",
+        );
+        let frame_errors = counter(
+            r,
+            "flagfall_frame_errors",
+            "Client frames that were not valid events",
+        );
+        let commit_failures = counter(r, "flagfall_commit_failures", "Group commits that failed");
+        let lag_credit_ms = counter(
+            r,
+            "flagfall_lag_compensation_ms",
+            "Lag compensation given, milliseconds",
+        );
+        let lag_credits = counter(
+            r,
+            "flagfall_lag_compensations",
+            "Presses given lag compensation",
+        );
+        let flags = counter(r, "flagfall_flags", "Flag falls seen on the server's clock");
+        let commit_seconds = Histogram::new(BUCKETS);
+        r.register(
+            "flagfall_commit_seconds",
+            "Group commit latency",
+            commit_seconds.clone(),
+        );
+        Metrics {
+            live_games,
+            loaded_games,
+            sockets,
+            events,
+            refused,
+            frame_errors,
+            commit_failures,
+            commit_seconds,
+            lag_credit_ms,
+            lag_credits,
+            flags,
+            damaged_games,
+            aborted_games,
+            bus_channels,
+            clocks_beating,
+            practice_computers,
+            engine_processes,
+            registry,
+        }
+    }
 }
 
 impl Metrics {
+    /// A group commit of `events` events that took `took`.
     pub fn observe_commit(&self, took: Duration, events: usize) {
-        let s = took.as_secs_f64();
-        for (i, b) in BUCKETS.iter().enumerate() {
-            if s <= *b {
-                self.commit_buckets[i].fetch_add(1, Relaxed);
-            }
-        }
-        self.commit_sum_us
-            .fetch_add(took.as_micros().min(u64::MAX as u128) as u64, Relaxed);
-        self.commits.fetch_add(1, Relaxed);
-        self.events.fetch_add(events as u64, Relaxed);
+        self.commit_seconds.observe(took.as_secs_f64());
+        self.events.inc_by(events as u64);
     }
 
-    /// The Prometheus text exposition, with the bus's channel count and the clocks the
-    /// heartbeat covers.
+    /// The text exposition (OpenMetrics, [`CONTENT_TYPE`]), with the bus's channel count
+    /// and the clocks the heartbeat covers.
     pub fn render(&self, bus_channels: usize, clocks_beating: usize) -> String {
+        self.bus_channels
+            .set(i64::try_from(bus_channels).unwrap_or(i64::MAX));
+        self.clocks_beating
+            .set(i64::try_from(clocks_beating).unwrap_or(i64::MAX));
         let mut out = String::new();
-        let _ = writeln!(
-            out,
-            "# HELP flagfall_clocks_beating Games whose running clock the heartbeat covers (started, not finished, loaded).\n# TYPE flagfall_clocks_beating gauge\nflagfall_clocks_beating {clocks_beating}"
-        );
-        let _ = writeln!(
-            out,
-            "# HELP flagfall_bus_channels Games with a publish/subscribe channel (one with a socket or a practice computer subscribed).\n# TYPE flagfall_bus_channels gauge\nflagfall_bus_channels {bus_channels}"
-        );
-        let mut gauge = |name: &str, help: &str, kind: &str, v: u64| {
-            let _ = writeln!(
-                out,
-                "# HELP {name} {help}\n# TYPE {name} {kind}\n{name} {v}"
-            );
-        };
-        gauge(
-            "flagfall_damaged_games",
-            "Live games found damaged at start and not served (see the log).",
-            "gauge",
-            self.damaged_games.load(Relaxed),
-        );
-        gauge(
-            "flagfall_aborted_games_total",
-            "Games aborted by this process because nobody acted on them before they expired.",
-            "counter",
-            self.aborted_games.load(Relaxed),
-        );
-        gauge(
-            "flagfall_live_games",
-            "Games loaded and not finished.",
-            "gauge",
-            self.live_games.load(Relaxed),
-        );
-        gauge(
-            "flagfall_loaded_games",
-            "Games with a running task.",
-            "gauge",
-            self.loaded_games.load(Relaxed),
-        );
-        gauge(
-            "flagfall_sockets",
-            "Open WebSockets.",
-            "gauge",
-            self.sockets.load(Relaxed),
-        );
-        gauge(
-            "flagfall_events_total",
-            "Events committed (rate() gives events/s).",
-            "counter",
-            self.events.load(Relaxed),
-        );
-        gauge(
-            "flagfall_refused_total",
-            "Actions refused by the arbiter or the server.",
-            "counter",
-            self.refused.load(Relaxed),
-        );
-        gauge(
-            "flagfall_frame_errors_total",
-            "Client frames that were not valid events.",
-            "counter",
-            self.frame_errors.load(Relaxed),
-        );
-        gauge(
-            "flagfall_commit_failures_total",
-            "Group commits that failed.",
-            "counter",
-            self.commit_failures.load(Relaxed),
-        );
-        gauge(
-            "flagfall_lag_compensation_ms_total",
-            "Lag compensation given, milliseconds.",
-            "counter",
-            self.lag_credit_ms.load(Relaxed),
-        );
-        gauge(
-            "flagfall_lag_compensations_total",
-            "Presses given lag compensation.",
-            "counter",
-            self.lag_credits.load(Relaxed),
-        );
-        gauge(
-            "flagfall_flags_total",
-            "Flag falls seen on the server's clock.",
-            "counter",
-            self.flags.load(Relaxed),
-        );
-        let name = "flagfall_commit_seconds";
-        let _ = writeln!(
-            out,
-            "# HELP {name} Group commit latency.\n# TYPE {name} histogram"
-        );
-        for (i, b) in BUCKETS.iter().enumerate() {
-            let _ = writeln!(
-                out,
-                "{name}_bucket{{le=\"{b}\"}} {}",
-                self.commit_buckets[i].load(Relaxed)
-            );
+        // Writing into a String cannot fail.
+        if let Err(e) = encode(&mut out, &self.registry) {
+            tracing::error!(error = %e, "metrics could not be written");
         }
-        let count = self.commits.load(Relaxed);
-        let _ = writeln!(out, "{name}_bucket{{le=\"+Inf\"}} {count}");
-        let _ = writeln!(
-            out,
-            "{name}_sum {}",
-            self.commit_sum_us.load(Relaxed) as f64 / 1e6
-        );
-        let _ = writeln!(out, "{name}_count {count}");
         out
     }
 }
@@ -163,10 +177,12 @@ mod tests {
     use super::*;
 
     #[test]
-    fn histogram_is_cumulative() {
+    fn histogram_is_cumulative_and_names_are_stable() {
         let m = Metrics::default();
         m.observe_commit(Duration::from_micros(700), 3);
         m.observe_commit(Duration::from_millis(30), 1);
+        m.sockets.inc();
+        m.lag_credit_ms.inc_by(120);
         let text = m.render(0, 0);
         assert!(
             text.contains("flagfall_commit_seconds_bucket{le=\"0.001\"} 1\n"),
@@ -178,5 +194,25 @@ mod tests {
         );
         assert!(text.contains("flagfall_commit_seconds_count 2\n"), "{text}");
         assert!(text.contains("flagfall_events_total 4\n"), "{text}");
+        assert!(text.contains("flagfall_sockets 1\n"), "{text}");
+        assert!(
+            text.contains("flagfall_lag_compensation_ms_total 120\n"),
+            "{text}"
+        );
+        // Every name docs/protocol.md lists is exposed.
+        for name in [
+            "flagfall_live_games",
+            "flagfall_loaded_games",
+            "flagfall_damaged_games",
+            "flagfall_practice_computers",
+            "flagfall_engine_processes",
+            "flagfall_refused_total",
+            "flagfall_frame_errors_total",
+            "flagfall_flags_total",
+            "flagfall_commit_failures_total",
+            "flagfall_lag_compensations_total",
+        ] {
+            assert!(text.contains(&format!("\n{name} 0\n")), "{name}: {text}");
+        }
     }
 }

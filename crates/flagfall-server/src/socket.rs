@@ -5,7 +5,6 @@
 //! spectators costs the players nothing in the task's queue.
 
 use std::collections::HashMap;
-use std::sync::atomic::Ordering::Relaxed;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
@@ -54,7 +53,7 @@ struct Gauge(Arc<Shared>);
 
 impl Drop for Gauge {
     fn drop(&mut self) {
-        self.0.metrics.sockets.fetch_sub(1, Relaxed);
+        self.0.metrics.sockets.dec();
     }
 }
 
@@ -319,7 +318,7 @@ async fn answer(
 ) -> Option<String> {
     match parse_frame(body) {
         Err(e) => {
-            s.metrics.frame_errors.fetch_add(1, Relaxed);
+            s.metrics.frame_errors.inc();
             Some(
                 ServerMsg::Error {
                     id: e.id.clone(),
@@ -344,7 +343,7 @@ async fn answer(
             action,
         }) => {
             if role == Role::Spectator {
-                s.metrics.refused.fetch_add(1, Relaxed);
+                s.metrics.refused.inc();
                 return Some(
                     ServerMsg::Refused {
                         id: cid,
@@ -383,7 +382,7 @@ async fn answer(
 }
 
 pub async fn run(s: Arc<Shared>, id: String, role: Role, socket: WebSocket) {
-    s.metrics.sockets.fetch_add(1, Relaxed);
+    s.metrics.sockets.inc();
     let _gauge = Gauge(s.clone());
     let (mut sink, mut stream) = socket.split();
     let mut shutdown = s.shutdown.clone();
@@ -435,7 +434,7 @@ pub async fn run(s: Arc<Shared>, id: String, role: Role, socket: WebSocket) {
                 let body = match frame {
                     Message::Text(t) => t,
                     Message::Binary(_) => {
-                        s.metrics.frame_errors.fetch_add(1, Relaxed);
+                        s.metrics.frame_errors.inc();
                         let msg = ServerMsg::Error { id: None, message: "text frames only: send JSON".into() };
                         if timed(&mut sink, text(&msg)).await.is_err() { break; }
                         continue;
@@ -451,13 +450,13 @@ pub async fn run(s: Arc<Shared>, id: String, role: Role, socket: WebSocket) {
                 match limit.take() {
                     Admit::Yes => {}
                     Admit::Dropped => {
-                        s.metrics.frame_errors.fetch_add(1, Relaxed);
+                        s.metrics.frame_errors.inc();
                         let msg = ServerMsg::Error { id: None, message: format!("rate limit: at most {} messages a second; this one was dropped", limit.rate) };
                         if timed(&mut sink, text(&msg)).await.is_err() { break; }
                         continue;
                     }
                     Admit::Flooding => {
-                        s.metrics.frame_errors.fetch_add(1, Relaxed);
+                        s.metrics.frame_errors.inc();
                         let _ = timed(&mut sink, close(close_code::POLICY, "flooding: too many messages a second")).await;
                         drain_until_close(&mut stream).await;
                         break;

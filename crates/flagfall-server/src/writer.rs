@@ -59,9 +59,7 @@ pub async fn run(store: Arc<dyn Store>, mut rx: mpsc::Receiver<WriteReq>, metric
         match &result {
             Ok(()) => metrics.observe_commit(started.elapsed(), flat.len()),
             Err(e) => {
-                metrics
-                    .commit_failures
-                    .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                metrics.commit_failures.inc();
                 tracing::error!(error = %e, events = flat.len(), "group commit failed");
             }
         }

@@ -3,6 +3,8 @@
 use std::future::Future;
 use std::pin::Pin;
 
+use flagfall_protocol::ColorName;
+
 use crate::{
     ChallengeRow, ClockMark, GameRow, GameSummary, NewChallenge, NewEvent, NewGame, NewTournament,
     Result, Status, StoredEvent, TournamentCommit, TournamentLogRow, TournamentToken,
@@ -29,6 +31,9 @@ pub trait Store: Send + Sync {
     fn append<'a>(&'a self, batch: &'a [NewEvent]) -> StoreFuture<'a, ()>;
     /// Games by status (all when `None`), newest first, at most `limit`.
     fn list<'a>(&'a self, status: Option<Status>, limit: i64) -> StoreFuture<'a, Vec<GameSummary>>;
+    /// The ids of the live games, oldest first (what a starting server resumes: ids
+    /// only, so that one game's damaged row keeps no other from being resumed).
+    fn live_ids(&self) -> StoreFuture<'_, Vec<String>>;
     fn create_challenge<'a>(&'a self, c: &'a NewChallenge) -> StoreFuture<'a, ()>;
     fn challenge<'a>(&'a self, id: &'a str) -> StoreFuture<'a, Option<ChallengeRow>>;
     /// Open challenges created after `since_ms` (Unix milliseconds), newest first, at
@@ -44,7 +49,7 @@ pub trait Store: Send + Sync {
     fn accept_challenge<'a>(
         &'a self,
         id: &'a str,
-        creator_color: &'a str,
+        creator_color: ColorName,
         game: &'a NewGame,
     ) -> StoreFuture<'a, bool>;
     /// Cancel an open challenge whose secret hashes to `secret_hash`; `false` when no

@@ -2,13 +2,17 @@
 
 use std::sync::Arc;
 
+use flagfall_game::GameResult;
+use flagfall_protocol::challenge::ColorChoice;
+use flagfall_protocol::{ColorName, Mode, Role};
+
 use crate::{ChallengeStatus, ClockMark, NewChallenge, NewEvent, NewGame, Status, Store, open};
 
 pub(crate) fn game(id: &str) -> NewGame {
     NewGame {
         id: id.into(),
         setup: r#"{"rules":"uscf-2020","time_control":"G/5;d0"}"#.into(),
-        mode: "otb".into(),
+        mode: Mode::Otb,
         token_white: "w".into(),
         token_black: "b".into(),
         token_director: "d".into(),
@@ -21,7 +25,7 @@ pub(crate) fn challenge(id: &str, created_ms: i64) -> NewChallenge {
     NewChallenge {
         id: id.into(),
         body: r#"{"rules":"uscf-2020","time_control":"G/5;d0"}"#.into(),
-        color: "random".into(),
+        color: ColorChoice::Random,
         name: Some("Ann".into()),
         secret_hash: format!("s-{id}"),
         token_hash: format!("t-{id}"),
@@ -52,15 +56,15 @@ pub(crate) async fn exercise_challenges(store: Arc<dyn Store>) {
     assert_eq!(open[1].status, ChallengeStatus::Open);
     let (a, b) = (game("ga"), game("gb"));
     let (ra, rb) = tokio::join!(
-        store.accept_challenge("c1", "white", &a),
-        store.accept_challenge("c1", "black", &b)
+        store.accept_challenge("c1", ColorName::White, &a),
+        store.accept_challenge("c1", ColorName::Black, &b)
     );
     let (ra, rb) = (ra.unwrap(), rb.unwrap());
     assert!(ra ^ rb, "exactly one accept wins: {ra} {rb}");
     let (won, lost, colour) = if ra {
-        ("ga", "gb", "white")
+        ("ga", "gb", ColorName::White)
     } else {
-        ("gb", "ga", "black")
+        ("gb", "ga", ColorName::Black)
     };
     assert!(store.game(won).await.unwrap().is_some());
     assert!(
@@ -70,10 +74,10 @@ pub(crate) async fn exercise_challenges(store: Arc<dyn Store>) {
     let row = store.challenge("c1").await.unwrap().unwrap();
     assert_eq!(row.status, ChallengeStatus::Accepted);
     assert_eq!(row.game_id.as_deref(), Some(won));
-    assert_eq!(row.creator_color.as_deref(), Some(colour));
+    assert_eq!(row.creator_color, Some(colour));
     assert!(
         !store
-            .accept_challenge("c1", "white", &game("gc"))
+            .accept_challenge("c1", ColorName::White, &game("gc"))
             .await
             .unwrap()
     );
@@ -89,7 +93,7 @@ pub(crate) async fn exercise_challenges(store: Arc<dyn Store>) {
     );
     assert!(
         !store
-            .accept_challenge("c2", "white", &game("gd"))
+            .accept_challenge("c2", ColorName::White, &game("gd"))
             .await
             .unwrap()
     );
@@ -97,14 +101,14 @@ pub(crate) async fn exercise_challenges(store: Arc<dyn Store>) {
     assert!(store.challenge("nope").await.unwrap().is_none());
 }
 
-pub(crate) fn ev(id: &str, n: i64, finished: Option<&str>) -> NewEvent {
+pub(crate) fn ev(id: &str, n: i64, finished: Option<GameResult>) -> NewEvent {
     NewEvent {
         game_id: id.into(),
         n,
         json: format!(r#"{{"at":{n},"by":"white","press":true}}"#),
-        by_role: Some("white".into()),
+        by_role: Some(Role::White),
         client_id: (n == 1).then(|| "c1".into()),
-        finished: finished.map(str::to_string),
+        finished,
     }
 }
 
@@ -118,7 +122,7 @@ pub(crate) async fn exercise(store: Arc<dyn Store>) {
     let batch = vec![
         ev("g1", 1, None),
         ev("g2", 1, None),
-        ev("g1", 2, Some("1-0")),
+        ev("g1", 2, Some(GameResult::WhiteWins)),
     ];
     store.append(&batch).await.unwrap();
     let events = store.events("g1").await.unwrap();
@@ -130,8 +134,12 @@ pub(crate) async fn exercise(store: Arc<dyn Store>) {
     assert!(store.append(&bad).await.is_err());
     assert_eq!(store.events("g2").await.unwrap().len(), 1);
     let row = store.game("g1").await.unwrap().unwrap();
-    assert_eq!((row.status, row.result.as_str()), (Status::Finished, "1-0"));
+    assert_eq!(
+        (row.status, row.result),
+        (Status::Finished, GameResult::WhiteWins)
+    );
     assert_eq!(row.game, game("g1"));
+    assert_eq!(store.live_ids().await.unwrap(), ["g2"], "g1 finished");
     assert!(store.game("nope").await.unwrap().is_none());
     let live = store.list(Some(Status::Live), 10).await.unwrap();
     assert_eq!(
@@ -145,7 +153,10 @@ pub(crate) async fn exercise(store: Arc<dyn Store>) {
     p.practice = Some(r#"{"color":"black"}"#.into());
     store.create_game(&p).await.unwrap();
     assert_eq!(store.game("p1").await.unwrap().unwrap().game, p);
-    store.append(&[ev("p1", 1, Some("0-1"))]).await.unwrap();
+    store
+        .append(&[ev("p1", 1, Some(GameResult::BlackWins))])
+        .await
+        .unwrap();
     let finished = store.game("p1").await.unwrap().unwrap();
     assert_eq!((finished.status, finished.game), (Status::Finished, p));
     // The heartbeat: one row per run; a game's clock reached = its mark plus the wall

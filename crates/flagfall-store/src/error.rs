@@ -14,6 +14,15 @@ pub enum StoreError {
         doing: &'static str,
         source: sqlx::Error,
     },
+    /// A text column holds a value its type does not know.
+    #[error(
+        "stored data is damaged: column `{column}` holds {value:?}, expected one of {expected}"
+    )]
+    BadValue {
+        column: &'static str,
+        value: String,
+        expected: &'static str,
+    },
     #[error("stored data is damaged: {0}")]
     Corrupt(String),
 }

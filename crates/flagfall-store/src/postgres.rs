@@ -3,6 +3,7 @@
 use std::str::FromStr;
 use std::time::Duration;
 
+use flagfall_protocol::ColorName;
 use sqlx::Postgres;
 use sqlx::postgres::{PgConnectOptions, PgPool, PgPoolOptions};
 
@@ -131,7 +132,7 @@ impl Store for PgStore {
                     .map_err(q("appending events"))?;
             }
             for e in batch {
-                if let Some(result) = &e.finished {
+                if let Some(result) = e.finished {
                     Sql::finish_game(&e.game_id, result)
                         .execute(&mut *tx)
                         .await
@@ -151,6 +152,18 @@ impl Store for PgStore {
                 .await
                 .map_err(q("listing games"))?;
             rows.iter().map(sql::game_summary).collect()
+        })
+    }
+
+    fn live_ids(&self) -> StoreFuture<'_, Vec<String>> {
+        Box::pin(async move {
+            let rows = Sql::live_ids()
+                .fetch_all(&self.pool)
+                .await
+                .map_err(q("listing live games"))?;
+            rows.iter()
+                .map(|r| sqlx::Row::try_get::<String, _>(r, 0).map_err(q("listing live games")))
+                .collect()
         })
     }
 
@@ -191,7 +204,7 @@ impl Store for PgStore {
     fn accept_challenge<'a>(
         &'a self,
         id: &'a str,
-        creator_color: &'a str,
+        creator_color: ColorName,
         g: &'a NewGame,
     ) -> StoreFuture<'a, bool> {
         Box::pin(async move {

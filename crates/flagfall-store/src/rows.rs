@@ -1,6 +1,20 @@
-//! The rows the store keeps and returns.
+//! The rows the store keeps and returns. Enumerated columns are typed here (the
+//! protocol's `Mode`, `ColorChoice`, `ColorName`, `Role` and the game crate's
+//! `GameResult`) and text in the database: [`Text`] converts them at the store's
+//! boundary, and a value the type does not know is a [`StoreError::BadValue`] naming the
+//! column, never a default.
 
-use crate::{Result, StoreError};
+use flagfall_game::GameResult;
+use flagfall_protocol::challenge::ColorChoice;
+use flagfall_protocol::{ColorName, Mode, Role};
+
+/// A type kept in a text column: its text, and back.
+pub(crate) trait Text: Sized {
+    /// The values the column may hold, for the error that names a bad one.
+    const EXPECTED: &'static str;
+    fn text(&self) -> &'static str;
+    fn from_text(s: &str) -> Option<Self>;
+}
 
 /// Whether a game goes on or has ended.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -19,15 +33,74 @@ impl Status {
             Status::Aborted => "aborted",
         }
     }
+}
 
-    pub(crate) fn parse(s: &str) -> Result<Status> {
+impl Text for Status {
+    const EXPECTED: &'static str = "live, finished, aborted";
+    fn text(&self) -> &'static str {
+        self.as_str()
+    }
+    fn from_text(s: &str) -> Option<Status> {
         match s {
-            "live" => Ok(Status::Live),
-            "finished" => Ok(Status::Finished),
-            "aborted" => Ok(Status::Aborted),
-            other => Err(StoreError::Corrupt(format!(
-                "unknown game status {other:?}"
-            ))),
+            "live" => Some(Status::Live),
+            "finished" => Some(Status::Finished),
+            "aborted" => Some(Status::Aborted),
+            _ => None,
+        }
+    }
+}
+
+impl Text for Mode {
+    const EXPECTED: &'static str = "otb, online";
+    fn text(&self) -> &'static str {
+        self.as_str()
+    }
+    fn from_text(s: &str) -> Option<Mode> {
+        Mode::parse(s)
+    }
+}
+
+impl Text for ColorChoice {
+    const EXPECTED: &'static str = "white, black, random";
+    fn text(&self) -> &'static str {
+        self.as_str()
+    }
+    fn from_text(s: &str) -> Option<ColorChoice> {
+        ColorChoice::parse(s)
+    }
+}
+
+impl Text for ColorName {
+    const EXPECTED: &'static str = "white, black";
+    fn text(&self) -> &'static str {
+        self.as_str()
+    }
+    fn from_text(s: &str) -> Option<ColorName> {
+        ColorName::parse(s)
+    }
+}
+
+impl Text for Role {
+    const EXPECTED: &'static str = "white, black, director, spectator";
+    fn text(&self) -> &'static str {
+        self.as_str()
+    }
+    fn from_text(s: &str) -> Option<Role> {
+        Role::parse(s)
+    }
+}
+
+/// A game's result as its row keeps it: PGN's `1-0`, `0-1`, `1/2-1/2`, or `*` while the
+/// game goes on.
+impl Text for GameResult {
+    const EXPECTED: &'static str = "1-0, 0-1, 1/2-1/2, *";
+    fn text(&self) -> &'static str {
+        self.as_str()
+    }
+    fn from_text(s: &str) -> Option<GameResult> {
+        match s {
+            "*" => Some(GameResult::Ongoing),
+            decided => GameResult::parse(decided),
         }
     }
 }
@@ -38,7 +111,7 @@ pub struct NewGame {
     pub id: String,
     /// The game-script setup line.
     pub setup: String,
-    pub mode: String,
+    pub mode: Mode,
     /// Hex SHA-256 of each token (the tokens themselves are never stored).
     pub token_white: String,
     pub token_black: String,
@@ -55,7 +128,7 @@ pub struct NewGame {
 pub struct GameRow {
     pub game: NewGame,
     pub status: Status,
-    pub result: String,
+    pub result: GameResult,
 }
 
 /// An event to append.
@@ -66,12 +139,12 @@ pub struct NewEvent {
     pub n: i64,
     /// The game-script event, one JSON object.
     pub json: String,
-    /// The role that sent it (`white`, `black`, `director`; none for the server's own).
-    pub by_role: Option<String>,
+    /// The role that sent it (a player or the director; none for the server's own).
+    pub by_role: Option<Role>,
     /// The client's `id`, kept so a retried action is recognised after a restart.
     pub client_id: Option<String>,
     /// Set when this event ends the game: the result to record on the game row.
-    pub finished: Option<String>,
+    pub finished: Option<GameResult>,
 }
 
 /// A game's clock against the wall clock, stored when its task starts the clock (and
@@ -89,7 +162,7 @@ pub struct ClockMark {
 pub struct StoredEvent {
     pub n: i64,
     pub json: String,
-    pub by_role: Option<String>,
+    pub by_role: Option<Role>,
     pub client_id: Option<String>,
 }
 
@@ -99,9 +172,9 @@ pub struct GameSummary {
     pub id: String,
     /// The game-script setup line (names, ruleset, time control).
     pub setup: String,
-    pub mode: String,
+    pub mode: Mode,
     pub status: Status,
-    pub result: String,
+    pub result: GameResult,
     pub created_ms: i64,
 }
 
@@ -121,15 +194,19 @@ impl ChallengeStatus {
             ChallengeStatus::Cancelled => "cancelled",
         }
     }
+}
 
-    pub(crate) fn parse(s: &str) -> Result<ChallengeStatus> {
+impl Text for ChallengeStatus {
+    const EXPECTED: &'static str = "open, accepted, cancelled";
+    fn text(&self) -> &'static str {
+        self.as_str()
+    }
+    fn from_text(s: &str) -> Option<ChallengeStatus> {
         match s {
-            "open" => Ok(ChallengeStatus::Open),
-            "accepted" => Ok(ChallengeStatus::Accepted),
-            "cancelled" => Ok(ChallengeStatus::Cancelled),
-            other => Err(StoreError::Corrupt(format!(
-                "unknown challenge status {other:?}"
-            ))),
+            "open" => Some(ChallengeStatus::Open),
+            "accepted" => Some(ChallengeStatus::Accepted),
+            "cancelled" => Some(ChallengeStatus::Cancelled),
+            _ => None,
         }
     }
 }
@@ -140,8 +217,8 @@ pub struct NewChallenge {
     pub id: String,
     /// The `POST /api/games` body of the game to create, JSON.
     pub body: String,
-    /// The creator's colour: `white`, `black` or `random`.
-    pub color: String,
+    /// The creator's colour choice.
+    pub color: ColorChoice,
     /// The creator's name.
     pub name: Option<String>,
     /// Hex SHA-256 of the creator's secret (the secret itself is never stored).
@@ -160,6 +237,6 @@ pub struct ChallengeRow {
     pub status: ChallengeStatus,
     /// The game, once accepted.
     pub game_id: Option<String>,
-    /// The creator's colour in that game (`white` or `black`), once accepted.
-    pub creator_color: Option<String>,
+    /// The creator's colour in that game, once accepted.
+    pub creator_color: Option<ColorName>,
 }

@@ -6,14 +6,17 @@
 use std::borrow::Cow;
 use std::marker::PhantomData;
 
+use flagfall_game::GameResult;
+use flagfall_protocol::ColorName;
 use sqlx::migrate::{Migration, MigrationType, Migrator};
 use sqlx::query::Query;
 use sqlx::{ColumnIndex, Database, Decode, Encode, QueryBuilder, Row, Type};
 
 use crate::error::q;
+use crate::rows::Text;
 use crate::{
     ChallengeRow, ChallengeStatus, ClockMark, GameRow, GameSummary, NewChallenge, NewEvent,
-    NewGame, Result, Status, StoredEvent,
+    NewGame, Result, Status, StoreError, StoredEvent,
 };
 
 /// A bound statement of database `DB`.
@@ -45,7 +48,7 @@ where
         )
         .bind(g.id.as_str())
         .bind(g.setup.as_str())
-        .bind(g.mode.as_str())
+        .bind(g.mode.text())
         .bind(g.token_white.as_str())
         .bind(g.token_black.as_str())
         .bind(g.token_director.as_str())
@@ -76,7 +79,7 @@ where
             row.push_bind(e.game_id.as_str())
                 .push_bind(e.n)
                 .push_bind(e.json.as_str())
-                .push_bind(e.by_role.as_deref())
+                .push_bind(e.by_role.as_ref().map(Text::text))
                 .push_bind(e.client_id.as_deref());
         });
         b
@@ -121,9 +124,9 @@ where
     }
 
     /// Mark a game finished with its result.
-    pub(crate) fn finish_game<'q>(id: &'q str, result: &'q str) -> Bound<'q, DB> {
+    pub(crate) fn finish_game(id: &str, result: GameResult) -> Bound<'_, DB> {
         sqlx::query("UPDATE games SET status = 'finished', result = $1 WHERE id = $2")
-            .bind(result)
+            .bind(result.text())
             .bind(id)
     }
 
@@ -153,7 +156,7 @@ where
                 "SELECT id, mode, status, result, created_ms, setup FROM games \
                  WHERE status = $1 ORDER BY created_ms DESC, id LIMIT $2",
             )
-            .bind(s.as_str())
+            .bind(s.text())
             .bind(limit),
             None => sqlx::query(
                 "SELECT id, mode, status, result, created_ms, setup FROM games \
@@ -163,6 +166,11 @@ where
         }
     }
 
+    /// The ids of the live games, oldest first.
+    pub(crate) fn live_ids() -> Bound<'static, DB> {
+        sqlx::query("SELECT id FROM games WHERE status = 'live' ORDER BY created_ms, id")
+    }
+
     pub(crate) fn insert_challenge(c: &NewChallenge) -> Bound<'_, DB> {
         sqlx::query(
             "INSERT INTO challenges (id, body, color, name, secret_hash, token_hash, director_hash, created_ms) \
@@ -170,7 +178,7 @@ where
         )
         .bind(c.id.as_str())
         .bind(c.body.as_str())
-        .bind(c.color.as_str())
+        .bind(c.color.text())
         .bind(c.name.as_deref())
         .bind(c.secret_hash.as_str())
         .bind(c.token_hash.as_str())
@@ -203,14 +211,14 @@ where
     pub(crate) fn accept_challenge<'q>(
         id: &'q str,
         game_id: &'q str,
-        creator_color: &'q str,
+        creator_color: ColorName,
     ) -> Bound<'q, DB> {
         sqlx::query(
             "UPDATE challenges SET status = 'accepted', game_id = $1, creator_color = $2 \
              WHERE id = $3 AND status = 'open'",
         )
         .bind(game_id)
-        .bind(creator_color)
+        .bind(creator_color.text())
         .bind(id)
     }
 
@@ -235,6 +243,49 @@ where
     r.try_get::<T, _>(i).map_err(q(doing))
 }
 
+/// A text column read as its type `T`; a value `T` does not know is a
+/// [`StoreError::BadValue`] naming the column.
+fn typed<'r, R, T>(r: &'r R, i: usize, column: &'static str, doing: &'static str) -> Result<T>
+where
+    R: Row,
+    usize: ColumnIndex<R>,
+    T: Text,
+    String: Decode<'r, R::Database> + Type<R::Database>,
+{
+    let value: String = get(r, i, doing)?;
+    T::from_text(&value).ok_or(StoreError::BadValue {
+        column,
+        value,
+        expected: T::EXPECTED,
+    })
+}
+
+/// A nullable text column read as its type `T` (see [`typed`]).
+fn typed_opt<'r, R, T>(
+    r: &'r R,
+    i: usize,
+    column: &'static str,
+    doing: &'static str,
+) -> Result<Option<T>>
+where
+    R: Row,
+    usize: ColumnIndex<R>,
+    T: Text,
+    Option<String>: Decode<'r, R::Database> + Type<R::Database>,
+{
+    match get::<_, Option<String>>(r, i, doing)? {
+        None => Ok(None),
+        Some(value) => match T::from_text(&value) {
+            Some(t) => Ok(Some(t)),
+            None => Err(StoreError::BadValue {
+                column,
+                value,
+                expected: T::EXPECTED,
+            }),
+        },
+    }
+}
+
 /// A row of [`Bind::game`].
 pub(crate) fn game_row<R>(r: &R) -> Result<GameRow>
 where
@@ -249,15 +300,15 @@ where
         game: NewGame {
             id: get(r, 0, DOING)?,
             setup: get(r, 1, DOING)?,
-            mode: get(r, 2, DOING)?,
+            mode: typed(r, 2, "games.mode", DOING)?,
             token_white: get(r, 3, DOING)?,
             token_black: get(r, 4, DOING)?,
             token_director: get(r, 5, DOING)?,
             created_ms: get(r, 6, DOING)?,
             practice: get(r, 9, DOING)?,
         },
-        status: Status::parse(&get::<_, String>(r, 7, DOING)?)?,
-        result: get(r, 8, DOING)?,
+        status: typed(r, 7, "games.status", DOING)?,
+        result: typed(r, 8, "games.result", DOING)?,
     })
 }
 
@@ -289,7 +340,7 @@ where
     Ok(StoredEvent {
         n: get(r, 0, DOING)?,
         json: get(r, 1, DOING)?,
-        by_role: get(r, 2, DOING)?,
+        by_role: typed_opt(r, 2, "events.by_role", DOING)?,
         client_id: get(r, 3, DOING)?,
     })
 }
@@ -305,9 +356,9 @@ where
     const DOING: &str = "listing games";
     Ok(GameSummary {
         id: get(r, 0, DOING)?,
-        mode: get(r, 1, DOING)?,
-        status: Status::parse(&get::<_, String>(r, 2, DOING)?)?,
-        result: get(r, 3, DOING)?,
+        mode: typed(r, 1, "games.mode", DOING)?,
+        status: typed(r, 2, "games.status", DOING)?,
+        result: typed(r, 3, "games.result", DOING)?,
         created_ms: get(r, 4, DOING)?,
         setup: get(r, 5, DOING)?,
     })
@@ -327,16 +378,16 @@ where
         challenge: NewChallenge {
             id: get(r, 0, DOING)?,
             body: get(r, 1, DOING)?,
-            color: get(r, 2, DOING)?,
+            color: typed(r, 2, "challenges.color", DOING)?,
             name: get(r, 3, DOING)?,
             secret_hash: get(r, 4, DOING)?,
             token_hash: get(r, 5, DOING)?,
             director_hash: get(r, 6, DOING)?,
             created_ms: get(r, 7, DOING)?,
         },
-        status: ChallengeStatus::parse(&get::<_, String>(r, 8, DOING)?)?,
+        status: typed::<_, ChallengeStatus>(r, 8, "challenges.status", DOING)?,
         game_id: get(r, 9, DOING)?,
-        creator_color: get(r, 10, DOING)?,
+        creator_color: typed_opt(r, 10, "challenges.creator_color", DOING)?,
     })
 }
 

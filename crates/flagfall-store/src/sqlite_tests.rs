@@ -152,3 +152,74 @@ async fn schema_3_heartbeats_survive_migration_4() {
     store.alive("new-run", 10_000, 10_000, &[]).await.unwrap();
     assert_eq!(store.last_beat("old").await.unwrap(), Some(4321));
 }
+
+/// An enumerated column holding a value its type does not know is an error naming the
+/// column and the value, never a default; so is a bad value in a nullable one.
+#[tokio::test]
+async fn a_bad_value_in_a_typed_column_is_an_error_naming_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("t.db");
+    let store = open(path.to_str().unwrap()).await.unwrap();
+    store.create_game(&game("g1")).await.unwrap();
+    store.append(&[ev("g1", 1, None)]).await.unwrap();
+    store
+        .create_challenge(&crate::contract_tests::challenge("c1", 1))
+        .await
+        .unwrap();
+    let pool = SqlitePool::connect_with(
+        SqliteConnectOptions::from_str(&format!("sqlite:{}", path.display())).unwrap(),
+    )
+    .await
+    .unwrap();
+    for (sql, column, value) in [
+        ("UPDATE games SET mode = 'blitz'", "games.mode", "blitz"),
+        (
+            "UPDATE games SET mode = 'otb', result = '2-0'",
+            "games.result",
+            "2-0",
+        ),
+        (
+            "UPDATE games SET result = '*', status = 'paused'",
+            "games.status",
+            "paused",
+        ),
+    ] {
+        sqlx::query(sql).execute(&pool).await.unwrap();
+        let err = store.game("g1").await.unwrap_err();
+        assert!(
+            matches!(&err, crate::StoreError::BadValue { column: c, value: v, .. } if *c == column && v == value),
+            "{err:?}"
+        );
+        assert!(err.to_string().contains(column), "{err}");
+        assert!(store.list(None, 10).await.is_err(), "the list reads it too");
+    }
+    sqlx::query("UPDATE events SET by_role = 'umpire'")
+        .execute(&pool)
+        .await
+        .unwrap();
+    let err = store.events("g1").await.unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        "stored data is damaged: column `events.by_role` holds \"umpire\", expected one of white, black, director, spectator"
+    );
+    sqlx::query("UPDATE challenges SET color = 'green'")
+        .execute(&pool)
+        .await
+        .unwrap();
+    let err = store.challenge("c1").await.unwrap_err();
+    assert!(
+        err.to_string()
+            .contains("`challenges.color` holds \"green\""),
+        "{err}"
+    );
+    sqlx::query("UPDATE challenges SET color = 'white', creator_color = 'random'")
+        .execute(&pool)
+        .await
+        .unwrap();
+    let err = store.open_challenges(0, 10).await.unwrap_err();
+    assert!(
+        err.to_string()
+            .contains("`challenges.creator_color` holds \"random\""),
+        "{err}"
+    );
+}

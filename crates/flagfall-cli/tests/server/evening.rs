@@ -1062,9 +1062,9 @@ async fn a_result_stored_with_its_game_reaches_the_evening_after_a_restart() {
             game_id: game.clone(),
             n: 1,
             json: r#"{"at":0,"by":"black","resign":true}"#.into(),
-            by_role: Some("black".into()),
+            by_role: Some(flagfall_protocol::Role::Black),
             client_id: None,
-            finished: Some("1-0".into()),
+            finished: Some(flagfall_game::GameResult::WhiteWins),
         }])
         .await
         .unwrap();

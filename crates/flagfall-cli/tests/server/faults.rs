@@ -87,6 +87,9 @@ impl Store for FaultyStore {
             self.inner.list(status, limit).await
         })
     }
+    fn live_ids(&self) -> StoreFuture<'_, Vec<String>> {
+        self.inner.live_ids()
+    }
     fn create_challenge<'a>(&'a self, c: &'a NewChallenge) -> StoreFuture<'a, ()> {
         self.inner.create_challenge(c)
     }
@@ -103,7 +106,7 @@ impl Store for FaultyStore {
     fn accept_challenge<'a>(
         &'a self,
         id: &'a str,
-        creator_color: &'a str,
+        creator_color: flagfall_protocol::ColorName,
         game: &'a NewGame,
     ) -> StoreFuture<'a, bool> {
         self.inner.accept_challenge(id, creator_color, game)

@@ -287,3 +287,114 @@ async fn the_practice_computer_plays_on_after_a_sigkill_restart() {
     proc.assert_replay_matches(&id).await;
     proc.terminate().await;
 }
+
+/// The processes whose command line mentions `needle` (Linux's `/proc`); zombies, whose
+/// command line is empty, are not counted.
+#[cfg(target_os = "linux")]
+fn processes_mentioning(needle: &str) -> usize {
+    std::fs::read_dir("/proc")
+        .unwrap()
+        .filter_map(|e| e.ok())
+        .filter(|e| {
+            e.file_name()
+                .to_string_lossy()
+                .bytes()
+                .all(|b| b.is_ascii_digit())
+        })
+        .filter_map(|e| std::fs::read(e.path().join("cmdline")).ok())
+        .filter(|c| String::from_utf8_lossy(c).contains(needle))
+        .count()
+}
+
+/// The value of an unlabelled metric in `/metrics`.
+#[cfg(target_os = "linux")]
+async fn metric(srv: &Server, name: &str) -> Option<String> {
+    let text = srv.get_text("/metrics").await;
+    text.lines()
+        .find_map(|l| l.strip_prefix(&format!("{name} ")).map(str::to_string))
+}
+
+/// Issue 19 item 17: a practice computer ends with its game, and its engine process with
+/// it (it used to poll the game every 500 ms and keep the process for ever). The game is
+/// finished by resignation and by a declared result; each time the computer task and
+/// the engine process are gone, as `/metrics` and the process table show.
+#[cfg(target_os = "linux")]
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_practice_computer_and_its_engine_end_with_the_game() {
+    use std::os::unix::fs::PermissionsExt;
+    use std::time::{Duration, Instant};
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("practice-engine.sh");
+    std::fs::write(
+        &path,
+        "#!/bin/sh\nwhile read line; do case \"$line\" in uci) echo uciok;; isready) echo readyok;; \
+         go*) echo 'bestmove (none)';; quit) exit 0;; esac; done\n",
+    )
+    .unwrap();
+    std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755)).unwrap();
+    let needle = path.to_string_lossy().to_string();
+    let srv = Server::start_engine(
+        Some(path.clone()),
+        flagfall_server::limits::Limits::unlimited(),
+    )
+    .await;
+    for finish in [
+        json!({"resign": true}),
+        json!({"result": {"result": "0-1"}}),
+    ] {
+        let body = json!({
+            "setup": {"rules": "uscf-2020", "time_control": "G/5;d0"},
+            "computer": {"color": "black", "level": 1, "seed": 5}
+        });
+        let (status, text) = srv.post("/api/practice", &body.to_string()).await;
+        assert_eq!(status, 201, "{text}");
+        let g: Value = serde_json::from_str(&text).unwrap();
+        let id = g["id"].as_str().unwrap();
+        let mut white = srv
+            .connect(id, Some(g["tokens"]["white"].as_str().unwrap()))
+            .await;
+        white.send(json!({"move":"e2e4","press":true})).await;
+        white.event().await;
+        white
+            .until(|m| m["type"] == "event" && moves_len(m) == 2)
+            .await;
+        assert_eq!(processes_mentioning(&needle), 1, "the engine runs");
+        assert_eq!(
+            metric(&srv, "flagfall_practice_computers").await.as_deref(),
+            Some("1")
+        );
+        assert_eq!(
+            metric(&srv, "flagfall_engine_processes").await.as_deref(),
+            Some("1")
+        );
+        let by = if finish.get("result").is_some() {
+            let mut director = srv
+                .connect(id, Some(g["tokens"]["director"].as_str().unwrap()))
+                .await;
+            director.send(finish.clone()).await;
+            director.event().await
+        } else {
+            white.send(finish.clone()).await;
+            white.event().await
+        };
+        assert_eq!(by["result"], "0-1", "{finish}: {by}");
+        let deadline = Instant::now() + Duration::from_secs(5);
+        loop {
+            let gone = processes_mentioning(&needle) == 0
+                && metric(&srv, "flagfall_practice_computers").await.as_deref() == Some("0")
+                && metric(&srv, "flagfall_engine_processes").await.as_deref() == Some("0");
+            if gone {
+                break;
+            }
+            assert!(
+                Instant::now() < deadline,
+                "{finish}: 5 s after the game ended: {} engine processes, computers {:?}, engines {:?}",
+                processes_mentioning(&needle),
+                metric(&srv, "flagfall_practice_computers").await,
+                metric(&srv, "flagfall_engine_processes").await
+            );
+            tokio::time::sleep(Duration::from_millis(50)).await;
+        }
+    }
+    srv.stop().await;
+}

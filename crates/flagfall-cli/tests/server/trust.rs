@@ -362,6 +362,36 @@ async fn one_corrupt_game_does_not_stop_the_server() {
     srv.stop().await;
 }
 
+/// A stored value its column's type does not know (a mode `blitz`, a setup that is not
+/// JSON) is an error naming it, never a default: the game is not served and the list
+/// that would show it is a 500 (the mode was read as `otb` and the setup as nulls).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_damaged_column_is_an_error_not_a_default() {
+    const USCF: &str = r#"{"rules":"uscf-2020","time_control":"G/5;d0"}"#;
+    for damage in [
+        "UPDATE games SET mode = 'blitz' WHERE id = '{id}'",
+        "UPDATE games SET setup = '{{' WHERE id = '{id}'",
+    ] {
+        let srv = Server::start().await;
+        let g = srv.create(USCF).await;
+        let db = srv.stop_keeping_db().await;
+        sql(&db, &damage.replace("{id}", &g.id).replace("{{", "{")).await;
+        let srv = Server::start_on(db).await;
+        let (status, body) = srv
+            .request("GET", &format!("/api/games/{}", g.id), "")
+            .await;
+        assert_eq!(status, 500, "{damage}: {body}");
+        let (status, body) = srv.request("GET", "/api/games", "").await;
+        assert_eq!(status, 500, "{damage}: {body}");
+        let metrics = srv.get_text("/metrics").await;
+        assert!(
+            metrics.contains("flagfall_damaged_games 1"),
+            "{damage}: {metrics}"
+        );
+        srv.stop().await;
+    }
+}
+
 /// SIGTERM exits within a bounded time whatever the clients do: one sends half a
 /// request and waits, one holds a WebSocket open and never reads.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

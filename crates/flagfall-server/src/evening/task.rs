@@ -680,7 +680,7 @@ impl Task {
             w.games.push(NewGame {
                 id: id.clone(),
                 setup: line,
-                mode: w.snap.settings.mode.as_str().to_string(),
+                mode: w.snap.settings.mode,
                 token_white: token(&wn)?,
                 token_black: token(&bn)?,
                 token_director: director.clone(),
