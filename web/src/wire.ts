@@ -31,7 +31,12 @@ at: number, reason?: string | null, };
 
 export type BoardMove = { uci: string, by: Color, };
 
-export type MoveView = { uci: string, san?: string | null, by: Color, at: number, 
+export type MoveView = { uci: string, 
+/**
+ * The move in SAN when it is legal chess: online always; over the board only once
+ * the game is over (before, its absence would tell that the move was illegal).
+ */
+san?: string | null, by: Color, at: number, 
 /**
  * The physical board after the move (FEN), legal or not: a page replays the list
  * from these without chess rules of its own.

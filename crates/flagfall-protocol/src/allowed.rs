@@ -9,7 +9,7 @@ use serde::{Deserialize, Serialize};
 use shakmaty::Color;
 use ts_rs::TS;
 
-use crate::Mode;
+use crate::{Mode, Role};
 
 /// What a player may do now, besides the claims (`claims`).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, Default, TS)]
@@ -118,6 +118,28 @@ pub fn penalty_words(step: PenaltyStep) -> (&'static str, &'static str) {
 }
 
 impl Actions {
+    /// Whether these actions hold something only one player may read: `take_back` is
+    /// true only for an illegal move on the board (touch move forbids taking back a legal
+    /// one, unless the ruleset allows it), so it tells whoever reads it whether the move
+    /// is legal. Over the board the opponent, a spectator and a passer-by must learn that
+    /// only from a claim; the mover's own sockets may (they offer the button).
+    pub fn has_private(&self) -> bool {
+        self.white.take_back || self.black.take_back
+    }
+
+    /// These actions as `viewer` may read them: every `take_back` but the viewer's own
+    /// reads `false` ([`Actions::has_private`]). `viewer` is `Role::White` or
+    /// `Role::Black` for a player's socket; the director, spectators and the HTTP `GET`
+    /// read both as `false`.
+    pub fn seen_by(&mut self, viewer: Role) {
+        if viewer != Role::White {
+            self.white.take_back = false;
+        }
+        if viewer != Role::Black {
+            self.black.take_back = false;
+        }
+    }
+
     /// What each role of `game` may do now.
     pub fn of(game: &Game, mode: Mode) -> Actions {
         let director = game.setup().director;

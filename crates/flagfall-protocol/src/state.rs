@@ -151,6 +151,8 @@ pub struct BoardMove {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
 pub struct MoveView {
     pub uci: String,
+    /// The move in SAN when it is legal chess: online always; over the board only once
+    /// the game is over (before, its absence would tell that the move was illegal).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub san: Option<String>,
     pub by: ColorName,
@@ -374,7 +376,15 @@ impl Snapshot {
                 Vec::new()
             }
         };
-        let moves_from = moves_from.min(moves.len());
+        // Over the board a move's SAN is there only when it is legal, so while the game
+        // goes on no move carries one (the page writes every move as a scoresheet
+        // does); once it is over the whole list is sent again with them.
+        let reveal = cx.mode == Mode::Online || game.is_over();
+        let moves_from = if game.is_over() && cx.mode == Mode::Otb {
+            0
+        } else {
+            moves_from.min(moves.len())
+        };
         Snapshot {
             clock: ClockState {
                 white_ms: game.clock().remaining(clock_at, Color::White),
@@ -387,7 +397,16 @@ impl Snapshot {
                 rule,
                 fen: game.board_position().fen(),
                 moves_from,
-                moves: moves[moves_from..].iter().map(MoveView::from).collect(),
+                moves: moves[moves_from..]
+                    .iter()
+                    .map(|m| {
+                        let mut v = MoveView::from(m);
+                        if !reveal {
+                            v.san = None;
+                        }
+                        v
+                    })
+                    .collect(),
                 to_move: game.position().turn().into(),
                 running,
                 pending: game.pending_claim().map(|(c, k, r)| PendingClaim {

@@ -11,6 +11,7 @@ use std::collections::HashMap;
 use std::pin::Pin;
 use std::sync::{Arc, Mutex};
 
+use flagfall_protocol::Role;
 use futures_util::Stream;
 use tokio::sync::broadcast;
 
@@ -20,6 +21,30 @@ use tokio::sync::broadcast;
 pub struct BusMsg {
     pub n: Option<u64>,
     pub text: Arc<str>,
+    /// The text White's, then Black's, sockets send instead, when theirs differs: it
+    /// holds what only that player may read (`flagfall_protocol::Actions::seen_by`).
+    pub private: [Option<Arc<str>>; 2],
+}
+
+impl BusMsg {
+    /// A message every socket sends as it is.
+    pub fn public(n: Option<u64>, text: Arc<str>) -> BusMsg {
+        BusMsg {
+            n,
+            text,
+            private: [None, None],
+        }
+    }
+
+    /// The text a socket acting as `role` sends.
+    pub fn text_for(&self, role: Role) -> &Arc<str> {
+        let own = match role {
+            Role::White => self.private[0].as_ref(),
+            Role::Black => self.private[1].as_ref(),
+            Role::Director | Role::Spectator => None,
+        };
+        own.unwrap_or(&self.text)
+    }
 }
 
 /// What a subscription yields.
@@ -166,20 +191,8 @@ mod tests {
         let bus = LocalBus::new();
         let mut a = bus.subscribe("a");
         let mut b = bus.subscribe("b");
-        bus.publish(
-            "a",
-            BusMsg {
-                n: Some(1),
-                text: "one".into(),
-            },
-        );
-        bus.publish(
-            "b",
-            BusMsg {
-                n: None,
-                text: "two".into(),
-            },
-        );
+        bus.publish("a", BusMsg::public(Some(1), "one".into()));
+        bus.publish("b", BusMsg::public(None, "two".into()));
         match a.next().await {
             Some(Delivery::Msg(m)) => assert_eq!((m.n, &*m.text), (Some(1), "one")),
             other => panic!("{other:?}"),
@@ -203,13 +216,7 @@ mod tests {
         assert_eq!((bus.channels(), bus.subscribers("g")), (1, 0));
         // A new subscriber gets a new channel, and what is published reaches it.
         let mut c = bus.subscribe("g");
-        bus.publish(
-            "g",
-            BusMsg {
-                n: Some(1),
-                text: "again".into(),
-            },
-        );
+        bus.publish("g", BusMsg::public(Some(1), "again".into()));
         assert!(matches!(c.next().await, Some(Delivery::Msg(m)) if &*m.text == "again"));
     }
 
@@ -218,13 +225,7 @@ mod tests {
         let bus = LocalBus::new();
         let mut a = bus.subscribe("a");
         for i in 0..(CAPACITY as u64 + 5) {
-            bus.publish(
-                "a",
-                BusMsg {
-                    n: Some(i),
-                    text: "x".into(),
-                },
-            );
+            bus.publish("a", BusMsg::public(Some(i), "x".into()));
         }
         assert!(matches!(a.next().await, Some(Delivery::Lagged)));
     }

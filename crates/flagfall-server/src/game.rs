@@ -111,8 +111,29 @@ impl View {
         self.base + self.epoch.elapsed().as_millis() as u64
     }
 
-    /// The state object now: the stored game, its clocks read now.
+    /// The state object now, as anyone may read it ([`flagfall_protocol::Actions::seen_by`]): the stored
+    /// game, its clocks read now.
     pub fn state(&self, meta: &GameMeta) -> State {
+        let mut state = self.full_state(meta);
+        state.actions.seen_by(Role::Spectator);
+        state
+    }
+
+    /// The `state` message for a socket acting as `role`: the shared one
+    /// ([`View::state_text`]) unless this player may read more in it.
+    pub fn state_text_for(&self, meta: &GameMeta, role: Role) -> Arc<str> {
+        if matches!(role, Role::White | Role::Black) {
+            let mut own = self.full_state(meta);
+            own.actions.seen_by(role);
+            if own.actions.has_private() {
+                return ServerMsg::State(Box::new(own)).to_text().into();
+            }
+        }
+        self.state_text(meta)
+    }
+
+    /// The state object now, with what only one player may read.
+    fn full_state(&self, meta: &GameMeta) -> State {
         let cx = StateContext {
             id: &meta.id,
             setup: &meta.setup,
@@ -382,8 +403,15 @@ impl Live {
         }
     }
 
+    /// The state for the server's own use (`Cmd::State`: the practice computer, which
+    /// notices an illegal move as a player at the board would): every legal move keeps
+    /// its SAN, which the wire leaves out over the board while the game goes on.
     fn state(&self) -> State {
-        State::of(&self.game, self.moves.entries(), self.context())
+        let mut state = State::of(&self.game, self.moves.entries(), self.context());
+        for (view, entry) in state.moves.iter_mut().zip(self.moves.entries()) {
+            view.san.clone_from(&entry.san);
+        }
+        state
     }
 
     /// The state as an update from one whose first `moves_from` moves are current.
@@ -732,13 +760,9 @@ impl Live {
                 black: claims_of(Color::Black),
             },
         };
-        self.shared.bus.publish(
-            &self.meta.id,
-            BusMsg {
-                n: None,
-                text: msg.to_text().into(),
-            },
-        );
+        self.shared
+            .bus
+            .publish(&self.meta.id, BusMsg::public(None, msg.to_text().into()));
         if self.game.setup().auto_flag {
             let at = self.now().max(t);
             let end = Event {
@@ -931,6 +955,10 @@ impl Live {
             self.was_live = false;
         }
         let snapshot = self.snapshot(moves_from);
+        // What everyone reads, and what only White's or Black's sockets read
+        // (`Actions::seen_by`: whether an unpressed move may be taken back tells whether
+        // it is legal).
+        let (public, private) = split_private(snapshot);
         // Commit, then the view, then the bus: a socket that subscribed before it read
         // the view gets every later event, and skips those the view holds.
         self.publish();
@@ -949,14 +977,15 @@ impl Live {
             if let (Some(role), Some(id)) = (h.role, h.id.clone()) {
                 self.seen.insert((role, id), n);
             }
-            let msg = self.event_msg(n, h.id.clone(), event, &snapshot);
-            self.shared.bus.publish(
-                &self.meta.id,
-                BusMsg {
-                    n: Some(n),
-                    text: msg.to_text().into(),
-                },
-            );
+            let msg = self.event_msg(n, h.id.clone(), event, &public);
+            let mut out = BusMsg::public(Some(n), msg.to_text().into());
+            for (i, own) in private.iter().enumerate() {
+                if let Some(own) = own {
+                    let msg = self.event_msg(n, h.id.clone(), msg_event(&msg), own);
+                    out.private[i] = Some(msg.to_text().into());
+                }
+            }
+            self.shared.bus.publish(&self.meta.id, out);
             let refusal = new_rulings
                 .iter()
                 .find(|r| r.event == n as usize && r.kind == RulingKind::Refused);
@@ -1107,6 +1136,32 @@ fn refusal_key(
         first.rule.clone(),
     );
     Some((key, (first.ruling, first.rule)))
+}
+
+/// A snapshot as everyone may read it, and, for White then Black, the snapshot as that
+/// player's sockets read it when it differs ([`flagfall_protocol::Actions::seen_by`]).
+fn split_private(snapshot: Snapshot) -> (Snapshot, [Option<Snapshot>; 2]) {
+    if !snapshot.update.actions.has_private() {
+        return (snapshot, [None, None]);
+    }
+    let seen = |role: Role| {
+        let mut s = snapshot.clone();
+        s.update.actions.seen_by(role);
+        s
+    };
+    let private = [Role::White, Role::Black].map(|role| {
+        let own = seen(role);
+        own.update.actions.has_private().then_some(own)
+    });
+    (seen(Role::Spectator), private)
+}
+
+/// The event object of an `event` message.
+fn msg_event(msg: &ServerMsg) -> Value {
+    match msg {
+        ServerMsg::Event { event, .. } => event.clone(),
+        _ => Value::Null,
+    }
 }
 
 async fn sleep_until(at: Option<Instant>) {

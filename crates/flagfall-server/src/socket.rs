@@ -97,7 +97,7 @@ async fn state_now(
     role: Role,
 ) -> Option<(u64, Message)> {
     let v = view(s, id, h).await?;
-    Some((v.n, with_role(&v.state_text(&h.meta), role)))
+    Some((v.n, with_role(&v.state_text_for(&h.meta, role), role)))
 }
 
 /// Send a command to the game's task, reloading the game once if its task was unloaded.
@@ -479,7 +479,7 @@ pub async fn run(s: Arc<Shared>, id: String, role: Role, socket: WebSocket) {
                         if let Some(n) = m.n {
                             last_n = n;
                         }
-                        if timed(&mut sink, Message::Text(Utf8Bytes::from(&*m.text))).await.is_err() {
+                        if timed(&mut sink, Message::Text(Utf8Bytes::from(&**m.text_for(role)))).await.is_err() {
                             break;
                         }
                     }

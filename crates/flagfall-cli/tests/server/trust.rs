@@ -530,3 +530,88 @@ async fn faults_under_a_game_in_play_lose_and_double_nothing() {
     }
     srv.stop().await;
 }
+
+/// Over the board nobody but the mover learns from the server whether an unpressed move
+/// is legal. `take_back` is offered only for an illegal move (touch move, uscf-2020 15),
+/// so it reaches only the mover's sockets: the opponent, the director, a spectator and
+/// the HTTP `GET` read `false`, in the event and in a state on connect.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn only_the_mover_learns_that_an_unpressed_move_may_be_taken_back() {
+    let srv = Server::start().await;
+    let g = srv
+        .create(r#"{"rules":"uscf-2020","time_control":"G/5;d0"}"#)
+        .await;
+    let mut white = srv.connect(&g.id, Some(&g.tokens.white)).await;
+    let mut black = srv.connect(&g.id, Some(&g.tokens.black)).await;
+    let mut director = srv.connect(&g.id, Some(&g.tokens.director)).await;
+    let mut watcher = srv.connect(&g.id, None).await;
+    // An illegal move (a pawn three squares), not pressed.
+    white.send(json!({"move":"e2e5"})).await;
+    let own = white.event().await;
+    assert_eq!(
+        own["update"]["actions"]["white"]["take_back"], true,
+        "{own}"
+    );
+    for (who, c) in [
+        ("black", &mut black),
+        ("director", &mut director),
+        ("spectator", &mut watcher),
+    ] {
+        let ev = c.until(|m| m["type"] == "event").await;
+        assert_eq!(ev["n"], own["n"], "{who}");
+        assert_eq!(
+            ev["update"]["actions"]["white"]["take_back"], false,
+            "{who}: {ev}"
+        );
+        // Nothing else differs from the mover's message.
+        let (mut a, mut b) = (ev.clone(), own.clone());
+        a["update"]["actions"]["white"]["take_back"] = json!(null);
+        b["update"]["actions"]["white"]["take_back"] = json!(null);
+        assert_eq!(a, b, "{who}");
+    }
+    assert_eq!(
+        srv.state(&g.id).await["actions"]["white"]["take_back"],
+        false
+    );
+    for (token, seen) in [
+        (&g.tokens.black, false),
+        (&g.tokens.director, false),
+        (&g.tokens.white, true),
+    ] {
+        let late = srv.connect(&g.id, Some(token)).await;
+        assert_eq!(late.initial["actions"]["white"]["take_back"], seen);
+    }
+    let late = srv.connect(&g.id, None).await;
+    assert_eq!(late.initial["actions"]["white"]["take_back"], false);
+    // Taken back, then a legal move on the board: nobody is offered a take back.
+    white.send(json!({"retract":true})).await;
+    white.event().await;
+    white.send(json!({"move":"e2e4"})).await;
+    let own = white.event().await;
+    assert_eq!(own["update"]["actions"]["white"]["take_back"], false);
+    let ev = black.until(|m| m["n"] == own["n"]).await;
+    assert_eq!(ev, own, "the same message for both players");
+    // Nor does the move list tell: over the board no move carries its SAN (only a
+    // legal one has one) until the game is over; then the whole list comes again, with
+    // them.
+    white.send(json!({"press":true})).await;
+    white.event().await;
+    black.send(json!({"move":"e7e5","press":true})).await;
+    black.event().await;
+    let state = srv.state(&g.id).await;
+    let moves = state["moves"].as_array().unwrap();
+    assert_eq!(moves.len(), 2, "{state}");
+    assert!(moves.iter().all(|m| m.get("san").is_none()), "{state}");
+    white.send(json!({"resign":true})).await;
+    let over = white.event().await;
+    assert_eq!(over["result"], "0-1", "{over}");
+    assert_eq!(over["update"]["moves_from"], 0, "{over}");
+    let sans: Vec<&str> = over["update"]["moves"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|m| m["san"].as_str().unwrap_or("-"))
+        .collect();
+    assert_eq!(sans, ["e4", "e5"]);
+    srv.stop().await;
+}
