@@ -220,15 +220,22 @@ async fn list_challenges(State(s): State<AppState>) -> Response {
     let now = crate::now_unix_ms();
     let since = now - crate::challenge::CHALLENGE_TTL_MS;
     match s.store.open_challenges(since, 100).await {
-        Ok(rows) => match rows
-            .iter()
-            .map(|r| crate::challenge::listed(r, now))
-            .filter(|l| !matches!(l, Ok(l) if l.status != crate::challenge::Standing::Open))
-            .collect::<Result<Vec<_>, _>>()
-        {
-            Ok(listed) => axum::Json(listed).into_response(),
-            Err(e) => server_error(e),
-        },
+        // A challenge whose stored body does not read is logged and left out: one
+        // damaged row does not take the lobby down.
+        Ok(rows) => {
+            let listed: Vec<_> = rows
+                .iter()
+                .filter_map(|r| match crate::challenge::listed(r, now) {
+                    Ok(l) => Some(l),
+                    Err(e) => {
+                        tracing::warn!(challenge = %r.challenge.id, error = %e, "a damaged challenge left out of the lobby");
+                        None
+                    }
+                })
+                .filter(|l| l.status == crate::challenge::Standing::Open)
+                .collect();
+            axum::Json(listed).into_response()
+        }
         Err(e) => server_error(e.into()),
     }
 }
@@ -407,26 +414,29 @@ async fn list_games(State(s): State<AppState>, Query(q): Query<ListQuery>) -> Re
         Ok(games) => games,
         Err(e) => return server_error(e.into()),
     };
-    let listed = games
+    let listed: Vec<_> = games
         .iter()
-        .map(|g| {
+        .filter_map(|g| {
             // The setup's names, ruleset and time control (docs/protocol.md); a setup
-            // that does not read is the store's damage, named, not a line of nulls.
-            let setup: serde_json::Value = serde_json::from_str(&g.setup)
-                .map_err(|e| crate::ServerError::Corrupt(format!("game {}: setup: {e}", g.id)))?;
+            // that does not read is the store's damage: logged and left out, never a
+            // line of nulls, and one damaged game does not take the list down.
+            let setup: serde_json::Value = match serde_json::from_str(&g.setup) {
+                Ok(v) => v,
+                Err(e) => {
+                    tracing::warn!(game = %g.id, error = %e, "a game with a damaged setup left out of the list");
+                    return None;
+                }
+            };
             let field = |k: &str| setup.get(k).cloned().unwrap_or(serde_json::Value::Null);
-            Ok(
+            Some(
                 json!({"id": g.id, "mode": g.mode, "status": g.status.as_str(),
                       "result": g.result, "created_ms": g.created_ms,
                       "white": field("white"), "black": field("black"),
                       "rules": field("rules"), "time_control": field("time_control")}),
             )
         })
-        .collect::<Result<Vec<_>, crate::ServerError>>();
-    match listed {
-        Ok(list) => axum::Json(list).into_response(),
-        Err(e) => server_error(e),
-    }
+        .collect();
+    axum::Json(listed).into_response()
 }
 
 #[derive(Deserialize)]

@@ -29,7 +29,8 @@ pub trait Store: Send + Sync {
     /// Append events of any games in one transaction (group commit), marking the games
     /// that finished. All or nothing.
     fn append<'a>(&'a self, batch: &'a [NewEvent]) -> StoreFuture<'a, ()>;
-    /// Games by status (all when `None`), newest first, at most `limit`.
+    /// Games by status (all when `None`), newest first, at most `limit`. A damaged row is
+    /// logged and left out (reading that game alone names what is wrong).
     fn list<'a>(&'a self, status: Option<Status>, limit: i64) -> StoreFuture<'a, Vec<GameSummary>>;
     /// The ids of the live games, oldest first (what a starting server resumes: ids
     /// only, so that one game's damaged row keeps no other from being resumed).
@@ -37,7 +38,7 @@ pub trait Store: Send + Sync {
     fn create_challenge<'a>(&'a self, c: &'a NewChallenge) -> StoreFuture<'a, ()>;
     fn challenge<'a>(&'a self, id: &'a str) -> StoreFuture<'a, Option<ChallengeRow>>;
     /// Open challenges created after `since_ms` (Unix milliseconds), newest first, at
-    /// most `limit`.
+    /// most `limit`; a damaged row is logged and left out.
     fn open_challenges<'a>(
         &'a self,
         since_ms: i64,

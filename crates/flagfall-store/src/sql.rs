@@ -345,6 +345,22 @@ where
     })
 }
 
+/// The rows of a listing that read: a damaged row (a value its column's type does not
+/// know, or a column that does not decode) is logged and left out, so one damaged game or
+/// challenge does not take the lobby down with it; reading that row alone still fails,
+/// naming what is wrong.
+pub(crate) fn readable<R, T>(rows: &[R], read: impl Fn(&R) -> Result<T>, what: &str) -> Vec<T> {
+    rows.iter()
+        .filter_map(|r| match read(r) {
+            Ok(t) => Some(t),
+            Err(e) => {
+                tracing::warn!(error = %e, "a damaged {what} row left out of a listing");
+                None
+            }
+        })
+        .collect()
+}
+
 /// A row of [`Bind::list`].
 pub(crate) fn game_summary<R>(r: &R) -> Result<GameSummary>
 where

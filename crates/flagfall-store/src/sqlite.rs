@@ -291,7 +291,7 @@ impl Store for SqliteStore {
                 .fetch_all(&self.pool)
                 .await
                 .map_err(q("listing games"))?;
-            rows.iter().map(sql::game_summary).collect()
+            Ok(sql::readable(&rows, sql::game_summary, "games"))
         })
     }
 
@@ -337,7 +337,7 @@ impl Store for SqliteStore {
                 .fetch_all(&self.pool)
                 .await
                 .map_err(q("listing challenges"))?;
-            rows.iter().map(sql::challenge_row).collect()
+            Ok(sql::readable(&rows, sql::challenge_row, "challenges"))
         })
     }
 
