@@ -228,7 +228,7 @@ struct Live {
     /// Where the game as stored is published ([`View`]).
     view: Option<watch::Sender<Arc<View>>>,
     /// The refusals stored since the last stored event that changed the game: the same
-    /// refusal again is answered, not stored ([`Live::repeated_refusal`]).
+    /// refusal again is answered, not stored ([`Live::repeated_refusals`]).
     refused: HashSet<RefusalKey>,
     /// Never started and expired (`crate::lifecycle`): actions are refused.
     aborted: bool,
@@ -797,15 +797,34 @@ impl Live {
         }
         let was_over = self.game.is_over();
         let rulings_before = self.game.rulings().len();
-        let (events, rows) = self.apply(&held);
-        if let Some(answers) = self.repeated_refusal(&held, rulings_before) {
+        let (mut events, mut rows) = self.apply(&held);
+        let repeats = self.repeated_refusals(&held, rulings_before);
+        let mut held = held;
+        if repeats.iter().any(Option::is_some) {
+            // The repeats are answered, not stored: the game goes back to what is
+            // stored and the rest of the batch, if any, is applied again without them
+            // (a refusal changed nothing the others depend on).
             self.undo();
-            for (h, (reason, rule)) in held.into_iter().zip(answers) {
-                for r in h.reply.into_iter().chain(h.also) {
-                    let _ = r.send(self.refuse(h.id.clone(), reason.clone(), Some(rule.clone())));
+            let mut keep = Vec::new();
+            for (h, repeat) in held.into_iter().zip(repeats) {
+                match repeat {
+                    Some((reason, rule)) => {
+                        for r in h.reply.into_iter().chain(h.also) {
+                            let _ = r.send(self.refuse(
+                                h.id.clone(),
+                                reason.clone(),
+                                Some(rule.clone()),
+                            ));
+                        }
+                    }
+                    None => keep.push(h),
                 }
             }
-            return;
+            if keep.is_empty() {
+                return;
+            }
+            held = keep;
+            (events, rows) = self.apply(&held);
         }
         if let Err(e) = self.write(rows.clone()).await {
             tracing::error!(game = %self.meta.id, error = %e, "events not stored");
@@ -840,27 +859,29 @@ impl Live {
         (events, rows)
     }
 
-    /// The refusals of `held`, just applied, when every one of them repeats a refusal
-    /// stored since the game last changed (same sender, kind of action and rule): then
-    /// nothing of it is stored. A refusal is a ruling of kind `refused`, or a rejected
-    /// claim that changed no one's time. So junk grows a game by at most one event per
-    /// sender, kind of action and rule between two events that change it.
-    fn repeated_refusal(
+    /// For each action of `held`, just applied: its answer when it was only refused and
+    /// repeats a refusal stored since the game last changed, or one earlier in this batch
+    /// (same sender, kind of action and rule); such a repeat is not stored. A refusal is
+    /// a ruling of kind `refused`, or a rejected claim that changed no one's time. So junk
+    /// grows a game by at most one event per sender, kind of action and rule between two
+    /// events that change it, however the actions were batched.
+    fn repeated_refusals(
         &self,
         held: &[Held],
         rulings_before: usize,
-    ) -> Option<Vec<(String, String)>> {
+    ) -> Vec<Option<(String, String)>> {
         let first = self.n as usize + 1;
         let new = &self.game.rulings()[rulings_before..];
-        let mut answers = Vec::new();
-        for (i, h) in held.iter().enumerate() {
-            let (key, ruling) = refusal_key(h, new, first + i)?;
-            if !self.refused.contains(&key) {
-                return None;
-            }
-            answers.push(ruling);
-        }
-        Some(answers)
+        let mut in_batch = HashSet::new();
+        held.iter()
+            .enumerate()
+            .map(|(i, h)| {
+                let (key, ruling) = refusal_key(h, new, first + i)?;
+                let repeat = self.refused.contains(&key) || in_batch.contains(&key);
+                in_batch.insert(key);
+                repeat.then_some(ruling)
+            })
+            .collect()
     }
 
     /// Put the game back as it was stored (and published) before a batch that is not
