@@ -337,6 +337,15 @@ enum EventCommand {
         #[arg(long)]
         round: Option<u32>,
     },
+    /// Rating changes over the event's played games: Glicko-2 and the US Chess estimate
+    /// (the assumptions are in docs/events.md, "Rating changes").
+    Ratings {
+        /// The event file.
+        file: PathBuf,
+        /// Print JSON instead of a table.
+        #[arg(long)]
+        json: bool,
+    },
     /// Standings with tiebreaks (after the last complete round by default).
     Standings {
         /// The event file.
@@ -657,6 +666,15 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
             tiebreaks,
             output,
         } => print_standings(&file, after_round, tiebreaks.as_deref(), output)?,
+        EventCommand::Ratings { file, json } => {
+            let event = load(&file)?;
+            let rows = flagfall_events::rating_report::rating_changes(&event)?;
+            if json {
+                println!("{}", serde_json::to_string_pretty(&rows)?);
+            } else {
+                print!("{}", flagfall_events::rating_report::table(&rows));
+            }
+        }
         EventCommand::Tiebreaks { file, list } => {
             let event = apply(&file, &by, vec![Change::SetTiebreaks { list }])?;
             println!("tiebreak order: {}", event.tiebreaks);

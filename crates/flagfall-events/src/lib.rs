@@ -13,6 +13,7 @@
 //! - [`tiebreak`]: FIDE C.07 and US Chess tiebreaks over a crosstable.
 //! - [`rating_list`]: FIDE's published rating list, read to fill ratings and ids.
 //! - [`rating`]: Glicko-2, the US Chess blitz estimate, performance ratings.
+//! - [`rating_report`]: the event's rating changes by both, from its played games.
 
 pub mod change;
 pub mod event;
@@ -21,6 +22,7 @@ pub mod format;
 pub mod import;
 pub mod rating;
 pub mod rating_list;
+pub mod rating_report;
 mod spelling;
 pub mod tiebreak;
 pub mod uscf;

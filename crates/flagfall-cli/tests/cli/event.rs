@@ -265,6 +265,34 @@ rank,number,name,rating,points,BH,BH-C1,SB
         "{row}"
     );
 
+    // Rating changes: every game was played (12 each); the top seed who scored 11 of 12
+    // gains in both systems, P12 with 0 of 12 loses, and the US changes of players who
+    // met the same opponents balance out near zero (standard formula, equal K for most).
+    let ratings: Value = serde_json::from_str(&ok(&["event", "ratings", f, "--json"])).unwrap();
+    let rows = ratings.as_array().expect("an array");
+    assert_eq!(rows.len(), 12);
+    for r in rows {
+        assert_eq!(r["games"], 12, "{r}");
+        assert_eq!(r["us_formula"], "standard", "{r}");
+    }
+    let change = |n: u64| {
+        rows.iter().find(|r| r["number"] == n).unwrap()["us_change"]
+            .as_f64()
+            .unwrap()
+    };
+    let glicko = |n: u64| {
+        let r = rows.iter().find(|r| r["number"] == n).unwrap();
+        r["glicko2_after"]["rating"].as_f64().unwrap()
+            - r["glicko2_before"]["rating"].as_f64().unwrap()
+    };
+    assert!(change(1) > 0.0 && glicko(1) > 0.0, "{ratings}");
+    assert!(change(12) < 0.0 && glicko(12) < 0.0, "{ratings}");
+    let table = ok(&["event", "ratings", f]);
+    assert!(
+        table.starts_with(" No  Name") && table.contains("P12"),
+        "{table}"
+    );
+
     // Atomic writes leave no temporary files behind.
     let leftovers: Vec<_> = std::fs::read_dir(&dir)
         .unwrap()

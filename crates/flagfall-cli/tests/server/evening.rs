@@ -638,6 +638,34 @@ async fn a_double_round_robin_evening_played_on_the_server() {
         flagfall_events::export::trf(&paper),
         "the TRF export equals the paper evening's"
     );
+    // The rating changes (Glicko-2 and the US Chess estimate) equal the library's on the
+    // paper evening.
+    let ratings = ev.get("/rating-changes").await;
+    let paper_ratings = flagfall_events::rating_report::rating_changes(&paper).unwrap();
+    // (The games are summed in another order: equal to a millionth of a point.)
+    let rounded = |v: &Value| -> Vec<String> {
+        v.as_array()
+            .unwrap()
+            .iter()
+            .map(|r| {
+                let f = |x: &Value| format!("{:.6}", x.as_f64().unwrap_or(f64::NAN));
+                format!(
+                    "{} {} {} {} {} {} {} {}",
+                    r["number"],
+                    r["games"],
+                    r["score"],
+                    f(&r["glicko2_after"]["rating"]),
+                    f(&r["glicko2_after"]["deviation"]),
+                    f(&r["us_after"]),
+                    r["us_formula"],
+                    f(&r["performance"]),
+                )
+            })
+            .collect()
+    };
+    let paper_ratings = serde_json::to_value(&paper_ratings).unwrap();
+    assert_eq!(rounded(&ratings["players"]), rounded(&paper_ratings));
+    assert_eq!(ratings["players"].as_array().unwrap().len(), 10);
     // The PGN holds every game with its moves and rulings.
     let pgn = expect(addr, "GET", &ev.path("/export/pgn"), None, "", 200).await;
     assert_eq!(pgn.as_str().unwrap().matches("[Round \"").count(), 90);

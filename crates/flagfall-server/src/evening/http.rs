@@ -55,6 +55,7 @@ pub fn routes(shared: &Shared) -> Router<AppState> {
         )
         .route("/api/events/{id}/standings", get(get_standings))
         .route("/api/events/{id}/crosstable", get(get_crosstable))
+        .route("/api/events/{id}/rating-changes", get(get_rating_changes))
         .route("/api/events/{id}/log", get(get_log))
         .route("/api/events/{id}/me", get(get_me))
         .route("/api/events/{id}/export/{kind}", get(export_as))
@@ -726,6 +727,18 @@ async fn get_crosstable(
 ) -> Result<Response, ApiError> {
     let h = evening(&s, &id).await?;
     Ok(axum::Json(view::crosstable(&h.now().event)).into_response())
+}
+
+/// `GET /api/events/{id}/rating-changes`: each player's Glicko-2 and US Chess estimate
+/// over the played games so far (`flagfall_events::rating_report`).
+async fn get_rating_changes(
+    State(s): State<AppState>,
+    Path(id): Path<String>,
+) -> Result<Response, ApiError> {
+    let h = evening(&s, &id).await?;
+    let rows = flagfall_events::rating_report::rating_changes(&h.now().event)
+        .map_err(|e| refused(StatusCode::UNPROCESSABLE_ENTITY, e.to_string()))?;
+    Ok(axum::Json(json!({ "players": rows })).into_response())
 }
 
 /// `GET /api/events/{id}/log` (director): every change, who, when, what before.
