@@ -173,7 +173,7 @@ test('print views: pairings, slips, standings and crosstable fit A4 and Letter',
       assert.equal(await page.locator('.pr-slip').count(), r2.boards.length);
       // Two games a board: game 2 with the colours reversed.
       const s = page.locator('.pr-slip').first();
-      assert.match(await s.textContent(), new RegExp(`Game 2: White ${r2.boards[0].black.name}, Black ${r2.boards[0].white.name}`));
+      assert.match(await s.textContent(), new RegExp(`Game 2, colours reversed \\(${r2.boards[0].black.name} White\\)`));
     },
     standings: async (page) => {
       await page.getByRole('heading', { name: 'Friday blitz: standings after round 1' }).waitFor();

@@ -67,14 +67,12 @@ function pairingsSheet(d: PrintData): VNode[] {
 
 function slip(d: PrintData, r: EvRound, b: EvBoard): VNode {
   const games = b.results.length;
-  const line = (g: number): VNode => {
-    // Game 2 of a match is played with the board's Black as White.
-    const [w, bl] = g === 0 ? [b.white, b.black] : [b.black, b.white];
-    return h('div.pr-game', [
-      games > 1 ? h('p', `Game ${g + 1}: White ${w.name}, Black ${bl.name}`) : null,
+  const line = (g: number): VNode =>
+    h('div.pr-game', [
+      // Game 2 of a match is played with the board's Black as White.
+      games > 1 ? h('p', g === 0 ? 'Game 1, colours as above' : `Game ${g + 1}, colours reversed (${b.black.name} White)`) : null,
       h('p.pr-boxes', ['1–0', '½–½', '0–1'].map((t) => h('span.pr-box', [h('span.pr-tick'), ` ${t}`]))),
     ]);
-  };
   return h('article.pr-slip', { attrs: { 'data-board': String(b.board) } }, [
     h('p.pr-slip-head', [h('strong', `Board ${b.board}`), ` · round ${r.round} · ${d.event.name}`]),
     h('p.pr-slip-player', [h('span.pr-colour', 'White'), `${b.white.name} (${b.white.number})`]),
