@@ -6,6 +6,7 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { writeFileSync } from 'node:fs';
+import qrcode from 'qrcode-generator';
 import { join } from 'node:path';
 import { DESKTOP, PHONE, eventApi, openPage, pdfPages, screenshotDir, shot, startBrowser, startServer } from './harness.mjs';
 
@@ -56,6 +57,14 @@ async function makeEvening() {
   });
   assert.equal(added.players.length, PLAYERS.length);
   return ev;
+}
+
+/** The QR code of `text` as the page's library draws it (the same library, the same settings). */
+function qrSvg(text) {
+  const q = qrcode(0, 'M');
+  q.addData(text);
+  q.make();
+  return q.createSvgTag({ cellSize: 4, margin: 2, scalable: true });
 }
 
 const names = (page, sel) => page.locator(sel).allTextContents();
@@ -153,7 +162,7 @@ const LETTER = { width: 612, height: 792 };
 /** The content width of the narrower paper (A4 less 12 mm margins) in CSS pixels. */
 const CONTENT_PX = Math.floor(((210 - 24) / 25.4) * 96);
 
-test('print views: pairings, slips, standings and crosstable fit A4 and Letter', async () => {
+test('print views: pairings, slips, standings, crosstable and the QR codes fit A4 and Letter', async () => {
   const ev = await makeEvening();
   const id = ev.id;
   for (let n = 1; n <= PLAYERS.length; n++) await eventApi(server.base, 'POST', `/api/events/${id}/players/${n}/check-in`, ev.director_token, {});
@@ -163,7 +172,22 @@ test('print views: pairings, slips, standings and crosstable fit A4 and Letter',
   for (const b of r2.boards.slice(0, 3)) await result(ev, 2, b.board, ['1/2', '1-0']);
   const st = await eventApi(server.base, 'GET', `/api/events/${id}/standings`);
 
+  const links = (await eventApi(server.base, 'GET', `/api/events/${id}/links`, ev.director_token)).players;
   const checks = {
+    qr: async (page) => {
+      // One card per player, each the QR code of the link the player was given.
+      assert.equal(await page.locator('.pr-qr').count(), PLAYERS.length);
+      for (const [i, p] of links.entries()) {
+        const card = page.locator('.pr-qr').nth(i);
+        const url = `${server.base}${p.link}`;
+        assert.equal(await card.getAttribute('data-link'), url);
+        assert.match(await card.textContent(), new RegExp(`${p.name} \\(${p.number}\\)`));
+        // The modules drawn: the path of the page's SVG is the path of the link's code.
+        const drawn = /\bd="([^"]+)"/.exec(await card.locator('.pr-qr-code').innerHTML())?.[1];
+        const want = /\bd="([^"]+)"/.exec(qrSvg(url))[1];
+        assert.ok(drawn === want, `card ${i}: the QR code is not the code of ${url}`);
+      }
+    },
     pairings: async (page) => {
       await page.getByRole('heading', { name: 'Friday blitz: round 2 pairings' }).waitFor();
       assert.equal(await page.locator('.pr-pairings tbody tr').count(), r2.boards.length);
@@ -191,7 +215,7 @@ test('print views: pairings, slips, standings and crosstable fit A4 and Letter',
   };
 
   for (const [kind, check] of Object.entries(checks)) {
-    const path = `/events/${id}/print/${kind}`;
+    const path = `/events/${id}/print/${kind}${kind === 'qr' ? `?token=${ev.director_token}` : ''}`;
     const { ctx, page, errors } = await openPage(browser, server.base, path, DESKTOP);
     await page.locator('main.print-page[data-ready="true"]').waitFor();
     await check(page);
@@ -224,8 +248,17 @@ test('print views: pairings, slips, standings and crosstable fit A4 and Letter',
   await bad.page.getByText('There is no round 9 to print: rounds 1 to 2 are paired; showing round 2.').waitFor();
   assert.equal(await bad.page.locator('.pr-slip').count(), r2.boards.length);
   await bad.page.goto(`${server.base}/events/${id}/print/scoresheets`);
-  await bad.page.getByText('There is no print view "scoresheets": the views are pairings, slips, standings, crosstable.').waitFor();
-  assert.deepEqual(bad.errors, []);
+  await bad.page.getByText('There is no print view "scoresheets": the views are pairings, slips, standings, crosstable, qr.').waitFor();
+  // The players' links are the director's: no token, no codes; a player's token, refused.
+  await bad.page.goto(`${server.base}/events/${id}/print/qr`);
+  await bad.page.getByText("The QR codes of the players' links are the director's to print").waitFor();
+  assert.equal(await bad.page.locator('.pr-qr').count(), 0);
+  const player = new URL(links[0].link, server.base).searchParams.get('token');
+  await bad.page.goto(`${server.base}/events/${id}/print/qr?token=${player}`);
+  await bad.page.getByText('only the event\'s director (or a deputy) may do this').waitFor();
+  assert.equal(await bad.page.locator('.pr-qr').count(), 0);
+  // The refused GET is the browser's own console line (403), not the page's error.
+  assert.deepEqual(bad.errors.filter((e) => !e.includes('403')), []);
   await bad.ctx.close();
 });
 

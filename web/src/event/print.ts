@@ -6,22 +6,32 @@
 // `@page` size the browser's print dialog starts with. The data is the server's answers
 // (docs/protocol.md "Evenings"), read once when the page opens; the toolbar is not
 // printed.
+import qrcode from 'qrcode-generator';
 import { attributesModule, classModule, eventListenersModule, h, init, propsModule, type VNode } from 'snabbdom';
 import { PRINT_KINDS, crossCellText, defaultPaper, pageName, roundWanted, type Paper, type PrintKind } from './printmodel';
 import { byeText, points, resultText, tiebreakText, type EvBoard, type EvCrosstable, type EvRound, type EvStandings, type EvSummary } from './projmodel';
 import './event.css';
 
-const KIND_TITLE: Record<PrintKind, string> = { pairings: 'Pairings', slips: 'Result slips', standings: 'Standings', crosstable: 'Crosstable' };
+const KIND_TITLE: Record<PrintKind, string> = { pairings: 'Pairings', slips: 'Result slips', standings: 'Standings', crosstable: 'Crosstable', qr: 'QR codes' };
+
+/** A player's link as `GET /api/events/{id}/links` answers it. */
+interface PlayerLink {
+  name: string;
+  number: number;
+  link: string | null;
+  why?: string;
+}
 
 interface PrintData {
+  links: PlayerLink[] | null;
   event: EvSummary;
   round: EvRound | null;
   standings: EvStandings | null;
   crosstable: EvCrosstable | null;
 }
 
-async function getJson<T>(path: string): Promise<T> {
-  const r = await fetch(path);
+async function getJson<T>(path: string, token: string | null = null): Promise<T> {
+  const r = await fetch(path, token ? { headers: { authorization: `Bearer ${token}` } } : undefined);
   if (!r.ok) {
     let msg = `${r.status}`;
     try {
@@ -128,10 +138,41 @@ function crosstableSheet(d: PrintData): VNode[] {
   ];
 }
 
+function qrSvg(text: string): string {
+  const q = qrcode(0, 'M');
+  q.addData(text);
+  q.make();
+  return q.createSvgTag({ cellSize: 4, margin: 2, scalable: true });
+}
+
+function qrSheet(d: PrintData): VNode[] {
+  const links = d.links ?? [];
+  const without = links.filter((p) => p.link === null);
+  return [
+    h('p.pr-note.noprint', 'Each player\'s personal link as a QR code: cut the cards apart and hand each player theirs. Whoever holds a card acts as that player, so give the cards out by hand.'),
+    h(
+      'div.pr-qrs',
+      links
+        .filter((p) => p.link !== null)
+        .map((p) => {
+          const url = new URL(p.link ?? '', location.origin).toString();
+          return h('article.pr-qr', { attrs: { 'data-number': String(p.number), 'data-link': url } }, [
+            h('p.pr-qr-name', [h('strong', p.name), ` (${p.number})`]),
+            h('div.pr-qr-code', { attrs: { role: 'img', 'aria-label': `QR code of ${p.name}'s link` }, props: { innerHTML: qrSvg(url) } }),
+            h('p.pr-qr-event', `${d.event.name}: scan to check in and see your board`),
+          ]);
+        }),
+    ),
+    ...(without.length ? [h('p.pr-note', `No QR code for ${without.map((p) => `${p.name} (${p.number}): ${p.why ?? 'no link'}`).join('; ')}.`)] : []),
+  ];
+}
+
 const PAPER_KEY = 'flagfall.paper';
 
 interface PrintModel {
   kind: PrintKind;
+  /** The director's token (`?token=`), for the QR codes. */
+  token: string | null;
   data: PrintData | null;
   error: string | null;
   notice: string | null;
@@ -140,12 +181,18 @@ interface PrintModel {
 
 function toolbar(id: string, m: PrintModel, setPaper: (p: Paper) => void): VNode {
   const round = m.data?.round?.round;
-  const q = round ? `?round=${round}` : '';
+  const href = (k: PrintKind): string => {
+    const q = new URLSearchParams();
+    if (round && (k === 'pairings' || k === 'slips')) q.set('round', String(round));
+    if (m.token) q.set('token', m.token);
+    const qs = q.toString();
+    return `/events/${encodeURIComponent(id)}/print/${k}${qs ? `?${qs}` : ''}`;
+  };
+  // The QR codes are the director's: offered when the page was opened with the director's token.
+  const kinds = PRINT_KINDS.filter((k) => k !== 'qr' || m.token);
   return h('nav.pr-tools.noprint', [
     h('a', { attrs: { href: `/events/${encodeURIComponent(id)}/projector` } }, 'Projector'),
-    ...PRINT_KINDS.map((k) =>
-      k === m.kind ? h('strong', KIND_TITLE[k]) : h('a', { attrs: { href: `/events/${encodeURIComponent(id)}/print/${k}${k === 'pairings' || k === 'slips' ? q : ''}` } }, KIND_TITLE[k]),
-    ),
+    ...kinds.map((k) => (k === m.kind ? h('strong', KIND_TITLE[k]) : h('a', { attrs: { href: href(k) } }, KIND_TITLE[k]))),
     h('label', [
       'Paper ',
       h(
@@ -165,6 +212,7 @@ function printView(id: string, m: PrintModel, setPaper: (p: Paper) => void): VNo
   else if (m.kind === 'pairings') body = pairingsSheet(m.data);
   else if (m.kind === 'slips') body = slipsSheet(m.data);
   else if (m.kind === 'standings') body = standingsSheet(m.data);
+  else if (m.kind === 'qr') body = qrSheet(m.data);
   else body = crosstableSheet(m.data);
   const page = pageName(m.paper, m.kind, m.data?.crosstable?.rounds ?? 0);
   return h('main.print-page', { class: { [page]: true }, attrs: { 'data-kind': m.kind, 'data-ready': String(m.data !== null || m.error !== null) } }, [
@@ -188,7 +236,9 @@ export function mountPrint(root: HTMLElement, id: string, kind: string, search: 
   } catch {
     /* storage refused: the default */
   }
+  const token = new URLSearchParams(search).get('token');
   let m: PrintModel = {
+    token,
     kind: known ? (kind as PrintKind) : 'pairings',
     data: null,
     error: known ? null : `There is no print view "${kind}": the views are ${PRINT_KINDS.join(', ')}.`,
@@ -209,6 +259,11 @@ export function mountPrint(root: HTMLElement, id: string, kind: string, search: 
   };
   render();
   if (!known) return;
+  if (m.kind === 'qr' && !token) {
+    m = { ...m, error: "The QR codes of the players' links are the director's to print: open this page from the director's link (it ends in ?token=...)." };
+    render();
+    return;
+  }
   const base = `/api/events/${encodeURIComponent(id)}`;
   void (async () => {
     try {
@@ -216,12 +271,13 @@ export function mountPrint(root: HTMLElement, id: string, kind: string, search: 
       document.title = `flagfall · ${event.name} · ${KIND_TITLE[m.kind].toLowerCase()}`;
       const { round, error } = roundWanted(search, event.rounds_paired);
       const needsRound = m.kind === 'pairings' || m.kind === 'slips';
-      const [r, standings, crosstable] = await Promise.all([
+      const [r, standings, crosstable, links] = await Promise.all([
         needsRound && round > 0 ? getJson<EvRound>(`${base}/rounds/${round}`) : Promise.resolve(null),
         m.kind === 'standings' ? getJson<EvStandings>(`${base}/standings`) : Promise.resolve(null),
         m.kind === 'crosstable' ? getJson<EvCrosstable>(`${base}/crosstable`) : Promise.resolve(null),
+        m.kind === 'qr' ? getJson<{ players: PlayerLink[] }>(`${base}/links`, token).then((v) => v.players) : Promise.resolve(null),
       ]);
-      m = { ...m, data: { event, round: r, standings, crosstable }, notice: needsRound ? error : null };
+      m = { ...m, data: { event, round: r, standings, crosstable, links }, notice: needsRound ? error : null };
     } catch (e) {
       m = { ...m, error: `The evening ${id} could not be read: ${(e as Error).message}` };
     }

@@ -2,7 +2,7 @@
 // paper and page, a crosstable cell in a club's notation.
 import type { EvCrossCell } from './projmodel';
 
-export const PRINT_KINDS = ['pairings', 'slips', 'standings', 'crosstable'] as const;
+export const PRINT_KINDS = ['pairings', 'slips', 'standings', 'crosstable', 'qr'] as const;
 export type PrintKind = (typeof PRINT_KINDS)[number];
 
 export type Paper = 'a4' | 'letter';
