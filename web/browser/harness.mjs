@@ -162,3 +162,31 @@ export async function waitState(base, id, pred, what, timeoutMs = 10_000) {
   }
   throw new Error(`timed out waiting for ${what}; last state: ${JSON.stringify(last).slice(0, 600)}`);
 }
+
+/** One call of the evening's API (docs/protocol.md "Evenings"): the answer's JSON; throws naming the status otherwise. */
+export async function eventApi(base, method, path, token, body) {
+  const headers = { 'content-type': 'application/json' };
+  if (token) headers.authorization = `Bearer ${token}`;
+  const r = await fetch(`${base}${path}`, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
+  const text = await r.text();
+  if (!r.ok) throw new Error(`${method} ${path} answered ${r.status}: ${text}`);
+  return text ? JSON.parse(text) : null;
+}
+
+/**
+ * What a PDF says of its pages: their count and each page's MediaBox in points. Chromium's
+ * PDFs keep the page dictionaries as plain objects (only content streams are compressed).
+ */
+export function pdfPages(buf) {
+  const text = buf.toString('latin1');
+  if (!text.startsWith('%PDF-')) throw new Error('not a PDF');
+  const box = (obj) => {
+    const m = /\/MediaBox\s*\[\s*([-\d.]+)\s+([-\d.]+)\s+([-\d.]+)\s+([-\d.]+)\s*\]/.exec(obj);
+    return m ? { width: Number(m[3]) - Number(m[1]), height: Number(m[4]) - Number(m[2]) } : null;
+  };
+  const objects = text.split(/\bendobj\b/);
+  const tree = objects.find((o) => /\/Type\s*\/Pages\b/.test(o));
+  const inherited = tree ? box(tree) : null;
+  const pages = objects.filter((o) => /\/Type\s*\/Page(?![s\w])/.test(o)).map((o) => box(o) ?? inherited);
+  return { count: pages.length, boxes: pages };
+}

@@ -4,6 +4,8 @@ import { mountDirector } from './director';
 import { h } from './dom';
 import { mountGame } from './game/main';
 import { mountLobby } from './lobby';
+import { mountPrint } from './event/print';
+import { mountProjector } from './event/projector';
 import { route } from './router';
 
 const root = document.getElementById('app');
@@ -29,6 +31,14 @@ if (root) {
     case 'challenge':
       document.title = 'flagfall · open challenge';
       mountChallenge(root, r.id, r.secret);
+      break;
+    case 'projector':
+      document.title = 'flagfall · projector';
+      mountProjector(root, r.id);
+      break;
+    case 'print':
+      document.title = 'flagfall · print';
+      mountPrint(root, r.id, r.kind, location.search);
       break;
     case 'notfound':
       root.replaceChildren(h('main', {}, h('h1', {}, 'Not found'), h('p', {}, `No page at ${r.path}. `, h('a', { href: '/' }, 'Go to the lobby'))));

@@ -6,6 +6,8 @@ export type Route =
   | { page: 'watch'; id: string }
   | { page: 'direct'; id: string | null; token: string | null }
   | { page: 'challenge'; id: string; secret: string | null }
+  | { page: 'projector'; id: string }
+  | { page: 'print'; id: string; kind: string }
   | { page: 'notfound'; path: string };
 
 export function route(pathname: string, search: string): Route {
@@ -17,6 +19,8 @@ export function route(pathname: string, search: string): Route {
   if (parts.length === 2 && head === 'play') return { page: 'play', id, token };
   if (parts.length === 2 && head === 'watch') return { page: 'watch', id };
   if (parts.length === 2 && head === 'challenge') return { page: 'challenge', id, secret: params.get('secret') };
+  if (parts.length === 3 && head === 'events' && parts[2] === 'projector') return { page: 'projector', id };
+  if (parts.length === 4 && head === 'events' && parts[2] === 'print') return { page: 'print', id, kind: parts[3] };
   if (head === 'direct' && parts.length <= 2) return { page: 'direct', id: id ?? null, token };
   return { page: 'notfound', path: pathname };
 }

@@ -11,6 +11,9 @@ describe('route', () => {
     expect(route('/play/g7/x', '')).toEqual({ page: 'notfound', path: '/play/g7/x' });
     expect(route('/challenge/c1', '?secret=s3')).toEqual({ page: 'challenge', id: 'c1', secret: 's3' });
     expect(route('/challenge/c1', '')).toEqual({ page: 'challenge', id: 'c1', secret: null });
+    expect(route('/events/e1/projector', '')).toEqual({ page: 'projector', id: 'e1' });
+    expect(route('/events/e1/print/slips', '?round=2')).toEqual({ page: 'print', id: 'e1', kind: 'slips' });
+    expect(route('/events/e1/print', '')).toEqual({ page: 'notfound', path: '/events/e1/print' });
   });
 });
 

@@ -1390,3 +1390,89 @@ async fn a_failed_commit_changes_nothing_and_a_result_is_tried_again() {
     );
     srv.stop().await;
 }
+
+/// The players' links again for the printed QR codes: the director reads each link the
+/// entry answered (the player's own token works with it); a deputy, a player or no token
+/// cannot; a deputy's entries and a removed-then-entered-again name are said as they are.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_director_reads_the_players_links_again() {
+    let srv = Server::start().await;
+    let addr = srv.addr;
+    let ev = Evening::create(
+        addr,
+        json!({"name":"Links","format":"swiss","rounds":3,"time_control":"G/5;d0",
+               "rules":"uscf-2020","play":"board"}),
+    )
+    .await;
+    let added = ev
+        .director(
+            "POST",
+            "/players",
+            json!({"players":[{"name":"Ann"},{"name":"Bob"},{"name":"Cy"}]}),
+            201,
+        )
+        .await;
+    let deputy = ev.director("POST", "/deputy", Value::Null, 201).await["deputy_token"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let by_deputy = expect(
+        addr,
+        "POST",
+        &ev.path("/players"),
+        Some(&deputy),
+        &json!({"name":"Di"}).to_string(),
+        201,
+    )
+    .await;
+    let links = ev.director("GET", "/links", Value::Null, 200).await;
+    let rows = links["players"].as_array().unwrap();
+    assert_eq!(rows.len(), 4);
+    for (entered, row) in added["players"].as_array().unwrap().iter().zip(rows) {
+        assert_eq!(row["name"], entered["name"]);
+        assert_eq!(row["link"], entered["link"], "the link the entry answered");
+    }
+    assert_eq!(rows[3]["name"], "Di");
+    assert!(rows[3]["link"].is_null(), "{}", rows[3]);
+    assert!(rows[3]["why"].as_str().unwrap().contains("deputy"));
+    // The link's token is the player's: it checks in.
+    let ann = added["players"][0]["token"].as_str().unwrap();
+    expect(
+        addr,
+        "POST",
+        &ev.path("/players/1/check-in"),
+        Some(ann),
+        "",
+        200,
+    )
+    .await;
+    assert_eq!(ev.get("").await["players"][0]["checked_in"], true);
+    let di = by_deputy["players"][0]["token"].as_str().unwrap();
+    expect(addr, "GET", &ev.path("/me"), Some(di), "", 200).await;
+    // Who may not read them.
+    let path = ev.path("/links");
+    assert_eq!(call(addr, "GET", &path, None, "").await.0, 401);
+    assert_eq!(call(addr, "GET", &path, Some(ann), "").await.0, 403);
+    let (status, text) = call(addr, "GET", &path, Some(&deputy), "").await;
+    assert_eq!(status, 403, "{text}");
+    assert!(text.contains("only the director"), "{text}");
+    // Removed before round 1 and entered again by the director: the same link, one token.
+    ev.director("POST", "/players/3/remove", json!({}), 200)
+        .await;
+    let again = ev
+        .director("POST", "/players", json!({"name":"Cy"}), 201)
+        .await;
+    assert_eq!(
+        again["players"][0]["link"], added["players"][2]["link"],
+        "the same name, the same link"
+    );
+    let links = ev.director("GET", "/links", Value::Null, 200).await;
+    let cy = links["players"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|p| p["name"] == "Cy")
+        .unwrap();
+    assert_eq!(cy["link"], added["players"][2]["link"]);
+    srv.stop().await;
+}

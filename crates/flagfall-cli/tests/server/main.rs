@@ -414,6 +414,17 @@ async fn endpoints_and_graceful_shutdown() {
     assert!(srv.get_text("/").await.contains("id=\"app\""));
     assert!(srv.get_text("/app.js").await.len() > 1000);
     assert!(srv.get_text("/play/abc?token=x").await.contains("<html"));
+    // The evening's pages (the projector, the print views): the same page, its router picks.
+    assert!(
+        srv.get_text("/events/abc/projector")
+            .await
+            .contains("<html")
+    );
+    assert!(
+        srv.get_text("/events/abc/print/slips?round=2")
+            .await
+            .contains("<html")
+    );
     assert_eq!(srv.get_status("/nothing-here.js").await, 404);
     let g = srv.create(USCF).await;
     assert!(g.urls.white.starts_with(&format!("/play/{}?token=", g.id)));

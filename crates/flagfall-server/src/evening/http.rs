@@ -41,6 +41,7 @@ pub fn routes(shared: &Shared) -> Router<AppState> {
         .route("/api/events/{id}", get(get_event))
         .route("/api/events/{id}/deputy", post(deputy))
         .route("/api/events/{id}/players", post(add_players))
+        .route("/api/events/{id}/links", get(get_links))
         .route("/api/events/{id}/ratings", post(ratings))
         .route("/api/events/{id}/players/{n}/{action}", post(player_action))
         .route("/api/events/{id}/forbidden", post(forbid))
@@ -134,6 +135,16 @@ fn who(snap: &Snap, headers: &HeaderMap) -> Result<Who, ApiError> {
                 format!("the token is not one of event {}'s", snap.id),
             )
         })
+}
+
+/// The Bearer token as sent (already checked by [`who`]).
+fn bearer(headers: &HeaderMap) -> Option<&str> {
+    headers
+        .get(header::AUTHORIZATION)?
+        .to_str()
+        .ok()?
+        .strip_prefix("Bearer ")
+        .map(str::trim)
 }
 
 fn director(snap: &Snap, headers: &HeaderMap) -> Result<Who, ApiError> {
@@ -352,6 +363,9 @@ async fn add_players(
             Op::AddPlayers {
                 players,
                 check_in: q.check_in,
+                director_token: (w == Who::Director)
+                    .then(|| bearer(&headers).map(str::to_string))
+                    .flatten(),
             },
             origin(&w),
         )
@@ -366,6 +380,48 @@ async fn add_players(
         })
         .collect();
     Ok((StatusCode::CREATED, axum::Json(json!({"players": list}))).into_response())
+}
+
+/// `GET /api/events/{id}/links` (the director, not a deputy): every player's personal
+/// link again, for the printed QR codes. Only the hashes are stored: a link is found by
+/// deriving the token the director's entry gave ([`super::player_token`]) and checking
+/// it against the stored hash; a player entered by a deputy (random token) or brought in
+/// by an imported file (no token) has `"link": null` and says why.
+async fn get_links(
+    State(s): State<AppState>,
+    Path(id): Path<String>,
+    headers: HeaderMap,
+) -> Result<Response, ApiError> {
+    let h = evening(&s, &id).await?;
+    let snap = h.now();
+    let w = director(&snap, &headers)?;
+    if w != Who::Director {
+        return Err(refused(
+            StatusCode::FORBIDDEN,
+            "only the director reads the players' links (a deputy's token does not derive them)",
+        ));
+    }
+    let token = bearer(&headers).unwrap_or_default();
+    let players: Vec<Value> = snap
+        .event
+        .players
+        .iter()
+        .map(|p| {
+            let mine = super::player_token(token, &snap.id, &p.name);
+            let found = snap.tokens.get(&crate::token_hash(&mine)) == Some(&Who::Player(p.name.clone()));
+            if found {
+                json!({"name": p.name, "number": p.id, "link": format!("/events/{id}/player?token={mine}")})
+            } else {
+                let why = if snap.token_of(&p.name).is_some() {
+                    "entered by a deputy: the link was answered once, when the player was entered"
+                } else {
+                    "no personal link (the player came with an imported event file)"
+                };
+                json!({"name": p.name, "number": p.id, "link": null, "why": why})
+            }
+        })
+        .collect();
+    Ok(axum::Json(json!({"players": players})).into_response())
 }
 
 #[derive(Deserialize)]

@@ -28,6 +28,7 @@ use flagfall_events::change::LogEntry;
 use flagfall_events::event::{Event, RecordedResult};
 use flagfall_protocol::Mode;
 use serde::{Deserialize, Serialize};
+use sha2::Digest;
 
 pub use task::EveningHandle;
 
@@ -89,6 +90,19 @@ pub struct Report {
 pub struct BoardReports {
     pub white: Option<Vec<RecordedResult>>,
     pub black: Option<Vec<RecordedResult>>,
+}
+
+/// A player's token when the director enters them: derived from the director's own token,
+/// the evening and the name (SHA-256 of a label and the three, as a challenge's creator
+/// token is derived from its secret). The store keeps only its hash, as for any token, and
+/// the director can read the player's link again (`GET /api/events/{id}/links`, for the
+/// printed QR codes) by presenting the director's token. A deputy's entries get random
+/// tokens: the deputy does not hold the director's token.
+pub fn player_token(director_token: &str, event_id: &str, name: &str) -> String {
+    let digest = sha2::Sha256::digest(
+        format!("flagfall evening player\0{director_token}\0{event_id}\0{name}").as_bytes(),
+    );
+    digest.iter().map(|b| format!("{b:02x}")).collect()
 }
 
 /// Who a token is.
@@ -194,4 +208,24 @@ pub(crate) fn game_over(shared: &Arc<crate::Shared>, game_id: &str) {
             }
         }
     });
+}
+
+#[cfg(test)]
+mod tests {
+    use super::player_token;
+
+    #[test]
+    fn player_tokens_differ_by_director_evening_and_name() {
+        let a = player_token("d1", "e1", "Ada");
+        assert_eq!(a.len(), 64, "256 bits as hex");
+        assert_eq!(a, player_token("d1", "e1", "Ada"));
+        assert_ne!(a, player_token("d2", "e1", "Ada"));
+        assert_ne!(a, player_token("d1", "e2", "Ada"));
+        assert_ne!(a, player_token("d1", "e1", "Bo"));
+        // The separator keeps the parts apart.
+        assert_ne!(
+            player_token("d1", "e1x", "Ada"),
+            player_token("d1", "e1", "xAda")
+        );
+    }
 }

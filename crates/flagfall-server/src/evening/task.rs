@@ -41,6 +41,9 @@ pub enum Op {
     AddPlayers {
         players: Vec<NewPlayer>,
         check_in: bool,
+        /// The director's token, when the director enters them: their tokens are derived
+        /// from it ([`super::player_token`]); otherwise random.
+        director_token: Option<String>,
     },
     /// A player's report of their board's result (board play).
     Report {
@@ -414,7 +417,11 @@ impl Task {
                     w.apply(change, &origin).map_err(Refusal::Event)?;
                 }
             }
-            Op::AddPlayers { players, check_in } => {
+            Op::AddPlayers {
+                players,
+                check_in,
+                director_token,
+            } => {
                 for p in players {
                     let name = p.name.trim().to_string();
                     if w.snap.event.players.iter().any(|q| q.name == name) {
@@ -432,14 +439,22 @@ impl Task {
                     .map_err(|e| {
                         Refusal::Event(EventError::NotAllowed(format!("player {name:?}: {e}")))
                     })?;
-                    let token = random_hex(32).map_err(Refusal::Failed)?;
+                    let token = match &director_token {
+                        Some(d) => super::player_token(d, &w.snap.id, &name),
+                        None => random_hex(32).map_err(Refusal::Failed)?,
+                    };
                     let hash = token_hash(&token);
-                    w.tokens.push(TournamentToken {
-                        token_hash: hash.clone(),
-                        tournament_id: w.snap.id.clone(),
-                        role: "player".into(),
-                        player: Some(name.clone()),
-                    });
+                    // Entered before by the director and removed: the same name has the
+                    // same link, its hash stored already.
+                    let stored = w.snap.tokens.get(&hash) == Some(&Who::Player(name.clone()));
+                    if !stored {
+                        w.tokens.push(TournamentToken {
+                            token_hash: hash.clone(),
+                            tournament_id: w.snap.id.clone(),
+                            role: "player".into(),
+                            player: Some(name.clone()),
+                        });
+                    }
                     w.snap.tokens.insert(hash, Who::Player(name.clone()));
                     w.done.tokens.push((name, token));
                 }

@@ -1,0 +1,253 @@
+// The evening as the projector and the print views read it: the JSON of docs/protocol.md
+// "Evenings" (the evening's answers are not ts-rs types, so they are written out here),
+// the projector's model, its one reducer (`reduceProjector`, pure) and the choice of what
+// the screen shows (`screenOf`, pure: docs/web.md "The projector"). No chess here: the
+// server pairs, scores and ranks; the page only lays out what it answers.
+
+export interface EvPlayer {
+  number: number;
+  name: string;
+  rating: number | null;
+  checked_in: boolean;
+  paused: boolean;
+  withdrawn_from: number | null;
+}
+
+export interface EvSummary {
+  id: string;
+  name: string;
+  format: string;
+  rounds: number | null;
+  rounds_paired: number;
+  rounds_complete: number;
+  time_control: string;
+  rules: string;
+  play: string;
+  players: EvPlayer[];
+  seq: number;
+}
+
+export interface EvSide {
+  name: string;
+  number: number;
+}
+
+export interface EvBoard {
+  board: number;
+  white: EvSide;
+  black: EvSide;
+  /** One per game of the board (game 2 of a match with the board's Black as White); null until known. */
+  results: (string | null)[];
+}
+
+export interface EvRound {
+  round: number;
+  boards: EvBoard[];
+  bye?: { name: string; number: number; kind: string }[];
+  complete: boolean;
+}
+
+export interface EvStandingRow {
+  rank: number;
+  name: string;
+  number: number;
+  points: number;
+  tiebreaks: Record<string, number | null>;
+}
+
+export interface EvStandings {
+  after_round: number;
+  tiebreaks: string[];
+  rows: EvStandingRow[];
+}
+
+export interface EvCrossCell {
+  round: number;
+  board?: number;
+  opponent?: number;
+  colour?: 'white' | 'black';
+  results?: (string | null)[];
+  bye?: string;
+}
+
+export interface EvCrosstable {
+  rounds: number;
+  players: { number: number; name: string; points: string; rounds: EvCrossCell[] }[];
+}
+
+/** What the live socket sends (docs/protocol.md, "The live socket"). */
+export type LiveMessage =
+  | { type: 'state'; event: EvSummary; round: EvRound | null; standings: EvStandings | null }
+  | {
+      type: 'change';
+      seq: number;
+      effects: { effect: string; round?: number }[];
+      round?: EvRound | null;
+      players?: EvPlayer[];
+      standings?: EvStandings | null;
+    };
+
+export function parseLive(text: string): LiveMessage | null {
+  try {
+    const v = JSON.parse(text) as { type?: unknown };
+    if (v && (v.type === 'state' || v.type === 'change')) return v as LiveMessage;
+  } catch {
+    /* not JSON: ignored, the socket's next state repairs */
+  }
+  return null;
+}
+
+export type Screen = 'loading' | 'players' | 'pairings' | 'standings';
+export type Choice = 'auto' | 'pairings' | 'standings';
+
+export interface ProjectorModel {
+  event: EvSummary | null;
+  round: EvRound | null;
+  standings: EvStandings | null;
+  /** When (ms, the page's clock) the latest round was first seen paired: the alternation counts from it. */
+  roundSince: number;
+  /** Chosen by hand (the buttons at the foot), or `auto`. */
+  choice: Choice;
+  online: boolean;
+  error: string | null;
+}
+
+export type ProjectorAction =
+  | { type: 'live'; msg: LiveMessage; now: number }
+  | { type: 'online'; online: boolean }
+  | { type: 'error'; error: string }
+  | { type: 'choose'; choice: Choice };
+
+export function initialProjector(): ProjectorModel {
+  return { event: null, round: null, standings: null, roundSince: 0, choice: 'auto', online: false, error: null };
+}
+
+export function reduceProjector(m: ProjectorModel, a: ProjectorAction): ProjectorModel {
+  switch (a.type) {
+    case 'online':
+      return { ...m, online: a.online };
+    case 'error':
+      return { ...m, error: a.error };
+    case 'choose':
+      return { ...m, choice: a.choice };
+    case 'live': {
+      const msg = a.msg;
+      if (msg.type === 'state') {
+        const fresh = msg.round?.round !== m.round?.round;
+        return { ...m, error: null, event: msg.event, round: msg.round, standings: msg.standings, roundSince: fresh ? a.now : m.roundSince };
+      }
+      if (!m.event) return m; // a change before the state: the state that follows has it
+      let { event, round, standings, roundSince } = m;
+      if (msg.round !== undefined) {
+        if (msg.round?.round !== round?.round) roundSince = a.now;
+        round = msg.round;
+      } else if (msg.effects.some((e) => e.effect === 'round-deleted')) {
+        round = null; // the only round deleted (with rounds left, the message carries the latest)
+      }
+      if (msg.players) event = { ...event, players: msg.players };
+      if (msg.standings !== undefined) standings = msg.standings;
+      const paired = round?.round ?? 0;
+      const complete = standings?.after_round ?? event.rounds_complete;
+      event = { ...event, seq: msg.seq, rounds_paired: paired, rounds_complete: Math.max(complete, round?.complete ? paired : 0) };
+      return { ...m, event, round, standings, roundSince };
+    }
+  }
+}
+
+/** How long the pairings of a round in play stay up before the standings come between. */
+export const PAIRINGS_FIRST_MS = 90_000;
+/** In a round in play, after the first stretch: this long pairings, then STANDINGS_MS standings. */
+export const PAIRINGS_MS = 40_000;
+export const STANDINGS_MS = 15_000;
+/** A page of a list too long for the screen stays this long. */
+export const PAGE_MS = 12_000;
+
+/**
+ * What the screen shows now. Chosen by hand: that. Otherwise (docs/web.md): before round 1
+ * the players entered; while a round is played its pairings, and once they have been up
+ * for PAIRINGS_FIRST_MS, the standings of the rounds before it come in between for
+ * STANDINGS_MS in every PAIRINGS_MS + STANDINGS_MS; once every result of the round is in,
+ * the standings.
+ */
+export function screenOf(m: ProjectorModel, now: number): Screen {
+  if (!m.event) return 'loading';
+  if (m.choice === 'pairings') return m.round ? 'pairings' : 'players';
+  if (m.choice === 'standings') return m.standings && m.standings.after_round > 0 ? 'standings' : m.round ? 'pairings' : 'players';
+  if (!m.round) return 'players';
+  if (m.round.complete) return 'standings';
+  const earlier = m.standings !== null && m.standings.after_round > 0;
+  const up = now - m.roundSince;
+  if (!earlier || up < PAIRINGS_FIRST_MS) return 'pairings';
+  return (up - PAIRINGS_FIRST_MS) % (PAIRINGS_MS + STANDINGS_MS) < PAIRINGS_MS ? 'pairings' : 'standings';
+}
+
+/** The page of `pages` showing at `now`, pages turning every PAGE_MS from `since`. */
+export function pageAt(pages: number, since: number, now: number): number {
+  if (pages <= 1) return 0;
+  return Math.floor(Math.max(0, now - since) / PAGE_MS) % pages;
+}
+
+/** A score as a club writes it: 1½, ½, 0. */
+export function points(v: number | null | undefined): string {
+  if (v === null || v === undefined || !Number.isFinite(v)) return '–';
+  const whole = Math.trunc(v);
+  const frac = Math.round((v - whole) * 100) / 100;
+  if (frac === 0) return String(whole);
+  if (frac === 0.5) return whole === 0 ? '½' : `${whole}½`;
+  return v.toFixed(2).replace(/0$/, '');
+}
+
+/** A tiebreak's value: halves as ½, other fractions with two places at most. */
+export function tiebreakText(v: number | null | undefined): string {
+  return points(v);
+}
+
+/** One game's result as the board shows it: 1–0, ½–½, 0–1, +–, –+, ––; blank until known. */
+export function resultText(r: string | null): string {
+  switch (r) {
+    case null:
+      return '';
+    case '1/2':
+      return '½–½';
+    case '--':
+      return '––';
+    default:
+      return r.replace('-', '–');
+  }
+}
+
+export function byeText(kind: string): string {
+  switch (kind) {
+    case 'pab':
+      return 'bye (unpaired)';
+    case 'half':
+      return 'half-point bye';
+    case 'zero':
+      return 'zero-point bye';
+    case 'full':
+      return 'full-point bye';
+    default:
+      return `bye (${kind})`;
+  }
+}
+
+/** How many results of a round are in: every game of every board. */
+export function resultsIn(r: EvRound): { done: number; all: number } {
+  let done = 0;
+  let all = 0;
+  for (const b of r.boards) {
+    for (const x of b.results) {
+      all += 1;
+      if (x !== null) done += 1;
+    }
+  }
+  return { done, all };
+}
+
+/** Splits `items` into pages of at most `per` (at least one page, even when empty). */
+export function paginate<T>(items: T[], per: number): T[][] {
+  const n = Math.max(1, Math.floor(per));
+  const out: T[][] = [];
+  for (let i = 0; i < items.length; i += n) out.push(items.slice(i, i + n));
+  return out.length ? out : [[]];
+}

@@ -1,0 +1,139 @@
+import { describe, expect, it } from 'vitest';
+import { crossCellText, defaultPaper, pageName, roundWanted } from '../src/event/printmodel';
+import {
+  PAIRINGS_FIRST_MS,
+  PAIRINGS_MS,
+  STANDINGS_MS,
+  PAGE_MS,
+  initialProjector,
+  pageAt,
+  paginate,
+  points,
+  reduceProjector,
+  resultText,
+  resultsIn,
+  screenOf,
+  type EvRound,
+  type EvStandings,
+  type EvSummary,
+  type LiveMessage,
+  type ProjectorModel,
+} from '../src/event/projmodel';
+
+const summary: EvSummary = {
+  id: 'e1',
+  name: 'Friday blitz',
+  format: 'double-swiss',
+  rounds: 5,
+  rounds_paired: 0,
+  rounds_complete: 0,
+  time_control: 'G/3;d2',
+  rules: 'uscf-2020',
+  play: 'board',
+  players: [
+    { number: 1, name: 'Ada', rating: 2000, checked_in: true, paused: false, withdrawn_from: null },
+    { number: 2, name: 'Bo', rating: 1900, checked_in: false, paused: false, withdrawn_from: null },
+  ],
+  seq: 3,
+};
+
+const round = (r: number, results: (string | null)[][]): EvRound => ({
+  round: r,
+  boards: results.map((res, i) => ({ board: i + 1, white: { name: 'Ada', number: 1 }, black: { name: 'Bo', number: 2 }, results: res })),
+  complete: results.every((res) => res.every((x) => x !== null)),
+});
+
+const standings = (after: number): EvStandings => ({ after_round: after, tiebreaks: ['BH'], rows: [{ rank: 1, name: 'Ada', number: 1, points: 1.5, tiebreaks: { BH: 0.5 } }] });
+
+const state = (r: EvRound | null, st: EvStandings | null): LiveMessage => ({ type: 'state', event: summary, round: r, standings: st });
+
+function apply(m: ProjectorModel, msg: LiveMessage, now: number): ProjectorModel {
+  return reduceProjector(m, { type: 'live', msg, now });
+}
+
+describe('reduceProjector', () => {
+  it('takes the state, then each change: a new round, results, check-ins, standings', () => {
+    let m = apply(initialProjector(), state(null, standings(0)), 1000);
+    expect(screenOf(m, 1000)).toBe('players');
+    m = apply(m, { type: 'change', seq: 4, effects: [{ effect: 'player-changed' }], players: summary.players.map((p) => ({ ...p, checked_in: true })) }, 1500);
+    expect(m.event?.players.every((p) => p.checked_in)).toBe(true);
+    m = apply(m, { type: 'change', seq: 5, effects: [{ effect: 'round-paired', round: 1 }], round: round(1, [[null, null]]) }, 2000);
+    expect(m.roundSince).toBe(2000);
+    expect(m.event?.rounds_paired).toBe(1);
+    expect(screenOf(m, 2000)).toBe('pairings');
+    m = apply(m, { type: 'change', seq: 6, effects: [{ effect: 'results-changed', round: 1 }], round: round(1, [['1-0', null]]) }, 3000);
+    expect(m.roundSince).toBe(2000); // the same round: the alternation keeps counting
+    expect(screenOf(m, 3000)).toBe('pairings');
+    m = apply(m, { type: 'change', seq: 7, effects: [{ effect: 'round-complete', round: 1 }, { effect: 'standings-changed' }], round: round(1, [['1-0', '1/2']]), standings: standings(1) }, 4000);
+    expect(screenOf(m, 4000)).toBe('standings');
+    expect(m.event?.rounds_complete).toBe(1);
+    expect(m.event?.seq).toBe(7);
+  });
+
+  it('drops the only round when it is deleted, and ignores a change before the first state', () => {
+    expect(apply(initialProjector(), { type: 'change', seq: 1, effects: [] }, 0)).toEqual(initialProjector());
+    let m = apply(initialProjector(), state(round(1, [[null]]), null), 0);
+    m = apply(m, { type: 'change', seq: 9, effects: [{ effect: 'round-deleted', round: 1 }] }, 10);
+    expect(m.round).toBeNull();
+    expect(screenOf(m, 10)).toBe('players');
+  });
+});
+
+describe('screenOf', () => {
+  it('alternates the pairings of a round in play with the standings before it', () => {
+    const m = apply(initialProjector(), state(round(2, [[null, null]]), standings(1)), 0);
+    expect(screenOf(m, 0)).toBe('pairings');
+    expect(screenOf(m, PAIRINGS_FIRST_MS - 1)).toBe('pairings');
+    expect(screenOf(m, PAIRINGS_FIRST_MS + PAIRINGS_MS - 1)).toBe('pairings');
+    expect(screenOf(m, PAIRINGS_FIRST_MS + PAIRINGS_MS)).toBe('standings');
+    expect(screenOf(m, PAIRINGS_FIRST_MS + PAIRINGS_MS + STANDINGS_MS)).toBe('pairings');
+  });
+
+  it('keeps round 1 on its pairings (no standings yet), and obeys a choice by hand', () => {
+    let m = apply(initialProjector(), state(round(1, [[null, null]]), standings(0)), 0);
+    expect(screenOf(m, 10 * PAIRINGS_FIRST_MS)).toBe('pairings');
+    m = reduceProjector(m, { type: 'choose', choice: 'standings' });
+    expect(screenOf(m, 0)).toBe('pairings'); // nothing to stand on yet
+    m = apply(m, state(round(2, [[null, null]]), standings(1)), 5);
+    expect(screenOf(m, 5)).toBe('standings');
+    m = reduceProjector(m, { type: 'choose', choice: 'auto' });
+    expect(screenOf(m, 5)).toBe('pairings');
+  });
+});
+
+describe('the words and numbers shown', () => {
+  it('writes scores with halves and results with dashes', () => {
+    expect([points(0), points(0.5), points(1.5), points(12), points(null), points(2.25)]).toEqual(['0', '½', '1½', '12', '–', '2.25']);
+    expect([resultText('1-0'), resultText('1/2'), resultText('0-1'), resultText('+-'), resultText('--'), resultText(null)]).toEqual(['1–0', '½–½', '0–1', '+–', '––', '']);
+    expect(resultsIn(round(1, [['1-0', null], [null, null]]))).toEqual({ done: 1, all: 4 });
+  });
+
+  it('pages a long list and turns the pages in time', () => {
+    expect(paginate([1, 2, 3, 4, 5], 2)).toEqual([[1, 2], [3, 4], [5]]);
+    expect(paginate([], 3)).toEqual([[]]);
+    expect([pageAt(3, 0, 0), pageAt(3, 0, PAGE_MS), pageAt(3, 0, 3 * PAGE_MS), pageAt(1, 0, 99 * PAGE_MS)]).toEqual([0, 1, 0, 0]);
+  });
+
+  it('writes a crosstable cell as a club does', () => {
+    expect(crossCellText({ round: 1, opponent: 7, colour: 'white', results: ['Win'] })).toBe('7w1');
+    expect(crossCellText({ round: 1, opponent: 3, colour: 'black', results: ['Draw', 'Loss'] })).toBe('3b½0');
+    expect(crossCellText({ round: 1, opponent: 3, colour: 'black', results: ['ForfeitWin', null] })).toBe('3b+·');
+    expect(crossCellText({ round: 2, bye: 'half' })).toBe('½H');
+    expect(crossCellText(undefined)).toBe('');
+  });
+
+  it('picks the round to print, saying when the one asked for is not paired', () => {
+    expect(roundWanted('', 3)).toEqual({ round: 3, error: null });
+    expect(roundWanted('?round=2', 3)).toEqual({ round: 2, error: null });
+    expect(roundWanted('?round=9', 3).error).toBe('There is no round 9 to print: rounds 1 to 3 are paired; showing round 3.');
+    expect(roundWanted('?round=x', 0).error).toBe('There is no round x to print: no round is paired yet; showing nothing.');
+  });
+
+  it('prints on the paper chosen, a long crosstable in landscape', () => {
+    expect(defaultPaper('en-US')).toBe('letter');
+    expect(defaultPaper('de-DE')).toBe('a4');
+    expect(pageName('a4', 'crosstable', 12)).toBe('pr-page-a4-landscape');
+    expect(pageName('letter', 'crosstable', 9)).toBe('pr-page-letter-portrait');
+    expect(pageName('a4', 'slips', 30)).toBe('pr-page-a4-portrait');
+  });
+});
