@@ -131,6 +131,10 @@ test('the projector follows the evening live: players, pairings, results, standi
   await result(ev, 2, r2.boards[0].board, ['1-0', '1/2']);
   await result(ev, 2, r2.boards[2].board, ['0-1', '1-0']);
   await page.locator(`.pj-pairings tr[data-board="${r2.boards[2].board}"].done`).waitFor();
+  // Both games' results show whole: no result cell is cut off (a double Swiss board).
+  const clipped = await page.$$eval('.pj-pairings td.res', (cells) =>
+    cells.filter((c) => c.scrollWidth > c.clientWidth).map((c) => c.textContent));
+  assert.deepEqual(clipped, [], 'result cells cut off');
   await page.getByRole('button', { name: 'Standings' }).click();
   await page.getByRole('heading', { name: 'Standings after round 1 of 5' }).waitFor();
   await page.getByRole('button', { name: 'Auto' }).click();

@@ -125,7 +125,9 @@ function boardRow(b: EvBoard): VNode {
 }
 
 function pairingsTable(boards: EvBoard[]): VNode {
-  return h('table.pj-pairings', [
+  // Two games a board (double Swiss, matches): a result column wide enough for both.
+  const two = boards.some((b) => b.results.length > 1);
+  return h('table.pj-pairings', { class: { two } }, [
     h('thead', h('tr', [h('th.num', 'Bd'), h('th.white', 'White'), h('th.res', 'Result'), h('th.black', 'Black')])),
     h('tbody', boards.map(boardRow)),
   ]);
