@@ -1092,13 +1092,14 @@ async fn live(
     Ok(ws
         .max_message_size(crate::socket::MAX_MESSAGE_BYTES)
         .on_upgrade(move |socket| async move {
-            run_live(socket, h, director, &mut shutdown).await;
+            run_live(socket, &s, h, director, &mut shutdown).await;
         }))
 }
 
 async fn run_live(
     mut socket: WebSocket,
-    h: EveningHandle,
+    s: &AppState,
+    mut h: EveningHandle,
     director: bool,
     shutdown: &mut tokio::sync::watch::Receiver<bool>,
 ) {
@@ -1131,6 +1132,17 @@ async fn run_live(
                 }
                 Err(_) => return,
             },
+            // The task was unloaded in the instant before this socket subscribed (an
+            // evening with a socket is not unloaded): follow the evening loaded again.
+            _ = h.closed() => {
+                let Ok(Some(again)) = task::handle(s, &h.now().id).await else { return };
+                h = again;
+                rx = h.live.subscribe();
+                let state = view::live_state(&h.now(), viewer);
+                if socket.send(Message::Text(state.into())).await.is_err() {
+                    return;
+                }
+            }
             incoming = socket.recv() => match incoming {
                 Some(Ok(Message::Close(_))) | None | Some(Err(_)) => return,
                 Some(Ok(_)) => {}

@@ -129,6 +129,11 @@ impl EveningHandle {
         let _ = self.tx.send(Cmd::GameOver(game_id, 1)).await;
     }
 
+    /// Resolves when the evening's task has ended (unloaded).
+    pub async fn closed(&self) {
+        self.tx.closed().await;
+    }
+
     /// The state now.
     pub fn now(&self) -> Arc<Snap> {
         self.snap.borrow().clone()
