@@ -788,7 +788,8 @@ async fn evening_uploads_read_by_their_type() {
 
 /// A server-played round deleted before any of its games began: its games are aborted
 /// in the deletion's transaction (status `aborted`, out of the live list, not loaded
-/// after a restart) and refuse actions, naming why; a round with a game begun stays.
+/// after a restart) and refuse actions, naming why; so are those a director's pairing
+/// replaces; a round with a game begun stays, and its games not begun play on.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn evening_deleted_rounds_games_are_aborted() {
     use crate::lifecycle::metric;
@@ -868,8 +869,37 @@ async fn evening_deleted_rounds_games_are_aborted() {
         director: ev.director.clone(),
     };
     assert_eq!(ev.get("").await["rounds_paired"], 0);
-    // Paired again: new games; one begins, and the round stays.
-    let r1 = ev.director("POST", "/rounds", Value::Null, 201).await;
+    // Paired again, then by hand (colours swapped): the computed pairing's games are
+    // aborted with the director's pairing, which gets games of its own.
+    let computed = ev.director("POST", "/rounds", Value::Null, 201).await;
+    let swapped: Vec<(u64, u64)> = computed["boards"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|b| {
+            (
+                b["black"]["number"].as_u64().unwrap(),
+                b["white"]["number"].as_u64().unwrap(),
+            )
+        })
+        .collect();
+    let over = ev
+        .director("PUT", "/rounds/1", json!({ "boards": swapped }), 200)
+        .await;
+    let r1 = over["round"].clone();
+    let listed = live_ids(&srv).await;
+    for (old, new) in computed["boards"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .zip(r1["boards"].as_array().unwrap())
+    {
+        let (old, new) = (old["game"].as_str().unwrap(), new["game"].as_str().unwrap());
+        assert_ne!(old, new);
+        assert_eq!(srv.state(old).await["aborted"], true);
+        assert!(!listed.contains(&old.to_string()) && listed.contains(&new.to_string()));
+    }
+    // One game begins, and the round stays.
     let b1 = r1["boards"][0].clone();
     let game = b1["game"].as_str().unwrap().to_string();
     assert!(games.iter().all(|(g, _)| *g != game));
