@@ -1006,3 +1006,68 @@ async fn live_ids(api: &Api) -> Vec<String> {
         .map(|g| g["id"].as_str().unwrap().to_string())
         .collect()
 }
+
+/// A player's report reaches the director's live socket (`?token=`), not the public's;
+/// a player's token there is refused.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn evening_reports_live_to_the_director_only() {
+    use crate::evening::next_json;
+    let srv = Server::start().await;
+    let addr = srv.addr;
+    let ev = Evening::create(
+        addr,
+        json!({"name":"Reports","format":"swiss","rounds":3,"time_control":"G/5;d0",
+               "rules":"uscf-2020","play":"board","confirm":"both","check_in":false}),
+    )
+    .await;
+    let added = ev
+        .director(
+            "POST",
+            "/players",
+            json!({"players":[{"name":"Ann","rating":2000},{"name":"Bob","rating":1900}]}),
+            201,
+        )
+        .await;
+    let ann = added["players"][0]["token"].as_str().unwrap().to_string();
+    let r1 = ev.director("POST", "/rounds", Value::Null, 201).await;
+    let white = r1["boards"][0]["white"]["name"].as_str().unwrap();
+    let white_token = added["players"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|p| p["name"] == white)
+        .unwrap()["token"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let url = |q: &str| format!("ws://{addr}/ws/events/{}{q}", ev.id);
+    let refused = tokio_tungstenite::connect_async(url(&format!("?token={ann}"))).await;
+    assert!(
+        refused.is_err(),
+        "a player's token on the director's socket"
+    );
+    let (mut public, _) = tokio_tungstenite::connect_async(url("")).await.unwrap();
+    let (mut director, _) =
+        tokio_tungstenite::connect_async(url(&format!("?token={}", ev.director)))
+            .await
+            .unwrap();
+    assert_eq!(next_json(&mut public).await["type"], "state");
+    assert_eq!(next_json(&mut director).await["type"], "state");
+    expect(
+        addr,
+        "POST",
+        &ev.path("/rounds/1/boards/1/result"),
+        Some(&white_token),
+        r#"{"result":"1-0"}"#,
+        200,
+    )
+    .await;
+    let seen = next_json(&mut director).await;
+    assert_eq!(seen["type"], "change");
+    assert_eq!(seen["rows"][0]["report"]["player"], white, "{seen}");
+    let seen = next_json(&mut public).await;
+    assert_eq!(seen["type"], "change");
+    assert_eq!(seen["rows"], json!([]), "{seen}");
+    assert!(!seen.to_string().contains("reported"), "{seen}");
+    srv.stop().await;
+}
