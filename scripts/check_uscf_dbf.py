@@ -4,7 +4,9 @@
 and every player's line with every round, as listed in each folder's expected.json.
 
 Usage: check_uscf_dbf.py DIR   (DIR holds one folder per report, written by
-`FLAGFALL_DBF_OUT=DIR cargo test -p flagfall-events --test uscf`). Fails when dbfread
+`FLAGFALL_DBF_OUT=DIR cargo test -p flagfall-events --test uscf` and, as the server
+exports them, `FLAGFALL_DBF_OUT=DIR cargo test -p flagfall-cli --test server
+evening_us_chess_report_exported`). Fails when dbfread
 cannot be imported, when no report is found, or when a report differs."""
 
 import datetime

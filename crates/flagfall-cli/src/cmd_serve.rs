@@ -86,6 +86,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
                 engines: args.engines,
                 sockets_per_token: args.sockets_per_token,
                 unstarted_expiry: std::time::Duration::from_secs(args.unstarted_expiry.max(1)),
+                evening_idle: flagfall_server::limits::EVENING_IDLE,
             },
         };
         flagfall_server::serve(config, shutdown_signal())

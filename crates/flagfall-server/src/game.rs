@@ -68,7 +68,30 @@ pub enum Reply {
 pub enum Cmd {
     Act(Act, oneshot::Sender<Reply>),
     State(oneshot::Sender<State>),
+    /// The game's evening deletes or re-pairs its round (`crate::evening`); the answer
+    /// is whether the game has begun.
+    Round(RoundCmd, oneshot::Sender<bool>),
 }
+
+/// What an evening asks of a game of a round it deletes or re-pairs: `Hold` answers
+/// whether the game has begun (an event stored, or one waiting) and, when it has not,
+/// refuses every action until `Release` (the change was refused or not stored) or
+/// `Abort` (the game is stored as aborted in the same transaction as the change): no
+/// move can slip in between the evening's check and its commit.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum RoundCmd {
+    Hold,
+    Release,
+    Abort,
+}
+
+/// Why a game of a deleted or re-paired round refuses actions.
+pub const ROUND_REMOVED: &str =
+    "game aborted: the director deleted or re-paired its round of the evening before it began";
+
+/// Why a game refuses actions while its evening decides on its round.
+const ROUND_HELD: &str =
+    "the director is changing this game's round of the evening: try again in a moment";
 
 /// A handle to a game's task.
 #[derive(Clone)]
@@ -230,8 +253,13 @@ struct Live {
     /// The refusals stored since the last stored event that changed the game: the same
     /// refusal again is answered, not stored ([`Live::repeated_refusals`]).
     refused: HashSet<RefusalKey>,
-    /// Never started and expired (`crate::lifecycle`): actions are refused.
+    /// Never started and expired (`crate::lifecycle`), or its round of an evening
+    /// removed: actions are refused.
     aborted: bool,
+    /// Why, when it is not the expiry.
+    abort_reason: Option<&'static str>,
+    /// Held by its evening ([`RoundCmd::Hold`]): actions are refused.
+    round_held: bool,
     /// When a game not started expires.
     expires_at: Option<Instant>,
 }
@@ -306,6 +334,8 @@ pub fn load(
         view: None,
         refused: HashSet::new(),
         aborted: false,
+        abort_reason: None,
+        round_held: false,
         expires_at: None,
     };
     Ok(Loaded { live })
@@ -366,10 +396,48 @@ impl Live {
             started: self.started,
             epoch: self.epoch,
             base: self.base,
-            aborted: self
-                .aborted
-                .then(|| crate::lifecycle::aborted_reason(&self.shared)),
+            aborted: self.aborted.then(|| self.abort_why()),
             text: std::sync::Mutex::new(None),
+        }
+    }
+
+    /// Why the aborted game refuses actions.
+    fn abort_why(&self) -> String {
+        self.abort_reason.map_or_else(
+            || crate::lifecycle::aborted_reason(&self.shared),
+            str::to_string,
+        )
+    }
+
+    /// Its evening deletes or re-pairs its round ([`RoundCmd`]): whether it has begun.
+    async fn round_cmd(&mut self, c: RoundCmd) -> bool {
+        match c {
+            RoundCmd::Hold => {
+                // A failed commit may have landed: settle it first (unsettled: begun).
+                if self.resolve().await.is_err() || self.started || !self.held.is_empty() {
+                    return true;
+                }
+                self.round_held = true;
+                false
+            }
+            RoundCmd::Release => {
+                self.round_held = false;
+                self.started
+            }
+            RoundCmd::Abort => {
+                self.round_held = false;
+                if !self.aborted {
+                    self.aborted = true;
+                    self.abort_reason = Some(ROUND_REMOVED);
+                    self.expires_at = None;
+                    self.publish();
+                    if self.was_live {
+                        self.was_live = false;
+                        self.shared.metrics.live_games.dec();
+                    }
+                }
+                false
+            }
         }
     }
 
@@ -478,12 +546,20 @@ impl Live {
                     let mut state = self.state();
                     if self.aborted {
                         crate::lifecycle::mark_aborted(&mut state, &self.shared);
+                        state.reason = Some(self.abort_why());
                     }
                     let _ = reply.send(state);
                 }
+                Cmd::Round(c, reply) => {
+                    let begun = self.round_cmd(c).await;
+                    let _ = reply.send(begun);
+                }
                 Cmd::Act(act, reply) if self.aborted => {
-                    let why = crate::lifecycle::aborted_reason(&self.shared);
+                    let why = self.abort_why();
                     let _ = reply.send(self.refuse(act.id, why, None));
+                }
+                Cmd::Act(act, reply) if self.round_held => {
+                    let _ = reply.send(self.refuse(act.id, ROUND_HELD.into(), None));
                 }
                 Cmd::Act(act, reply) => self.act(act, reply).await,
             }

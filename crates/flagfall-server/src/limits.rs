@@ -93,6 +93,9 @@ pub struct Limits {
     /// How long a game may wait for its first action before it expires (status
     /// `aborted`, unloaded; docs/protocol.md "Lifecycles").
     pub unstarted_expiry: Duration,
+    /// How long an evening's task stays loaded without a command and with no live
+    /// socket before it is unloaded (loaded again on the next request).
+    pub evening_idle: Duration,
 }
 
 impl Default for Limits {
@@ -106,6 +109,7 @@ impl Default for Limits {
             engines: ENGINES,
             sockets_per_token: SOCKETS_PER_TOKEN,
             unstarted_expiry: UNSTARTED_EXPIRY,
+            evening_idle: EVENING_IDLE,
         }
     }
 }
@@ -145,6 +149,10 @@ pub const ENGINES: usize = 8;
 /// to be accepted ([`crate::challenge::CHALLENGE_TTL_MS`]); a game created and never
 /// played waits as long, then expires (issue 19, item 12).
 pub const UNSTARTED_EXPIRY: Duration = Duration::from_secs(30 * 60);
+/// Default: how long an evening with nothing to do and nobody watching stays loaded.
+/// Between two rounds of a blitz evening a few minutes pass; an evening idle this long
+/// is over or paused, and a server that holds many leaves their memory free.
+pub const EVENING_IDLE: Duration = Duration::from_secs(15 * 60);
 /// Default: creations per address at once.
 pub const CREATE_BURST: u32 = 60;
 

@@ -22,6 +22,7 @@ pub const CONTENT_TYPE: &str = "application/openmetrics-text; version=1.0.0; cha
 pub struct Metrics {
     pub live_games: Gauge,
     pub loaded_games: Gauge,
+    pub loaded_evenings: Gauge,
     pub sockets: Gauge,
     pub events: Counter,
     pub refused: Counter,
@@ -82,6 +83,11 @@ impl Default for Metrics {
         );
         let live_games = gauge(r, "flagfall_live_games", "Games loaded and not finished");
         let loaded_games = gauge(r, "flagfall_loaded_games", "Games with a running task");
+        let loaded_evenings = gauge(
+            r,
+            "flagfall_loaded_evenings",
+            "Evenings with a running task",
+        );
         let sockets = gauge(r, "flagfall_sockets", "Open WebSockets");
         let practice_computers = gauge(
             r,
@@ -129,6 +135,7 @@ impl Default for Metrics {
         Metrics {
             live_games,
             loaded_games,
+            loaded_evenings,
             sockets,
             events,
             refused,
@@ -203,6 +210,7 @@ mod tests {
         for name in [
             "flagfall_live_games",
             "flagfall_loaded_games",
+            "flagfall_loaded_evenings",
             "flagfall_damaged_games",
             "flagfall_practice_computers",
             "flagfall_engine_processes",

@@ -283,7 +283,8 @@ pub(crate) async fn exercise_tournaments(store: Arc<dyn Store>) {
         tournament_id: "t1".into(),
         log: vec![row(1), row(2)],
         tokens: vec![token("h-ann", "player", Some("Ann"))],
-        games: vec![game("tg1")],
+        games: vec![game("tg1"), game("tg3")],
+        abort: vec![],
     };
     store.tournament_commit(&first).await.unwrap();
     assert_eq!(
@@ -301,11 +302,53 @@ pub(crate) async fn exercise_tournaments(store: Arc<dyn Store>) {
         log: vec![row(2), row(3)],
         tokens: vec![token("h-bob", "player", Some("Bob"))],
         games: vec![game("tg2")],
+        abort: vec![],
     };
     assert!(store.tournament_commit(&clash).await.is_err());
     assert_eq!(store.tournament_log("t1").await.unwrap().len(), 2);
     assert!(store.game("tg2").await.unwrap().is_none());
     assert_eq!(store.tournament_of_game("tg2").await.unwrap(), None);
+    // A round deleted: its games never begun are aborted with its log row; one that
+    // has begun fails the whole commit, nothing written.
+    store
+        .append(&[crate::NewEvent {
+            game_id: "tg3".into(),
+            n: 1,
+            json: r#"{"at":0,"by":"white","move":"e2e4"}"#.into(),
+            by_role: None,
+            client_id: None,
+            finished: None,
+        }])
+        .await
+        .unwrap();
+    let begun = TournamentCommit {
+        tournament_id: "t1".into(),
+        log: vec![row(3)],
+        abort: vec!["tg1".into(), "tg3".into()],
+        ..TournamentCommit::default()
+    };
+    assert!(matches!(
+        store.tournament_commit(&begun).await,
+        Err(crate::StoreError::Conflict(m)) if m.contains("tg3")
+    ));
+    assert_eq!(store.tournament_log("t1").await.unwrap().len(), 2);
+    assert_eq!(
+        store.game("tg1").await.unwrap().unwrap().status,
+        crate::Status::Live
+    );
+    let deleted = TournamentCommit {
+        tournament_id: "t1".into(),
+        log: vec![row(3)],
+        abort: vec!["tg1".into()],
+        ..TournamentCommit::default()
+    };
+    store.tournament_commit(&deleted).await.unwrap();
+    assert_eq!(store.tournament_log("t1").await.unwrap().len(), 3);
+    assert_eq!(
+        store.game("tg1").await.unwrap().unwrap().status,
+        crate::Status::Aborted
+    );
+    assert!(!store.live_ids().await.unwrap().contains(&"tg1".to_string()));
     let mut tokens = store.tournament_tokens("t1").await.unwrap();
     tokens.sort_by(|a, b| a.token_hash.cmp(&b.token_hash));
     assert_eq!(

@@ -25,6 +25,9 @@ pub enum StoreError {
     },
     #[error("stored data is damaged: {0}")]
     Corrupt(String),
+    /// A write refused because what it depends on changed (nothing was written).
+    #[error("{0}")]
+    Conflict(String),
 }
 
 pub(crate) fn q(doing: &'static str) -> impl FnOnce(sqlx::Error) -> StoreError {

@@ -55,12 +55,19 @@ pub struct TournamentCommit {
     pub tokens: Vec<TournamentToken>,
     /// Server games created for the evening, each tied to it.
     pub games: Vec<NewGame>,
+    /// The evening's games never begun that the change removes (a deleted or re-paired
+    /// round): stored as `aborted`. One that has an event stored fails the commit
+    /// ([`crate::StoreError::Conflict`], nothing written).
+    pub abort: Vec<String>,
 }
 
 impl TournamentCommit {
     /// True when there is nothing to write.
     pub fn is_empty(&self) -> bool {
-        self.log.is_empty() && self.tokens.is_empty() && self.games.is_empty()
+        self.log.is_empty()
+            && self.tokens.is_empty()
+            && self.games.is_empty()
+            && self.abort.is_empty()
     }
 }
 
@@ -95,6 +102,17 @@ where
         sqlx::query(
             "SELECT token_hash, tournament_id, role, player FROM tournament_tokens \
              WHERE tournament_id = $1",
+        )
+        .bind(id)
+    }
+
+    /// Abort an evening's game that never began (live, or aborted already by its
+    /// expiry; no event stored): one row affected, or none.
+    pub(crate) fn abort_tournament_game(id: &str) -> Bound<'_, DB> {
+        sqlx::query(
+            "UPDATE games SET status = 'aborted' WHERE id = $1 \
+             AND status IN ('live', 'aborted') \
+             AND NOT EXISTS (SELECT 1 FROM events WHERE events.game_id = games.id)",
         )
         .bind(id)
     }
@@ -307,6 +325,17 @@ macro_rules! tournament_methods {
                         .execute(&mut *tx)
                         .await
                         .map_err(q(DOING))?;
+                }
+                for id in &c.abort {
+                    let done = Sql::abort_tournament_game(id)
+                        .execute(&mut *tx)
+                        .await
+                        .map_err(q("aborting an evening's game"))?;
+                    if done.rows_affected() != 1 {
+                        return Err($crate::StoreError::Conflict(format!(
+                            "game {id} has begun (or is not the evening's to abort)"
+                        )));
+                    }
                 }
                 for chunk in c.log.chunks($crate::tournament::TOURNAMENT_ROWS) {
                     Sql::insert_tournament_log(&c.tournament_id, chunk)

@@ -16,51 +16,82 @@ use tokio_tungstenite::tungstenite::Message;
 use crate::support::*;
 
 /// One HTTP request with an optional Bearer token: the status and the body.
-async fn call(
+pub(crate) async fn call(
     addr: SocketAddr,
     method: &str,
     path: &str,
     token: Option<&str>,
     body: &str,
 ) -> (u16, String) {
+    let (status, _, raw) = call_raw(
+        addr,
+        method,
+        path,
+        token,
+        "application/json",
+        body.as_bytes(),
+    )
+    .await;
+    (status, String::from_utf8_lossy(&raw).to_string())
+}
+
+/// One HTTP request with a content type (empty: no `Content-Type` header): the status,
+/// the response's head (lowercase) and its body as bytes.
+pub(crate) async fn call_raw(
+    addr: SocketAddr,
+    method: &str,
+    path: &str,
+    token: Option<&str>,
+    content_type: &str,
+    body: &[u8],
+) -> (u16, String, Vec<u8>) {
     let mut s = TcpStream::connect(addr).await.expect("connect");
     let auth = token.map_or(String::new(), |t| format!("Authorization: Bearer {t}\r\n"));
+    let ctype = if content_type.is_empty() {
+        String::new()
+    } else {
+        format!("Content-Type: {content_type}\r\n")
+    };
     let req = format!(
-        "{method} {path} HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\n{auth}Content-Type: application/json\r\nContent-Length: {}\r\n\r\n{body}",
+        "{method} {path} HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\n{auth}{ctype}Content-Length: {}\r\n\r\n",
         body.len()
     );
     s.write_all(req.as_bytes()).await.expect("send");
+    s.write_all(body).await.expect("send");
     let mut raw = Vec::new();
     tokio::time::timeout(Duration::from_secs(20), s.read_to_end(&mut raw))
         .await
         .expect("an answer in time")
         .expect("read");
-    let text = String::from_utf8_lossy(&raw).to_string();
-    let (head, rest) = text.split_once("\r\n\r\n").expect("an HTTP response");
+    let split = raw
+        .windows(4)
+        .position(|w| w == b"\r\n\r\n")
+        .expect("an HTTP response");
+    let head = String::from_utf8_lossy(&raw[..split]).to_ascii_lowercase();
+    let rest = &raw[split + 4..];
     let status: u16 = head.split_whitespace().nth(1).unwrap().parse().unwrap();
-    let body = if head
-        .to_ascii_lowercase()
-        .contains("transfer-encoding: chunked")
-    {
-        let mut out = String::new();
+    let body = if head.contains("transfer-encoding: chunked") {
+        let mut out = Vec::new();
         let mut rest = rest;
-        while let Some((size, after)) = rest.split_once("\r\n") {
-            let n = usize::from_str_radix(size.trim(), 16).unwrap_or(0);
+        while let Some(eol) = rest.windows(2).position(|w| w == b"\r\n") {
+            let size = String::from_utf8_lossy(&rest[..eol]).trim().to_string();
+            let n = usize::from_str_radix(&size, 16).unwrap_or(0);
             if n == 0 {
                 break;
             }
-            out.push_str(&after[..n]);
+            let after = &rest[eol + 2..];
+            out.extend_from_slice(&after[..n]);
             rest = &after[n + 2..];
         }
         out
     } else {
-        rest.to_string()
+        rest.to_vec()
     };
-    (status, body)
+    (status, head, body)
 }
 
 /// A request that must answer `status`; its body as JSON (or as a string).
-async fn expect(
+pub(crate) async fn expect(
     addr: SocketAddr,
     method: &str,
     path: &str,
@@ -73,14 +104,14 @@ async fn expect(
     serde_json::from_str(&text).unwrap_or(Value::String(text))
 }
 
-struct Evening {
-    addr: SocketAddr,
-    id: String,
-    director: String,
+pub(crate) struct Evening {
+    pub(crate) addr: SocketAddr,
+    pub(crate) id: String,
+    pub(crate) director: String,
 }
 
 impl Evening {
-    async fn create(addr: SocketAddr, body: Value) -> Evening {
+    pub(crate) async fn create(addr: SocketAddr, body: Value) -> Evening {
         let v = expect(addr, "POST", "/api/events", None, &body.to_string(), 201).await;
         Evening {
             addr,
@@ -89,11 +120,17 @@ impl Evening {
         }
     }
 
-    fn path(&self, tail: &str) -> String {
+    pub(crate) fn path(&self, tail: &str) -> String {
         format!("/api/events/{}{tail}", self.id)
     }
 
-    async fn director(&self, method: &str, tail: &str, body: Value, status: u16) -> Value {
+    pub(crate) async fn director(
+        &self,
+        method: &str,
+        tail: &str,
+        body: Value,
+        status: u16,
+    ) -> Value {
         let body = if body.is_null() {
             String::new()
         } else {
@@ -110,12 +147,12 @@ impl Evening {
         .await
     }
 
-    async fn get(&self, tail: &str) -> Value {
+    pub(crate) async fn get(&self, tail: &str) -> Value {
         expect(self.addr, "GET", &self.path(tail), None, "", 200).await
     }
 
     /// The evening as the public reads it, without the fields that count changes.
-    async fn state(&self) -> Value {
+    pub(crate) async fn state(&self) -> Value {
         let mut v = self.get("").await;
         v.as_object_mut().unwrap().remove("seq");
         v
@@ -277,8 +314,10 @@ async fn evening_tokens_and_bad_input_change_nothing() {
         200,
     )
     .await;
-    let st = ev.get("").await;
+    // The director sees the disagreement; the public does not.
+    let st = ev.director("GET", "", Value::Null, 200).await;
     assert_eq!(st["disagreements"][0]["board"], 1, "{st}");
+    assert!(ev.get("").await.get("disagreements").is_none());
     // A player of another board cannot report this one.
     let b2 = &r1["boards"][1];
     let (w2, b2n) = (
@@ -334,7 +373,10 @@ async fn evening_tokens_and_bad_input_change_nothing() {
     let round = ev.get("/rounds/1").await;
     assert_eq!(round["boards"][0]["results"], json!(["1/2"]));
     assert_eq!(round["boards"][1]["results"], json!(["0-1"]));
-    assert_eq!(ev.get("").await["disagreements"], json!([]));
+    assert_eq!(
+        ev.director("GET", "", Value::Null, 200).await["disagreements"],
+        json!([])
+    );
     // A result of a finished round by a player: refused; the director corrects it, logged.
     let (status, text) = call(addr, "POST", &p2, Some(&tokens[w2]), r#"{"result":"1-0"}"#).await;
     assert_eq!(status, 409, "{text}");
@@ -698,7 +740,7 @@ async fn a_double_round_robin_evening_played_on_the_server() {
     srv.stop().await;
 }
 
-async fn next_json(
+pub(crate) async fn next_json(
     ws: &mut tokio_tungstenite::WebSocketStream<
         tokio_tungstenite::MaybeTlsStream<tokio::net::TcpStream>,
     >,

@@ -9,6 +9,7 @@
 mod abuse;
 mod chaos;
 mod evening;
+mod evening_boards;
 mod faults;
 mod flood;
 mod lifecycle;

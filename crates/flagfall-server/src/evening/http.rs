@@ -14,14 +14,15 @@ use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
 use flagfall_events::change::{Change, Origin};
 use flagfall_events::event::{
-    ByeKind, Event, EventError, Format, NewPlayer, RecordedResult, RequestedBye,
+    ByeKind, Event, EventError, Format, NewPlayer, RecordedResult, ReportInfo, RequestedBye,
 };
-use flagfall_events::{export, import};
+use flagfall_events::{export, import, uscf};
 use flagfall_protocol::Mode;
 use serde::Deserialize;
 use serde_json::{Value, json};
 
 use super::task::{self, Done, EveningHandle, Op, Refusal};
+use super::view::Viewer;
 use super::{Confirm, Play, Settings, Snap, Who, view};
 use crate::Shared;
 use crate::http::ApiError;
@@ -45,6 +46,7 @@ pub fn routes(shared: &Shared) -> Router<AppState> {
         .route("/api/events/{id}/ratings", post(ratings))
         .route("/api/events/{id}/players/{n}/{action}", post(player_action))
         .route("/api/events/{id}/forbidden", post(forbid))
+        .route("/api/events/{id}/report", axum::routing::put(set_report))
         .route("/api/events/{id}/rounds", post(pair_next))
         .route(
             "/api/events/{id}/rounds/{r}",
@@ -147,6 +149,16 @@ fn bearer(headers: &HeaderMap) -> Option<&str> {
         .map(str::trim)
 }
 
+/// Who reads a public route: the public without a token; a token that is not the
+/// evening's is 403 (it was meant to show more).
+fn reader(snap: &Snap, headers: &HeaderMap) -> Result<Viewer, ApiError> {
+    if headers.get(header::AUTHORIZATION).is_none() {
+        return Ok(Viewer::Public);
+    }
+    let w = who(snap, headers)?;
+    Ok(Viewer::of(snap, Some(&w)))
+}
+
 fn director(snap: &Snap, headers: &HeaderMap) -> Result<Who, ApiError> {
     let w = who(snap, headers)?;
     if !w.is_director() {
@@ -186,6 +198,43 @@ struct CreateBody {
     check_in: Option<bool>,
     site: Option<String>,
     date: Option<String>,
+    /// What the rating reports need (city, state, ZIP, US Chess affiliate and TDs, ...).
+    report: Option<Value>,
+}
+
+/// The report details (`report` of the create body, `PUT .../report`): the events
+/// library's `ReportInfo`, every key known.
+fn report_info(v: Value) -> Result<ReportInfo, ApiError> {
+    const KEYS: [&str; 11] = [
+        "end_date",
+        "city",
+        "state",
+        "zip",
+        "country",
+        "federation",
+        "chief_arbiter",
+        "deputy_arbiters",
+        "uscf_affiliate",
+        "uscf_chief_td",
+        "uscf_assistant_td",
+    ];
+    let Value::Object(map) = &v else {
+        return Err(refused(
+            StatusCode::BAD_REQUEST,
+            "field `report`: expected an object",
+        ));
+    };
+    if let Some(k) = map.keys().find(|k| !KEYS.contains(&k.as_str())) {
+        return Err(refused(
+            StatusCode::BAD_REQUEST,
+            format!(
+                "field `report`: unknown key {k:?} (known: {})",
+                KEYS.join(", ")
+            ),
+        ));
+    }
+    serde_json::from_value(v)
+        .map_err(|e| refused(StatusCode::BAD_REQUEST, format!("field `report`: {e}")))
 }
 
 fn created(id: &str, director: &str) -> Response {
@@ -221,6 +270,9 @@ async fn create(State(s): State<AppState>, body: Bytes) -> Result<Response, ApiE
     }
     event.site = b.site;
     event.date = b.date;
+    if let Some(r) = b.report {
+        event.report = report_info(r)?;
+    }
     event.check_in = b.check_in.unwrap_or(true);
     event.paper_mode = b.play == Play::Board;
     // The game setup the server will create must be valid: checked now, not at round 1.
@@ -275,13 +327,17 @@ async fn import_event(
     Ok(created(&id, &director))
 }
 
-/// `GET /api/events/{id}`.
+/// `GET /api/events/{id}` (with the director's token, or a player's, the disagreements
+/// they may read).
 async fn get_event(
     State(s): State<AppState>,
     Path(id): Path<String>,
+    headers: HeaderMap,
 ) -> Result<Response, ApiError> {
     let h = evening(&s, &id).await?;
-    Ok(axum::Json(view::summary(&h.now())).into_response())
+    let snap = h.now();
+    let viewer = reader(&snap, &headers)?;
+    Ok(axum::Json(view::summary(&snap, viewer)).into_response())
 }
 
 /// `POST /api/events/{id}/deputy`: a second director token.
@@ -336,7 +392,7 @@ async fn add_players(
         std::str::from_utf8(&body)
             .map_err(|_| refused(StatusCode::BAD_REQUEST, "the file is not UTF-8 text"))
     };
-    let players = match q.format.as_deref().unwrap_or("json") {
+    let players = match upload_format(q.format.as_deref(), &headers, &body)? {
         "json" => match parse::<PlayersBody>(&body, "player")? {
             PlayersBody::Many { players } => players,
             PlayersBody::One(p) => vec![p],
@@ -346,14 +402,16 @@ async fn add_players(
         "trf" => {
             let trf = flagfall_pairing::trf::Trf::parse(text()?)
                 .map_err(|e| refused(StatusCode::BAD_REQUEST, format!("the TRF upload: {e}")))?;
-            import::players_from_trf(&trf)
+            let players = import::players_from_trf(&trf);
+            if players.is_empty() {
+                return Err(refused(
+                    StatusCode::BAD_REQUEST,
+                    "the TRF upload: no player line (tag 001); is it a TRF?",
+                ));
+            }
+            players
         }
-        other => {
-            return Err(refused(
-                StatusCode::BAD_REQUEST,
-                format!("format {other:?}: expected json, csv or trf"),
-            ));
-        }
+        other => unreachable!("upload_format answers json, csv or trf, not {other:?}"),
     };
     if players.is_empty() {
         return Err(refused(StatusCode::BAD_REQUEST, "no players in the upload"));
@@ -422,6 +480,58 @@ async fn get_links(
         })
         .collect();
     Ok(axum::Json(json!({"players": players})).into_response())
+}
+
+/// What a player upload is: `?format=` when given; else the `Content-Type`
+/// (`application/json`, `text/csv`; `application/x-trf`); else (no type, `text/plain`,
+/// `application/octet-stream`) what the text looks like: JSON when it starts with `{`,
+/// TRF when its first line is a TRF tag line (`012 `, `001 `, ...), CSV otherwise.
+fn upload_format(
+    query: Option<&str>,
+    headers: &HeaderMap,
+    body: &[u8],
+) -> Result<&'static str, ApiError> {
+    if let Some(f) = query {
+        return match f {
+            "json" => Ok("json"),
+            "csv" => Ok("csv"),
+            "trf" => Ok("trf"),
+            other => Err(refused(
+                StatusCode::BAD_REQUEST,
+                format!("format {other:?}: expected json, csv or trf"),
+            )),
+        };
+    }
+    let mime = headers
+        .get(header::CONTENT_TYPE)
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.split(';').next())
+        .map(|v| v.trim().to_ascii_lowercase())
+        .unwrap_or_default();
+    match mime.as_str() {
+        "application/json" => return Ok("json"),
+        "text/csv" | "application/csv" | "text/comma-separated-values" => return Ok("csv"),
+        "application/x-trf" | "text/x-trf" => return Ok("trf"),
+        "" | "text/plain" | "application/octet-stream" => {}
+        other => {
+            return Err(refused(
+                StatusCode::UNSUPPORTED_MEDIA_TYPE,
+                format!(
+                    "Content-Type {other:?}: a player upload is application/json, text/csv or a \
+                     TRF (or say which with ?format=json|csv|trf)"
+                ),
+            ));
+        }
+    }
+    let text = String::from_utf8_lossy(body);
+    let text = text.trim_start_matches('\u{feff}').trim_start();
+    if text.starts_with('{') {
+        return Ok("json");
+    }
+    let first = text.lines().next().unwrap_or("");
+    let tag = first.get(..3).unwrap_or("");
+    let trf_tag = tag.bytes().all(|b| b.is_ascii_digit()) && first.as_bytes().get(3) == Some(&b' ');
+    Ok(if trf_tag { "trf" } else { "csv" })
 }
 
 #[derive(Deserialize)]
@@ -596,6 +706,23 @@ async fn forbid(
     Ok(answer(&h, &done))
 }
 
+/// `PUT /api/events/{id}/report` (director): the details the rating reports need
+/// (`{"city", "state", "zip", "uscf_affiliate", "uscf_chief_td", ...}`), replacing
+/// those set before; logged.
+async fn set_report(
+    State(s): State<AppState>,
+    Path(id): Path<String>,
+    headers: HeaderMap,
+    body: Bytes,
+) -> Result<Response, ApiError> {
+    let h = evening(&s, &id).await?;
+    let w = director(&h.now(), &headers)?;
+    let v: Value = parse(&body, "report")?;
+    let info = report_info(v)?;
+    let done = h.run(Op::SetReport(Box::new(info)), origin(&w)).await?;
+    Ok(answer(&h, &done))
+}
+
 /// `POST /api/events/{id}/rounds`: pair the next round (with server play, its games are
 /// created). 201 with the round.
 async fn pair_next(
@@ -609,16 +736,19 @@ async fn pair_next(
         .await?;
     let snap = h.now();
     let r = snap.event.rounds_paired();
-    let v = view::round(&snap, r).map_err(event_error)?;
+    let v = view::round(&snap, r, Viewer::Director).map_err(event_error)?;
     Ok((StatusCode::CREATED, axum::Json(v)).into_response())
 }
 
 async fn get_round(
     State(s): State<AppState>,
     Path((id, r)): Path<(String, u32)>,
+    headers: HeaderMap,
 ) -> Result<Response, ApiError> {
     let h = evening(&s, &id).await?;
-    let v = view::round(&h.now(), r).map_err(event_error)?;
+    let snap = h.now();
+    let viewer = reader(&snap, &headers)?;
+    let v = view::round(&snap, r, viewer).map_err(event_error)?;
     Ok(axum::Json(v).into_response())
 }
 
@@ -683,7 +813,7 @@ async fn override_round(
         })
         .flatten()
         .collect();
-    let v = view::round(&h.now(), r).map_err(event_error)?;
+    let v = view::round(&h.now(), r, Viewer::Director).map_err(event_error)?;
     Ok(axum::Json(json!({"round": v, "warnings": warnings})).into_response())
 }
 
@@ -765,7 +895,8 @@ async fn set_result(
         }]),
     };
     let done = h.run(op, origin(&w)).await?;
-    let v = view::round(&h.now(), r).map_err(event_error)?;
+    let snap = h.now();
+    let v = view::round(&snap, r, Viewer::of(&snap, Some(&w))).map_err(event_error)?;
     Ok(axum::Json(json!({"round": v, "effects": done.effects})).into_response())
 }
 
@@ -837,6 +968,10 @@ async fn export_as(
     let h = evening(&s, &id).await?;
     let snap = h.now();
     let event = &snap.event;
+    if let Some(file) = kind.strip_prefix("uscf-") {
+        director(&snap, &headers)?;
+        return uscf_file(event, file);
+    }
     let (mime, text) = match kind.as_str() {
         "trf" => ("text/plain; charset=utf-8", export::trf(event)),
         "csv" => {
@@ -856,11 +991,87 @@ async fn export_as(
         other => {
             return Err(refused(
                 StatusCode::NOT_FOUND,
-                format!("no export {other:?} (trf, pgn, csv, json)"),
+                format!(
+                    "no export {other:?} (trf, pgn, csv, json, uscf-event, uscf-section, uscf-detail)"
+                ),
             ));
         }
     };
     Ok(([(header::CONTENT_TYPE, mime)], text).into_response())
+}
+
+/// One of US Chess's three rating-report files (dBase III), by the name of its table:
+/// `event` (`THEXPORT.DBF`), `section` (`TSEXPORT.DBF`), `detail` (`TDEXPORT.DBF`).
+/// `409` naming what the report still needs (details, results); the notes US Chess will
+/// ask about (players without an id, ...) in `X-Uscf-Notes`.
+fn uscf_file(event: &Event, file: &str) -> Result<Response, ApiError> {
+    let index = match file {
+        "event" => 0,
+        "section" => 1,
+        "detail" => 2,
+        other => {
+            return Err(refused(
+                StatusCode::NOT_FOUND,
+                format!("no US Chess file {other:?} (uscf-event, uscf-section, uscf-detail)"),
+            ));
+        }
+    };
+    let files = uscf::report(event, today()).map_err(|e| {
+        refused(
+            StatusCode::CONFLICT,
+            format!("the US Chess report cannot be made: {e}"),
+        )
+    })?;
+    let (name, bytes) = files.named()[index];
+    let notes: String = files
+        .notes
+        .join("; ")
+        .chars()
+        .map(|c| {
+            if c.is_ascii() && !c.is_ascii_control() {
+                c
+            } else {
+                '?'
+            }
+        })
+        .collect();
+    let mut response = (
+        [
+            (header::CONTENT_TYPE, "application/dbase".to_string()),
+            (
+                header::CONTENT_DISPOSITION,
+                format!("attachment; filename=\"{name}\""),
+            ),
+        ],
+        bytes.to_vec(),
+    )
+        .into_response();
+    if !notes.is_empty()
+        && let Ok(v) = axum::http::HeaderValue::from_str(&notes)
+    {
+        response.headers_mut().insert("x-uscf-notes", v);
+    }
+    Ok(response)
+}
+
+/// Today (UTC), the DBF files' "last update".
+fn today() -> uscf::FileDate {
+    // Days since 1970-01-01 to a civil date (Howard Hinnant's civil_from_days).
+    let days = crate::now_unix_ms().div_euclid(86_400_000);
+    let z = days + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z - era * 146_097;
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let day = doy - (153 * mp + 2) / 5 + 1;
+    let month = if mp < 10 { mp + 3 } else { mp - 9 };
+    let year = yoe + era * 400 + i64::from(month <= 2);
+    uscf::FileDate {
+        year: u16::try_from(year).unwrap_or(2000),
+        month: u8::try_from(month).unwrap_or(1),
+        day: u8::try_from(day).unwrap_or(1),
+    }
 }
 
 /// The evening's PGN: with server play, each game's own PGN (moves, clock times and
@@ -917,51 +1128,90 @@ async fn pgn(s: &AppState, snap: &Snap) -> Result<String, ApiError> {
     Ok(out)
 }
 
-/// `GET /ws/events/{id}`: the live evening. First a `state` message (the event, the
-/// latest round, the standings); then a `change` message after every stored change (its
-/// log rows, what followed, and the round and standings when they changed). Read only.
+#[derive(Deserialize, Default)]
+struct LiveQuery {
+    token: Option<String>,
+}
+
+/// `GET /ws/events/{id}[?token=DIRECTOR]`: the live evening. First a `state` message
+/// (the event, the latest round, the standings); then a `change` message after every
+/// stored change (its log rows, what followed, and the round and standings when they
+/// changed). Read only. With the director's token (a browser cannot set a WebSocket's
+/// headers) the players' reports and disagreements come too.
 async fn live(
     State(s): State<AppState>,
     Path(id): Path<String>,
+    Query(q): Query<LiveQuery>,
     ws: WebSocketUpgrade,
 ) -> Result<Response, ApiError> {
     let h = evening(&s, &id).await?;
+    let director = match &q.token {
+        None => false,
+        Some(t) => match h.now().tokens.get(&crate::token_hash(t)) {
+            Some(w) if w.is_director() => true,
+            _ => {
+                return Err(refused(
+                    StatusCode::FORBIDDEN,
+                    format!("the token is not event {id}'s director's"),
+                ));
+            }
+        },
+    };
     let mut shutdown = s.shutdown.clone();
     Ok(ws
         .max_message_size(crate::socket::MAX_MESSAGE_BYTES)
         .on_upgrade(move |socket| async move {
-            run_live(socket, h, &mut shutdown).await;
+            run_live(socket, &s, h, director, &mut shutdown).await;
         }))
 }
 
 async fn run_live(
     mut socket: WebSocket,
-    h: EveningHandle,
+    s: &AppState,
+    mut h: EveningHandle,
+    director: bool,
     shutdown: &mut tokio::sync::watch::Receiver<bool>,
 ) {
+    let viewer = if director {
+        Viewer::Director
+    } else {
+        Viewer::Public
+    };
     // Subscribe before reading the state: nothing between the two is missed.
     let mut rx = h.live.subscribe();
-    let first = view::live_state(&h.now());
+    let first = view::live_state(&h.now(), viewer);
     if socket.send(Message::Text(first.into())).await.is_err() {
         return;
     }
     loop {
         tokio::select! {
             msg = rx.recv() => match msg {
-                Ok(text) => {
+                Ok(live) => {
+                    let text = if director { &live.director } else { &live.public };
                     if socket.send(Message::Text(text.to_string().into())).await.is_err() {
                         return;
                     }
                 }
                 Err(tokio::sync::broadcast::error::RecvError::Lagged(_)) => {
                     // Too far behind: the whole state again.
-                    let again = view::live_state(&h.now());
+                    let again = view::live_state(&h.now(), viewer);
                     if socket.send(Message::Text(again.into())).await.is_err() {
                         return;
                     }
                 }
                 Err(_) => return,
             },
+            // The task was unloaded in the instant before this socket subscribed (an
+            // evening with a socket is not unloaded): follow the evening loaded again.
+            _ = h.closed() => {
+                let Ok(Some(again)) = task::handle(s, &h.now().id).await else { return };
+                h = again;
+                rx = h.live.subscribe();
+                let state = view::live_state(&h.now(), viewer);
+                if socket.send(Message::Text(state.into())).await.is_err() {
+                    return;
+                }
+            }
             incoming = socket.recv() => match incoming {
                 Some(Ok(Message::Close(_))) | None | Some(Err(_)) => return,
                 Some(Ok(_)) => {}

@@ -25,7 +25,7 @@ use std::collections::{BTreeMap, HashMap};
 use std::sync::{Arc, Mutex};
 
 use flagfall_events::change::LogEntry;
-use flagfall_events::event::{Event, RecordedResult};
+use flagfall_events::event::{Event, RecordedResult, ReportInfo};
 use flagfall_protocol::Mode;
 use serde::{Deserialize, Serialize};
 use sha2::Digest;
@@ -71,6 +71,12 @@ pub enum LogRow {
     Change(LogEntry),
     /// A player's report of their board's result (board play).
     Report(Report),
+    /// The details the rating reports need, set by the director (`PUT .../report`).
+    Details {
+        report: ReportInfo,
+        by: String,
+        at: i64,
+    },
 }
 
 /// A result a player reported for their board.
@@ -176,6 +182,24 @@ pub struct Evenings(Mutex<HashMap<String, EveningHandle>>);
 impl Evenings {
     fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<String, EveningHandle>> {
         self.0.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// Called by an idle evening's task: unload it unless commands wait. Under the
+    /// lock, so that no request takes its handle in between; a request holding the
+    /// handle from before finds the queue closed and loads the evening again.
+    pub(crate) fn unload(&self, id: &str, rx: &mut tokio::sync::mpsc::Receiver<task::Cmd>) -> bool {
+        let mut map = self.lock();
+        if !rx.is_empty() {
+            return false;
+        }
+        map.remove(id);
+        rx.close();
+        true
+    }
+
+    /// How many evenings are loaded.
+    pub fn loaded(&self) -> usize {
+        self.lock().len()
     }
 }
 

@@ -6,13 +6,14 @@ use std::collections::{BTreeMap, HashMap};
 use std::sync::Arc;
 
 use flagfall_events::change::{Change, Effect, Origin};
-use flagfall_events::event::{Event, EventError, NewPlayer, RecordedResult};
+use flagfall_events::event::{Event, EventError, NewPlayer, RecordedResult, ReportInfo};
 use flagfall_protocol::CreateGame;
 use flagfall_store::{NewGame, TournamentCommit, TournamentLogRow, TournamentToken};
 use serde_json::json;
 use tokio::sync::{broadcast, mpsc, oneshot, watch};
 
 use super::{BoardReports, Confirm, LogRow, Play, Report, Settings, Snap, Who};
+use crate::game::{Cmd as GameCmd, RoundCmd};
 use crate::{ServerError, Shared, now_unix_ms, random_hex, token_hash};
 
 /// Commands an evening's task may have queued.
@@ -25,11 +26,22 @@ const LIVE_BUFFER: usize = 256;
 /// A handle to an evening's task.
 #[derive(Clone)]
 pub struct EveningHandle {
+    /// The evening's id and the server (weak: the server holds the handles), to load
+    /// the evening again when its task was unloaded meanwhile.
+    id: Arc<str>,
+    shared: std::sync::Weak<Shared>,
     tx: mpsc::Sender<Cmd>,
     /// The state after the last commit.
     pub snap: watch::Receiver<Arc<Snap>>,
     /// What changed, as the live socket sends it (JSON text).
-    pub live: broadcast::Sender<Arc<str>>,
+    pub live: broadcast::Sender<Arc<Live>>,
+}
+
+/// One change as the live socket sends it: to the public, and to the director (with
+/// the players' reports).
+pub struct Live {
+    pub public: Arc<str>,
+    pub director: Arc<str>,
 }
 
 /// What a caller asks of the evening.
@@ -54,6 +66,8 @@ pub enum Op {
     },
     /// A deputy director's token.
     Deputy,
+    /// The details the rating reports need (replacing those set before).
+    SetReport(Box<ReportInfo>),
 }
 
 /// Why a command was not done.
@@ -76,7 +90,7 @@ pub struct Done {
     pub tokens: Vec<(String, String)>,
 }
 
-enum Cmd {
+pub(crate) enum Cmd {
     Do {
         op: Op,
         origin: Origin,
@@ -90,10 +104,22 @@ impl EveningHandle {
     /// Do `op` as `origin` (who, now).
     pub async fn run(&self, op: Op, origin: Origin) -> Result<Done, Refusal> {
         let (reply, rx) = oneshot::channel();
-        if self.tx.send(Cmd::Do { op, origin, reply }).await.is_err() {
-            return Err(Refusal::Failed(ServerError::Corrupt(
-                "the evening's task stopped".into(),
-            )));
+        if let Err(mpsc::error::SendError(cmd)) = self.tx.send(Cmd::Do { op, origin, reply }).await
+        {
+            // Unloaded (idle) since this handle was taken: load it again, ask it there.
+            let again = match self.shared.upgrade() {
+                Some(shared) => handle(&shared, &self.id).await.map_err(Refusal::Failed)?,
+                None => None,
+            };
+            let sent = match again {
+                Some(h) => h.tx.send(cmd).await.is_ok(),
+                None => false,
+            };
+            if !sent {
+                return Err(Refusal::Failed(ServerError::Corrupt(
+                    "the evening's task stopped".into(),
+                )));
+            }
         }
         rx.await.unwrap_or_else(|_| {
             Err(Refusal::Failed(ServerError::Corrupt(
@@ -104,6 +130,11 @@ impl EveningHandle {
 
     pub(crate) async fn game_over(&self, game_id: String) {
         let _ = self.tx.send(Cmd::GameOver(game_id, 1)).await;
+    }
+
+    /// Resolves when the evening's task has ended (unloaded).
+    pub async fn closed(&self) {
+        self.tx.closed().await;
     }
 
     /// The state now.
@@ -173,6 +204,7 @@ pub async fn handle(shared: &Arc<Shared>, id: &str) -> Result<Option<EveningHand
                     .map_err(|e| corrupt(&format!("log row {}", r.seq), &e))?;
             }
             LogRow::Report(rep) => note_report(&event, &mut reports, &rep),
+            LogRow::Details { report, .. } => event.report = report,
         }
     }
     let mut tokens = HashMap::new();
@@ -198,6 +230,8 @@ pub async fn handle(shared: &Arc<Shared>, id: &str) -> Result<Option<EveningHand
     let (live, _) = broadcast::channel(LIVE_BUFFER);
     let (tx, rx) = mpsc::channel(QUEUE);
     let h = EveningHandle {
+        id: id.into(),
+        shared: Arc::downgrade(shared),
         tx,
         snap: snap_rx,
         live: live.clone(),
@@ -209,6 +243,7 @@ pub async fn handle(shared: &Arc<Shared>, id: &str) -> Result<Option<EveningHand
         }
         map.insert(id.to_string(), h.clone());
     }
+    shared.metrics.loaded_evenings.inc();
     let task = Task {
         shared: shared.clone(),
         me: h.tx.downgrade(),
@@ -253,7 +288,7 @@ struct Task {
     /// The state, shared with the readers (a change works on a copy).
     state: Arc<Snap>,
     snap_tx: watch::Sender<Arc<Snap>>,
-    live: broadcast::Sender<Arc<str>>,
+    live: broadcast::Sender<Arc<Live>>,
 }
 
 /// A change in the making: a copy of the state, and what it will store.
@@ -262,6 +297,8 @@ struct Work {
     rows: Vec<TournamentLogRow>,
     tokens: Vec<TournamentToken>,
     games: Vec<NewGame>,
+    /// Server games never begun that the change removes: aborted in its transaction.
+    abort: Vec<String>,
     done: Done,
 }
 
@@ -294,7 +331,21 @@ impl Task {
         // Games that ended while the evening was not loaded (or before the server
         // stopped) count now.
         self.reconcile().await;
-        while let Some(cmd) = rx.recv().await {
+        let idle = self.shared.limits.evening_idle;
+        let mut unloaded = false;
+        loop {
+            let cmd = tokio::select! {
+                cmd = rx.recv() => cmd,
+                // Nothing to do and nobody watching: unloaded; the next request loads
+                // it again from the store (as after a restart). A command sent in the
+                // instant before the queue closed is still done (`recv` drains it).
+                _ = tokio::time::sleep(idle), if !unloaded => {
+                    unloaded = self.live.receiver_count() == 0
+                        && self.shared.evenings.unload(&self.state.id, &mut rx);
+                    continue;
+                }
+            };
+            let Some(cmd) = cmd else { break };
             match cmd {
                 Cmd::Do { op, origin, reply } => {
                     let r = self.exec(op, origin).await;
@@ -318,6 +369,7 @@ impl Task {
                 }
             }
         }
+        self.shared.metrics.loaded_evenings.dec();
     }
 
     /// Every linked game still pending in the event whose stored game has ended.
@@ -395,11 +447,37 @@ impl Task {
             rows: Vec::new(),
             tokens: Vec::new(),
             games: Vec::new(),
+            abort: Vec::new(),
             done: Done::default(),
         }
     }
 
+    /// Do `op`. The games of a round it deletes or re-pairs are held (no action on
+    /// them) until it is stored or refused: then those it removed are aborted (in its
+    /// transaction, and in their tasks), the others released.
     async fn exec(&mut self, op: Op, origin: Origin) -> Result<Done, Refusal> {
+        let mut held = Vec::new();
+        let r = self.exec_holding(op, origin, &mut held).await;
+        let aborted = r.as_ref().map(|(_, a)| a.clone()).unwrap_or_default();
+        for id in &held {
+            let c = if aborted.contains(id) {
+                RoundCmd::Abort
+            } else {
+                RoundCmd::Release
+            };
+            if let Err(e) = self.round_cmd(id, c).await {
+                tracing::error!(game = %id, error = ?e, "an evening's game not told of its round");
+            }
+        }
+        r.map(|(done, _)| done)
+    }
+
+    async fn exec_holding(
+        &mut self,
+        op: Op,
+        origin: Origin,
+        held: &mut Vec<String>,
+    ) -> Result<(Done, Vec<String>), Refusal> {
         let mut w = self.work();
         match op {
             Op::Changes(changes) => {
@@ -410,9 +488,23 @@ impl Task {
                     w = self.work();
                 }
                 for change in changes {
-                    if let Change::DeleteRound { round } | Change::Override { round, .. } = &change
-                    {
-                        self.mark_started(&mut w, *round, &origin).await?;
+                    // A round deleted or re-paired by hand, or re-paired by the library
+                    // after a correction of an earlier round (when nothing in it has
+                    // begun): its games are held until the change is stored.
+                    let latest = w.snap.event.rounds_paired();
+                    let round = match &change {
+                        Change::DeleteRound { round } | Change::Override { round, .. } => {
+                            Some(*round)
+                        }
+                        Change::SetResults { round, .. } | Change::SetGameResult { round, .. }
+                            if *round < latest =>
+                        {
+                            Some(latest)
+                        }
+                        _ => None,
+                    };
+                    if let Some(round) = round {
+                        self.hold_round(&mut w, round, &origin, held).await?;
                     }
                     w.apply(change, &origin).map_err(Refusal::Event)?;
                 }
@@ -477,9 +569,48 @@ impl Task {
                 board,
                 results,
             } => self.report(&mut w, player, round, board, results, &origin)?,
+            Op::SetReport(report) => {
+                let report = *report;
+                w.snap.event.report = report.clone();
+                w.row(&LogRow::Details {
+                    report,
+                    by: origin.by.clone(),
+                    at: origin.at,
+                });
+                w.done.effects.push(Effect::SettingChanged);
+            }
         }
         self.follow_up(&mut w, &origin).map_err(Refusal::Event)?;
-        self.commit(w).await
+        // The held games the change unlinked from the evening are aborted with it.
+        let linked: std::collections::HashSet<&str> = w
+            .snap
+            .event
+            .round_list
+            .iter()
+            .flat_map(|r| r.boards.iter())
+            .flat_map(|b| b.games.iter())
+            .filter_map(|g| g.game.as_deref())
+            .collect();
+        w.abort = held
+            .iter()
+            .filter(|id| !linked.contains(id.as_str()))
+            .cloned()
+            .collect();
+        let aborted = w.abort.clone();
+        self.commit(w).await.map(|done| (done, aborted))
+    }
+
+    /// Tell server game `id` of its round ([`RoundCmd`]); whether it has begun.
+    async fn round_cmd(&self, id: &str, c: RoundCmd) -> Result<bool, Refusal> {
+        let Some(h) = self.shared.handle(id).await.map_err(Refusal::Failed)? else {
+            return Ok(false);
+        };
+        let (tx, rx) = oneshot::channel();
+        if h.tx.send(GameCmd::Round(c, tx)).await.is_err() {
+            // The task ended (unloaded): nothing to hold; the store says the rest.
+            return Ok(false);
+        }
+        Ok(rx.await.unwrap_or(false))
     }
 
     /// A player's report: refused unless it is their board of the latest round and its
@@ -578,8 +709,15 @@ impl Task {
     }
 
     /// Before a round is deleted or re-paired: its server games that have begun are
-    /// marked begun (the events library then refuses).
-    async fn mark_started(&self, w: &mut Work, round: u32, origin: &Origin) -> Result<(), Refusal> {
+    /// marked begun (the events library then refuses); the others are held (`held`), so
+    /// that none begins before the change is stored or refused.
+    async fn hold_round(
+        &self,
+        w: &mut Work,
+        round: u32,
+        origin: &Origin,
+        held: &mut Vec<String>,
+    ) -> Result<(), Refusal> {
         let Some(r) = w
             .snap
             .event
@@ -591,15 +729,16 @@ impl Task {
         let mut started = Vec::new();
         for b in &r.boards {
             for (g, rec) in b.games.iter().enumerate() {
-                if let (Some(id), false) = (&rec.game, rec.started) {
-                    let events = self
-                        .shared
-                        .store
-                        .events(id)
-                        .await
-                        .map_err(|e| Refusal::Failed(e.into()))?;
-                    if !events.is_empty() {
+                if let (Some(id), false, RecordedResult::Pending) =
+                    (&rec.game, rec.started, rec.result)
+                {
+                    if held.contains(id) {
+                        continue;
+                    }
+                    if self.round_cmd(id, RoundCmd::Hold).await? {
                         started.push((b.number, g as u32 + 1));
+                    } else {
+                        held.push(id.clone());
                     }
                 }
             }
@@ -632,6 +771,7 @@ impl Task {
                 rows: Vec::new(),
                 tokens: Vec::new(),
                 games: Vec::new(),
+                abort: Vec::new(),
                 done: Done::default(),
             };
             if copy.apply(Change::PairNext, &auto).is_ok() {
@@ -724,10 +864,15 @@ impl Task {
             log: w.rows,
             tokens: w.tokens,
             games: w.games,
+            abort: w.abort,
         };
-        if let Err(e) = self.shared.store.tournament_commit(&c).await {
-            tracing::error!(evening = %w.snap.id, error = %e, "an evening's change not stored");
-            return Err(Refusal::Failed(e.into()));
+        match self.shared.store.tournament_commit(&c).await {
+            Ok(()) => {}
+            Err(flagfall_store::StoreError::Conflict(m)) => return Err(Refusal::Conflict(m)),
+            Err(e) => {
+                tracing::error!(evening = %w.snap.id, error = %e, "an evening's change not stored");
+                return Err(Refusal::Failed(e.into()));
+            }
         }
         for g in &c.games {
             if let Err(e) = self.shared.start_new(g, w.snap.settings.mode) {
@@ -738,10 +883,32 @@ impl Task {
         self.state = snap.clone();
         self.snap_tx.send_replace(snap.clone());
         if !c.log.is_empty() {
-            let msg = super::view::live_message(&snap, &c.log, &w.done.effects);
-            let _ = self.live.send(msg.into());
+            self.publish(&snap, &c.log, &w.done.effects);
         }
         Ok(w.done)
+    }
+}
+
+impl Task {
+    /// The live sockets' message (none when nobody listens): the director's differs from
+    /// the public's only when there are players' reports to show.
+    fn publish(&self, snap: &Snap, rows: &[TournamentLogRow], effects: &[Effect]) {
+        use super::view::{Viewer, live_message};
+        if self.live.receiver_count() == 0 {
+            return;
+        }
+        let public: Arc<str> = live_message(snap, rows, effects, Viewer::Public).into();
+        let latest = snap.event.rounds_paired();
+        let private = rows
+            .iter()
+            .any(|r| matches!(serde_json::from_str(&r.json), Ok(LogRow::Report(_))))
+            || snap.reports.keys().any(|(r, _)| *r == latest);
+        let director = if private {
+            live_message(snap, rows, effects, Viewer::Director).into()
+        } else {
+            public.clone()
+        };
+        let _ = self.live.send(Arc::new(Live { public, director }));
     }
 }
 

@@ -1,11 +1,50 @@
 //! The JSON the evening's routes answer (docs/protocol.md, "Evenings").
 
 use flagfall_events::change::Effect;
-use flagfall_events::event::{Cell, Event, EventError, RecordedResult};
+use flagfall_events::event::{Board, Cell, Event, EventError, RecordedResult};
 use flagfall_store::TournamentLogRow;
 use serde_json::{Value, json};
 
 use super::{Snap, Who};
+
+/// Who reads a view: the players' reports of a board whose result is not in (and so a
+/// disagreement) are the director's and the board's two players' only.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Viewer {
+    Public,
+    Director,
+    /// A player, by pairing number.
+    Player(u32),
+}
+
+impl Viewer {
+    /// Who the token's holder is, for reading.
+    pub fn of(snap: &Snap, who: Option<&Who>) -> Viewer {
+        match who {
+            None => Viewer::Public,
+            Some(w) if w.is_director() => Viewer::Director,
+            Some(Who::Player(name)) => snap.number_of(name).map_or(Viewer::Public, Viewer::Player),
+            Some(_) => Viewer::Public,
+        }
+    }
+
+    /// Whether this reader sees the reports of board `b`.
+    fn sees(self, b: &Board) -> bool {
+        match self {
+            Viewer::Public => false,
+            Viewer::Director => true,
+            Viewer::Player(n) => b.white == n || b.black == n,
+        }
+    }
+}
+
+fn reported(rep: &super::BoardReports) -> Value {
+    let short = |x: &Option<Vec<RecordedResult>>| {
+        x.as_ref()
+            .map(|x| x.iter().map(|r| r.short()).collect::<Vec<_>>())
+    };
+    json!({"white": short(&rep.white), "black": short(&rep.black)})
+}
 
 /// A player by name and pairing number.
 fn player(event: &Event, n: u32) -> Value {
@@ -20,8 +59,8 @@ fn result(r: RecordedResult) -> Value {
     }
 }
 
-/// `GET /api/events/{id}/rounds/{r}`.
-pub fn round(snap: &Snap, r: u32) -> Result<Value, EventError> {
+/// `GET /api/events/{id}/rounds/{r}` as `viewer` reads it.
+pub fn round(snap: &Snap, r: u32, viewer: Viewer) -> Result<Value, EventError> {
     let event = &snap.event;
     let paired = event.rounds_paired();
     let round = event
@@ -47,9 +86,9 @@ pub fn round(snap: &Snap, r: u32) -> Result<Value, EventError> {
             }
             if let Some(rep) = snap.reports.get(&(r, b.number))
                 && !b.complete()
+                && viewer.sees(b)
             {
-                v["reported"] = json!({"white": rep.white.as_ref().map(|x| x.iter().map(|r| r.short()).collect::<Vec<_>>()),
-                                        "black": rep.black.as_ref().map(|x| x.iter().map(|r| r.short()).collect::<Vec<_>>())});
+                v["reported"] = reported(rep);
             }
             v
         })
@@ -138,8 +177,9 @@ pub fn crosstable(event: &Event) -> Value {
     json!({"rounds": paired, "players": rows})
 }
 
-/// `GET /api/events/{id}`: the evening (players, settings, rounds, disagreements).
-pub fn summary(snap: &Snap) -> Value {
+/// `GET /api/events/{id}`: the evening (players, settings, rounds; the disagreements
+/// `viewer` may read, none for the public).
+pub fn summary(snap: &Snap, viewer: Viewer) -> Value {
     let e = &snap.event;
     let players: Vec<Value> = e
         .players
@@ -155,25 +195,29 @@ pub fn summary(snap: &Snap) -> Value {
         .reports
         .iter()
         .filter(|((r, b), rep)| {
-            let complete = e
+            let open = e
                 .round_list
-                .get(*r as usize - 1)
+                .get((*r as usize).wrapping_sub(1))
                 .and_then(|round| round.boards.iter().find(|x| x.number == *b))
-                .is_none_or(|x| x.complete());
-            !complete && rep.white.is_some() && rep.black.is_some() && rep.white != rep.black
+                .is_some_and(|x| !x.complete() && viewer.sees(x));
+            open && rep.white.is_some() && rep.black.is_some() && rep.white != rep.black
         })
         .map(
             |((r, b), rep)| json!({"round": r, "board": b, "white": rep.white, "black": rep.black}),
         )
         .collect();
-    json!({
+    let mut v = json!({
         "id": snap.id, "name": e.name, "format": e.format.name(), "rounds": e.planned_rounds(),
         "rounds_paired": e.rounds_paired(), "rounds_complete": e.rounds_complete(),
         "time_control": e.time_control, "rules": e.ruleset, "play": snap.settings.play,
         "mode": snap.settings.mode, "confirm": snap.settings.confirm, "auto": snap.settings.auto,
         "check_in": e.check_in, "tiebreaks": e.tiebreaks, "players": players,
-        "forbidden": e.forbidden, "disagreements": disagreements, "seq": snap.seq,
-    })
+        "forbidden": e.forbidden, "report": e.report, "seq": snap.seq,
+    });
+    if viewer != Viewer::Public {
+        v["disagreements"] = json!(disagreements);
+    }
+    v
 }
 
 /// `GET /api/events/{id}/me`: a player's own view (their board this round, their game).
@@ -203,6 +247,11 @@ pub fn me(snap: &Snap, name: &str) -> Value {
                         .map(|g| result(g.result))
                         .collect::<Vec<_>>()
                 );
+                if let Some(rep) = snap.reports.get(&(latest, board.number))
+                    && !board.complete()
+                {
+                    v["reported"] = reported(rep);
+                }
                 let games: Vec<Value> = board
                     .games
                     .iter()
@@ -224,12 +273,19 @@ pub fn me(snap: &Snap, name: &str) -> Value {
     v
 }
 
-/// The live socket's message after a commit: the log rows it stored, what followed,
-/// and the views that changed (the latest round; the standings).
-pub fn live_message(snap: &Snap, rows: &[TournamentLogRow], effects: &[Effect]) -> String {
+/// The live socket's message after a commit, as `viewer` reads it: the log rows it
+/// stored (the public is not sent the players' reports), what followed, and the views
+/// that changed (the latest round; the standings).
+pub fn live_message(
+    snap: &Snap,
+    rows: &[TournamentLogRow],
+    effects: &[Effect],
+    viewer: Viewer,
+) -> String {
     let entries: Vec<Value> = rows
         .iter()
         .map(|r| serde_json::from_str(&r.json).unwrap_or(Value::Null))
+        .filter(|v: &Value| viewer != Viewer::Public || v.get("report").is_none())
         .collect();
     let mut v = json!({"type": "change", "seq": snap.seq, "rows": entries, "effects": effects});
     let latest = snap.event.rounds_paired();
@@ -245,7 +301,7 @@ pub fn live_message(snap: &Snap, rows: &[TournamentLogRow], effects: &[Effect]) 
         )
     });
     if round_changed && latest > 0 {
-        v["round"] = round(snap, latest).unwrap_or(Value::Null);
+        v["round"] = round(snap, latest, viewer).unwrap_or(Value::Null);
     }
     let players_changed = effects.iter().any(|e| {
         matches!(
@@ -254,7 +310,7 @@ pub fn live_message(snap: &Snap, rows: &[TournamentLogRow], effects: &[Effect]) 
         )
     });
     if players_changed {
-        v["players"] = summary(snap)["players"].clone();
+        v["players"] = summary(snap, viewer)["players"].clone();
     }
     if effects.iter().any(|e| {
         matches!(
@@ -267,19 +323,14 @@ pub fn live_message(snap: &Snap, rows: &[TournamentLogRow], effects: &[Effect]) 
     v.to_string()
 }
 
-/// The first message of the live socket: everything.
-pub fn live_state(snap: &Snap) -> String {
+/// The first message of the live socket: everything `viewer` may read.
+pub fn live_state(snap: &Snap, viewer: Viewer) -> String {
     let latest = snap.event.rounds_paired();
     json!({
         "type": "state",
-        "event": summary(snap),
-        "round": if latest > 0 { round(snap, latest).unwrap_or(Value::Null) } else { Value::Null },
+        "event": summary(snap, viewer),
+        "round": if latest > 0 { round(snap, latest, viewer).unwrap_or(Value::Null) } else { Value::Null },
         "standings": standings(&snap.event).unwrap_or(Value::Null),
     })
     .to_string()
-}
-
-/// Who may see a director's view.
-pub fn is_director(who: Option<&Who>) -> bool {
-    who.is_some_and(Who::is_director)
 }
