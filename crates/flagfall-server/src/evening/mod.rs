@@ -127,6 +127,10 @@ pub struct Snap {
     pub tokens: HashMap<String, Who>,
     /// Rows in the stored log.
     pub seq: i64,
+    /// The evening's server games waiting for the director now (a claim for the director
+    /// to rule on, or a player's call), by game id: not stored, the games say it again
+    /// when they are loaded ([`game_waiting`]).
+    pub disputes: BTreeMap<String, serde_json::Value>,
 }
 
 impl Snap {
@@ -194,4 +198,72 @@ pub(crate) fn game_over(shared: &Arc<crate::Shared>, game_id: &str) {
             }
         }
     });
+}
+
+/// What a game waits for the director for, if anything: a claim for the director to rule
+/// on (`{"kind":"claim","claimant","claim","recommendation"}`) or a player's call
+/// (`{"kind":"call","by","reason"?}`). The evening's console shows it with the game.
+pub(crate) fn dispute_of(game: &flagfall_game::Game) -> Option<serde_json::Value> {
+    use flagfall_protocol::ColorName;
+    if let Some((claimant, kind, rec)) = game.pending_claim() {
+        return Some(serde_json::json!({
+            "kind": "claim",
+            "claimant": ColorName::from(claimant),
+            "claim": kind.name(),
+            "advice": {"grant": rec.grant, "reasons": rec.reasons},
+        }));
+    }
+    game.called().map(|c| {
+        serde_json::json!({
+            "kind": "call",
+            "by": ColorName::from(c.by),
+            "reason": c.reason,
+        })
+    })
+}
+
+/// A server game's wait for the director began or ended (`dispute`: what it waits for,
+/// [`dispute_of`]; `None` when it no longer waits): tell its evening, if it plays for
+/// one. Called by the game's task when that changes, and when a game that waits is
+/// loaded (after a restart). A game of no evening costs one look-up in the store.
+pub(crate) fn game_waiting(
+    shared: &Arc<crate::Shared>,
+    game_id: &str,
+    dispute: Option<serde_json::Value>,
+) {
+    let shared = shared.clone();
+    let game_id = game_id.to_string();
+    tokio::spawn(async move {
+        let evening = match shared.store.tournament_of_game(&game_id).await {
+            Ok(Some(e)) => e,
+            Ok(None) => return,
+            Err(e) => {
+                tracing::error!(game = %game_id, error = %e, "cannot find a waiting game's evening");
+                return;
+            }
+        };
+        match task::handle(&shared, &evening).await {
+            Ok(Some(h)) => h.game_waiting(game_id, dispute).await,
+            Ok(None) => {}
+            Err(e) => {
+                tracing::error!(evening = %evening, error = %e, "cannot load an evening for a waiting game")
+            }
+        }
+    });
+}
+
+/// Whether `token_hash` is a deputy director's of the evening game `game_id` plays for
+/// (the director's own token is the game's director token already).
+pub(crate) async fn deputy_of_game(
+    shared: &Arc<crate::Shared>,
+    game_id: &str,
+    token_hash: &str,
+) -> Result<bool, crate::ServerError> {
+    let Some(evening) = shared.store.tournament_of_game(game_id).await? else {
+        return Ok(false);
+    };
+    let Some(h) = task::handle(shared, &evening).await? else {
+        return Ok(false);
+    };
+    Ok(h.now().tokens.get(token_hash) == Some(&Who::Deputy))
 }

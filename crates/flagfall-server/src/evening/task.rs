@@ -81,6 +81,8 @@ enum Cmd {
     },
     /// A server game ended (the attempt: a result not taken is tried again).
     GameOver(String, u32),
+    /// A server game began or stopped waiting for the director (what for, or `None`).
+    Waiting(String, Option<serde_json::Value>),
 }
 
 impl EveningHandle {
@@ -101,6 +103,10 @@ impl EveningHandle {
 
     pub(crate) async fn game_over(&self, game_id: String) {
         let _ = self.tx.send(Cmd::GameOver(game_id, 1)).await;
+    }
+
+    pub(crate) async fn game_waiting(&self, game_id: String, dispute: Option<serde_json::Value>) {
+        let _ = self.tx.send(Cmd::Waiting(game_id, dispute)).await;
     }
 
     /// The state now.
@@ -189,6 +195,7 @@ pub async fn handle(shared: &Arc<Shared>, id: &str) -> Result<Option<EveningHand
         reports,
         tokens,
         seq: log.len() as i64,
+        disputes: BTreeMap::new(),
     };
     let snap = Arc::new(snap);
     let (snap_tx, snap_rx) = watch::channel(snap.clone());
@@ -297,6 +304,7 @@ impl Task {
                     let r = self.exec(op, origin).await;
                     let _ = reply.send(r);
                 }
+                Cmd::Waiting(id, dispute) => self.waiting(id, dispute),
                 Cmd::GameOver(id, attempt) => {
                     let origin = Origin::new(format!("game {id}"), now_unix_ms());
                     if let Err(e) = self.finished_games(std::slice::from_ref(&id), origin).await {
@@ -315,6 +323,55 @@ impl Task {
                 }
             }
         }
+    }
+
+    /// Game `id` waits for the director (`dispute`) or no longer does: the evening's
+    /// disputes change, and the live socket says so at once (`{"type":"dispute"}`).
+    fn waiting(&mut self, id: String, dispute: Option<serde_json::Value>) {
+        let mut snap = (*self.state).clone();
+        let changed = match dispute {
+            Some(what) => {
+                let Some((round, board, game, pending)) = locate(&snap.event, &id) else {
+                    return;
+                };
+                if !pending {
+                    return;
+                }
+                let Some(b) = snap.event.round_list[round as usize - 1]
+                    .boards
+                    .iter()
+                    .find(|b| b.number == board)
+                else {
+                    return;
+                };
+                let (white, black) = b.players_of_game(game as usize - 1);
+                let name = |n: u32| {
+                    snap.event
+                        .player(n)
+                        .map(|p| p.name.clone())
+                        .unwrap_or_default()
+                };
+                let since = snap
+                    .disputes
+                    .get(&id)
+                    .and_then(|d| d.get("since").cloned())
+                    .unwrap_or_else(|| json!(now_unix_ms()));
+                let v = json!({
+                    "game": id, "round": round, "board": board, "game_number": game,
+                    "white": name(white), "black": name(black), "since": since, "what": what,
+                });
+                snap.disputes.insert(id.clone(), v.clone()) != Some(v)
+            }
+            None => snap.disputes.remove(&id).is_some(),
+        };
+        if !changed {
+            return;
+        }
+        let msg = super::view::dispute_message(&snap, &id);
+        let snap = Arc::new(snap);
+        self.state = snap.clone();
+        self.snap_tx.send_replace(snap);
+        let _ = self.live.send(msg.into());
     }
 
     /// Every linked game still pending in the event whose stored game has ended.
@@ -371,6 +428,8 @@ impl Task {
             if !pending {
                 continue;
             }
+            // A game over waits for no one.
+            w.snap.disputes.remove(&id);
             w.apply(
                 Change::SetGameResult {
                     round,

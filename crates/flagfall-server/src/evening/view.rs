@@ -172,7 +172,8 @@ pub fn summary(snap: &Snap) -> Value {
         "time_control": e.time_control, "rules": e.ruleset, "play": snap.settings.play,
         "mode": snap.settings.mode, "confirm": snap.settings.confirm, "auto": snap.settings.auto,
         "check_in": e.check_in, "tiebreaks": e.tiebreaks, "players": players,
-        "forbidden": e.forbidden, "disagreements": disagreements, "seq": snap.seq,
+        "forbidden": e.forbidden, "disagreements": disagreements,
+        "disputes": snap.disputes.values().collect::<Vec<_>>(), "seq": snap.seq,
     })
 }
 
@@ -231,7 +232,8 @@ pub fn live_message(snap: &Snap, rows: &[TournamentLogRow], effects: &[Effect]) 
         .iter()
         .map(|r| serde_json::from_str(&r.json).unwrap_or(Value::Null))
         .collect();
-    let mut v = json!({"type": "change", "seq": snap.seq, "rows": entries, "effects": effects});
+    let mut v = json!({"type": "change", "seq": snap.seq, "rows": entries, "effects": effects,
+                       "disputes": snap.disputes.values().collect::<Vec<_>>()});
     let latest = snap.event.rounds_paired();
     let round_changed = effects.iter().any(|e| {
         matches!(
@@ -265,6 +267,18 @@ pub fn live_message(snap: &Snap, rows: &[TournamentLogRow], effects: &[Effect]) 
         v["standings"] = standings(&snap.event).unwrap_or(Value::Null);
     }
     v.to_string()
+}
+
+/// The live socket's message when a game of the evening begins or stops waiting for the
+/// director: that game's dispute (or null) and all of them now.
+pub fn dispute_message(snap: &Snap, game: &str) -> String {
+    json!({
+        "type": "dispute",
+        "game": game,
+        "dispute": snap.disputes.get(game),
+        "disputes": snap.disputes.values().collect::<Vec<_>>(),
+    })
+    .to_string()
 }
 
 /// The first message of the live socket: everything.
