@@ -2,6 +2,8 @@ import './style.css';
 import { mountChallenge } from './challenge';
 import { mountDirector } from './director';
 import { h } from './dom';
+import { mountEventConsole } from './event/console';
+import { mountEventPlayer } from './event/player';
 import { mountGame } from './game/main';
 import { mountLobby } from './lobby';
 import { route } from './router';
@@ -29,6 +31,14 @@ if (root) {
     case 'challenge':
       document.title = 'flagfall · open challenge';
       mountChallenge(root, r.id, r.secret);
+      break;
+    case 'event-direct':
+      document.title = 'flagfall · evening director';
+      mountEventConsole(root, r.id, r.token);
+      break;
+    case 'event-player':
+      document.title = 'flagfall · evening';
+      mountEventPlayer(root, r.id, r.token);
       break;
     case 'notfound':
       root.replaceChildren(h('main', {}, h('h1', {}, 'Not found'), h('p', {}, `No page at ${r.path}. `, h('a', { href: '/' }, 'Go to the lobby'))));

@@ -6,6 +6,8 @@ export type Route =
   | { page: 'watch'; id: string }
   | { page: 'direct'; id: string | null; token: string | null }
   | { page: 'challenge'; id: string; secret: string | null }
+  | { page: 'event-direct'; id: string; token: string | null }
+  | { page: 'event-player'; id: string; token: string | null }
   | { page: 'notfound'; path: string };
 
 export function route(pathname: string, search: string): Route {
@@ -18,5 +20,7 @@ export function route(pathname: string, search: string): Route {
   if (parts.length === 2 && head === 'watch') return { page: 'watch', id };
   if (parts.length === 2 && head === 'challenge') return { page: 'challenge', id, secret: params.get('secret') };
   if (head === 'direct' && parts.length <= 2) return { page: 'direct', id: id ?? null, token };
+  if (parts.length === 3 && head === 'events' && parts[2] === 'direct') return { page: 'event-direct', id, token };
+  if (parts.length === 3 && head === 'events' && parts[2] === 'player') return { page: 'event-player', id, token };
   return { page: 'notfound', path: pathname };
 }

@@ -532,7 +532,7 @@ async fn metrics(State(s): State<AppState>) -> Response {
 async fn static_file(uri: Uri) -> Response {
     let path = uri.path().trim_start_matches('/');
     let page = path.is_empty()
-        || ["play/", "direct/", "watch/", "challenge/"]
+        || ["play/", "direct/", "watch/", "challenge/", "events/"]
             .iter()
             .any(|p| path.starts_with(p));
     let name = if page { "index.html" } else { path };
