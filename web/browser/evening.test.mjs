@@ -176,6 +176,7 @@ test('on physical boards, a disagreement reported from the players pages is sett
   const dis = cons.locator('.disagreement[data-board="1"]');
   await dis.waitFor();
   assert.match(await dis.textContent(), /White reported 1–0, Black reported 0–1/);
+  await cons.locator('table.pairings tr[data-board="1"] td.result', { hasText: 'reported: W 1–0, B 0–1' }).waitFor();
   await shots(cons, 'evening-console-disagreement');
   await dis.locator('button.settle[data-result="1-0"]').click();
   await dis.waitFor({ state: 'detached' });
@@ -186,6 +187,8 @@ test('on physical boards, a disagreement reported from the players pages is sett
   await cons.locator('table.pairings tr[data-board="1"] td.result', { hasText: '½–½' }).waitFor();
   await cons.click('button.show-log');
   await cons.locator('ol.changes li', { hasText: 'replaced 1–0' }).waitFor();
+  await cons.locator('ol.changes li', { hasText: 'set results round 1 board 1 1–0 (replaced no result yet)' }).waitFor();
+  await cons.locator('ol.changes li', { hasText: 'check in Cy' }).waitFor();
   await cy.page.locator('.myresult', { hasText: '½–½' }).waitFor();
   await shots(cons, 'evening-console-log');
   for (const p of [director, cy, di]) assert.deepEqual(p.errors, []);

@@ -54,6 +54,8 @@ class ConsoleCtrl {
     try {
       const event = await eventApi<EventSummary>(this.id, '', null);
       this.dispatch({ type: 'event', event });
+      // A player's report changes the round (what each side reported) but brings no round.
+      if (event.rounds_paired > 0) this.dispatch({ type: 'round', round: await eventApi<RoundView>(this.id, `/rounds/${event.rounds_paired}`, null) });
     } catch (e) {
       this.dispatch({ type: 'error', error: `Could not read the event: ${(e as Error).message}` });
     }
@@ -184,12 +186,19 @@ function resultEntry(ctrl: ConsoleCtrl, r: RoundView, b: Board): VNode {
         ev.preventDefault();
         const form = ev.target as HTMLFormElement;
         const chosen = Array.from(form.querySelectorAll('select')).map((s) => s.value);
+        if (chosen.some((c) => !c)) {
+          ctrl.dispatch({ type: 'error', error: `Choose the result of board ${b.board} first.` });
+          return;
+        }
         void ctrl.act(`/rounds/${r.round}/boards/${b.board}/result`, 'POST', chosen.length === 1 ? { result: chosen[0] } : { results: chosen });
       },
     },
   }, [
     ...b.results.map((res, g) =>
-      h(`select#${sel}-${g}`, { attrs: { 'aria-label': `result of board ${b.board}${b.results.length > 1 ? ` game ${g + 1}` : ''}` } }, RESULTS.map((x) => h('option', { attrs: { value: x }, props: { selected: x === (res ?? '1-0') } }, resultText(x)))),
+      h(`select#${sel}-${g}`, { attrs: { 'aria-label': `result of board ${b.board}${b.results.length > 1 ? ` game ${g + 1}` : ''}` } }, [
+        h('option', { attrs: { value: '' }, props: { selected: res === null } }, 'result…'),
+        ...RESULTS.map((x) => h('option', { attrs: { value: x }, props: { selected: x === res } }, resultText(x))),
+      ]),
     ),
     h('button.enter', { attrs: { type: 'submit', disabled: ctrl.model.busy } }, b.results.every((x) => x === null) ? 'Enter' : 'Correct'),
   ]);
@@ -219,7 +228,7 @@ function roundV(ctrl: ConsoleCtrl): VNode {
             h('td.result', b.results.map(resultText).join(' · ') + reported),
             h(
               'td',
-              games.filter((g): g is string => !!g).map((g, i) => h('a.gamelink', { attrs: { href: ctrl.gameLink(g), target: '_blank' } }, games.length > 1 ? `game ${i + 1}` : 'direct')),
+              games.filter((g): g is string => !!g).map((g, i) => h('a.gamelink', { attrs: { href: ctrl.gameLink(g), target: '_blank' } }, games.length > 1 ? `game ${i + 1} console` : 'game console')),
             ),
             h('td', resultEntry(ctrl, r, b)),
           ]);
@@ -298,7 +307,7 @@ function playersV(ctrl: ConsoleCtrl): VNode {
 
 function standingsV(ctrl: ConsoleCtrl): VNode | null {
   const st = ctrl.model.standings;
-  if (!st || !st.rows.length) return null;
+  if (!st || !st.rows.length || st.after_round === 0) return null;
   return h('section.standings', { attrs: { 'aria-labelledby': 'st-title' } }, [
     h('h2#st-title', `Standings after round ${st.after_round}`),
     h('table.standings', [
@@ -308,23 +317,27 @@ function standingsV(ctrl: ConsoleCtrl): VNode | null {
   ]);
 }
 
-function changeText(l: LogEntry): string {
+/** A change of the log in words, players by name (the log names them by pairing number). */
+function changeText(l: LogEntry, players: EventPlayer[]): string {
   const c = l.change as Record<string, unknown>;
   const kind = String(c.change ?? '');
-  const where = c.round !== undefined ? ` round ${c.round}${c.board !== undefined ? ` board ${c.board}` : ''}` : '';
-  const results = Array.isArray(c.results) ? ` ${(c.results as string[]).map((x) => resultText(x)).join(', ')}` : c.result ? ` ${resultText(String(c.result))}` : '';
-  const player = c.player !== undefined && typeof c.player !== 'object' ? ` player ${c.player}` : '';
-  return `${kind.replace(/-/g, ' ')}${where}${player}${results}`;
+  const where = c.round !== undefined ? ` round ${c.round}${c.board !== undefined ? ` board ${c.board}` : ''}${c.game !== undefined ? ` game ${c.game}` : ''}` : '';
+  const results = Array.isArray(c.results) ? ` ${(c.results as string[]).map(resultText).join(', ')}` : c.result ? ` ${resultText(String(c.result))}` : '';
+  let player = '';
+  if (typeof c.player === 'number') player = ` ${players.find((p) => p.number === c.player)?.name ?? `player ${c.player}`}`;
+  else if (c.player && typeof c.player === 'object') player = ` ${String((c.player as { name?: string }).name ?? '')}`;
+  return `${kind.replace(/-/g, ' ')}${player}${where}${results}`;
 }
 
+/** What a result change replaced (the log keeps it), in words; nothing for other changes. */
 function beforeText(l: LogEntry): string | null {
-  if (!Array.isArray(l.before) || !l.before.length) return null;
-  const parts = (l.before as Record<string, unknown>[]).map((b) => {
+  if (!Array.isArray(l.before)) return null;
+  const parts = (l.before as Record<string, Record<string, unknown> | undefined>[])
     // Externally tagged: `{"results": {"round", "board", "results": [...]}}`, `{"player": {...}}`, ...
-    const inner = (b as Record<string, Record<string, unknown> | undefined>).results?.results as string[] | undefined;
-    return Array.isArray(inner) ? inner.map(resultText).join(', ') : 'an earlier state';
-  });
-  return `replaced ${parts.join('; ')}`;
+    .map((b) => b.results?.results)
+    .filter((r): r is string[] => Array.isArray(r))
+    .map((r) => (r.every((x) => x === 'pending') ? 'no result yet' : r.map(resultText).join(', ')));
+  return parts.length ? `replaced ${parts.join('; ')}` : null;
 }
 
 function logV(ctrl: ConsoleCtrl): VNode {
@@ -335,10 +348,11 @@ function logV(ctrl: ConsoleCtrl): VNode {
       ? h('button.show-log', { attrs: { type: 'button' }, on: { click: () => void ctrl.showLog() } }, 'Show the log')
       : h(
           'ol.changes',
+          { attrs: { reversed: true } },
           [...log].reverse().map((l) =>
             h('li', { attrs: { 'data-seq': l.seq } }, [
               h('time', new Date(l.at).toLocaleTimeString()),
-              ` ${l.by}: ${changeText(l)}`,
+              ` ${l.by}: ${changeText(l, ctrl.model.event?.players ?? [])}`,
               beforeText(l) ? h('span.before', ` (${beforeText(l)})`) : null,
             ]),
           ),
