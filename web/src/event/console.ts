@@ -209,7 +209,10 @@ function roundV(ctrl: ConsoleCtrl): VNode {
   const e = m.event;
   const r = m.round;
   const next = (e?.rounds_paired ?? 0) + 1;
-  const startButton = h('button.primary.start-round', { attrs: { type: 'button', disabled: m.busy || !e }, on: { click: () => void ctrl.act('/rounds', 'POST') } }, `Start round ${next}`);
+  const allPaired = !!e?.rounds && e.rounds_paired >= e.rounds;
+  const startButton = allPaired
+    ? h('p.muted', `All ${e?.rounds} rounds are paired.`)
+    : h('button.primary.start-round', { attrs: { type: 'button', disabled: m.busy || !e }, on: { click: () => void ctrl.act('/rounds', 'POST') } }, `Start round ${next}`);
   if (!r) return h('section.round', { attrs: { 'aria-labelledby': 'round-title' } }, [h('h2#round-title', 'Pairings'), h('p', 'No round paired yet.'), startButton]);
   return h('section.round', { attrs: { 'aria-labelledby': 'round-title' } }, [
     h('h2#round-title', `Round ${r.round}${r.complete ? ' (complete)' : ''}`),
