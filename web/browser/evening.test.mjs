@@ -70,7 +70,7 @@ test('check in by link, a round started from the console, the game played from t
   const director = await openPage(ev.urls.director);
   const ann = await openPage(ev.link.Ann, PHONE);
   const cons = director.page;
-  await cons.locator('.live.online').waitFor();
+  await cons.locator('.livestate.online').waitFor();
   await cons.locator('tr[data-player] .name', { hasText: 'Ann' }).waitFor();
 
   // Nobody is checked in: the round is refused, and the console says why.

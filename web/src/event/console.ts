@@ -106,7 +106,7 @@ function headerV(ctrl: ConsoleCtrl): VNode {
   return h('header.top', [
     h('a.brand', { attrs: { href: '/' } }, 'flagfall'),
     h('span.game-title', e ? `${e.name} · director` : 'Evening · director'),
-    h(`span.live.${live}`, { attrs: { role: 'status' } }, live === 'online' ? 'live' : live === 'connecting' ? 'connecting…' : 'offline: reconnecting…'),
+    h(`span.livestate.${live}`, { attrs: { role: 'status' } }, live === 'online' ? 'live' : live === 'connecting' ? 'connecting…' : 'offline: reconnecting…'),
   ]);
 }
 

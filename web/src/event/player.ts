@@ -169,7 +169,7 @@ export function mountEventPlayer(root: HTMLElement, id: string, token: string | 
         h('header.top', [
           h('a.brand', { attrs: { href: '/' } }, 'flagfall'),
           h('span.game-title', m.event?.name ?? 'Evening'),
-          h(`span.live.${m.live}`, { attrs: { role: 'status' } }, m.live === 'online' ? 'live' : m.live === 'connecting' ? 'connecting…' : 'offline: reconnecting…'),
+          h(`span.livestate.${m.live}`, { attrs: { role: 'status' } }, m.live === 'online' ? 'live' : m.live === 'connecting' ? 'connecting…' : 'offline: reconnecting…'),
         ]),
         h('main.event-player', [
           me ? h('h1.me', me.name) : h('p', 'Reading your page…'),

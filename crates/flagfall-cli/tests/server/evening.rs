@@ -1477,3 +1477,70 @@ async fn a_call_of_the_director_shows_on_the_evening_and_a_deputy_rules() {
     assert_eq!(read["disputes"], json!([]), "{read}");
     srv.stop().await;
 }
+
+/// Disputes are not stored: after a restart, the evening's games of the round being
+/// played are loaded with the evening, and one still waiting for the director (here a
+/// player's call stored before the server stopped) is a dispute again.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_call_of_the_director_is_shown_again_after_a_restart() {
+    let srv = Server::start().await;
+    let ev = Evening::create(
+        srv.addr,
+        json!({"name":"Restart","format":"round-robin","time_control":"G/5;d0",
+               "rules":"uscf-2020","play":"server","check_in":false}),
+    )
+    .await;
+    let added = ev
+        .director(
+            "POST",
+            "/players",
+            json!({"players":[{"name":"Ann","rating":2000},{"name":"Bob","rating":1900}]}),
+            201,
+        )
+        .await;
+    let r1 = ev.director("POST", "/rounds", Value::Null, 201).await;
+    let game = r1["boards"][0]["game"].as_str().unwrap().to_string();
+    let white = r1["boards"][0]["white"]["name"].as_str().unwrap();
+    let token = |name: &str| {
+        added["players"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|p| p["name"] == name)
+            .unwrap()["token"]
+            .as_str()
+            .unwrap()
+            .to_string()
+    };
+    let mut w = srv.connect(&game, Some(&token(white))).await;
+    w.send(json!({"move":"e2e4","press":true})).await;
+    w.event().await;
+    w.send(json!({"call_director":true})).await;
+    w.event().await;
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(10);
+    while ev.get("").await["disputes"].as_array().unwrap().is_empty() {
+        assert!(tokio::time::Instant::now() < deadline, "no dispute");
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    drop(w);
+    let db = srv.stop_keeping_db().await;
+    let srv = Server::start_on(db).await;
+    let ev = Evening {
+        addr: srv.addr,
+        id: ev.id.clone(),
+        director: ev.director.clone(),
+    };
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(10);
+    loop {
+        let read = ev.get("").await;
+        if let Some(d) = read["disputes"].as_array().unwrap().first() {
+            assert_eq!(d["game"], game.as_str(), "{read}");
+            assert_eq!(d["what"]["kind"], "call", "{read}");
+            assert_eq!(d["what"]["by"], "white", "{read}");
+            break;
+        }
+        assert!(tokio::time::Instant::now() < deadline, "{read}");
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    srv.stop().await;
+}

@@ -298,6 +298,7 @@ impl Task {
         // Games that ended while the evening was not loaded (or before the server
         // stopped) count now.
         self.reconcile().await;
+        self.wake_waiting_games();
         while let Some(cmd) = rx.recv().await {
             match cmd {
                 Cmd::Do { op, origin, reply } => {
@@ -372,6 +373,39 @@ impl Task {
         self.state = snap.clone();
         self.snap_tx.send_replace(snap);
         let _ = self.live.send(msg.into());
+    }
+
+    /// The live games of the latest round are loaded (in the background): one that waits
+    /// for the director (a claim, a call, stored before a restart) tells the evening so
+    /// as it loads ([`super::game_waiting`]), since disputes are not stored.
+    fn wake_waiting_games(&self) {
+        let latest = self.state.event.rounds_paired();
+        let Some(round) = self
+            .state
+            .event
+            .round_list
+            .get((latest as usize).wrapping_sub(1))
+        else {
+            return;
+        };
+        let ids: Vec<String> = round
+            .boards
+            .iter()
+            .flat_map(|b| b.games.iter())
+            .filter(|g| g.result == RecordedResult::Pending)
+            .filter_map(|g| g.game.clone())
+            .collect();
+        if ids.is_empty() {
+            return;
+        }
+        let shared = self.shared.clone();
+        tokio::spawn(async move {
+            for id in ids {
+                if let Err(e) = shared.handle(&id).await {
+                    tracing::error!(game = %id, error = %e, "an evening's game not loaded");
+                }
+            }
+        });
     }
 
     /// Every linked game still pending in the event whose stored game has ended.
