@@ -267,3 +267,52 @@ pub(crate) async fn deputy_of_game(
     };
     Ok(h.now().tokens.get(token_hash) == Some(&Who::Deputy))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::dispute_of;
+    use serde_json::json;
+
+    /// A game replayed from its setup (as `POST /api/games` takes it) and its events.
+    fn game(setup: serde_json::Value, events: &[serde_json::Value]) -> flagfall_game::Game {
+        let body: flagfall_protocol::CreateGame = serde_json::from_value(setup).unwrap();
+        let (mut text, _) = body.setup_line().unwrap();
+        for e in events {
+            text.push('\n');
+            text.push_str(&e.to_string());
+        }
+        text.push('\n');
+        flagfall_game::replay(&flagfall_game::script::parse(&text).unwrap()).game
+    }
+
+    #[test]
+    fn a_claim_for_the_director_a_call_and_nothing() {
+        let setup = json!({"rules":"club-ilc","time_control":"G/5;d0",
+                           "fen":"4k3/8/8/8/8/8/8/4K2Q b - - 0 1"});
+        // Nothing waits at the start.
+        assert_eq!(dispute_of(&game(setup.clone(), &[])), None);
+        // Black, a lone king under a minute, claims insufficient losing chances: the
+        // claim waits for the director, with the assistant's advice.
+        let claimed = game(
+            setup.clone(),
+            &[
+                json!({"at":0,"by":"director","add_time":{"color":"black","ms":-250_000}}),
+                json!({"at":10,"by":"black","claim":"ilc"}),
+            ],
+        );
+        let d = dispute_of(&claimed).expect("the claim waits");
+        assert_eq!(d["kind"], "claim", "{d}");
+        assert_eq!(d["claimant"], "black", "{d}");
+        assert_eq!(d["claim"], "ilc", "{d}");
+        assert!(d["advice"]["grant"].is_boolean(), "{d}");
+        // A player's call waits too, with its reason.
+        let called = game(
+            setup,
+            &[json!({"at":5,"by":"black","call_director":true,"reason":"noise"})],
+        );
+        assert_eq!(
+            dispute_of(&called),
+            Some(json!({"kind":"call","by":"black","reason":"noise"}))
+        );
+    }
+}
