@@ -194,3 +194,63 @@ test('on physical boards, a disagreement reported from the players pages is sett
   for (const p of [director, cy, di]) assert.deepEqual(p.errors, []);
   for (const p of [director, cy, di]) await p.ctx.close();
 });
+
+test("the console's player tools and a deputy's link: a player added with their link, paused, a bye asked and cancelled, withdrawn; the deputy checks in and pairs", async () => {
+  const ev = await evening(
+    { name: 'Tools', format: 'swiss', rounds: 3, time_control: 'G/5;d0', rules: 'fide-b3', play: 'board' },
+    [
+      { name: 'Eve', rating: 1600 },
+      { name: 'Fay', rating: 1500 },
+    ],
+  );
+  const director = await openPage(ev.urls.director);
+  const cons = director.page;
+  await cons.locator('tr[data-player] .name', { hasText: 'Fay' }).waitFor();
+  // An empty name is refused before it is sent.
+  await cons.click('form.add-player button[type="submit"]');
+  await cons.locator('.messages .error', { hasText: "A new player's name is missing" }).waitFor();
+  // A player added from the console is checked in, and their link is shown once.
+  await cons.fill('#newname', 'Gus');
+  await cons.fill('#newrating', '1400');
+  await cons.click('form.add-player button[type="submit"]');
+  await cons.locator('.messages .notice', { hasText: 'Gus is entered and checked in' }).waitFor();
+  const gusLink = await cons.locator('.messages .notice input.link').inputValue();
+  assert.match(gusLink, /\/events\/[0-9a-f]+\/player\?token=[0-9a-f]+$/);
+  await cons.locator('tr[data-player] .name', { hasText: 'Gus' }).waitFor();
+  // Gus's link is his page.
+  const gus = await openPage(new URL(gusLink).pathname + new URL(gusLink).search, PHONE);
+  await gus.page.locator('h1.me', { hasText: 'Gus' }).waitFor();
+  await gus.page.locator('.checkin.done').waitFor();
+  // Pause and resume Eve; a half-point bye for Fay in round 1, cancelled; Gus withdrawn.
+  const row = (name) => cons.locator('tr[data-player]', { has: cons.locator('.name', { hasText: name }) });
+  await cons.getByRole('button', { name: 'Pause: Eve' }).click();
+  await row('Eve').locator('.status', { hasText: 'paused' }).waitFor();
+  await cons.getByRole('button', { name: 'Resume: Eve' }).click();
+  await row('Eve').locator('.status', { hasText: 'not checked in' }).waitFor();
+  await cons.getByRole('button', { name: 'Half-point bye in round 1: Fay' }).click();
+  await row('Fay').locator('.status', { hasText: 'half bye in round 1' }).waitFor();
+  await cons.getByRole('button', { name: 'Cancel the bye in round 1: Fay' }).click();
+  await cons.getByRole('button', { name: 'Half-point bye in round 1: Fay' }).waitFor();
+  await cons.getByRole('button', { name: 'Withdraw: Gus' }).click();
+  await row('Gus').locator('.status', { hasText: 'withdrawn' }).waitFor();
+  await gus.page.locator('.status', { hasText: 'You are withdrawn' }).waitFor();
+  await shots(cons, 'evening-console-players');
+  // A deputy's link opens a console that directs: it checks Eve and Fay in and pairs round 1.
+  await cons.click('button.deputy');
+  await cons.locator('.messages .notice', { hasText: "A deputy's console link" }).waitFor();
+  const deputyLink = await cons.locator('.messages .notice input.link').inputValue();
+  assert.match(deputyLink, /\/events\/[0-9a-f]+\/direct\?token=[0-9a-f]+$/);
+  assert.ok(!deputyLink.endsWith(ev.director_token));
+  const deputy = await openPage(new URL(deputyLink).pathname + new URL(deputyLink).search, PHONE);
+  await deputy.page.getByRole('button', { name: 'Check in: Eve' }).click();
+  await deputy.page.getByRole('button', { name: 'Check in: Fay' }).click();
+  await deputy.page.locator('h2#players-title', { hasText: '2 of 3 checked in' }).waitFor();
+  await deputy.page.click('button.start-round');
+  await deputy.page.locator('table.pairings tr[data-board="1"]').waitFor();
+  await cons.locator('table.pairings tr[data-board="1"]').waitFor();
+  await deputy.page.click('button.show-log');
+  await deputy.page.locator('ol.changes li', { hasText: 'deputy: pair next' }).waitFor();
+  await shots(deputy.page, 'evening-console-deputy');
+  for (const p of [director, gus, deputy]) assert.deepEqual(p.errors, []);
+  for (const p of [director, gus, deputy]) await p.ctx.close();
+});

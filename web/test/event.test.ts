@@ -43,7 +43,7 @@ describe('the console reducer', () => {
 
   it('applies a change: the round and players it carries, the rest kept', () => {
     let m = reduceConsole(initialConsole(), { type: 'live', msg: { type: 'state', event: event(), round: null, standings: null } });
-    const players = [{ name: 'Ann', number: 1, rating: null, federation: null, checked_in: true, paused: false, joined_round: null, withdrawn_from: null, byes: [] }];
+    const players = [{ name: 'Ann', number: 1, rating: null, federation: null, checked_in: true, paused: false, joined_round: null, withdrawn_from: null, byes: {} }];
     m = reduceConsole(m, { type: 'live', msg: { type: 'change', seq: 3, rows: [], effects: [], players, round: { ...round, boards: [{ ...round.boards[0], results: ['1-0'] }] } } });
     expect(m.event?.players).toEqual(players);
     expect(m.round?.boards[0].results).toEqual(['1-0']);

@@ -15,7 +15,8 @@ export interface EventPlayer extends PlayerRef {
   paused: boolean;
   joined_round: number | null;
   withdrawn_from: number | null;
-  byes: unknown[];
+  /** Byes asked in advance: round to kind (`half`, `zero`, `full`). */
+  byes: Record<string, string>;
 }
 
 /** A game of the evening waiting for the director: a claim to rule on, or a player's call. */

@@ -244,9 +244,10 @@ function roundV(ctrl: ConsoleCtrl): VNode {
 }
 
 function playerStatus(p: EventPlayer): string {
-  if (p.withdrawn_from) return `withdrawn from round ${p.withdrawn_from}`;
-  if (p.paused) return 'paused';
-  return p.checked_in ? 'checked in' : 'not checked in';
+  const byes = Object.entries(p.byes ?? {}).map(([r, kind]) => `, ${kind} bye in round ${r}`).join('');
+  if (p.withdrawn_from) return `withdrawn from round ${p.withdrawn_from}${byes}`;
+  if (p.paused) return `paused${byes}`;
+  return `${p.checked_in ? 'checked in' : 'not checked in'}${byes}`;
 }
 
 function playersV(ctrl: ConsoleCtrl): VNode {
@@ -256,7 +257,8 @@ function playersV(ctrl: ConsoleCtrl): VNode {
   const act = (p: EventPlayer, action: string, label: string, body?: unknown) =>
     h(`button.${action}`, { attrs: { type: 'button', disabled: ctrl.model.busy, 'aria-label': `${label}: ${p.name}` }, on: { click: () => void ctrl.act(`/players/${p.number}/${action}`, 'POST', body) } }, label);
   return h('section.players', { attrs: { 'aria-labelledby': 'players-title' } }, [
-    h('h2#players-title', `Players (${players.filter((p) => p.checked_in).length} of ${players.length} checked in)`),
+    // Who will be paired: checked in, not withdrawn (a withdrawn player keeps their check-in).
+    h('h2#players-title', `Players (${players.filter((p) => p.checked_in && !p.withdrawn_from).length} of ${players.length} checked in)`),
     h('table.players', [
       h('thead', h('tr', [h('th', 'No.'), h('th', 'Name'), h('th', 'Rating'), h('th', 'Status'), h('th', 'Actions')])),
       h(
@@ -271,7 +273,7 @@ function playersV(ctrl: ConsoleCtrl): VNode {
               p.checked_in ? act(p, 'check-out', 'Check out') : act(p, 'check-in', 'Check in'),
               p.paused ? act(p, 'resume', 'Resume') : act(p, 'pause', 'Pause'),
               p.withdrawn_from ? act(p, 'reinstate', 'Reinstate') : act(p, 'withdraw', 'Withdraw'),
-              act(p, 'bye', `Half-point bye in round ${next}`, { round: next, kind: 'half' }),
+              p.byes?.[String(next)] ? act(p, 'cancel-bye', `Cancel the bye in round ${next}`, { round: next }) : act(p, 'bye', `Half-point bye in round ${next}`, { round: next, kind: 'half' }),
             ]),
           ]),
         ),
