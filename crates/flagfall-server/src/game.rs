@@ -337,7 +337,7 @@ impl Loaded {
         if live.waiting.is_some() && !live.aborted {
             // Loaded while it waits for the director (after a restart): its evening, if
             // it has one, learns it again.
-            crate::evening::game_waiting(&live.shared, &live.meta.id, live.waiting.clone());
+            crate::evening::game_waiting(&live.shared, &live.meta.id, live.n, live.waiting.clone());
         }
         let metrics = &live.shared.metrics;
         if live.was_live {
@@ -986,7 +986,7 @@ impl Live {
             // A game of a blitz evening waits for the director, or no longer does: its
             // evening's console shows it at once.
             self.waiting = waiting.clone();
-            crate::evening::game_waiting(&self.shared, &self.meta.id, waiting);
+            crate::evening::game_waiting(&self.shared, &self.meta.id, self.n, waiting);
         }
         if over && !was_over && self.was_live {
             self.shared.metrics.live_games.dec();

@@ -1459,7 +1459,9 @@ async fn a_call_of_the_director_shows_on_the_evening_and_a_deputy_rules() {
     let ended = dep.event().await;
     assert_eq!(ended["result"], "1-0", "{ended}");
 
-    // The dispute goes, the result arrives in the evening.
+    // The result arrives in the evening and the dispute goes: said by a `dispute`
+    // message (the game stopped waiting) or by the result's `change`, whichever the
+    // evening hears first.
     let mut gone = false;
     let mut result_in = false;
     while !(gone && result_in) {
@@ -1471,6 +1473,7 @@ async fn a_call_of_the_director_shows_on_the_evening_and_a_deputy_rules() {
         if m["type"] == "change" && m["round"]["boards"][0]["results"][0] == "1-0" {
             assert_eq!(m["rows"][0]["change"]["by"], format!("game {game}"), "{m}");
             result_in = true;
+            gone |= m["disputes"] == json!([]);
         }
     }
     let read = ev.get("").await;

@@ -205,6 +205,10 @@ pub(crate) fn game_over(shared: &Arc<crate::Shared>, game_id: &str) {
 /// (`{"kind":"call","by","reason"?}`). The evening's console shows it with the game.
 pub(crate) fn dispute_of(game: &flagfall_game::Game) -> Option<serde_json::Value> {
     use flagfall_protocol::ColorName;
+    if game.is_over() {
+        // A game over waits for no one (a call answered by the game's result).
+        return None;
+    }
     if let Some((claimant, kind, rec)) = game.pending_claim() {
         return Some(serde_json::json!({
             "kind": "claim",
@@ -223,12 +227,15 @@ pub(crate) fn dispute_of(game: &flagfall_game::Game) -> Option<serde_json::Value
 }
 
 /// A server game's wait for the director began or ended (`dispute`: what it waits for,
-/// [`dispute_of`]; `None` when it no longer waits): tell its evening, if it plays for
-/// one. Called by the game's task when that changes, and when a game that waits is
-/// loaded (after a restart). A game of no evening costs one look-up in the store.
+/// [`dispute_of`]; `None` when it no longer waits) with its `n`th stored event: tell
+/// its evening, if it plays for one. Called by the game's task when that changes, and
+/// when a game that waits is loaded (after a restart). A game of no evening costs one
+/// look-up in the store. The tellings may overtake one another on the way: the evening
+/// keeps the one of the latest event.
 pub(crate) fn game_waiting(
     shared: &Arc<crate::Shared>,
     game_id: &str,
+    n: u64,
     dispute: Option<serde_json::Value>,
 ) {
     let shared = shared.clone();
@@ -243,7 +250,7 @@ pub(crate) fn game_waiting(
             }
         };
         match task::handle(&shared, &evening).await {
-            Ok(Some(h)) => h.game_waiting(game_id, dispute).await,
+            Ok(Some(h)) => h.game_waiting(game_id, n, dispute).await,
             Ok(None) => {}
             Err(e) => {
                 tracing::error!(evening = %evening, error = %e, "cannot load an evening for a waiting game")

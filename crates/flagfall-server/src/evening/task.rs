@@ -81,8 +81,9 @@ enum Cmd {
     },
     /// A server game ended (the attempt: a result not taken is tried again).
     GameOver(String, u32),
-    /// A server game began or stopped waiting for the director (what for, or `None`).
-    Waiting(String, Option<serde_json::Value>),
+    /// A server game began or stopped waiting for the director (what for, or `None`)
+    /// with its `n`th stored event.
+    Waiting(String, u64, Option<serde_json::Value>),
 }
 
 impl EveningHandle {
@@ -105,8 +106,13 @@ impl EveningHandle {
         let _ = self.tx.send(Cmd::GameOver(game_id, 1)).await;
     }
 
-    pub(crate) async fn game_waiting(&self, game_id: String, dispute: Option<serde_json::Value>) {
-        let _ = self.tx.send(Cmd::Waiting(game_id, dispute)).await;
+    pub(crate) async fn game_waiting(
+        &self,
+        game_id: String,
+        n: u64,
+        dispute: Option<serde_json::Value>,
+    ) {
+        let _ = self.tx.send(Cmd::Waiting(game_id, n, dispute)).await;
     }
 
     /// The state now.
@@ -219,6 +225,7 @@ pub async fn handle(shared: &Arc<Shared>, id: &str) -> Result<Option<EveningHand
         state: snap,
         snap_tx,
         live,
+        waiting_at: HashMap::new(),
     };
     tokio::spawn(task.run(rx));
     Ok(Some(h))
@@ -258,6 +265,8 @@ struct Task {
     state: Arc<Snap>,
     snap_tx: watch::Sender<Arc<Snap>>,
     live: broadcast::Sender<Arc<str>>,
+    /// Each game's latest event told with its wait for the director ([`Cmd::Waiting`]).
+    waiting_at: HashMap<String, u64>,
 }
 
 /// A change in the making: a copy of the state, and what it will store.
@@ -305,7 +314,7 @@ impl Task {
                     let r = self.exec(op, origin).await;
                     let _ = reply.send(r);
                 }
-                Cmd::Waiting(id, dispute) => self.waiting(id, dispute),
+                Cmd::Waiting(id, n, dispute) => self.waiting(id, n, dispute),
                 Cmd::GameOver(id, attempt) => {
                     let origin = Origin::new(format!("game {id}"), now_unix_ms());
                     if let Err(e) = self.finished_games(std::slice::from_ref(&id), origin).await {
@@ -328,7 +337,14 @@ impl Task {
 
     /// Game `id` waits for the director (`dispute`) or no longer does: the evening's
     /// disputes change, and the live socket says so at once (`{"type":"dispute"}`).
-    fn waiting(&mut self, id: String, dispute: Option<serde_json::Value>) {
+    fn waiting(&mut self, id: String, n: u64, dispute: Option<serde_json::Value>) {
+        // An older telling that arrives late changes nothing.
+        match self.waiting_at.get(&id) {
+            Some(&seen) if seen > n => return,
+            _ => {
+                self.waiting_at.insert(id.clone(), n);
+            }
+        }
         let mut snap = (*self.state).clone();
         let changed = match dispute {
             Some(what) => {
