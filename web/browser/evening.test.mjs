@@ -97,6 +97,8 @@ test('check in by link, a round started from the console, the game played from t
   await ann.page.locator('.boardno .number', { hasText: '1' }).waitFor();
   const pairing = await ann.page.locator('.pairing').textContent();
   assert.match(pairing, new RegExp(`You play ${annWhite ? 'White' : 'Black'} against Bo`), pairing);
+  // Games on the server report themselves: no report form.
+  assert.equal(await ann.page.locator('section.report').count(), 0);
   await shots(ann.page, 'evening-player-round');
   await shots(cons, 'evening-console-round');
 

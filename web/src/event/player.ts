@@ -95,6 +95,8 @@ function checkInV(ctrl: PlayerCtrl, me: Me): VNode {
 function reportV(ctrl: PlayerCtrl, me: Me): VNode | null {
   const board = myBoard(ctrl.model);
   const results = me.results ?? [];
+  // Games on the server bring their results by themselves; only physical boards report.
+  if (ctrl.model.event?.play !== 'board') return null;
   if (!board || !me.board || results.every((r) => r !== null)) return null;
   const mine = me.colour === 'white' ? board.reported?.white : board.reported?.black;
   const theirs = me.colour === 'white' ? board.reported?.black : board.reported?.white;
