@@ -2,6 +2,8 @@ import './style.css';
 import { mountChallenge } from './challenge';
 import { mountDirector } from './director';
 import { h } from './dom';
+import { mountEventConsole } from './event/console';
+import { mountEventPlayer } from './event/player';
 import { mountGame } from './game/main';
 import { mountLobby } from './lobby';
 import { mountPrint } from './event/print';
@@ -39,6 +41,14 @@ if (root) {
     case 'print':
       document.title = 'flagfall · print';
       mountPrint(root, r.id, r.kind, location.search);
+      break;
+    case 'event-direct':
+      document.title = 'flagfall · evening director';
+      mountEventConsole(root, r.id, r.token);
+      break;
+    case 'event-player':
+      document.title = 'flagfall · evening';
+      mountEventPlayer(root, r.id, r.token);
       break;
     case 'notfound':
       root.replaceChildren(h('main', {}, h('h1', {}, 'Not found'), h('p', {}, `No page at ${r.path}. `, h('a', { href: '/' }, 'Go to the lobby'))));

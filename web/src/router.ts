@@ -8,6 +8,8 @@ export type Route =
   | { page: 'challenge'; id: string; secret: string | null }
   | { page: 'projector'; id: string }
   | { page: 'print'; id: string; kind: string }
+  | { page: 'event-direct'; id: string; token: string | null }
+  | { page: 'event-player'; id: string; token: string | null }
   | { page: 'notfound'; path: string };
 
 export function route(pathname: string, search: string): Route {
@@ -22,5 +24,7 @@ export function route(pathname: string, search: string): Route {
   if (parts.length === 3 && head === 'events' && parts[2] === 'projector') return { page: 'projector', id };
   if (parts.length === 4 && head === 'events' && parts[2] === 'print') return { page: 'print', id, kind: parts[3] };
   if (head === 'direct' && parts.length <= 2) return { page: 'direct', id: id ?? null, token };
+  if (parts.length === 3 && head === 'events' && parts[2] === 'direct') return { page: 'event-direct', id, token };
+  if (parts.length === 3 && head === 'events' && parts[2] === 'player') return { page: 'event-player', id, token };
   return { page: 'notfound', path: pathname };
 }

@@ -244,6 +244,9 @@ struct Live {
     /// The flag falls already announced.
     flagged: Vec<(Color, u64)>,
     was_live: bool,
+    /// What the game waits for the director for (a claim to rule on, a player's call), as
+    /// its evening was last told ([`crate::evening::game_waiting`]).
+    waiting: Option<Value>,
     /// The last failed commit, until the store says whether it landed.
     uncertain: Option<Uncertain>,
     /// After a failed commit of the server's own action, when to try it again.
@@ -306,6 +309,7 @@ pub fn load(
     let stored = events.iter().map(|e| e.json.clone().into()).collect();
     let meta = Arc::new(meta);
     let was_live = !game.is_over();
+    let waiting = crate::evening::dispute_of(&game);
     let quota = [Quota::new(&game.setup().time_control); 2];
     let started = !events.is_empty();
     let base = match alive {
@@ -329,6 +333,7 @@ pub fn load(
         window_closes: None,
         flagged: Vec::new(),
         was_live,
+        waiting,
         uncertain: None,
         retry_at: None,
         view: None,
@@ -358,6 +363,11 @@ impl Loaded {
                 &live.shared,
                 live.meta.created_ms,
             ));
+        }
+        if live.waiting.is_some() && !live.aborted {
+            // Loaded while it waits for the director (after a restart): its evening, if
+            // it has one, learns it again.
+            crate::evening::game_waiting(&live.shared, &live.meta.id, live.n, live.waiting.clone());
         }
         let metrics = &live.shared.metrics;
         if live.was_live {
@@ -1046,6 +1056,13 @@ impl Live {
             self.shared.beats.remove(&self.meta.id);
             // A game of a blitz evening: its result goes into the evening.
             crate::evening::game_over(&self.shared, &self.meta.id);
+        }
+        let waiting = crate::evening::dispute_of(&self.game);
+        if waiting != self.waiting {
+            // A game of a blitz evening waits for the director, or no longer does: its
+            // evening's console shows it at once.
+            self.waiting = waiting.clone();
+            crate::evening::game_waiting(&self.shared, &self.meta.id, self.n, waiting);
         }
         if over && !was_over && self.was_live {
             self.shared.metrics.live_games.dec();

@@ -460,7 +460,16 @@ async fn websocket(
         Some(t) => {
             let hash = crate::token_hash(t);
             let roles = [Role::White, Role::Black, Role::Director];
-            match h.meta.token_hashes.iter().position(|x| *x == hash) {
+            // A deputy director of the game's evening directs its games too.
+            let position = match h.meta.token_hashes.iter().position(|x| *x == hash) {
+                Some(i) => Some(i),
+                None => match crate::evening::deputy_of_game(&s, &id, &hash).await {
+                    Ok(true) => Some(2),
+                    Ok(false) => None,
+                    Err(e) => return server_error(e),
+                },
+            };
+            match position {
                 Some(i) => {
                     let max = s.limits.sockets_per_token;
                     match s.token_sockets.enter(hash, max) {

@@ -1518,3 +1518,192 @@ async fn the_director_reads_the_players_links_again() {
     assert_eq!(cy["link"], added["players"][2]["link"]);
     srv.stop().await;
 }
+
+/// Issue 21 item 4: a player's call of the director in a game of the evening shows on
+/// the evening's live socket at once (`dispute`, with the round, board and players) and
+/// in the evening's `disputes`; a deputy's token directs the evening's games (it used
+/// to direct the evening only); the deputy's ruling ends the game and its result goes
+/// into the evening, and the dispute is gone.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_call_of_the_director_shows_on_the_evening_and_a_deputy_rules() {
+    let srv = Server::start().await;
+    let addr = srv.addr;
+    let ev = Evening::create(
+        addr,
+        json!({"name":"Disputes","format":"round-robin","time_control":"G/5;d0",
+               "rules":"uscf-2020","play":"server","mode":"otb"}),
+    )
+    .await;
+    let added = ev
+        .director(
+            "POST",
+            "/players?check_in=true",
+            json!({"players":[{"name":"Ann","rating":2000},{"name":"Bo","rating":1900}]}),
+            201,
+        )
+        .await;
+    let token = |name: &str| -> String {
+        added["players"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|p| p["name"] == name)
+            .unwrap()["token"]
+            .as_str()
+            .unwrap()
+            .to_string()
+    };
+    let round = ev.director("POST", "/rounds", Value::Null, 201).await;
+    let board = &round["boards"][0];
+    let game = board["game"].as_str().unwrap().to_string();
+    let (white, black) = (
+        board["white"]["name"].as_str().unwrap().to_string(),
+        board["black"]["name"].as_str().unwrap().to_string(),
+    );
+    let deputy = ev.director("POST", "/deputy", Value::Null, 201).await;
+    let deputy = deputy["deputy_token"].as_str().unwrap().to_string();
+    // A token of no one is still refused by the game.
+    assert_eq!(srv.ws_status(&game, Some("not-a-token")).await, 403);
+
+    let (mut live, _) =
+        tokio_tungstenite::connect_async(format!("ws://{addr}/ws/events/{}?token={}", ev.id, ev.director))
+            .await
+            .unwrap();
+    let first = next_json(&mut live).await;
+    assert_eq!(first["event"]["disputes"], json!([]), "{first}");
+
+    let mut w = srv.connect(&game, Some(&token(&white))).await;
+    let mut b = srv.connect(&game, Some(&token(&black))).await;
+    w.send(json!({"move":"e2e4","press":true})).await;
+    w.event().await;
+    b.until_n(1).await;
+    b.send(json!({"call_director":true,"reason":"my opponent is talking"}))
+        .await;
+    b.event().await;
+
+    let shown = loop {
+        let m = next_json(&mut live).await;
+        if m["type"] == "dispute" {
+            break m;
+        }
+    };
+    let d = &shown["dispute"];
+    assert_eq!(shown["game"], game.as_str(), "{shown}");
+    assert_eq!(d["round"], 1, "{shown}");
+    assert_eq!(d["board"], 1, "{shown}");
+    assert_eq!(d["white"], white.as_str(), "{shown}");
+    assert_eq!(d["black"], black.as_str(), "{shown}");
+    assert_eq!(d["what"]["kind"], "call", "{shown}");
+    assert_eq!(d["what"]["by"], "black", "{shown}");
+    assert_eq!(d["what"]["reason"], "my opponent is talking", "{shown}");
+    assert_eq!(shown["disputes"].as_array().unwrap().len(), 1, "{shown}");
+    let read = ev.director("GET", "", Value::Null, 200).await;
+    assert_eq!(read["disputes"][0]["game"], game.as_str(), "{read}");
+    // The director's alone: the public reading has no disputes (a claim carries the
+    // assistant's advice, a call its reason).
+    let public = ev.get("").await;
+    assert!(public.get("disputes").is_none(), "{public}");
+
+    // The deputy opens the game's director console and rules: White wins.
+    let mut dep = srv
+        .try_connect(&game, Some(&deputy))
+        .await
+        .expect("a deputy's token directs the evening's games");
+    assert!(
+        dep.initial["actions"]["director"]["declare"] == true,
+        "{}",
+        dep.initial
+    );
+    dep.send(json!({"result":{"result":"1-0","reason":"director"}}))
+        .await;
+    let ended = dep.event().await;
+    assert_eq!(ended["result"], "1-0", "{ended}");
+
+    // The result arrives in the evening and the dispute goes: said by a `dispute`
+    // message (the game stopped waiting) or by the result's `change`, whichever the
+    // evening hears first.
+    let mut gone = false;
+    let mut result_in = false;
+    while !(gone && result_in) {
+        let m = next_json(&mut live).await;
+        if m["type"] == "dispute" {
+            assert!(m["dispute"].is_null(), "{m}");
+            gone = true;
+        }
+        if m["type"] == "change" && m["round"]["boards"][0]["results"][0] == "1-0" {
+            assert_eq!(m["rows"][0]["change"]["by"], format!("game {game}"), "{m}");
+            result_in = true;
+            gone |= m["disputes"] == json!([]);
+        }
+    }
+    let read = ev.director("GET", "", Value::Null, 200).await;
+    assert_eq!(read["disputes"], json!([]), "{read}");
+    srv.stop().await;
+}
+
+/// Disputes are not stored: after a restart, the evening's games of the round being
+/// played are loaded with the evening, and one still waiting for the director (here a
+/// player's call stored before the server stopped) is a dispute again.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_call_of_the_director_is_shown_again_after_a_restart() {
+    let srv = Server::start().await;
+    let ev = Evening::create(
+        srv.addr,
+        json!({"name":"Restart","format":"round-robin","time_control":"G/5;d0",
+               "rules":"uscf-2020","play":"server","check_in":false}),
+    )
+    .await;
+    let added = ev
+        .director(
+            "POST",
+            "/players",
+            json!({"players":[{"name":"Ann","rating":2000},{"name":"Bob","rating":1900}]}),
+            201,
+        )
+        .await;
+    let r1 = ev.director("POST", "/rounds", Value::Null, 201).await;
+    let game = r1["boards"][0]["game"].as_str().unwrap().to_string();
+    let white = r1["boards"][0]["white"]["name"].as_str().unwrap();
+    let token = |name: &str| {
+        added["players"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|p| p["name"] == name)
+            .unwrap()["token"]
+            .as_str()
+            .unwrap()
+            .to_string()
+    };
+    let mut w = srv.connect(&game, Some(&token(white))).await;
+    w.send(json!({"move":"e2e4","press":true})).await;
+    w.event().await;
+    w.send(json!({"call_director":true})).await;
+    w.event().await;
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(10);
+    while ev.director("GET", "", Value::Null, 200).await["disputes"].as_array().unwrap().is_empty() {
+        assert!(tokio::time::Instant::now() < deadline, "no dispute");
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    drop(w);
+    let db = srv.stop_keeping_db().await;
+    let srv = Server::start_on(db).await;
+    let ev = Evening {
+        addr: srv.addr,
+        id: ev.id.clone(),
+        director: ev.director.clone(),
+    };
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(10);
+    loop {
+        let read = ev.director("GET", "", Value::Null, 200).await;
+        if let Some(d) = read["disputes"].as_array().unwrap().first() {
+            assert_eq!(d["game"], game.as_str(), "{read}");
+            assert_eq!(d["what"]["kind"], "call", "{read}");
+            assert_eq!(d["what"]["by"], "white", "{read}");
+            break;
+        }
+        assert!(tokio::time::Instant::now() < deadline, "{read}");
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    srv.stop().await;
+}

@@ -1187,8 +1187,10 @@ async fn run_live(
         tokio::select! {
             msg = rx.recv() => match msg {
                 Ok(live) => {
-                    let text = if director { &live.director } else { &live.public };
-                    if socket.send(Message::Text(text.to_string().into())).await.is_err() {
+                    let text = if director { Some(&live.director) } else { live.public.as_ref() };
+                    if let Some(text) = text
+                        && socket.send(Message::Text(text.to_string().into())).await.is_err()
+                    {
                         return;
                     }
                 }

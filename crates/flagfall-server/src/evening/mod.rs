@@ -147,6 +147,10 @@ pub struct Snap {
     pub tokens: HashMap<String, Who>,
     /// Rows in the stored log.
     pub seq: i64,
+    /// The evening's server games waiting for the director now (a claim for the director
+    /// to rule on, or a player's call), by game id: not stored, the games say it again
+    /// when they are loaded ([`game_waiting`]).
+    pub disputes: BTreeMap<String, serde_json::Value>,
 }
 
 impl Snap {
@@ -234,9 +238,129 @@ pub(crate) fn game_over(shared: &Arc<crate::Shared>, game_id: &str) {
     });
 }
 
+/// What a game waits for the director for, if anything: a claim for the director to rule
+/// on (`{"kind":"claim","claimant","claim","recommendation"}`) or a player's call
+/// (`{"kind":"call","by","reason"?}`). The evening's console shows it with the game.
+pub(crate) fn dispute_of(game: &flagfall_game::Game) -> Option<serde_json::Value> {
+    use flagfall_protocol::ColorName;
+    if game.is_over() {
+        // A game over waits for no one (a call answered by the game's result).
+        return None;
+    }
+    if let Some((claimant, kind, rec)) = game.pending_claim() {
+        return Some(serde_json::json!({
+            "kind": "claim",
+            "claimant": ColorName::from(claimant),
+            "claim": kind.name(),
+            "advice": {"grant": rec.grant, "reasons": rec.reasons},
+        }));
+    }
+    game.called().map(|c| {
+        serde_json::json!({
+            "kind": "call",
+            "by": ColorName::from(c.by),
+            "reason": c.reason,
+        })
+    })
+}
+
+/// A server game's wait for the director began or ended (`dispute`: what it waits for,
+/// [`dispute_of`]; `None` when it no longer waits) with its `n`th stored event: tell
+/// its evening, if it plays for one. Called by the game's task when that changes, and
+/// when a game that waits is loaded (after a restart). A game of no evening costs one
+/// look-up in the store. The tellings may overtake one another on the way: the evening
+/// keeps the one of the latest event.
+pub(crate) fn game_waiting(
+    shared: &Arc<crate::Shared>,
+    game_id: &str,
+    n: u64,
+    dispute: Option<serde_json::Value>,
+) {
+    let shared = shared.clone();
+    let game_id = game_id.to_string();
+    tokio::spawn(async move {
+        let evening = match shared.store.tournament_of_game(&game_id).await {
+            Ok(Some(e)) => e,
+            Ok(None) => return,
+            Err(e) => {
+                tracing::error!(game = %game_id, error = %e, "cannot find a waiting game's evening");
+                return;
+            }
+        };
+        match task::handle(&shared, &evening).await {
+            Ok(Some(h)) => h.game_waiting(game_id, n, dispute).await,
+            Ok(None) => {}
+            Err(e) => {
+                tracing::error!(evening = %evening, error = %e, "cannot load an evening for a waiting game")
+            }
+        }
+    });
+}
+
+/// Whether `token_hash` is a deputy director's of the evening game `game_id` plays for
+/// (the director's own token is the game's director token already).
+pub(crate) async fn deputy_of_game(
+    shared: &Arc<crate::Shared>,
+    game_id: &str,
+    token_hash: &str,
+) -> Result<bool, crate::ServerError> {
+    let Some(evening) = shared.store.tournament_of_game(game_id).await? else {
+        return Ok(false);
+    };
+    let Some(h) = task::handle(shared, &evening).await? else {
+        return Ok(false);
+    };
+    Ok(h.now().tokens.get(token_hash) == Some(&Who::Deputy))
+}
+
 #[cfg(test)]
 mod tests {
-    use super::player_token;
+    use super::{dispute_of, player_token};
+    use serde_json::json;
+
+    /// A game replayed from its setup (as `POST /api/games` takes it) and its events.
+    fn game(setup: serde_json::Value, events: &[serde_json::Value]) -> flagfall_game::Game {
+        let body: flagfall_protocol::CreateGame = serde_json::from_value(setup).unwrap();
+        let (mut text, _) = body.setup_line().unwrap();
+        for e in events {
+            text.push('\n');
+            text.push_str(&e.to_string());
+        }
+        text.push('\n');
+        flagfall_game::replay(&flagfall_game::script::parse(&text).unwrap()).game
+    }
+
+    #[test]
+    fn a_claim_for_the_director_a_call_and_nothing() {
+        let setup = json!({"rules":"club-ilc","time_control":"G/5;d0",
+                           "fen":"4k3/8/8/8/8/8/8/4K2Q b - - 0 1"});
+        // Nothing waits at the start.
+        assert_eq!(dispute_of(&game(setup.clone(), &[])), None);
+        // Black, a lone king under a minute, claims insufficient losing chances: the
+        // claim waits for the director, with the assistant's advice.
+        let claimed = game(
+            setup.clone(),
+            &[
+                json!({"at":0,"by":"director","add_time":{"color":"black","ms":-250_000}}),
+                json!({"at":10,"by":"black","claim":"ilc"}),
+            ],
+        );
+        let d = dispute_of(&claimed).expect("the claim waits");
+        assert_eq!(d["kind"], "claim", "{d}");
+        assert_eq!(d["claimant"], "black", "{d}");
+        assert_eq!(d["claim"], "ilc", "{d}");
+        assert!(d["advice"]["grant"].is_boolean(), "{d}");
+        // A player's call waits too, with its reason.
+        let called = game(
+            setup,
+            &[json!({"at":5,"by":"black","call_director":true,"reason":"noise"})],
+        );
+        assert_eq!(
+            dispute_of(&called),
+            Some(json!({"kind":"call","by":"black","reason":"noise"}))
+        );
+    }
+
 
     #[test]
     fn player_tokens_differ_by_director_evening_and_name() {

@@ -40,7 +40,9 @@ pub struct EveningHandle {
 /// One change as the live socket sends it: to the public, and to the director (with
 /// the players' reports).
 pub struct Live {
-    pub public: Arc<str>,
+    /// For everyone; `None` when the change is the director's alone (a game waiting for
+    /// the director).
+    pub public: Option<Arc<str>>,
     pub director: Arc<str>,
 }
 
@@ -98,6 +100,9 @@ pub(crate) enum Cmd {
     },
     /// A server game ended (the attempt: a result not taken is tried again).
     GameOver(String, u32),
+    /// A server game began or stopped waiting for the director (what for, or `None`)
+    /// with its `n`th stored event.
+    Waiting(String, u64, Option<serde_json::Value>),
 }
 
 impl EveningHandle {
@@ -135,6 +140,15 @@ impl EveningHandle {
     /// Resolves when the evening's task has ended (unloaded).
     pub async fn closed(&self) {
         self.tx.closed().await;
+    }
+
+    pub(crate) async fn game_waiting(
+        &self,
+        game_id: String,
+        n: u64,
+        dispute: Option<serde_json::Value>,
+    ) {
+        let _ = self.tx.send(Cmd::Waiting(game_id, n, dispute)).await;
     }
 
     /// The state now.
@@ -224,6 +238,7 @@ pub async fn handle(shared: &Arc<Shared>, id: &str) -> Result<Option<EveningHand
         reports,
         tokens,
         seq: log.len() as i64,
+        disputes: BTreeMap::new(),
     };
     let snap = Arc::new(snap);
     let (snap_tx, snap_rx) = watch::channel(snap.clone());
@@ -250,6 +265,7 @@ pub async fn handle(shared: &Arc<Shared>, id: &str) -> Result<Option<EveningHand
         state: snap,
         snap_tx,
         live,
+        waiting_at: HashMap::new(),
     };
     tokio::spawn(task.run(rx));
     Ok(Some(h))
@@ -289,6 +305,8 @@ struct Task {
     state: Arc<Snap>,
     snap_tx: watch::Sender<Arc<Snap>>,
     live: broadcast::Sender<Arc<Live>>,
+    /// Each game's latest event told with its wait for the director ([`Cmd::Waiting`]).
+    waiting_at: HashMap<String, u64>,
 }
 
 /// A change in the making: a copy of the state, and what it will store.
@@ -331,6 +349,7 @@ impl Task {
         // Games that ended while the evening was not loaded (or before the server
         // stopped) count now.
         self.reconcile().await;
+        self.wake_waiting_games();
         let idle = self.shared.limits.evening_idle;
         let mut unloaded = false;
         loop {
@@ -340,7 +359,10 @@ impl Task {
                 // it again from the store (as after a restart). A command sent in the
                 // instant before the queue closed is still done (`recv` drains it).
                 _ = tokio::time::sleep(idle), if !unloaded => {
+                    // Disputes live in memory only: an evening with a game waiting for
+                    // the director stays loaded (the waiting game tells it only once).
                     unloaded = self.live.receiver_count() == 0
+                        && self.state.disputes.is_empty()
                         && self.shared.evenings.unload(&self.state.id, &mut rx);
                     continue;
                 }
@@ -351,6 +373,7 @@ impl Task {
                     let r = self.exec(op, origin).await;
                     let _ = reply.send(r);
                 }
+                Cmd::Waiting(id, n, dispute) => self.waiting(id, n, dispute),
                 Cmd::GameOver(id, attempt) => {
                     let origin = Origin::new(format!("game {id}"), now_unix_ms());
                     if let Err(e) = self.finished_games(std::slice::from_ref(&id), origin).await {
@@ -370,6 +393,99 @@ impl Task {
             }
         }
         self.shared.metrics.loaded_evenings.dec();
+    }
+
+    /// Game `id` waits for the director (`dispute`) or no longer does: the evening's
+    /// disputes change, and the live socket says so at once (`{"type":"dispute"}`).
+    fn waiting(&mut self, id: String, n: u64, dispute: Option<serde_json::Value>) {
+        // An older telling that arrives late changes nothing.
+        match self.waiting_at.get(&id) {
+            Some(&seen) if seen > n => return,
+            _ => {
+                self.waiting_at.insert(id.clone(), n);
+            }
+        }
+        let mut snap = (*self.state).clone();
+        let changed = match dispute {
+            Some(what) => {
+                let Some((round, board, game, pending)) = locate(&snap.event, &id) else {
+                    return;
+                };
+                if !pending {
+                    return;
+                }
+                let Some(b) = snap.event.round_list[round as usize - 1]
+                    .boards
+                    .iter()
+                    .find(|b| b.number == board)
+                else {
+                    return;
+                };
+                let (white, black) = b.players_of_game(game as usize - 1);
+                let name = |n: u32| {
+                    snap.event
+                        .player(n)
+                        .map(|p| p.name.clone())
+                        .unwrap_or_default()
+                };
+                let since = snap
+                    .disputes
+                    .get(&id)
+                    .and_then(|d| d.get("since").cloned())
+                    .unwrap_or_else(|| json!(now_unix_ms()));
+                let v = json!({
+                    "game": id, "round": round, "board": board, "game_number": game,
+                    "white": name(white), "black": name(black), "since": since, "what": what,
+                });
+                snap.disputes.insert(id.clone(), v.clone()) != Some(v)
+            }
+            None => snap.disputes.remove(&id).is_some(),
+        };
+        if !changed {
+            return;
+        }
+        let msg = super::view::dispute_message(&snap, &id);
+        let snap = Arc::new(snap);
+        self.state = snap.clone();
+        self.snap_tx.send_replace(snap);
+        // The director's alone: a claim carries the assistant's advice, a call its reason.
+        let _ = self.live.send(Arc::new(Live {
+            public: None,
+            director: msg.into(),
+        }));
+    }
+
+    /// The live games of the latest round are loaded (in the background): one that waits
+    /// for the director (a claim, a call, stored before a restart) tells the evening so
+    /// as it loads ([`super::game_waiting`]), since disputes are not stored.
+    fn wake_waiting_games(&self) {
+        let latest = self.state.event.rounds_paired();
+        let Some(round) = self
+            .state
+            .event
+            .round_list
+            .get((latest as usize).wrapping_sub(1))
+        else {
+            return;
+        };
+        let ids: Vec<String> = round
+            .boards
+            .iter()
+            .flat_map(|b| b.games.iter())
+            .filter(|g| g.result == RecordedResult::Pending)
+            .filter_map(|g| g.game.clone())
+            .collect();
+        if ids.is_empty() {
+            return;
+        }
+        let shared = self.shared.clone();
+        tokio::spawn(async move {
+            for id in ids {
+                if let Err(e) = shared.handle(&id).await {
+                    tracing::error!(game = %id, error = %e, "an evening's game not loaded");
+                }
+            }
+        });
     }
 
     /// Every linked game still pending in the event whose stored game has ended.
@@ -426,6 +542,8 @@ impl Task {
             if !pending {
                 continue;
             }
+            // A game over waits for no one.
+            w.snap.disputes.remove(&id);
             w.apply(
                 Change::SetGameResult {
                     round,
@@ -902,13 +1020,17 @@ impl Task {
         let private = rows
             .iter()
             .any(|r| matches!(serde_json::from_str(&r.json), Ok(LogRow::Report(_))))
-            || snap.reports.keys().any(|(r, _)| *r == latest);
+            || snap.reports.keys().any(|(r, _)| *r == latest)
+            || !snap.disputes.is_empty();
         let director = if private {
             live_message(snap, rows, effects, Viewer::Director).into()
         } else {
             public.clone()
         };
-        let _ = self.live.send(Arc::new(Live { public, director }));
+        let _ = self.live.send(Arc::new(Live {
+            public: Some(public),
+            director,
+        }));
     }
 }
 

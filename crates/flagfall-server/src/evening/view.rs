@@ -217,6 +217,11 @@ pub fn summary(snap: &Snap, viewer: Viewer) -> Value {
     if viewer != Viewer::Public {
         v["disagreements"] = json!(disagreements);
     }
+    // The games waiting for the director are the director's alone: a claim carries the
+    // assistant's advice, a call its reason.
+    if viewer == Viewer::Director {
+        v["disputes"] = json!(snap.disputes.values().collect::<Vec<_>>());
+    }
     v
 }
 
@@ -288,6 +293,9 @@ pub fn live_message(
         .filter(|v: &Value| viewer != Viewer::Public || v.get("report").is_none())
         .collect();
     let mut v = json!({"type": "change", "seq": snap.seq, "rows": entries, "effects": effects});
+    if viewer == Viewer::Director {
+        v["disputes"] = json!(snap.disputes.values().collect::<Vec<_>>());
+    }
     let latest = snap.event.rounds_paired();
     let round_changed = effects.iter().any(|e| {
         matches!(
@@ -321,6 +329,19 @@ pub fn live_message(
         v["standings"] = standings(&snap.event).unwrap_or(Value::Null);
     }
     v.to_string()
+}
+
+/// The live socket's message when a game of the evening begins or stops waiting for the
+/// director: that game's dispute (or null) and all of them now (the director's sockets
+/// only).
+pub fn dispute_message(snap: &Snap, game: &str) -> String {
+    json!({
+        "type": "dispute",
+        "game": game,
+        "dispute": snap.disputes.get(game),
+        "disputes": snap.disputes.values().collect::<Vec<_>>(),
+    })
+    .to_string()
 }
 
 /// The first message of the live socket: everything `viewer` may read.

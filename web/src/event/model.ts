@@ -1,0 +1,153 @@
+// The evening's pages' models and their reducers: pure (no DOM), so the console and the
+// player's page change their state in one place each, and the unit tests read them.
+import type { Dispute, EventPlayer, EventSummary, LiveMessage, LiveStatus, LogEntry, Me, RoundView, Standings } from './common';
+
+/** The director's console of an evening. */
+export interface ConsoleModel {
+  event: EventSummary | null;
+  round: RoundView | null;
+  standings: Standings | null;
+  disputes: Dispute[];
+  /** The record of each disputed game (`GET /api/games/{id}`), by id. */
+  records: Record<string, GameRecord>;
+  log: LogEntry[] | null;
+  live: LiveStatus;
+  /** The last refusal or failure, in the server's words. */
+  error: string | null;
+  /** What was just done (a new player's link, a deputy's link). */
+  notice: { text: string; link?: string } | null;
+  busy: boolean;
+}
+
+/** What the console shows of a disputed game: its moves, clocks and rulings. */
+export interface GameRecord {
+  moves: { uci: string; san?: string | null; by?: string }[];
+  clock: { white_ms: number; black_ms: number; running: string | null };
+  rulings: { ruling: string; rule?: string | null }[];
+  result: string;
+}
+
+export type ConsoleAction =
+  | { type: 'live'; msg: LiveMessage }
+  | { type: 'event'; event: EventSummary }
+  | { type: 'round'; round: RoundView | null }
+  | { type: 'status'; live: LiveStatus }
+  | { type: 'record'; game: string; record: GameRecord }
+  | { type: 'log'; log: LogEntry[] | null }
+  | { type: 'error'; error: string | null }
+  | { type: 'notice'; notice: ConsoleModel['notice'] }
+  | { type: 'busy'; on: boolean };
+
+export function initialConsole(): ConsoleModel {
+  return { event: null, round: null, standings: null, disputes: [], records: {}, log: null, live: 'connecting', error: null, notice: null, busy: false };
+}
+
+function withPlayers(e: EventSummary | null, players: EventPlayer[] | undefined): EventSummary | null {
+  return e && players ? { ...e, players } : e;
+}
+
+/** Records of games no longer disputed are dropped. */
+function keepRecords(records: Record<string, GameRecord>, disputes: Dispute[]): Record<string, GameRecord> {
+  const out: Record<string, GameRecord> = {};
+  for (const d of disputes) if (records[d.game]) out[d.game] = records[d.game];
+  return out;
+}
+
+export function reduceConsole(m: ConsoleModel, a: ConsoleAction): ConsoleModel {
+  switch (a.type) {
+    case 'live': {
+      const msg = a.msg;
+      if (msg.type === 'state') {
+        const disputes = msg.event.disputes ?? [];
+        return { ...m, event: msg.event, round: msg.round, standings: msg.standings, disputes, records: keepRecords(m.records, disputes) };
+      }
+      if (msg.type === 'dispute') return { ...m, disputes: msg.disputes, records: keepRecords(m.records, msg.disputes) };
+      const disputes = msg.disputes ?? m.disputes;
+      return {
+        ...m,
+        event: withPlayers(m.event, msg.players),
+        round: msg.round !== undefined ? msg.round : m.round,
+        standings: msg.standings !== undefined ? msg.standings : m.standings,
+        disputes,
+        records: keepRecords(m.records, disputes),
+      };
+    }
+    case 'event':
+      return { ...m, event: a.event, disputes: a.event.disputes ?? m.disputes };
+    case 'round':
+      return { ...m, round: a.round };
+    case 'status':
+      return { ...m, live: a.live };
+    case 'record':
+      return m.disputes.some((d) => d.game === a.game) ? { ...m, records: { ...m.records, [a.game]: a.record } } : m;
+    case 'log':
+      return { ...m, log: a.log };
+    case 'error':
+      return { ...m, error: a.error, notice: a.error ? null : m.notice, busy: false };
+    case 'notice':
+      return { ...m, notice: a.notice, error: null };
+    case 'busy':
+      return { ...m, busy: a.on };
+  }
+}
+
+/** The player's page. */
+export interface PlayerModel {
+  me: Me | null;
+  event: EventSummary | null;
+  round: RoundView | null;
+  live: LiveStatus;
+  error: string | null;
+  notice: string | null;
+  /** The results chosen in the report form, one per game of the board. */
+  report: string[];
+  busy: boolean;
+}
+
+export type PlayerAction =
+  | { type: 'me'; me: Me }
+  | { type: 'event'; event: EventSummary }
+  | { type: 'round'; round: RoundView | null }
+  | { type: 'status'; live: LiveStatus }
+  | { type: 'report'; game: number; result: string }
+  | { type: 'error'; error: string | null }
+  | { type: 'notice'; notice: string | null }
+  | { type: 'busy'; on: boolean };
+
+export function initialPlayer(): PlayerModel {
+  return { me: null, event: null, round: null, live: 'connecting', error: null, notice: null, report: [], busy: false };
+}
+
+export function reducePlayer(m: PlayerModel, a: PlayerAction): PlayerModel {
+  switch (a.type) {
+    case 'me': {
+      // A new board (or a new round) starts a fresh report form.
+      const fresh = a.me.round !== m.me?.round || a.me.board !== m.me?.board;
+      return { ...m, me: a.me, report: fresh ? (a.me.results ?? []).map(() => '') : m.report };
+    }
+    case 'event':
+      return { ...m, event: a.event };
+    case 'round':
+      return { ...m, round: a.round };
+    case 'status':
+      return { ...m, live: a.live };
+    case 'report': {
+      const report = [...m.report];
+      report[a.game] = a.result;
+      return { ...m, report };
+    }
+    case 'error':
+      return { ...m, error: a.error, notice: a.error ? null : m.notice, busy: false };
+    case 'notice':
+      return { ...m, notice: a.notice, error: null, busy: false };
+    case 'busy':
+      return { ...m, busy: a.on };
+  }
+}
+
+/** The player's own board in `round` (with what each side reported), if any. */
+export function myBoard(m: PlayerModel): RoundView['boards'][number] | null {
+  const me = m.me;
+  if (!me?.board || !m.round || m.round.round !== me.round) return null;
+  return m.round.boards.find((b) => b.board === me.board) ?? null;
+}
