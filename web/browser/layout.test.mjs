@@ -1,0 +1,93 @@
+// Where things sit on the game page, looked at as a person looks: the "Sound starts after
+// your first click" hint covers nothing (not the top clock on a phone, not the header's
+// controls, not the board, not the press button) at desktop, phone and an in-between
+// width, and hiding it after the first click does not move the board under the finger.
+// Screenshots go to web/screenshots/.
+import assert from 'node:assert/strict';
+import { after, before, test } from 'node:test';
+import { createGame, shot, startBrowser, startServer, DESKTOP, PHONE, openPage as openPageOf } from './harness.mjs';
+
+let server;
+let browser;
+
+before(async () => {
+  server = await startServer();
+  browser = await startBrowser();
+});
+
+after(async () => {
+  await browser?.close();
+  await server?.stop();
+});
+
+function openPage(path, viewport) {
+  return openPageOf(browser, server.base, path, viewport);
+}
+
+/** Whether two boxes share any area (touching edges do not count). */
+function intersects(a, b) {
+  return a.x < b.x + b.width && b.x < a.x + a.width && a.y < b.y + b.height && b.y < a.y + a.height;
+}
+
+/** Every box of `selector` on the page that is shown. */
+async function boxes(page, selector) {
+  const out = [];
+  for (const l of await page.locator(selector).all()) {
+    const b = await l.boundingBox();
+    if (b && b.width > 0 && b.height > 0) out.push(b);
+  }
+  return out;
+}
+
+// What the hint must never cover, where the page has it.
+const NEIGHBOURS = ['.clock.top', '.clock.bottom', '.board-wrap', '.press', 'header.top .brand', 'header.top .game-title', 'header.top .conn', 'header.top .mute', 'button.flip'];
+
+const WIDTHS = [
+  ['phone', PHONE],
+  ['desktop', DESKTOP],
+  // Just above the phone layout's breakpoint: the header's row is at its fullest.
+  ['narrow', { width: 780, height: 900 }],
+];
+
+test('the sound hint covers nothing and the board stays put when it goes, at every width', async () => {
+  const otb = await createGame(server.base, { rules: 'uscf-2020', time_control: 'G/5;d0', white: 'Ada Lovelace-Byron', black: 'Bao Nguyen' });
+  const online = await createGame(server.base, { rules: 'fide-b3', time_control: '3+2', mode: 'online', white: 'Ada', black: 'Bao' });
+  const pages = [
+    ['otb-white', otb.urls.white],
+    ['online-black', online.urls.black],
+    ['spectator', otb.urls.spectator],
+  ];
+  for (const [widthName, viewport] of WIDTHS) {
+    for (const [pageName, url] of pages) {
+      const where = `${pageName} at ${widthName} (${viewport.width}px)`;
+      const p = await openPage(url, viewport);
+      await p.page.locator('.clock.top .time').waitFor();
+      const hint = p.page.locator('.soundhint');
+      // Before any click the browser holds sound back, and the page says so.
+      assert.ok(await hint.isVisible(), `${where}: the hint is not shown before the first click`);
+      const hintBox = await hint.boundingBox();
+      assert.ok(hintBox.x >= 0 && hintBox.x + hintBox.width <= viewport.width, `${where}: the hint leaves the screen: ${JSON.stringify(hintBox)}`);
+      let checked = 0;
+      for (const sel of NEIGHBOURS) {
+        for (const b of await boxes(p.page, sel)) {
+          checked++;
+          assert.ok(!intersects(hintBox, b), `${where}: the hint ${JSON.stringify(hintBox)} covers ${sel} ${JSON.stringify(b)}`);
+        }
+      }
+      // The clocks, the board and the header's controls were all there to be checked.
+      assert.ok(checked >= 7, `${where}: only ${checked} boxes checked`);
+      await shot(p.page, `soundhint-${pageName}-${widthName}`);
+
+      // The first click (on the top clock, as a hand resting on the page would) lets sound
+      // start: the hint goes, and nothing below it moves.
+      const boardBefore = await p.page.locator('.board-wrap').boundingBox();
+      const clockBefore = await p.page.locator('.clock.top').boundingBox();
+      await p.page.locator('.clock.top .who').click();
+      await hint.waitFor({ state: 'hidden', timeout: 3000 });
+      assert.deepEqual(await p.page.locator('.board-wrap').boundingBox(), boardBefore, `${where}: the board moved when the hint went`);
+      assert.deepEqual(await p.page.locator('.clock.top').boundingBox(), clockBefore, `${where}: the top clock moved when the hint went`);
+      assert.deepEqual(p.errors, [], `${where}: page errors`);
+      await p.ctx.close();
+    }
+  }
+});
