@@ -2,7 +2,8 @@
 // your first click" hint covers nothing (not the top clock on a phone, not the header's
 // controls, not the board, not the press button) at desktop, phone and an in-between
 // width, and hiding it after the first click does not move the board under the finger.
-// Screenshots go to web/screenshots/.
+// Every control of every page, at desktop and phone width, can be clicked: nothing covers
+// it and nothing sticks out of the screen. Screenshots go to web/screenshots/.
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { createGame, shot, startBrowser, startServer, DESKTOP, PHONE, openPage as openPageOf } from './harness.mjs';
@@ -86,6 +87,77 @@ test('the sound hint covers nothing and the board stays put when it goes, at eve
       await hint.waitFor({ state: 'hidden', timeout: 3000 });
       assert.deepEqual(await p.page.locator('.board-wrap').boundingBox(), boardBefore, `${where}: the board moved when the hint went`);
       assert.deepEqual(await p.page.locator('.clock.top').boundingBox(), clockBefore, `${where}: the top clock moved when the hint went`);
+      assert.deepEqual(p.errors, [], `${where}: page errors`);
+      await p.ctx.close();
+    }
+  }
+});
+
+/** POST `body` as JSON to `path`; the answer's JSON (status checked). */
+async function post(path, body, status = 201) {
+  const r = await fetch(server.base + path, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+  assert.equal(r.status, status, `${path}: ${await r.clone().text()}`);
+  return r.json();
+}
+
+/**
+ * Every control a person may use on the page now: visible buttons (enabled), links,
+ * inputs, selects and the keyboard help's summary.
+ */
+async function controlsOf(page) {
+  const out = [];
+  for (const l of await page.locator('button, a[href], input, select, summary').all()) {
+    if (!(await l.isVisible())) continue;
+    if (!(await l.isEnabled().catch(() => true))) continue;
+    const label = await l.evaluate((el) => `${el.tagName.toLowerCase()}${el.className ? '.' + String(el.className).trim().split(/\s+/).join('.') : ''} "${(el.getAttribute('aria-label') || el.textContent || el.getAttribute('placeholder') || el.getAttribute('name') || '').trim().slice(0, 40)}"`);
+    out.push({ l, label });
+  }
+  return out;
+}
+
+test('every control on every page can be reached and clicked at desktop and phone width: nothing covers it, nothing sticks out', async () => {
+  for (const [widthName, viewport] of [
+    ['desktop', DESKTOP],
+    ['phone', PHONE],
+  ]) {
+    // Each width its own games: a page's controls are looked at as they stand.
+    const otb = await createGame(server.base, { rules: 'uscf-2020', time_control: 'G/5;d0', white: 'Ada', black: 'Bao' });
+    const online = await createGame(server.base, { rules: 'fide-b3', time_control: '3+2', mode: 'online', white: 'Ada', black: 'Bao' });
+    const practice = await post('/api/practice', {
+      setup: { rules: 'uscf-2020', time_control: 'G/5;d0', white: 'Ada', director: false },
+      computer: { color: 'black', level: 1, training: false, seed: 3 },
+    });
+    const challenge = await post('/api/challenges', { rules: 'fide-b3', time_control: '3+2', name: 'Cy' });
+    const pages = [
+      ['lobby', '/', 'form.create button[type=submit]'],
+      ['challenge', challenge.url, 'button'],
+      ['otb-white', otb.urls.white, '.press'],
+      ['otb-black', otb.urls.black, '.clock.bottom .time'],
+      ['online-white', online.urls.white, '.clock.bottom .time'],
+      ['spectator', otb.urls.spectator, 'button.flip'],
+      ['director', otb.urls.director, `.dcard[data-game="${otb.id}"]`],
+      ['practice', practice.urls.white, '.clock.bottom .time'],
+    ];
+    for (const [name, url, ready] of pages) {
+      const where = `${name} at ${widthName}`;
+      const p = await openPage(url, viewport);
+      await p.page.locator(ready).first().waitFor();
+      // Nothing wider than the screen: no sideways scrolling on any page.
+      const scrollWidth = await p.page.evaluate(() => document.documentElement.scrollWidth);
+      assert.ok(scrollWidth <= viewport.width, `${where}: the page is ${scrollWidth}px wide on a ${viewport.width}px screen`);
+      const controls = await controlsOf(p.page);
+      assert.ok(controls.length >= 3, `${where}: only ${controls.length} controls found`);
+      for (const { l, label } of controls) {
+        // A trial click: Playwright scrolls it into view and checks what a click needs
+        // (visible, stable, enabled, and the element itself receives the click, not
+        // something over it), without clicking.
+        await l.click({ trial: true, timeout: 3000 }).catch((e) => {
+          throw new Error(`${where}: ${label} cannot be clicked: ${String(e.message).split('\n').slice(0, 6).join(' | ')}`);
+        });
+        const box = await l.boundingBox();
+        assert.ok(box && box.x >= -1 && box.x + box.width <= viewport.width + 1, `${where}: ${label} sticks out of the screen: ${JSON.stringify(box)}`);
+      }
+      await shot(p.page, `controls-${name}-${widthName}`, true);
       assert.deepEqual(p.errors, [], `${where}: page errors`);
       await p.ctx.close();
     }
