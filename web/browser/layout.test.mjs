@@ -6,7 +6,7 @@
 // it and nothing sticks out of the screen. Screenshots go to web/screenshots/.
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
-import { createGame, shot, startBrowser, startServer, DESKTOP, PHONE, openPage as openPageOf } from './harness.mjs';
+import { createGame, shot, startBrowser, startServer, waitState, DESKTOP, PHONE, openPage as openPageOf } from './harness.mjs';
 
 let server;
 let browser;
@@ -161,5 +161,62 @@ test('every control on every page can be reached and clicked at desktop and phon
       assert.deepEqual(p.errors, [], `${where}: page errors`);
       await p.ctx.close();
     }
+  }
+});
+
+test('the controls no other test clicks: a threefold and a fifty-move claim by their buttons, the lobby\'s Copy, the keyboard help, the brand link home', async () => {
+  for (const [widthName, viewport] of [
+    ['desktop', DESKTOP],
+    ['phone', PHONE],
+  ]) {
+    const where = (what) => `${what} at ${widthName}`;
+    // A game without a director: the arbiter rules on the claim itself.
+    const g = await createGame(server.base, { rules: 'uscf-2020', time_control: 'G/5;d0', white: 'Ada', black: 'Bao', director: false });
+    const p = await openPage(g.urls.white, viewport);
+    await p.page.locator('.clock.bottom .time').waitFor();
+    // Claim with the intended move typed in the move box, by the button: the position has
+    // not stood three times (nor fifty moves passed), and the page says the claim was wrong,
+    // with the rule.
+    const [button, words] = widthName === 'desktop' ? ['threefold', 'threefold'] : ['fifty', 'fifty'];
+    await p.page.fill('#moveinput', 'g1f3');
+    await p.page.click(`button[data-claim="${button}"]`);
+    const s = await waitState(server.base, g.id, (st) => st.rulings.length > 0, where(`the ${button} claim ruled`));
+    const ruling = s.rulings.at(-1);
+    assert.equal(ruling.kind, 'claim_rejected', where(JSON.stringify(ruling)));
+    const notice = p.page.locator('.notice.bad', { hasText: 'Your claim' });
+    await notice.waitFor();
+    assert.match(await notice.textContent(), new RegExp(words, 'i'), where('the notice names the claim'));
+    await notice.locator('.cite', { hasText: ruling.rule }).waitFor();
+    await shot(p.page, `claim-${button}-rejected-${widthName}`, viewport === PHONE);
+    // The keyboard help opens on its summary.
+    await p.page.click('details.keys summary');
+    await p.page.locator('details.keys[open]').waitFor();
+    assert.match(await p.page.locator('details.keys').textContent(), /Space/);
+    // The brand goes home, to the lobby.
+    await p.page.click('header.top a.brand');
+    await p.page.waitForURL(`${server.base}/`);
+    await p.page.locator('form.create button[type="submit"]').first().waitFor();
+    assert.deepEqual(p.errors, [], where('page errors'));
+    await p.ctx.close();
+
+    // The lobby: a game created, its links copied with the Copy buttons.
+    const l = await openPage('/', viewport);
+    await l.ctx.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: server.base });
+    await l.page.locator('button.quick-tc').first().waitFor();
+    await l.page.click('form.create:not(.practice) button[type="submit"]');
+    await l.page.locator('section.created h2', { hasText: 'is ready' }).waitFor();
+    const rows = l.page.locator('section.created .linkrow');
+    const n = await rows.count();
+    assert.ok(n >= 2, where(`${n} link rows`));
+    for (let i = 0; i < n; i++) {
+      const row = rows.nth(i);
+      const link = await row.locator('input.link').inputValue();
+      await row.locator('button.copy').click();
+      await row.locator('button.copy', { hasText: 'Copied' }).waitFor();
+      assert.equal(await l.page.evaluate(() => navigator.clipboard.readText()), link, where(`row ${i} copied its link`));
+    }
+    await shot(l.page, `lobby-copied-${widthName}`, true);
+    assert.deepEqual(l.errors, [], where('lobby errors'));
+    await l.ctx.close();
   }
 });
