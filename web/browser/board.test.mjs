@@ -166,6 +166,13 @@ test("practice: the computer's illegal move left unclaimed, the page stays respo
   await p.page.fill('#moveinput', 'g1f3');
   await p.page.press('#moveinput', 'Enter');
   await waitState(server.base, g.id, (st) => st.moves.length >= 3, 'the player played on');
+  // No flood: the computer answers with a move (its next illegal one), and the game's
+  // log grows by moves and presses only, however long it is left unclaimed.
+  await waitState(server.base, g.id, (st) => st.moves.length >= 4, "the computer's next move");
+  await new Promise((r) => setTimeout(r, 1500));
+  const calm = await waitState(server.base, g.id, () => true, 'the state');
+  assert.ok(calm.n <= 2 * calm.moves.length + 2, `${calm.n} events for ${calm.moves.length} moves: the computer floods`);
+  assert.equal(calm.result, '*', 'the game goes on');
   // The page answers a click at once, whatever the computer sends.
   const t0 = Date.now();
   await p.page.click('button.flip');

@@ -65,6 +65,30 @@ test('an illegal move stands until claimed; the ruling and its rule show on both
   // The opponent's list writes the illegal move as any other: the board alone tells.
   const listed = await black.page.locator('.moves').textContent();
   assert.ok(!listed.includes('?'), `Black's move list marks a move: ${listed}`);
+  // Every move in the same scoresheet notation and the same look, on the opponent's page
+  // and the spectator's: nothing but the board tells the illegal one.
+  await spectator.page.locator('.moves .mv[data-ply="3"]').waitFor();
+  for (const p of [black, spectator]) {
+    const cells = await p.page.locator('.moves .mv[data-ply]').evaluateAll((els) =>
+      els.map((e) => ({
+        text: e.textContent.trim(),
+        look: [...e.classList].filter((c) => !['active', 'w', 'b'].includes(c)).sort().join(' '),
+        attrs: e.getAttributeNames().sort().join(' '),
+        title: e.getAttribute('title'),
+        color: getComputedStyle(e).color,
+        weight: getComputedStyle(e).fontWeight,
+      })),
+    );
+    assert.deepEqual(
+      cells.map((c) => c.text),
+      ['e2-e4', 'e7-e5', 'Ke1-e3'],
+    );
+    for (const c of cells) {
+      const { text, ...look } = c;
+      const { text: _t, ...first } = cells[0];
+      assert.deepEqual(look, first, `${text} looks unlike ${cells[0].text}`);
+    }
+  }
   assert.equal(await black.page.locator('.board .check').count(), 0);
   await shot(black.page, 'game-desktop');
   await claim.click();

@@ -135,8 +135,6 @@ pub struct Shared {
     pub(crate) player_buckets: Arc<socket::PlayerBuckets>,
     /// The loaded blitz evenings (issue 21), one task each.
     pub(crate) evenings: evening::Evenings,
-    /// Rematch offers of finished games.
-    pub(crate) rematches: rematch::Rematches,
 }
 
 /// Hex SHA-256 of a token: what the database keeps.
@@ -462,7 +460,6 @@ async fn serve_inner(
         token_sockets: Arc::default(),
         player_buckets: Arc::default(),
         evenings: evening::Evenings::default(),
-        rematches: rematch::Rematches::default(),
     });
     let beating = tokio::spawn(heartbeat::run(
         store.clone(),

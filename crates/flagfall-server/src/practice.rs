@@ -355,7 +355,7 @@ impl Computer {
             &state.claims.black
         };
         let opponent_last = state.moves.last().filter(|m| m.by != me);
-        let action = if mine.iter().any(|c| c == "flag") {
+        let claim = if mine.iter().any(|c| c == "flag") {
             Some(Action::Claim {
                 claim: ClaimKind::Flag,
                 intended: None,
@@ -368,7 +368,16 @@ impl Computer {
                 claim: ClaimKind::Illegal,
                 intended: None,
             })
-        } else if state.to_move == me
+        } else {
+            None
+        };
+        // A claim already tried here is not tried again, and does not stop the computer
+        // from playing on: it moves as if it had nothing to claim (a rejected claim left
+        // it frozen, its clock running, until its flag fell).
+        if let Some(claim) = claim.filter(|a| !self.tried.contains(&situation(a, state))) {
+            return Some(claim);
+        }
+        let action = if state.to_move == me
             && state.board_move.is_none()
             && state.pending.is_none()
             && self.freeze_at != Some(self.played)

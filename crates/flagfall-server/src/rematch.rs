@@ -7,148 +7,109 @@
 //! In a practice game the computer accepts an offer at once and plays the other colour in
 //! the new game (with its stored settings).
 //!
-//! The offers live in the server's memory, keyed by the finished game: they are a
-//! conversation between two open pages, not part of any game's record (a restart forgets
-//! an unanswered offer; the game created by an accepted one is stored like any other).
+//! The rematch is stored (`rematches`, one row per finished game; flagfall-store
+//! `rematch.rs`), so a restart forgets no offer. The database keeps no token: a player's
+//! token in the new game is derived from their token of the finished game
+//! ([`derived_token`]), which only they hold; the offer stores the hash of the offerer's
+//! derived token, the accept adds the accepter's, and either player computes their own
+//! link again from the token they ask with. Every change is conditional on the row the
+//! server read (the store's contract): of two concurrent answers one wins, and the other
+//! is decided again on the row as it now is.
 
-use std::collections::HashMap;
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 
 use axum::body::Bytes;
 use axum::extract::{Path, Query, State};
 use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
 use flagfall_protocol::{
-    ColorName, CreateGame, Created, RematchAction, RematchBody, RematchGame, RematchStatus,
-    RematchView, Role,
+    ColorName, CreateGame, RematchAction, RematchBody, RematchGame, RematchStatus, RematchView,
+    Role,
 };
+use flagfall_store::{NewGame, RematchRow};
 use serde::Deserialize;
+use sha2::{Digest, Sha256};
 
-use crate::Shared;
-use crate::http::{error, handle_or_404, state_of};
+use crate::http::{ApiError, error, handle_or_404, state_of};
 use crate::practice::ComputerConfig;
+use crate::{Shared, now_unix_ms, random_hex, token_hash};
 
-/// One finished game's rematch.
-#[derive(Debug, Clone)]
-struct Entry {
-    by: ColorName,
-    status: RematchStatus,
-    /// The new game once created.
-    game: Option<Created>,
+/// The token the holder of `token` in finished game `game` holds in its rematch: only
+/// they can compute it, and the database keeps only its hash.
+fn derived_token(game: &str, token: &str) -> String {
+    let digest = Sha256::digest(format!("flagfall rematch\0{game}\0{token}").as_bytes());
+    digest.iter().map(|b| format!("{b:02x}")).collect()
 }
 
-/// The rematch offers of the server's finished games.
-#[derive(Debug, Default)]
-pub struct Rematches {
-    map: Mutex<HashMap<String, Entry>>,
+fn other(c: ColorName) -> ColorName {
+    match c {
+        ColorName::White => ColorName::Black,
+        ColorName::Black => ColorName::White,
+    }
 }
 
-/// What an action does to the entry, decided under the lock.
+/// The rematch of game `game` as the player `me`, holding `token`, sees it.
+fn view(game: &str, row: Option<&RematchRow>, me: ColorName, token: &str) -> RematchView {
+    let Some(row) = row else {
+        return RematchView {
+            status: RematchStatus::None,
+            by: None,
+            game: None,
+        };
+    };
+    RematchView {
+        status: row.status,
+        by: Some(row.offered_by),
+        game: row.new_game.as_ref().map(|id| RematchGame {
+            id: id.clone(),
+            // The colours swap: White of the finished game is Black of the new one.
+            color: other(me),
+            url: format!("/play/{id}?token={}", derived_token(game, token)),
+        }),
+    }
+}
+
+/// What an action does to the stored rematch, decided on the row as read.
 enum Step {
-    /// Answer with the entry as it now is.
+    /// Answer with the row as it is.
     Answer,
-    /// Create the new game (the entry is marked accepted meanwhile).
-    Create,
+    /// Store `me`'s offer.
+    Offer,
+    /// Decline the standing offer of `by`.
+    Decline { by: ColorName },
+    /// Accept the standing offer of `by`: create the new game.
+    Accept {
+        by: ColorName,
+        offer_token_hash: String,
+    },
 }
 
-impl Rematches {
-    fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<String, Entry>> {
-        // Single inserts and updates: a poisoned map is still consistent.
-        self.map.lock().unwrap_or_else(|p| p.into_inner())
-    }
-
-    fn view(&self, game: &str, me: ColorName) -> RematchView {
-        let map = self.lock();
-        let Some(e) = map.get(game) else {
-            return RematchView {
-                status: RematchStatus::None,
-                by: None,
-                game: None,
-            };
-        };
-        RematchView {
-            status: e.status,
-            by: Some(e.by),
-            game: e.game.as_ref().map(|c| {
-                // The colours swap: White of the finished game is Black of the new one.
-                let (color, url) = match me {
-                    ColorName::White => (ColorName::Black, c.urls.black.clone()),
-                    ColorName::Black => (ColorName::White, c.urls.white.clone()),
-                };
-                RematchGame {
-                    id: c.id.clone(),
-                    color,
-                    url,
-                }
-            }),
-        }
-    }
-
-    /// Apply `action` by `me`; `Err` is the refusal (status and words).
-    fn step(
-        &self,
-        game: &str,
-        me: ColorName,
-        action: RematchAction,
-    ) -> Result<Step, (StatusCode, String)> {
-        let them = match me {
-            ColorName::White => ColorName::Black,
-            ColorName::Black => ColorName::White,
-        };
-        let mut map = self.lock();
-        let entry = map.get(game).cloned();
-        let offered_by_them = entry
-            .as_ref()
-            .is_some_and(|e| e.status == RematchStatus::Offered && e.by == them);
-        match (action, entry) {
-            (_, Some(e)) if e.status == RematchStatus::Accepted => Ok(Step::Answer),
-            (RematchAction::Offer | RematchAction::Accept, _) if offered_by_them => {
-                map.insert(
-                    game.to_string(),
-                    Entry {
-                        by: them,
-                        status: RematchStatus::Accepted,
-                        game: None,
-                    },
-                );
-                Ok(Step::Create)
-            }
-            (RematchAction::Offer, _) => {
-                map.insert(
-                    game.to_string(),
-                    Entry {
-                        by: me,
-                        status: RematchStatus::Offered,
-                        game: None,
-                    },
-                );
-                Ok(Step::Answer)
-            }
-            (RematchAction::Decline, Some(mut e)) if offered_by_them => {
-                e.status = RematchStatus::Declined;
-                map.insert(game.to_string(), e);
-                Ok(Step::Answer)
-            }
-            (RematchAction::Accept | RematchAction::Decline, _) => Err((
-                StatusCode::CONFLICT,
-                "there is no rematch offer from your opponent to answer".to_string(),
-            )),
-        }
-    }
-
-    fn created(&self, game: &str, created: Created) {
-        if let Some(e) = self.lock().get_mut(game) {
-            e.game = Some(created);
-        }
-    }
-
-    /// The creation failed: the offer stands again, for another try.
-    fn failed(&self, game: &str) {
-        if let Some(e) = self.lock().get_mut(game) {
-            e.status = RematchStatus::Offered;
-        }
+/// What `action` by `me` does, given the stored row; `Err` is the refusal.
+fn decide(
+    row: Option<&RematchRow>,
+    me: ColorName,
+    action: RematchAction,
+) -> Result<Step, (StatusCode, String)> {
+    let standing_of_them = row.filter(|r| r.status == RematchStatus::Offered && r.offered_by != me);
+    match (action, row, standing_of_them) {
+        (_, Some(r), _) if r.status == RematchStatus::Accepted => Ok(Step::Answer),
+        // An offer while the opponent's stands accepts it.
+        (RematchAction::Offer | RematchAction::Accept, _, Some(r)) => Ok(Step::Accept {
+            by: r.offered_by,
+            offer_token_hash: r.offer_token_hash.clone(),
+        }),
+        (RematchAction::Offer, _, None) => Ok(Step::Offer),
+        (RematchAction::Decline, _, Some(r)) => Ok(Step::Decline { by: r.offered_by }),
+        (RematchAction::Accept | RematchAction::Decline, _, None) => Err((
+            StatusCode::CONFLICT,
+            "there is no rematch offer from your opponent to answer".to_string(),
+        )),
     }
 }
+
+/// How often an action is decided again when another request changed the row between
+/// the read and the conditional write (each retry reads what the other one wrote).
+const TRIES: usize = 4;
 
 #[derive(Deserialize)]
 pub struct TokenQuery {
@@ -200,9 +161,14 @@ pub async fn get_rematch(
     Path(id): Path<String>,
     Query(q): Query<TokenQuery>,
 ) -> Response {
-    match player(&s, &id, q.token.as_deref()).await {
-        Ok((me, _)) => axum::Json(s.rematches.view(&id, me)).into_response(),
-        Err(r) => r,
+    let (me, _) = match player(&s, &id, q.token.as_deref()).await {
+        Ok(p) => p,
+        Err(r) => return r,
+    };
+    let token = q.token.unwrap_or_default();
+    match s.store.rematch(&id).await {
+        Ok(row) => axum::Json(view(&id, row.as_ref(), me, &token)).into_response(),
+        Err(e) => crate::http::server_error(e.into()),
     }
 }
 
@@ -238,22 +204,99 @@ pub async fn post_rematch(
             "the practice computer is busy: try the rematch again in a few minutes",
         );
     }
-    let mut step = s.rematches.step(&id, me, body.action);
-    if let (Some(cfg), Ok(Step::Answer), RematchAction::Offer) = (&computer, &step, body.action) {
-        step = s.rematches.step(&id, cfg.color, RematchAction::Accept);
+    match act(&s, &id, &state, me, &body, computer).await {
+        Ok(row) => axum::Json(view(&id, row.as_ref(), me, &body.token)).into_response(),
+        Err(r) => r,
     }
-    match step {
-        Err((status, text)) => return error(status, text),
-        Ok(Step::Answer) => {}
-        Ok(Step::Create) => match create_swapped(&s, &state, computer).await {
-            Ok(created) => s.rematches.created(&id, created),
-            Err(r) => {
-                s.rematches.failed(&id);
-                return r;
+}
+
+/// Apply `body.action` by `me` to the stored rematch (the computer of a practice game
+/// accepting an offer at once); the row as it then stands.
+async fn act(
+    s: &Arc<Shared>,
+    id: &str,
+    state: &flagfall_protocol::State,
+    me: ColorName,
+    body: &RematchBody,
+    computer: Option<ComputerConfig>,
+) -> Result<Option<RematchRow>, Response> {
+    let stored = |e: flagfall_store::StoreError| crate::http::server_error(e.into());
+    let now = now_unix_ms();
+    let mine = token_hash(&derived_token(id, &body.token));
+    for _ in 0..TRIES {
+        let row = s.store.rematch(id).await.map_err(stored)?;
+        let step = decide(row.as_ref(), me, body.action).map_err(|(st, text)| error(st, text))?;
+        let done = match step {
+            Step::Answer => return Ok(row),
+            Step::Offer => {
+                let offered = s
+                    .store
+                    .offer_rematch(id, me, &mine, now)
+                    .await
+                    .map_err(stored)?;
+                // The computer accepts at once, holding a token nobody needs.
+                if offered && let Some(cfg) = &computer {
+                    let theirs = token_hash(&random_hex(32).map_err(crate::http::server_error)?);
+                    accept(s, id, state, me, &mine, &theirs, Some(cfg.clone())).await?;
+                }
+                offered
             }
-        },
+            Step::Decline { by } => s.store.decline_rematch(id, by, now).await.map_err(stored)?,
+            Step::Accept {
+                by,
+                offer_token_hash,
+            } => accept(s, id, state, by, &offer_token_hash, &mine, computer.clone()).await?,
+        };
+        if done {
+            return s.store.rematch(id).await.map_err(stored);
+        }
     }
-    axum::Json(s.rematches.view(&id, me)).into_response()
+    Err(error(
+        StatusCode::CONFLICT,
+        "the rematch kept changing while this answer was decided: look again and retry",
+    ))
+}
+
+/// Accept `by`'s standing offer: create the new game (the offerer holding the token of
+/// `offer_hash`, the accepter `accepter_hash`) in the transaction that marks the rematch
+/// accepted, and start it. `false` when the offer no longer stood (nothing created).
+async fn accept(
+    s: &Arc<Shared>,
+    id: &str,
+    state: &flagfall_protocol::State,
+    by: ColorName,
+    offer_hash: &str,
+    accepter_hash: &str,
+    computer: Option<ComputerConfig>,
+) -> Result<bool, Response> {
+    let (new, mode, computer) =
+        swapped_game(state, computer).map_err(IntoResponse::into_response)?;
+    // The offerer plays the other colour in the new game.
+    let (token_white, token_black) = match other(by) {
+        ColorName::White => (offer_hash, accepter_hash),
+        ColorName::Black => (accepter_hash, offer_hash),
+    };
+    let new = NewGame {
+        token_white: token_white.to_string(),
+        token_black: token_black.to_string(),
+        ..new
+    };
+    let accepted = s
+        .store
+        .accept_rematch(id, by, &new, now_unix_ms())
+        .await
+        .map_err(|e| crate::http::server_error(e.into()))?;
+    if !accepted {
+        return Ok(false);
+    }
+    // The game is stored: should its task not start now, it is loaded when first asked for.
+    if let Err(e) = s.start_new(&new, mode) {
+        tracing::warn!(game = %new.id, error = %e, "a rematch's game stored but not started");
+    }
+    if let Some(cfg) = computer {
+        crate::practice::spawn(s.clone(), new.id.clone(), cfg, s.engine.clone());
+    }
+    Ok(true)
 }
 
 /// The practice computer's settings of game `id`, if it is a practice game.
@@ -274,15 +317,15 @@ async fn practice_of(s: &Arc<Shared>, id: &str) -> Result<Option<ComputerConfig>
     }
 }
 
-/// The new game: the finished game's setup with the colours (and names) swapped; in a
-/// practice game the computer plays the other colour too.
-async fn create_swapped(
-    s: &Arc<Shared>,
+/// The new game's row (its player tokens still to fill in): the finished game's setup
+/// with the colours (and names) swapped; in a practice game the computer plays the other
+/// colour too, its settings stored with the game.
+fn swapped_game(
     state: &flagfall_protocol::State,
     computer: Option<ComputerConfig>,
-) -> Result<Created, Response> {
+) -> Result<(NewGame, flagfall_protocol::Mode, Option<ComputerConfig>), ApiError> {
     let mut body: CreateGame = serde_json::from_value(state.setup.clone()).map_err(|e| {
-        error(
+        ApiError::Refused(
             StatusCode::INTERNAL_SERVER_ERROR,
             format!("the finished game's setup cannot be read again: {e}"),
         )
@@ -293,24 +336,30 @@ async fn create_swapped(
         // Online games always flag automatically; the setup line says so already.
         body.auto_flag = Some(true);
     }
-    let failed = |e| match e {
-        crate::CreateError::Setup(e) => error(StatusCode::BAD_REQUEST, e.to_string()),
-        crate::CreateError::Failed(e) => crate::http::server_error(e),
+    let (line, _) = body.setup_line()?;
+    let computer = computer.map(|mut cfg| {
+        cfg.color = other(cfg.color);
+        cfg
+    });
+    let practice = match &computer {
+        None => None,
+        Some(cfg) => Some(serde_json::to_string(cfg).map_err(|e| {
+            ApiError::Refused(
+                StatusCode::INTERNAL_SERVER_ERROR,
+                format!("the practice computer's settings cannot be stored: {e}"),
+            )
+        })?),
     };
-    let Some(mut cfg) = computer else {
-        return s.create(&body).await.map_err(failed);
+    let new = NewGame {
+        id: random_hex(12)?,
+        setup: line,
+        mode: body.mode(),
+        token_white: String::new(),
+        token_black: String::new(),
+        // Nobody receives the new game's director token (as before): only its hash is kept.
+        token_director: token_hash(&random_hex(32)?),
+        created_ms: now_unix_ms(),
+        practice,
     };
-    cfg.color = match cfg.color {
-        ColorName::White => ColorName::Black,
-        ColorName::Black => ColorName::White,
-    };
-    let stored = serde_json::to_string(&cfg).map_err(|e| {
-        error(
-            StatusCode::INTERNAL_SERVER_ERROR,
-            format!("the practice computer's settings cannot be stored: {e}"),
-        )
-    })?;
-    let created = s.create_with(&body, Some(stored)).await.map_err(failed)?;
-    crate::practice::spawn(s.clone(), created.id.clone(), cfg, s.engine.clone());
-    Ok(created)
+    Ok((new, body.mode(), computer))
 }

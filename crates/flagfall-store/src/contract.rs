@@ -7,7 +7,7 @@ use flagfall_protocol::ColorName;
 
 use crate::{
     ChallengeRow, ClockMark, GameRow, GameSummary, NewChallenge, NewEvent, NewGame, NewTournament,
-    Result, Status, StoredEvent, TournamentCommit, TournamentLogRow, TournamentToken,
+    RematchRow, Result, Status, StoredEvent, TournamentCommit, TournamentLogRow, TournamentToken,
 };
 
 /// The futures the trait returns (object safe, `Send`).
@@ -77,6 +77,39 @@ pub trait Store: Send + Sync {
     /// mark's `at` plus the wall time from the mark to its run's last heartbeat. `None`
     /// when the game has no mark (its clock never ran).
     fn last_beat<'a>(&'a self, id: &'a str) -> StoreFuture<'a, Option<i64>>;
+
+    // Rematches of finished games (issue 20; `rematch.rs`).
+    /// Game `game_id`'s rematch, if anyone offered one.
+    fn rematch<'a>(&'a self, game_id: &'a str) -> StoreFuture<'a, Option<RematchRow>>;
+    /// `by` offers a rematch of `game_id`, holding the token whose hash is
+    /// `offer_token_hash` in the new game: stored when nobody offered yet, over a
+    /// declined offer, or over `by`'s own standing offer. `false`, with nothing written,
+    /// when the other player's offer stands or the rematch was accepted.
+    fn offer_rematch<'a>(
+        &'a self,
+        game_id: &'a str,
+        by: ColorName,
+        offer_token_hash: &'a str,
+        now_ms: i64,
+    ) -> StoreFuture<'a, bool>;
+    /// Decline `offered_by`'s standing offer; `false`, with nothing written, when no
+    /// offer of theirs stands.
+    fn decline_rematch<'a>(
+        &'a self,
+        game_id: &'a str,
+        offered_by: ColorName,
+        now_ms: i64,
+    ) -> StoreFuture<'a, bool>;
+    /// Accept `offered_by`'s standing offer: in one transaction, create `game` and mark
+    /// the rematch accepted with it (a conditional UPDATE, so of two concurrent accepts
+    /// one wins). `false`, with nothing written, when no offer of theirs stands.
+    fn accept_rematch<'a>(
+        &'a self,
+        game_id: &'a str,
+        offered_by: ColorName,
+        game: &'a NewGame,
+        now_ms: i64,
+    ) -> StoreFuture<'a, bool>;
 
     // Blitz evenings (issue 21; `tournament.rs`).
     /// Create an evening with its first tokens (director, deputy).

@@ -199,7 +199,106 @@ pub(crate) async fn exercise(store: Arc<dyn Store>) {
     assert_eq!(store.last_beat("p1").await.unwrap(), Some(410));
     exercise_aborts(store.clone()).await;
     exercise_challenges(store.clone()).await;
+    exercise_rematches(store.clone()).await;
     exercise_tournaments(store).await;
+}
+
+/// Rematches: an offer stored; the other player's offer does not replace a standing one;
+/// declined only by the offer it answers; offered again; of two concurrent accepts one
+/// creates its game and the other writes nothing; nothing changes an accepted rematch.
+pub(crate) async fn exercise_rematches(store: Arc<dyn Store>) {
+    use flagfall_protocol::RematchStatus;
+    let (w, b) = (ColorName::White, ColorName::Black);
+    store.create_game(&game("r-old")).await.unwrap();
+    assert!(store.rematch("r-old").await.unwrap().is_none());
+    assert!(
+        !store.decline_rematch("r-old", w, 5).await.unwrap(),
+        "nothing offered"
+    );
+    assert!(store.offer_rematch("r-old", w, "hw", 10).await.unwrap());
+    let row = store.rematch("r-old").await.unwrap().unwrap();
+    assert_eq!(
+        row,
+        crate::RematchRow {
+            game_id: "r-old".into(),
+            offered_by: w,
+            status: RematchStatus::Offered,
+            offer_token_hash: "hw".into(),
+            new_game: None,
+            updated_ms: 10,
+        }
+    );
+    // White's offer stands: Black's offer is an answer, not a replacement.
+    assert!(!store.offer_rematch("r-old", b, "hb", 11).await.unwrap());
+    assert!(
+        store.offer_rematch("r-old", w, "hw2", 12).await.unwrap(),
+        "again"
+    );
+    assert_eq!(
+        store
+            .rematch("r-old")
+            .await
+            .unwrap()
+            .unwrap()
+            .offer_token_hash,
+        "hw2"
+    );
+    assert!(
+        !store.decline_rematch("r-old", b, 13).await.unwrap(),
+        "Black offered nothing"
+    );
+    assert!(store.decline_rematch("r-old", w, 14).await.unwrap());
+    let row = store.rematch("r-old").await.unwrap().unwrap();
+    assert_eq!(
+        (row.status, row.offered_by, row.updated_ms),
+        (RematchStatus::Declined, w, 14)
+    );
+    assert!(
+        !store.decline_rematch("r-old", w, 15).await.unwrap(),
+        "declined already"
+    );
+    // After a decline either player may offer; Black does.
+    assert!(store.offer_rematch("r-old", b, "hb", 16).await.unwrap());
+    let (a1, a2) = (game("r-new1"), game("r-new2"));
+    let (x, y) = tokio::join!(
+        store.accept_rematch("r-old", b, &a1, 17),
+        store.accept_rematch("r-old", b, &a2, 17)
+    );
+    let (x, y) = (x.unwrap(), y.unwrap());
+    assert!(x ^ y, "exactly one accept wins: {x} {y}");
+    let (won, lost) = if x {
+        ("r-new1", "r-new2")
+    } else {
+        ("r-new2", "r-new1")
+    };
+    assert!(store.game(won).await.unwrap().is_some());
+    assert!(
+        store.game(lost).await.unwrap().is_none(),
+        "the losing accept created no game"
+    );
+    let row = store.rematch("r-old").await.unwrap().unwrap();
+    assert_eq!(row.status, RematchStatus::Accepted);
+    assert_eq!(row.new_game.as_deref(), Some(won));
+    assert_eq!(row.offer_token_hash, "hb");
+    // Accepted is final: no offer, decline or second accept changes it.
+    assert!(!store.offer_rematch("r-old", b, "x", 18).await.unwrap());
+    assert!(!store.offer_rematch("r-old", w, "x", 18).await.unwrap());
+    assert!(!store.decline_rematch("r-old", b, 18).await.unwrap());
+    assert!(
+        !store
+            .accept_rematch("r-old", b, &game("r-new3"), 18)
+            .await
+            .unwrap()
+    );
+    assert!(store.game("r-new3").await.unwrap().is_none());
+    assert_eq!(store.rematch("r-old").await.unwrap().unwrap(), row);
+    // A rematch belongs to a stored game.
+    assert!(
+        store
+            .offer_rematch("no-such-game", w, "h", 19)
+            .await
+            .is_err()
+    );
 }
 
 /// Aborts: only a live game with no event, alone or all created before a time; the

@@ -5,7 +5,8 @@
 //! stored), plus the lobby's open `challenges` (accepted at most once: a conditional
 //! UPDATE in the transaction that creates the game). A practice game keeps its computer's
 //! settings on its row (`practice`). Blitz evenings (`tournament.rs`): an evening's event as
-//! created, its log of changes, its tokens' hashes and its games.
+//! created, its log of changes, its tokens' hashes and its games. The rematch of a
+//! finished game (`rematch.rs`): who offered, where it stands, the new game.
 //!
 //! One [`Store`] trait (`contract.rs`), its rows (`rows.rs`) and errors (`error.rs`);
 //! the SQL both backends run, written once (`sql.rs`); two implementations, one a file:
@@ -17,6 +18,7 @@
 mod contract;
 mod error;
 mod postgres;
+mod rematch;
 mod rows;
 mod sql;
 mod sqlite;
@@ -30,6 +32,7 @@ use std::sync::Arc;
 pub use contract::{ROWS_PER_INSERT, Store, StoreFuture};
 pub use error::{Result, StoreError};
 pub use postgres::PgStore;
+pub use rematch::RematchRow;
 pub use rows::{
     ChallengeRow, ChallengeStatus, ClockMark, GameRow, GameSummary, NewChallenge, NewEvent,
     NewGame, Status, StoredEvent,

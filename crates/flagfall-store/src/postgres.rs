@@ -36,6 +36,10 @@ pub(crate) const SCHEMA: &[(&str, &str)] = &[
         "tournaments",
         include_str!("../migrations/postgres/0005_tournaments.sql"),
     ),
+    (
+        "rematches",
+        include_str!("../migrations/postgres/0006_rematches.sql"),
+    ),
 ];
 
 /// PostgreSQL: a database server of its own. Serve one database from one flagfall
@@ -311,6 +315,7 @@ impl Store for PgStore {
     }
 
     crate::tournament::tournament_methods!();
+    crate::rematch::rematch_methods!();
 }
 
 #[cfg(test)]

@@ -234,7 +234,7 @@ where
 }
 
 /// Column access with the store's error: `get(row, i, doing)`.
-fn get<'r, R, T>(r: &'r R, i: usize, doing: &'static str) -> Result<T>
+pub(crate) fn get<'r, R, T>(r: &'r R, i: usize, doing: &'static str) -> Result<T>
 where
     R: Row,
     usize: ColumnIndex<R>,
@@ -245,7 +245,12 @@ where
 
 /// A text column read as its type `T`; a value `T` does not know is a
 /// [`StoreError::BadValue`] naming the column.
-fn typed<'r, R, T>(r: &'r R, i: usize, column: &'static str, doing: &'static str) -> Result<T>
+pub(crate) fn typed<'r, R, T>(
+    r: &'r R,
+    i: usize,
+    column: &'static str,
+    doing: &'static str,
+) -> Result<T>
 where
     R: Row,
     usize: ColumnIndex<R>,
@@ -261,7 +266,7 @@ where
 }
 
 /// A nullable text column read as its type `T` (see [`typed`]).
-fn typed_opt<'r, R, T>(
+pub(crate) fn typed_opt<'r, R, T>(
     r: &'r R,
     i: usize,
     column: &'static str,

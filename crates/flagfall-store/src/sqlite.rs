@@ -38,6 +38,10 @@ pub(crate) const SCHEMA: &[(&str, &str)] = &[
         "tournaments",
         include_str!("../migrations/sqlite/0005_tournaments.sql"),
     ),
+    (
+        "rematches",
+        include_str!("../migrations/sqlite/0006_rematches.sql"),
+    ),
 ];
 
 /// The embedded default: one SQLite file in WAL mode, `synchronous=FULL` (a commit is
@@ -451,6 +455,7 @@ impl Store for SqliteStore {
     }
 
     crate::tournament::tournament_methods!();
+    crate::rematch::rematch_methods!();
 }
 
 #[cfg(test)]

@@ -225,6 +225,22 @@ async fn a_bad_value_in_a_typed_column_is_an_error_naming_it() {
             .contains("`challenges.creator_color` holds \"random\""),
         "{err}"
     );
+    // A rematch whose standing is not one the server writes.
+    store
+        .offer_rematch("g1", flagfall_protocol::ColorName::White, "h", 1)
+        .await
+        .unwrap();
+    sqlx::query("UPDATE rematches SET status = 'none'")
+        .execute(&pool)
+        .await
+        .unwrap();
+    let err = store.rematch("g1").await.unwrap_err();
+    assert!(
+        err.to_string().contains(
+            "`rematches.status` holds \"none\", expected one of offered, declined, accepted"
+        ),
+        "{err}"
+    );
     // A listing leaves the damaged row out and keeps the others.
     store
         .create_challenge(&crate::contract_tests::challenge("c2", 2))

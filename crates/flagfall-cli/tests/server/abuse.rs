@@ -122,10 +122,15 @@ async fn the_practice_computer_never_repeats_a_refused_claim() {
     white.event().await;
     tokio::time::sleep(std::time::Duration::from_millis(1500)).await;
     let state = srv.state(id).await;
-    // The computer claimed the legal move once, was refused, and did not claim again.
+    // The computer claimed the legal move once, was refused, and did not claim again;
+    // it played on instead (its next move, pressed), as if it had nothing to claim.
     let refused = refusals(&state);
     assert_eq!(refused, 1, "{}", state["rulings"]);
-    assert_eq!(state["n"], 4, "{}", state["rulings"]);
+    let moves = state["moves"].as_array().expect("moves");
+    assert_eq!(moves.len(), 4, "the computer's next move: {state}");
+    assert_eq!(moves[3]["by"], "black");
+    assert_eq!(state["n"], 5, "{}", state["rulings"]);
+    assert_eq!(state["clock"]["running"], "white", "{state}");
     srv.stop().await;
 }
 

@@ -138,6 +138,39 @@ impl Store for FaultyStore {
     fn last_beat<'a>(&'a self, id: &'a str) -> StoreFuture<'a, Option<i64>> {
         self.inner.last_beat(id)
     }
+    fn rematch<'a>(
+        &'a self,
+        game_id: &'a str,
+    ) -> StoreFuture<'a, Option<flagfall_store::RematchRow>> {
+        self.inner.rematch(game_id)
+    }
+    fn offer_rematch<'a>(
+        &'a self,
+        game_id: &'a str,
+        by: flagfall_protocol::ColorName,
+        offer_token_hash: &'a str,
+        now_ms: i64,
+    ) -> StoreFuture<'a, bool> {
+        self.inner
+            .offer_rematch(game_id, by, offer_token_hash, now_ms)
+    }
+    fn decline_rematch<'a>(
+        &'a self,
+        game_id: &'a str,
+        offered_by: flagfall_protocol::ColorName,
+        now_ms: i64,
+    ) -> StoreFuture<'a, bool> {
+        self.inner.decline_rematch(game_id, offered_by, now_ms)
+    }
+    fn accept_rematch<'a>(
+        &'a self,
+        game_id: &'a str,
+        offered_by: flagfall_protocol::ColorName,
+        game: &'a NewGame,
+        now_ms: i64,
+    ) -> StoreFuture<'a, bool> {
+        self.inner.accept_rematch(game_id, offered_by, game, now_ms)
+    }
     fn create_tournament<'a>(
         &'a self,
         t: &'a flagfall_store::NewTournament,

@@ -107,6 +107,134 @@ async fn a_rematch_is_offered_declined_offered_again_and_accepted() {
     srv.stop().await;
 }
 
+/// A rematch offer outlives a restart of the server: offered, the server restarted, seen
+/// by both players and accepted; after another restart the offerer, who never saw the
+/// acceptance, finds her link to the new game, and both links play their colours. The
+/// database keeps no token of the new game, only hashes.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_unanswered_offer_survives_a_restart_and_is_accepted() {
+    let srv = Server::start().await;
+    let g = srv
+        .create(r#"{"rules":"uscf-2020","time_control":"G/5;d0","white":"Ann","black":"Bob"}"#)
+        .await;
+    let mut white = srv.connect(&g.id, Some(&g.tokens.white)).await;
+    white.send(json!({"resign":true})).await;
+    white.event().await;
+    let (status, v) = rematch(&srv, &g.id, &g.tokens.white, "offer").await;
+    assert_eq!(status, 200, "{v}");
+    assert_eq!(v["status"], "offered");
+    drop(white);
+    let srv = Server::start_on(srv.stop_keeping_db().await).await;
+
+    // After the restart the offer stands, for both players.
+    let seen_by = |token: &str| format!("/api/games/{}/rematch?token={token}", g.id);
+    for token in [&g.tokens.white, &g.tokens.black] {
+        let seen = srv.get_json(&seen_by(token)).await;
+        assert_eq!(seen["status"], "offered", "{seen}");
+        assert_eq!(seen["by"], "white", "{seen}");
+        assert_eq!(seen["game"], Value::Null, "{seen}");
+    }
+    // Black's own offer now answers White's: accepted.
+    let (status, v) = rematch(&srv, &g.id, &g.tokens.black, "offer").await;
+    assert_eq!(status, 200, "{v}");
+    assert_eq!(v["status"], "accepted");
+    assert_eq!(v["game"]["color"], "white");
+    let new_id = v["game"]["id"].as_str().unwrap().to_string();
+    let token_of = |url: &str| url.split("token=").nth(1).unwrap().to_string();
+    let bob_token = token_of(v["game"]["url"].as_str().unwrap());
+    let db = srv.stop_keeping_db().await;
+
+    // What the database keeps: the standing and hashes, never a token of the new game.
+    let store = flagfall_store::open(&db.url)
+        .await
+        .expect("the store opens");
+    let row = store
+        .rematch(&g.id)
+        .await
+        .unwrap()
+        .expect("the rematch row");
+    assert_eq!(row.status, flagfall_protocol::RematchStatus::Accepted);
+    assert_eq!(row.offered_by, flagfall_protocol::ColorName::White);
+    assert_eq!(row.new_game.as_deref(), Some(new_id.as_str()));
+    let new_row = store
+        .game(&new_id)
+        .await
+        .unwrap()
+        .expect("the new game's row");
+    assert_eq!(
+        new_row.game.token_white,
+        flagfall_server::token_hash(&bob_token)
+    );
+    assert_eq!(new_row.game.token_black, row.offer_token_hash);
+    drop(store);
+
+    // After a second restart White, who never saw the acceptance, finds her link.
+    let srv = Server::start_on(db).await;
+    let w = srv.get_json(&seen_by(&g.tokens.white)).await;
+    assert_eq!(w["status"], "accepted", "{w}");
+    assert_eq!(w["game"]["id"], new_id.as_str());
+    assert_eq!(w["game"]["color"], "black");
+    let ann_token = token_of(w["game"]["url"].as_str().unwrap());
+    assert_eq!(
+        flagfall_server::token_hash(&ann_token),
+        row.offer_token_hash
+    );
+    assert_ne!(ann_token, bob_token);
+    // Accepting again, or offering, changes nothing.
+    let (_, again) = rematch(&srv, &g.id, &g.tokens.white, "offer").await;
+    assert_eq!(again["game"]["id"], new_id.as_str());
+    let (status, _) = rematch(&srv, &g.id, &g.tokens.black, "decline").await;
+    assert_eq!(status, 200, "an accepted rematch answers as it stands");
+    let s = srv.state(&new_id).await;
+    assert_eq!(s["setup"]["white"], "Bob");
+    assert_eq!(s["setup"]["black"], "Ann");
+    // Each link plays the colour it names.
+    let mut bob = srv.connect(&new_id, Some(&bob_token)).await;
+    assert_eq!(bob.initial["role"], "white");
+    let ann = srv.connect(&new_id, Some(&ann_token)).await;
+    assert_eq!(ann.initial["role"], "black");
+    bob.send(json!({"move":"d2d4","press":true})).await;
+    bob.event().await;
+    let s = srv.state(&new_id).await;
+    assert_eq!(s["moves"][0]["uci"], "d2d4", "{s}");
+    srv.stop().await;
+}
+
+/// A declined offer stays declined over a restart: the offerer reads the decline, and
+/// the decliner's answer cannot be given twice.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_declined_offer_is_still_declined_after_a_restart() {
+    let srv = Server::start().await;
+    let g = srv
+        .create(r#"{"rules":"fide-b3","time_control":"3+2","mode":"online"}"#)
+        .await;
+    let mut black = srv.connect(&g.id, Some(&g.tokens.black)).await;
+    black.send(json!({"resign":true})).await;
+    black.event().await;
+    drop(black);
+    let (status, _) = rematch(&srv, &g.id, &g.tokens.black, "offer").await;
+    assert_eq!(status, 200);
+    let (status, v) = rematch(&srv, &g.id, &g.tokens.white, "decline").await;
+    assert_eq!(status, 200, "{v}");
+    assert_eq!(v["status"], "declined");
+    let srv = Server::start_on(srv.stop_keeping_db().await).await;
+    let seen = srv
+        .get_json(&format!(
+            "/api/games/{}/rematch?token={}",
+            g.id, g.tokens.black
+        ))
+        .await;
+    assert_eq!(seen["status"], "declined", "{seen}");
+    assert_eq!(seen["by"], "black", "{seen}");
+    let (status, v) = rematch(&srv, &g.id, &g.tokens.white, "decline").await;
+    assert_eq!(status, 409, "{v}");
+    assert!(
+        v["error"].as_str().unwrap().contains("no rematch offer"),
+        "{v}"
+    );
+    srv.stop().await;
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_state_says_what_each_role_may_do() {
     let srv = Server::start().await;
