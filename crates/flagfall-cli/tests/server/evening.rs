@@ -1565,12 +1565,21 @@ async fn a_call_of_the_director_shows_on_the_evening_and_a_deputy_rules() {
     // A token of no one is still refused by the game.
     assert_eq!(srv.ws_status(&game, Some("not-a-token")).await, 403);
 
-    let (mut live, _) =
-        tokio_tungstenite::connect_async(format!("ws://{addr}/ws/events/{}?token={}", ev.id, ev.director))
-            .await
-            .unwrap();
+    let (mut live, _) = tokio_tungstenite::connect_async(format!(
+        "ws://{addr}/ws/events/{}?token={}",
+        ev.id, ev.director
+    ))
+    .await
+    .unwrap();
     let first = next_json(&mut live).await;
     assert_eq!(first["event"]["disputes"], json!([]), "{first}");
+    // A public socket beside it (a projector): it never hears of a dispute.
+    let (mut projector, _) =
+        tokio_tungstenite::connect_async(format!("ws://{addr}/ws/events/{}", ev.id))
+            .await
+            .unwrap();
+    let first = next_json(&mut projector).await;
+    assert!(first["event"].get("disputes").is_none(), "{first}");
 
     let mut w = srv.connect(&game, Some(&token(&white))).await;
     let mut b = srv.connect(&game, Some(&token(&black))).await;
@@ -1638,6 +1647,15 @@ async fn a_call_of_the_director_shows_on_the_evening_and_a_deputy_rules() {
     }
     let read = ev.director("GET", "", Value::Null, 200).await;
     assert_eq!(read["disputes"], json!([]), "{read}");
+    // The public socket heard the result, and nothing of the call before it.
+    loop {
+        let m = next_json(&mut projector).await;
+        assert_ne!(m["type"], "dispute", "{m}");
+        assert!(m.get("disputes").is_none(), "{m}");
+        if m["type"] == "change" && m["round"]["boards"][0]["results"][0] == "1-0" {
+            break;
+        }
+    }
     srv.stop().await;
 }
 
@@ -1681,7 +1699,11 @@ async fn a_call_of_the_director_is_shown_again_after_a_restart() {
     w.send(json!({"call_director":true})).await;
     w.event().await;
     let deadline = tokio::time::Instant::now() + Duration::from_secs(10);
-    while ev.director("GET", "", Value::Null, 200).await["disputes"].as_array().unwrap().is_empty() {
+    while ev.director("GET", "", Value::Null, 200).await["disputes"]
+        .as_array()
+        .unwrap()
+        .is_empty()
+    {
         assert!(tokio::time::Instant::now() < deadline, "no dispute");
         tokio::time::sleep(Duration::from_millis(20)).await;
     }

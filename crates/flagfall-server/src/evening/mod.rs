@@ -361,7 +361,6 @@ mod tests {
         );
     }
 
-
     #[test]
     fn player_tokens_differ_by_director_evening_and_name() {
         let a = player_token("d1", "e1", "Ada");

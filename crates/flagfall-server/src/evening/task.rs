@@ -1008,25 +1008,16 @@ impl Task {
 }
 
 impl Task {
-    /// The live sockets' message (none when nobody listens): the director's differs from
-    /// the public's only when there are players' reports to show.
+    /// The live sockets' message (none when nobody listens): the director's carries the
+    /// players' reports and the disputes (the list as it is now, so a dispute the change
+    /// settled is seen to go), the public's neither.
     fn publish(&self, snap: &Snap, rows: &[TournamentLogRow], effects: &[Effect]) {
         use super::view::{Viewer, live_message};
         if self.live.receiver_count() == 0 {
             return;
         }
         let public: Arc<str> = live_message(snap, rows, effects, Viewer::Public).into();
-        let latest = snap.event.rounds_paired();
-        let private = rows
-            .iter()
-            .any(|r| matches!(serde_json::from_str(&r.json), Ok(LogRow::Report(_))))
-            || snap.reports.keys().any(|(r, _)| *r == latest)
-            || !snap.disputes.is_empty();
-        let director = if private {
-            live_message(snap, rows, effects, Viewer::Director).into()
-        } else {
-            public.clone()
-        };
+        let director: Arc<str> = live_message(snap, rows, effects, Viewer::Director).into();
         let _ = self.live.send(Arc::new(Live {
             public: Some(public),
             director,
