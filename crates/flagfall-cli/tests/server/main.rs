@@ -9,6 +9,7 @@
 mod abuse;
 mod chaos;
 mod evening;
+mod evening_speed;
 mod faults;
 mod flood;
 mod lifecycle;
