@@ -1,30 +1,36 @@
 //! A whole evening through the events library, timed: every round of an event paired by
 //! `Event::apply(Change::PairNext)`, its results simulated and entered one board at a
-//! time with `Change::SetResults`, as a server would. Behind the "Events: a whole
-//! evening" section of BENCHMARKS.md (issue 21: from the last result of a round to the
-//! next round's pairings).
+//! time with `Change::SetResults`, as a server would. Behind the "A whole evening"
+//! section of BENCHMARKS.md (issue 21 item 7: from the last result of a round to the next
+//! round's pairings; the server's own share is measured by the server suite's ignored
+//! `evening_speed` measurement).
 //!
-//! `cargo run --release -p flagfall-events --example evening -- FORMAT PLAYERS ROUNDS`
+//! `cargo bench -p flagfall-events --bench evening` runs the two evenings of issue 21:
+//! a Swiss (FIDE Dutch) of 1,000 players and 9 rounds, and a Double Swiss of 500 players
+//! and 7 rounds, every round including the first. One evening of one's own:
+//! `cargo bench -p flagfall-events --bench evening -- FORMAT PLAYERS ROUNDS`
 //! `[--seed N] [--repeat N] [--check]`
 //!
 //! FORMAT is `swiss` (FIDE Dutch), `double-swiss` or `us-swiss`. Ratings are drawn from
 //! 1000-2800, results by the Elo expectation with draws (more between close ratings), 2 %
 //! forfeits; every round 1 % of the players pause and come back the round after, so the
-//! field is odd now and then. For each round the example prints, in milliseconds: the
+//! field is odd now and then. For each round the bench prints, in milliseconds: the
 //! pairing (`apply(PairNext)`, best of `--repeat` runs on copies of the same event, so
 //! every run pairs the same round; wall time and, on Linux, the thread's CPU time), the
 //! last result's `apply` (the one that completes the round), and, as the baseline
-//! measured in the same run, one JSON round trip of the event as it stands (`serde_json` write and read: what a server storing the event as one
-//! document pays per change). `--check` also pairs each round again from the event as
-//! read back from JSON and stops if the pairing differs.
+//! measured in the same run, one JSON round trip of the event as it stands (`serde_json`
+//! write and read: what a server storing the event as one document pays per change).
+//! `--check` also pairs each round again from the event as read back from JSON and stops
+//! if the pairing differs.
 
 use std::time::{Duration, Instant};
 
 use flagfall_events::change::{Change, Origin};
 use flagfall_events::event::{Event, Format, NewPlayer, RecordedResult};
 
-const USAGE: &str = "usage: evening FORMAT PLAYERS ROUNDS [--seed N] [--repeat N] [--check]\n  \
-                     FORMAT: swiss, double-swiss or us-swiss";
+const USAGE: &str = "usage: evening [FORMAT PLAYERS ROUNDS] [--seed N] [--repeat N] [--check]\n  \
+                     FORMAT: swiss, double-swiss or us-swiss; without them, the evenings of \
+                     issue 21 (swiss 1000 9, double-swiss 500 7)";
 
 fn usage_error(message: &str) -> ! {
     eprintln!("evening: {message}\n{USAGE}");
@@ -86,7 +92,7 @@ fn thread_cpu() -> Option<Duration> {
 fn main() {
     let mut positional = Vec::new();
     let mut seed: u64 = 20_261_120;
-    let mut repeat: u32 = 3;
+    let mut repeat: Option<u32> = None;
     let mut check = false;
     let mut args = std::env::args().skip(1);
     while let Some(a) = args.next() {
@@ -105,19 +111,32 @@ fn main() {
                     .unwrap_or_else(|_| usage_error("--seed: not a number"));
             }
             "--repeat" => {
-                repeat = value("--repeat")
-                    .parse()
-                    .ok()
-                    .filter(|&r| r > 0)
-                    .unwrap_or_else(|| usage_error("--repeat: a number from 1"));
+                repeat = Some(
+                    value("--repeat")
+                        .parse()
+                        .ok()
+                        .filter(|&r| r > 0)
+                        .unwrap_or_else(|| usage_error("--repeat: a number from 1")),
+                );
             }
             "--check" => check = true,
+            // `cargo bench` passes `--bench` to every bench binary.
+            "--bench" => {}
             other if !other.starts_with('-') => positional.push(other.to_string()),
             other => usage_error(&format!("unknown argument `{other}`")),
         }
     }
+    if positional.is_empty() {
+        // The evenings of issue 21 item 7, every round once (a round of the Swiss takes
+        // a good part of a second).
+        let repeat = repeat.unwrap_or(1);
+        evening(Format::Swiss, 1000, 9, seed, repeat, check);
+        println!();
+        evening(Format::DoubleSwiss, 500, 7, seed, repeat, check);
+        return;
+    }
     let [format, players, rounds] = positional.as_slice() else {
-        usage_error("FORMAT, PLAYERS and ROUNDS are needed");
+        usage_error("FORMAT, PLAYERS and ROUNDS are needed (or none of them)");
     };
     let format: Format = format
         .parse()
@@ -131,7 +150,12 @@ fn main() {
     let rounds: u32 = rounds
         .parse()
         .unwrap_or_else(|_| usage_error("ROUNDS: not a number"));
+    evening(format, players, rounds, seed, repeat.unwrap_or(3), check);
+}
 
+/// One evening, every round paired, timed and played; a line per round and the slowest.
+#[allow(clippy::too_many_lines)]
+fn evening(format: Format, players: u32, rounds: u32, seed: u64, repeat: u32, check: bool) {
     let mut rng = Rng::with_seed(seed);
     let origin = Origin::new("bench", 0);
     let mut e = Event::new("Evening", format, Some(rounds)).unwrap_or_else(|err| {
