@@ -70,8 +70,11 @@ pub struct DirectorActions {
     /// Declare a result or cancel the game.
     pub declare: bool,
     /// The offences with the ladder's next penalty for each player; empty once the game
-    /// is over.
-    pub offences: Vec<OffenceOption>,
+    /// is over or when it has no director. Always in the state object; in an event's
+    /// update only when they changed since the previous event (an offence recorded,
+    /// the game over): absent, they are as they were.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub offences: Option<Vec<OffenceOption>>,
 }
 
 /// What each role may do now.
@@ -171,7 +174,7 @@ impl Actions {
                 add_time: !over,
                 ruling: !over && game.pending_claim().is_some(),
                 declare: true,
-                offences: if over {
+                offences: Some(if over {
                     Vec::new()
                 } else {
                     OffenceKind::ALL
@@ -196,10 +199,13 @@ impl Actions {
                             }
                         })
                         .collect()
-                },
+                }),
             }
         } else {
-            DirectorActions::default()
+            DirectorActions {
+                offences: Some(Vec::new()),
+                ..DirectorActions::default()
+            }
         };
         Actions {
             white: player(Color::White),

@@ -124,6 +124,8 @@ async fn the_state_says_what_each_role_may_do() {
     let a = &ev["update"]["actions"];
     assert_eq!(a["white"]["press"], true);
     assert_eq!(a["white"]["take_back"], false);
+    // The offences are as in the state on connect: the event leaves them out.
+    assert!(a["director"].get("offences").is_none(), "{ev}");
     white.send(json!({"press":true})).await;
     white.event().await;
     // After an offence the director's next penalty counts it.
