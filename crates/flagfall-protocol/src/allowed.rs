@@ -120,6 +120,30 @@ pub fn penalty_words(step: PenaltyStep) -> (&'static str, &'static str) {
     }
 }
 
+/// What the director's offences ([`DirectorActions::offences`]) of a game depend on
+/// besides its ruleset and whether it has a director (both fixed): whether the game is
+/// over, and how many offences are recorded (they are only ever added, and each changes
+/// one count). Two states of one game with the same key have the same offences: a
+/// server remembers this, not the list, to know whether an update must carry them.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct OffencesKey {
+    over: bool,
+    recorded: usize,
+}
+
+impl OffencesKey {
+    pub fn of(game: &Game) -> OffencesKey {
+        let recorded = OffenceKind::ALL
+            .iter()
+            .map(|&k| game.offence_count(Color::White, k) + game.offence_count(Color::Black, k))
+            .sum();
+        OffencesKey {
+            over: game.is_over(),
+            recorded,
+        }
+    }
+}
+
 impl Actions {
     /// Whether these actions hold something only one player may read: `take_back` is
     /// true only for an illegal move on the board (touch move forbids taking back a legal

@@ -235,7 +235,8 @@ fn updates_rebuild_the_state_event_by_event() {
         let from = moves.update(&game);
         shrank |= from < view.moves.len();
         let mut snap = Snapshot::of(&game, moves.entries(), from, cx(n, event.at));
-        snap.update.leave_out_unchanged(&mut held);
+        snap.update
+            .leave_out_unchanged(OffencesKey::of(&game), &mut held);
         if snap.update.actions.director.offences.is_some() {
             carried.push(n);
         }

@@ -8,8 +8,8 @@ use serde_json::Value;
 use ts_rs::TS;
 
 use crate::{
-    Actions, BoardMove, Called, Claims, ClockState, ColorName, MoveView, OffenceOption,
-    PendingClaim, State,
+    Actions, BoardMove, Called, Claims, ClockState, ColorName, MoveView, OffencesKey, PendingClaim,
+    State,
 };
 
 /// What an `event` message changes in the state object (docs/protocol.md): the fields
@@ -48,17 +48,16 @@ pub struct StateUpdate {
 }
 
 impl StateUpdate {
-    /// Leave the director's offences out of this update when they are what `held` says
-    /// clients hold after the previous event (about 1.5 KB of JSON an event, and they
-    /// change only when an offence is recorded or the game ends); `held` becomes what
-    /// they hold after this one. `held` starts as `None`: the first update carries them.
-    pub fn leave_out_unchanged(&mut self, held: &mut Option<Vec<OffenceOption>>) {
-        let offences = &mut self.actions.director.offences;
-        if offences.is_some() && *offences == *held {
-            *offences = None;
-        } else if offences.is_some() {
-            held.clone_from(offences);
+    /// Leave the director's offences out of this update (about 1.5 KB of JSON an
+    /// event; they change only when an offence is recorded or the game ends) when
+    /// `held`, the [`OffencesKey`] of the state clients hold after the previous event,
+    /// is `key`, this update's game's; `held` becomes `key`. `held` starts as the key of
+    /// the game the clients' state was made from (`None`: the first update carries them).
+    pub fn leave_out_unchanged(&mut self, key: OffencesKey, held: &mut Option<OffencesKey>) {
+        if *held == Some(key) {
+            self.actions.director.offences = None;
         }
+        *held = Some(key);
     }
 
     /// Apply this update, the event's clock, result and rulings to `state` (what a

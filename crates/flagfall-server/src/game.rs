@@ -13,7 +13,7 @@ use std::time::Duration;
 use flagfall_game::script::{self, Action, Event, Party};
 use flagfall_game::{Game, MoveEntry, MoveList, RulingKind};
 use flagfall_protocol::{
-    Claims, ClientFrame, Mode, OffenceOption, Role, ServerMsg, Snapshot, State, StateContext,
+    Claims, ClientFrame, Mode, OffencesKey, Role, ServerMsg, Snapshot, State, StateContext,
 };
 use flagfall_store::{NewEvent, StoredEvent};
 use serde_json::Value;
@@ -281,7 +281,7 @@ struct Live {
     refused: HashSet<RefusalKey>,
     /// The director's offences as the last published event left them with every client
     /// (an event's update carries them only when they change).
-    offences_held: Option<Vec<OffenceOption>>,
+    offences_held: Option<OffencesKey>,
     /// Never started and expired (`crate::lifecycle`): actions are refused.
     aborted: bool,
     /// When a game not started expires.
@@ -338,9 +338,7 @@ pub fn load(
     };
     let epoch = Instant::now();
     // What a state made now says: the first event carries them only if it changes them.
-    let offences_held = flagfall_protocol::Actions::of(&game, meta.mode)
-        .director
-        .offences;
+    let offences_held = Some(OffencesKey::of(&game));
     let live = Live {
         base,
         started,
@@ -1136,7 +1134,9 @@ impl Live {
             self.was_live = false;
         }
         let mut snapshot = self.snapshot(moves_from);
-        snapshot.update.leave_out_unchanged(&mut self.offences_held);
+        snapshot
+            .update
+            .leave_out_unchanged(OffencesKey::of(&self.game), &mut self.offences_held);
         // What everyone reads, and what only White's or Black's sockets read
         // (`Actions::seen_by`: whether an unpressed move may be taken back tells whether
         // it is legal).
