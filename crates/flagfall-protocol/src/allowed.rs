@@ -70,9 +70,10 @@ pub struct DirectorActions {
     /// Declare a result or cancel the game.
     pub declare: bool,
     /// The offences with the ladder's next penalty for each player; empty once the game
-    /// is over or when it has no director. Always in the state object; in an event's
-    /// update only when they changed since the previous event (an offence recorded,
-    /// the game over): absent, they are as they were.
+    /// is over or when it has no director. In the state of the director's sockets (the
+    /// server leaves them out of the others'); in an event's update only when they
+    /// changed since the previous event (an offence recorded, the game over): absent,
+    /// they are as they were.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub offences: Option<Vec<OffenceOption>>,
 }

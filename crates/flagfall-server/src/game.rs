@@ -143,6 +143,16 @@ pub struct GameCopy {
     text: std::sync::Mutex<Option<(Instant, Arc<str>)>>,
 }
 
+/// A state as `role` reads it: a player's `take_back` only on that player's sockets
+/// ([`flagfall_protocol::Actions::seen_by`]), the director's offences (about 1.5 KB,
+/// the largest part of a fresh game's state) only on the director's.
+fn seen_by(state: &mut State, role: Role) {
+    state.actions.seen_by(role);
+    if role != Role::Director {
+        state.actions.director.offences = None;
+    }
+}
+
 /// How long a `state` message made from a view serves the sockets that connect after
 /// it: a crowd of spectators costs one state every this often, not one each. The state
 /// is as of its `server_now` (its clocks, flags and claims read then), which a client
@@ -162,17 +172,18 @@ impl GameCopy {
     /// game, its clocks read now.
     pub fn state(&self, meta: &GameMeta) -> State {
         let mut state = self.full_state(meta);
-        state.actions.seen_by(Role::Spectator);
+        seen_by(&mut state, Role::Spectator);
         state
     }
 
     /// The `state` message for a socket acting as `role`: the shared one
-    /// ([`GameCopy::state_text`]) unless this player may read more in it.
+    /// ([`GameCopy::state_text`]) unless this role may read more in it (a player who
+    /// may take back, the director with the offences).
     pub fn state_text_for(&self, meta: &GameMeta, role: Role) -> Arc<str> {
-        if matches!(role, Role::White | Role::Black) {
+        if role != Role::Spectator {
             let mut own = self.full_state(meta);
-            own.actions.seen_by(role);
-            if own.actions.has_private() {
+            seen_by(&mut own, role);
+            if own.actions.has_private() || role == Role::Director {
                 return ServerMsg::State(Box::new(own)).to_text().into();
             }
         }

@@ -117,7 +117,11 @@ async fn the_state_says_what_each_role_may_do() {
     let a = &white.initial["actions"];
     assert_eq!(a["white"]["move"], true);
     assert_eq!(a["white"]["take_back"], false);
-    assert_eq!(a["director"]["offences"].as_array().unwrap().len(), 5);
+    // The director's offences are the director's: not in a player's state.
+    assert!(a["director"].get("offences").is_none(), "{a}");
+    let d = srv.connect(&g.id, Some(&g.tokens.director)).await;
+    let offences = &d.initial["actions"]["director"]["offences"];
+    assert_eq!(offences.as_array().unwrap().len(), 5);
     // A legal move on the board: press, but no take back (uscf-2020 15).
     white.send(json!({"move":"e2e4"})).await;
     let ev = white.event().await;
