@@ -225,6 +225,10 @@ impl GameCopy {
     }
 }
 
+/// How long a reader who wants the game as stored waits for a commit under way before
+/// the task makes the stored game from its events instead ([`Live::commit`]).
+const COPY_WAIT: Duration = Duration::from_millis(50);
+
 /// Commands a game task may have queued.
 const QUEUE: usize = 256;
 /// How often a game with a failed commit asks the store whether it landed.
@@ -964,16 +968,31 @@ impl Live {
             (events, rows) = self.apply(&held);
         }
         // Readers who want the game as stored meanwhile are served from what is stored.
-        let written = {
+        // A reader who wants the game as stored while the commit runs is served after
+        // it (a plain copy of the new view) when it lands within [`COPY_WAIT`], else
+        // from the stored events (a database that keeps the task waiting does not
+        // keep the reader waiting with it).
+        let (written, pending) = {
             let write = self.write(rows.clone());
             tokio::pin!(write);
+            let mut replay_at: Option<Instant> = None;
             loop {
                 tokio::select! {
-                    r = &mut write => break r,
-                    _ = self.want.notified() => self.copy_while_committing(),
+                    r = &mut write => break (r, replay_at.is_some()),
+                    _ = self.want.notified(), if replay_at.is_none() => {
+                        replay_at = Some(Instant::now() + COPY_WAIT);
+                    }
+                    _ = sleep_until(replay_at) => {
+                        self.copy_while_committing();
+                        replay_at = None;
+                    }
                 }
             }
         };
+        if pending {
+            // Served by the task's loop once this commit is published (or not).
+            self.want.notify_one();
+        }
         if let Err(e) = written {
             tracing::error!(game = %self.meta.id, error = %e, "events not stored");
             self.write_failed(held, events, rows).await;
