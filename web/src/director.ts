@@ -77,7 +77,7 @@ export class CardCtrl {
 
   /** The offence chosen in the form, with the ladder's next penalty the server sends. */
   offence(): OffenceOption | null {
-    return this.may()?.offences.find((o) => o.kind === this.offKind) ?? null;
+    return this.may()?.offences?.find((o) => o.kind === this.offKind) ?? null;
   }
 
   /** The next penalty of the chosen offence for the chosen player, in words, and its rule. */

@@ -86,12 +86,16 @@ export function claimFeedback(claim: string, rulings: Ruling[], me: Color): Noti
 /**
  * The state after event `msg.n`, from the state after event `msg.n - 1`: the update's
  * fields replace their own, the moves are spliced at `moves_from`, the rulings appended.
+ * The director's offences come only when they changed: absent, the previous ones stay.
  */
 export function applyEvent(prev: GameState, msg: EventMessage): GameState {
   const { moves_from, moves, ...fields } = msg.update;
+  const director = fields.actions.director;
+  const offences = director.offences ?? prev.actions.director.offences;
   return {
     ...prev,
     ...fields,
+    actions: { ...fields.actions, director: { ...director, offences } },
     moves: [...prev.moves.slice(0, moves_from), ...moves],
     clock: msg.clock,
     result: msg.result,

@@ -126,9 +126,12 @@ ruling: boolean,
 declare: boolean, 
 /**
  * The offences with the ladder's next penalty for each player; empty once the game
- * is over.
+ * is over or when it has no director. In the state of the director's sockets (the
+ * server leaves them out of the others'); in an event's update only when they
+ * changed since the previous event (an offence recorded, the game over): absent,
+ * they are as they were.
  */
-offences: Array<OffenceOption>, };
+offences?: Array<OffenceOption> | null, };
 
 export type Actions = { white: PlayerActions, black: PlayerActions, director: DirectorActions, };
 
@@ -240,7 +243,8 @@ moves_from: number, moves: Array<MoveView>, to_move: Color, running: Color | nul
  */
 called: Called | null, flags: Array<Color>, board_move: BoardMove | null, claims: Claims, 
 /**
- * What each role may do now besides the claims.
+ * What each role may do now besides the claims; the director's `offences` only
+ * when they changed since the previous event.
  */
 actions: Actions, draw_offer: Color | null, server_now: number, dests?: { [key in string]: Array<string> } | null, 
 /**

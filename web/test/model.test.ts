@@ -81,6 +81,26 @@ describe('reduce', () => {
     expect(reduce(m, { type: 'local:sounds-played' }).sounds).toEqual([]);
   });
 
+  it("keeps the director's offences when an update leaves them out, takes them when it carries them", () => {
+    const penalty = (recorded: number) => ({ recorded, step: 'warning', text: 'a warning', rule: 'blitz-2006 6' });
+    const ladder = (recorded: number) => [{ kind: 'two_hands', label: 'Two hands', white: penalty(recorded), black: penalty(0) }];
+    const withOffences = (recorded: number) => actions({ director: { ...actions().director, offences: ladder(recorded) } });
+    let m = reduce(initialModel('director'), stateMsg(state({ actions: withOffences(0) })));
+    const event = (n: number, director: StateUpdate['actions']['director']): ServerMessage => ({
+      type: 'event', n, event: { at: n, by: 'white', offer: 'draw' }, rulings: [],
+      clock: { white_ms: 1, black_ms: 1, running: 'white' }, result: '*',
+      update: update({ actions: { ...actions(), director } }),
+    });
+    const { offences: _left, ...without } = actions().director;
+    m = reduce(m, event(1, { ...without, add_time: false }));
+    expect(m.state?.actions.director.offences).toEqual(ladder(0));
+    expect(m.state?.actions.director.add_time).toBe(false);
+    m = reduce(m, event(2, { ...without, offences: ladder(1) }));
+    expect(m.state?.actions.director.offences).toEqual(ladder(1));
+    m = reduce(m, event(3, without));
+    expect(m.state?.actions.director.offences).toEqual(ladder(1));
+  });
+
   it('splices the moves where a ruling took some back', () => {
     const moves = [
       { uci: 'e2e4', san: 'e4', by: 'white' as const, at: 1, fen: 'rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq - 0 1' },

@@ -70,8 +70,12 @@ pub struct DirectorActions {
     /// Declare a result or cancel the game.
     pub declare: bool,
     /// The offences with the ladder's next penalty for each player; empty once the game
-    /// is over.
-    pub offences: Vec<OffenceOption>,
+    /// is over or when it has no director. In the state of the director's sockets (the
+    /// server leaves them out of the others'); in an event's update only when they
+    /// changed since the previous event (an offence recorded, the game over): absent,
+    /// they are as they were.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub offences: Option<Vec<OffenceOption>>,
 }
 
 /// What each role may do now.
@@ -114,6 +118,30 @@ pub fn penalty_words(step: PenaltyStep) -> (&'static str, &'static str) {
             "not_an_offence",
             "nothing: not an offence under these rules",
         ),
+    }
+}
+
+/// What the director's offences ([`DirectorActions::offences`]) of a game depend on
+/// besides its ruleset and whether it has a director (both fixed): whether the game is
+/// over, and how many offences are recorded (they are only ever added, and each changes
+/// one count). Two states of one game with the same key have the same offences: a
+/// server remembers this, not the list, to know whether an update must carry them.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct OffencesKey {
+    over: bool,
+    recorded: usize,
+}
+
+impl OffencesKey {
+    pub fn of(game: &Game) -> OffencesKey {
+        let recorded = OffenceKind::ALL
+            .iter()
+            .map(|&k| game.offence_count(Color::White, k) + game.offence_count(Color::Black, k))
+            .sum();
+        OffencesKey {
+            over: game.is_over(),
+            recorded,
+        }
     }
 }
 
@@ -171,7 +199,7 @@ impl Actions {
                 add_time: !over,
                 ruling: !over && game.pending_claim().is_some(),
                 declare: true,
-                offences: if over {
+                offences: Some(if over {
                     Vec::new()
                 } else {
                     OffenceKind::ALL
@@ -196,10 +224,13 @@ impl Actions {
                             }
                         })
                         .collect()
-                },
+                }),
             }
         } else {
-            DirectorActions::default()
+            DirectorActions {
+                offences: Some(Vec::new()),
+                ..DirectorActions::default()
+            }
         };
         Actions {
             white: player(Color::White),

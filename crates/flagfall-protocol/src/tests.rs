@@ -214,8 +214,15 @@ fn updates_rebuild_the_state_event_by_event() {
         r#"{"at":60,"by":"black","move":"b8b6"}"#,
         r#"{"at":70,"by":"black","retract":true}"#,
         r#"{"at":80,"by":"black","move":"b8c6","press":true}"#,
+        r#"{"at":90,"by":"director","offence":{"player":"white","kind":"two_hands"}}"#,
+        r#"{"at":100,"by":"white","move":"g1f3","press":true}"#,
+        r#"{"at":110,"by":"black","resign":true}"#,
     ];
     let mut shrank = false;
+    // What clients hold of the director's offences: an update carries them only when
+    // they changed (the offence, the end of the game).
+    let mut held = None;
+    let mut carried = Vec::new();
     for (i, text) in script.iter().enumerate() {
         let n = i as u64 + 1;
         let full = format!("{line}\n{text}\n");
@@ -227,7 +234,12 @@ fn updates_rebuild_the_state_event_by_event() {
         game.apply(&event, n as usize);
         let from = moves.update(&game);
         shrank |= from < view.moves.len();
-        let snap = Snapshot::of(&game, moves.entries(), from, cx(n, event.at));
+        let mut snap = Snapshot::of(&game, moves.entries(), from, cx(n, event.at));
+        snap.update
+            .leave_out_unchanged(OffencesKey::of(&game), &mut held);
+        if snap.update.actions.director.offences.is_some() {
+            carried.push(n);
+        }
         let rulings: Vec<Value> = game.rulings()[rulings_before..]
             .iter()
             .map(|r| serde_json::to_value(r).unwrap())
@@ -238,7 +250,10 @@ fn updates_rebuild_the_state_event_by_event() {
         assert_eq!(view, want, "after event {n}: {text}");
     }
     assert!(shrank, "the illegal-move claim took a move back");
-    assert_eq!(view.moves.len(), 4);
+    assert_eq!(view.moves.len(), 5);
+    // The first update, the offence's and the end's: no other carries the offences.
+    assert_eq!(carried, [1, 9, 11]);
+    assert_eq!(view.actions.director.offences, Some(Vec::new()));
 }
 
 /// A game of `body` after the events `lines` (game-script lines without the setup),
@@ -322,6 +337,7 @@ fn the_director_sees_the_ladders_next_penalty_after_each_offence() {
             .director
             .offences
             .iter()
+            .flatten()
             .find(|o| o.kind == kind)
             .unwrap_or_else(|| panic!("no offence {kind}"))
             .clone()
@@ -354,7 +370,13 @@ fn the_director_sees_the_ladders_next_penalty_after_each_offence() {
         r#"{"rules":"uscf-2020","time_control":"G/5;d0","director":false}"#,
         &[],
     );
-    assert_eq!(s.actions.director, DirectorActions::default());
+    assert_eq!(
+        s.actions.director,
+        DirectorActions {
+            offences: Some(Vec::new()),
+            ..DirectorActions::default()
+        }
+    );
     assert!(!s.actions.white.call_director);
 }
 

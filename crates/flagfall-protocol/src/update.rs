@@ -8,7 +8,8 @@ use serde_json::Value;
 use ts_rs::TS;
 
 use crate::{
-    Actions, BoardMove, Called, Claims, ClockState, ColorName, MoveView, PendingClaim, State,
+    Actions, BoardMove, Called, Claims, ClockState, ColorName, MoveView, OffencesKey, PendingClaim,
+    State,
 };
 
 /// What an `event` message changes in the state object (docs/protocol.md): the fields
@@ -34,7 +35,8 @@ pub struct StateUpdate {
     pub flags: Vec<ColorName>,
     pub board_move: Option<BoardMove>,
     pub claims: Claims,
-    /// What each role may do now besides the claims.
+    /// What each role may do now besides the claims; the director's `offences` only
+    /// when they changed since the previous event.
     pub actions: Actions,
     pub draw_offer: Option<ColorName>,
     pub server_now: u64,
@@ -46,6 +48,18 @@ pub struct StateUpdate {
 }
 
 impl StateUpdate {
+    /// Leave the director's offences out of this update (about 1.5 KB of JSON an
+    /// event; they change only when an offence is recorded or the game ends) when
+    /// `held`, the [`OffencesKey`] of the state clients hold after the previous event,
+    /// is `key`, this update's game's; `held` becomes `key`. `held` starts as the key of
+    /// the game the clients' state was made from (`None`: the first update carries them).
+    pub fn leave_out_unchanged(&mut self, key: OffencesKey, held: &mut Option<OffencesKey>) {
+        if *held == Some(key) {
+            self.actions.director.offences = None;
+        }
+        *held = Some(key);
+    }
+
     /// Apply this update, the event's clock, result and rulings to `state` (what a
     /// client does with an `event` message; the server's tests use it to check that
     /// the deltas rebuild the full state).
@@ -71,7 +85,14 @@ impl StateUpdate {
         state.flags = self.flags.clone();
         state.board_move = self.board_move.clone();
         state.claims = self.claims.clone();
+        let offences = match self.actions.director.offences {
+            Some(_) => None,
+            None => state.actions.director.offences.take(),
+        };
         state.actions = self.actions.clone();
+        if offences.is_some() {
+            state.actions.director.offences = offences;
+        }
         state.draw_offer = self.draw_offer;
         state.server_now = self.server_now;
         state.dests = self.dests.clone();

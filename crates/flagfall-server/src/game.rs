@@ -13,12 +13,12 @@ use std::time::Duration;
 use flagfall_game::script::{self, Action, Event, Party};
 use flagfall_game::{Game, MoveEntry, MoveList, RulingKind};
 use flagfall_protocol::{
-    Claims, ClientFrame, Mode, Role, ServerMsg, Snapshot, State, StateContext,
+    Claims, ClientFrame, Mode, OffencesKey, Role, ServerMsg, Snapshot, State, StateContext,
 };
 use flagfall_store::{NewEvent, StoredEvent};
 use serde_json::Value;
 use shakmaty::Color;
-use tokio::sync::{mpsc, oneshot, watch};
+use tokio::sync::{Notify, mpsc, oneshot, watch};
 use tokio::time::Instant;
 
 use crate::bus::BusMsg;
@@ -98,13 +98,60 @@ const ROUND_HELD: &str =
 pub struct GameHandle {
     pub meta: Arc<GameMeta>,
     pub tx: mpsc::Sender<Cmd>,
-    /// The game as last stored, published by its task after every commit.
+    /// What its task last stored, published after every commit.
     pub view: watch::Receiver<Arc<View>>,
+    /// Asks the task for a copy of the stored game ([`GameHandle::copy`]).
+    want: Arc<Notify>,
 }
 
-/// The game as its task last stored it, with the game clock: what anyone may read
-/// without asking the task (docs/protocol.md, "Spectators").
+impl GameHandle {
+    /// The game as its task last stored it, with its moves: the copy the task made for
+    /// this view, or, when none was wanted yet, one made now. The task copies its game
+    /// at most once per stored view, however many readers want it (a crowd of
+    /// spectators connecting costs one copy per commit, and none when nobody connects),
+    /// and the request waits in no queue of actions. `None` once the task has stopped.
+    pub async fn copy(&self) -> Option<Arc<GameCopy>> {
+        let mut rx = self.view.clone();
+        loop {
+            if let Some(copy) = &rx.borrow_and_update().copy {
+                return Some(copy.clone());
+            }
+            self.want.notify_one();
+            rx.changed().await.ok()?;
+        }
+    }
+}
+
+/// What a game's task last stored, published after every commit and read by anyone
+/// without asking the task (docs/protocol.md, "Spectators"): the number of stored
+/// events and the game clock (a ping's answer), made in O(1) per commit; the game
+/// itself as a [`GameCopy`] once a reader wants it ([`GameHandle::copy`]).
 pub struct View {
+    /// Stored events.
+    pub n: u64,
+    pub started: bool,
+    /// The game clock reads `base + (now - epoch)` once started.
+    pub epoch: Instant,
+    pub base: u64,
+    /// Why the game is aborted, when it is (`crate::lifecycle`).
+    pub aborted: Option<String>,
+    /// The game as of this view, once a reader asked for it.
+    copy: Option<Arc<GameCopy>>,
+}
+
+impl View {
+    /// The game's clock now (`at`); 0 before the game started.
+    pub fn now(&self) -> u64 {
+        if !self.started {
+            return 0;
+        }
+        self.base + self.epoch.elapsed().as_millis() as u64
+    }
+}
+
+/// A copy of the game as its task stored it (the [`View`] it was made for), with the
+/// game clock: what a socket's state on connect and `GET /api/games/{id}` are made from.
+pub struct GameCopy {
     pub game: Game,
     pub moves: Vec<MoveEntry>,
     /// Stored events.
@@ -115,8 +162,18 @@ pub struct View {
     pub base: u64,
     /// Why the game is aborted, when it is (`crate::lifecycle`).
     pub aborted: Option<String>,
-    /// The last `state` message made from this view, and when.
+    /// The last `state` message made from this copy, and when.
     text: std::sync::Mutex<Option<(Instant, Arc<str>)>>,
+}
+
+/// A state as `role` reads it: a player's `take_back` only on that player's sockets
+/// ([`flagfall_protocol::Actions::seen_by`]), the director's offences (about 1.5 KB,
+/// the largest part of a fresh game's state) only on the director's.
+fn seen_by(state: &mut State, role: Role) {
+    state.actions.seen_by(role);
+    if role != Role::Director {
+        state.actions.director.offences = None;
+    }
 }
 
 /// How long a `state` message made from a view serves the sockets that connect after
@@ -125,7 +182,7 @@ pub struct View {
 /// reads as of then, as it reads an event's.
 pub const STATE_TEXT_SERVES: Duration = Duration::from_millis(100);
 
-impl View {
+impl GameCopy {
     /// The game's clock now (`at`); 0 before the game started.
     pub fn now(&self) -> u64 {
         if !self.started {
@@ -138,17 +195,18 @@ impl View {
     /// game, its clocks read now.
     pub fn state(&self, meta: &GameMeta) -> State {
         let mut state = self.full_state(meta);
-        state.actions.seen_by(Role::Spectator);
+        seen_by(&mut state, Role::Spectator);
         state
     }
 
     /// The `state` message for a socket acting as `role`: the shared one
-    /// ([`View::state_text`]) unless this player may read more in it.
+    /// ([`GameCopy::state_text`]) unless this role may read more in it (a player who
+    /// may take back, the director with the offences).
     pub fn state_text_for(&self, meta: &GameMeta, role: Role) -> Arc<str> {
-        if matches!(role, Role::White | Role::Black) {
+        if role != Role::Spectator {
             let mut own = self.full_state(meta);
-            own.actions.seen_by(role);
-            if own.actions.has_private() {
+            seen_by(&mut own, role);
+            if own.actions.has_private() || role == Role::Director {
                 return ServerMsg::State(Box::new(own)).to_text().into();
             }
         }
@@ -189,6 +247,10 @@ impl View {
         text
     }
 }
+
+/// How long a reader who wants the game as stored waits for a commit under way before
+/// the task makes the stored game from its events instead ([`Live::commit`]).
+const COPY_WAIT: Duration = Duration::from_millis(50);
 
 /// Commands a game task may have queued.
 const QUEUE: usize = 256;
@@ -253,9 +315,14 @@ struct Live {
     retry_at: Option<Instant>,
     /// Where the game as stored is published ([`View`]).
     view: Option<watch::Sender<Arc<View>>>,
+    /// A reader wants a copy of the game as stored ([`GameHandle::copy`]).
+    want: Arc<Notify>,
     /// The refusals stored since the last stored event that changed the game: the same
     /// refusal again is answered, not stored ([`Live::repeated_refusals`]).
     refused: HashSet<RefusalKey>,
+    /// The director's offences as the last published event left them with every client
+    /// (an event's update carries them only when they change).
+    offences_held: Option<OffencesKey>,
     /// Never started and expired (`crate::lifecycle`), or its round of an evening
     /// removed: actions are refused.
     aborted: bool,
@@ -317,6 +384,8 @@ pub fn load(
         _ => game.now(),
     };
     let epoch = Instant::now();
+    // What a state made now says: the first event carries them only if it changes them.
+    let offences_held = Some(OffencesKey::of(&game));
     let live = Live {
         base,
         started,
@@ -337,7 +406,9 @@ pub fn load(
         uncertain: None,
         retry_at: None,
         view: None,
+        want: Arc::new(Notify::new()),
         refused: HashSet::new(),
+        offences_held,
         aborted: false,
         abort_reason: None,
         round_held: false,
@@ -383,8 +454,14 @@ impl Loaded {
         let (tx, rx) = mpsc::channel(QUEUE);
         let (view_tx, view) = watch::channel(Arc::new(live.view()));
         live.view = Some(view_tx);
+        let want = live.want.clone();
         tokio::spawn(live.run(rx));
-        GameHandle { meta, tx, view }
+        GameHandle {
+            meta,
+            tx,
+            view,
+            want,
+        }
     }
 }
 
@@ -397,10 +474,60 @@ impl Live {
         self.base + self.epoch.elapsed().as_millis() as u64
     }
 
-    /// The game as stored now, to publish.
+    /// What is stored now, to publish: O(1), no copy of the game.
     fn view(&self) -> View {
         View {
-            game: self.game.clone(),
+            n: self.n,
+            started: self.started,
+            epoch: self.epoch,
+            base: self.base,
+            aborted: self.aborted.then(|| self.abort_why()),
+            copy: None,
+        }
+    }
+
+    /// Publish what is stored ([`View`]): after its commit, before the bus.
+    fn publish(&self) {
+        if let Some(tx) = &self.view {
+            tx.send_replace(Arc::new(self.view()));
+        }
+    }
+
+    /// A reader wants the game as stored ([`GameHandle::copy`]): copy it into the
+    /// published view, unless that view has its copy already. Called between commands,
+    /// when the game is what is stored (a batch is applied and undone or stored within
+    /// one command).
+    fn copy_wanted(&self) {
+        self.publish_copy(self.game.clone());
+    }
+
+    /// A reader wants the game as stored while a batch waits for its commit (the game
+    /// in memory holds the batch): the stored game is replayed from the events this task
+    /// knows are stored (more work than a copy, but the task would otherwise keep the
+    /// reader waiting as long as the commit takes). The move list is not brought up to
+    /// date before the commit, so it is the stored one.
+    fn copy_while_committing(&self) {
+        if self
+            .view
+            .as_ref()
+            .is_none_or(|tx| tx.borrow().copy.is_some())
+        {
+            return;
+        }
+        if let Some(game) = self.replayed() {
+            self.publish_copy(game);
+        }
+    }
+
+    /// Publish `game`, the game as stored, as the copy of the current view (unless it
+    /// has one).
+    fn publish_copy(&self, game: Game) {
+        let Some(tx) = &self.view else { return };
+        if tx.borrow().copy.is_some() {
+            return;
+        }
+        let copy = GameCopy {
+            game,
             moves: self.moves.entries().to_vec(),
             n: self.n,
             started: self.started,
@@ -408,7 +535,11 @@ impl Live {
             base: self.base,
             aborted: self.aborted.then(|| self.abort_why()),
             text: std::sync::Mutex::new(None),
-        }
+        };
+        let mut view = self.view();
+        view.copy = Some(Arc::new(copy));
+        tx.send_replace(Arc::new(view));
+        self.shared.metrics.game_copies.inc();
     }
 
     /// Why the aborted game refuses actions.
@@ -448,13 +579,6 @@ impl Live {
                 }
                 false
             }
-        }
-    }
-
-    /// Publish the game as stored ([`View`]): after its commit, before the bus.
-    fn publish(&self) {
-        if let Some(tx) = &self.view {
-            tx.send_replace(Arc::new(self.view()));
         }
     }
 
@@ -534,6 +658,11 @@ impl Live {
                     {
                         u.ask_at = Instant::now() + RESOLVE_EVERY;
                     }
+                    continue;
+                }
+                // A socket or `GET` wants the game as stored: one copy however many.
+                _ = self.want.notified() => {
+                    self.copy_wanted();
                     continue;
                 }
                 // A game nobody acted on expires (`crate::lifecycle`).
@@ -700,7 +829,13 @@ impl Live {
             .get(n as usize - 1)
             .and_then(|t| serde_json::from_str(t).ok())
             .unwrap_or(Value::Null);
-        let msg = self.event_msg(n, Some(i.to_string()), event, &snapshot);
+        let msg = self.event_msg(
+            n,
+            Some(i.to_string()),
+            event,
+            &snapshot,
+            self.game.rulings(),
+        );
         let _ = reply.send(Reply::Direct(msg.to_text()));
         None
     }
@@ -883,6 +1018,10 @@ impl Live {
         }
         let was_over = self.game.is_over();
         let rulings_before = self.game.rulings().len();
+        // The game as stored, kept only when the batch may hold a repeated refusal
+        // (which is undone): a copy of the game costs O(moves), and an ordinary move
+        // never needs one.
+        let before = self.may_repeat(&held).then(|| self.game.clone());
         let (mut events, mut rows) = self.apply(&held);
         let repeats = self.repeated_refusals(&held, rulings_before);
         let mut held = held;
@@ -890,7 +1029,7 @@ impl Live {
             // The repeats are answered, not stored: the game goes back to what is
             // stored and the rest of the batch, if any, is applied again without them
             // (a refusal changed nothing the others depend on).
-            self.undo();
+            self.undo(before);
             let mut keep = Vec::new();
             for (h, repeat) in held.into_iter().zip(repeats) {
                 match repeat {
@@ -912,7 +1051,33 @@ impl Live {
             held = keep;
             (events, rows) = self.apply(&held);
         }
-        if let Err(e) = self.write(rows.clone()).await {
+        // Readers who want the game as stored meanwhile are served from what is stored.
+        // A reader who wants the game as stored while the commit runs is served after
+        // it (a plain copy of the new view) when it lands within [`COPY_WAIT`], else
+        // from the stored events (a database that keeps the task waiting does not
+        // keep the reader waiting with it).
+        let (written, pending) = {
+            let write = self.write(rows.clone());
+            tokio::pin!(write);
+            let mut replay_at: Option<Instant> = None;
+            loop {
+                tokio::select! {
+                    r = &mut write => break (r, replay_at.is_some()),
+                    _ = self.want.notified(), if replay_at.is_none() => {
+                        replay_at = Some(Instant::now() + COPY_WAIT);
+                    }
+                    _ = sleep_until(replay_at) => {
+                        self.copy_while_committing();
+                        replay_at = None;
+                    }
+                }
+            }
+        };
+        if pending {
+            // Served by the task's loop once this commit is published (or not).
+            self.want.notify_one();
+        }
+        if let Err(e) = written {
             tracing::error!(game = %self.meta.id, error = %e, "events not stored");
             self.write_failed(held, events, rows).await;
             return;
@@ -970,12 +1135,33 @@ impl Live {
             .collect()
     }
 
-    /// Put the game back as it was stored (and published) before a batch that is not
-    /// stored was applied to it.
-    fn undo(&mut self) {
-        match &self.view {
-            Some(v) => self.game = v.borrow().game.clone(),
-            None => self.rebuild(),
+    /// Whether `held` may hold a refusal that [`Live::repeated_refusals`] finds
+    /// repeated: an action whose sender and kind of action match a refusal stored
+    /// since the game last changed, or another action of the same batch. Only then is
+    /// the game copied before the batch, to be undone.
+    fn may_repeat(&self, held: &[Held]) -> bool {
+        let mut in_batch = HashSet::new();
+        held.iter().any(|h| {
+            let Some(role) = h.role else { return false };
+            let kind = std::mem::discriminant(&h.event.action);
+            self.refused
+                .iter()
+                .any(|(r, k, _)| *r == role && *k == kind)
+                || !in_batch.insert((role, kind))
+        })
+    }
+
+    /// Put the game back as it was stored before a batch that is not stored was
+    /// applied to it: `before`, the copy [`Live::commit`] kept, or else (never expected:
+    /// [`Live::may_repeat`] keeps one whenever a refusal may repeat) a rebuild from the
+    /// stored events.
+    fn undo(&mut self, before: Option<Game>) {
+        match before {
+            Some(game) => self.game = game,
+            None => {
+                tracing::error!(game = %self.meta.id, "a repeated refusal without a copy of the game: rebuilt from its events");
+                self.rebuild();
+            }
         }
     }
 
@@ -1068,7 +1254,10 @@ impl Live {
             self.shared.metrics.live_games.dec();
             self.was_live = false;
         }
-        let snapshot = self.snapshot(moves_from);
+        let mut snapshot = self.snapshot(moves_from);
+        snapshot
+            .update
+            .leave_out_unchanged(OffencesKey::of(&self.game), &mut self.offences_held);
         // What everyone reads, and what only White's or Black's sockets read
         // (`Actions::seen_by`: whether an unpressed move may be taken back tells whether
         // it is legal).
@@ -1091,11 +1280,11 @@ impl Live {
             if let (Some(role), Some(id)) = (h.role, h.id.clone()) {
                 self.seen.insert((role, id), n);
             }
-            let msg = self.event_msg(n, h.id.clone(), event, &public);
+            let msg = self.event_msg(n, h.id.clone(), event, &public, new_rulings);
             let mut out = BusMsg::public(Some(n), msg.to_text().into());
             for (i, own) in private.iter().enumerate() {
                 if let Some(own) = own {
-                    let msg = self.event_msg(n, h.id.clone(), msg_event(&msg), own);
+                    let msg = self.event_msg(n, h.id.clone(), msg_event(&msg), own, new_rulings);
                     out.private[i] = Some(msg.to_text().into());
                 }
             }
@@ -1179,17 +1368,18 @@ impl Live {
         self.stored_now(held, u.rows, rulings_before, was_over);
     }
 
-    /// The `event` message of stored event `n`: its rulings, and the state after it.
+    /// The `event` message of stored event `n`: its rulings (found among `rulings`: the
+    /// batch's own when it was just stored, so the cost does not grow with the game),
+    /// and the state after it.
     fn event_msg(
         &self,
         n: u64,
         id: Option<String>,
         event: Value,
         snapshot: &Snapshot,
+        rulings: &[flagfall_game::Ruling],
     ) -> ServerMsg {
-        let rulings = self
-            .game
-            .rulings()
+        let rulings = rulings
             .iter()
             .filter(|r| r.event as u64 == n)
             .map(|r| serde_json::to_value(r).unwrap_or(Value::Null))
@@ -1208,6 +1398,15 @@ impl Live {
     /// Rebuild the game from the events this task knows are stored (in memory), after
     /// a failed commit applied a batch that may not be stored.
     fn rebuild(&mut self) {
+        if let Some(game) = self.replayed() {
+            self.game = game;
+            self.moves = MoveList::default();
+            self.moves.update(&self.game);
+        }
+    }
+
+    /// The game replayed from the events this task knows are stored (in memory).
+    fn replayed(&self) -> Option<Game> {
         let mut text = self.meta.setup_line.clone();
         text.push('\n');
         for e in &self.stored {
@@ -1215,13 +1414,10 @@ impl Live {
             text.push('\n');
         }
         match script::parse(&text) {
-            Ok(parsed) => {
-                self.game = flagfall_game::replay(&parsed).game;
-                self.moves = MoveList::default();
-                self.moves.update(&self.game);
-            }
+            Ok(parsed) => Some(flagfall_game::replay(&parsed).game),
             Err(e) => {
-                tracing::error!(game = %self.meta.id, error = %e, "cannot rebuild the game from its own events")
+                tracing::error!(game = %self.meta.id, error = %e, "cannot rebuild the game from its own events");
+                None
             }
         }
     }

@@ -334,12 +334,21 @@ pub(crate) async fn handle_or_404(s: &AppState, id: &str) -> Result<GameHandle, 
     }
 }
 
-/// A game's state, from the view its task published (loading the game if it is not
-/// loaded): no place in the task's queue.
+/// A game's state, from the copy of the game as its task last stored it (loading the
+/// game if it is not loaded): no place in the task's queue of actions, and one copy per
+/// commit however many ask.
 pub async fn state_of(s: &AppState, id: &str) -> Result<flagfall_protocol::State, Response> {
-    let h = handle_or_404(s, id).await?;
-    let view = h.view.borrow().clone();
-    Ok(view.state(&h.meta))
+    for _ in 0..2 {
+        let h = handle_or_404(s, id).await?;
+        // `None`: the task stopped (the game was unloaded) meanwhile; load it again.
+        if let Some(copy) = h.copy().await {
+            return Ok(copy.state(&h.meta));
+        }
+    }
+    Err(error(
+        StatusCode::SERVICE_UNAVAILABLE,
+        format!("game {id} is not available now, try again"),
+    ))
 }
 
 async fn get_game(State(s): State<AppState>, Path(id): Path<String>) -> Response {

@@ -44,6 +44,9 @@ pub struct Metrics {
     pub practice_computers: Gauge,
     /// Their UCI engine processes.
     pub engine_processes: Gauge,
+    /// Copies of a game made for readers (a socket's state, `GET`): at most one per
+    /// stored view, however many readers.
+    pub game_copies: Counter,
     registry: Registry,
 }
 
@@ -126,6 +129,11 @@ impl Default for Metrics {
             "Presses given lag compensation",
         );
         let flags = counter(r, "flagfall_flags", "Flag falls seen on the server's clock");
+        let game_copies = counter(
+            r,
+            "flagfall_game_copies",
+            "Copies of a game's stored state made for readers (at most one per commit, however many readers)",
+        );
         let commit_seconds = Histogram::new(BUCKETS);
         r.register(
             "flagfall_commit_seconds",
@@ -151,6 +159,7 @@ impl Default for Metrics {
             clocks_beating,
             practice_computers,
             engine_processes,
+            game_copies,
             registry,
         }
     }
@@ -219,6 +228,7 @@ mod tests {
             "flagfall_flags_total",
             "flagfall_commit_failures_total",
             "flagfall_lag_compensations_total",
+            "flagfall_game_copies_total",
         ] {
             assert!(text.contains(&format!("\n{name} 0\n")), "{name}: {text}");
         }

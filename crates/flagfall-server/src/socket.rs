@@ -1,8 +1,10 @@
 //! One WebSocket: the state on connect, then the game's messages from the bus out and
 //! the client's frames in (parsed, rate limited, actions passed to the game's task).
 //! The state on connect (and after falling behind) and the answer to a ping are read
-//! from the game's published [`crate::game::View`], not asked of its task: a crowd of
-//! spectators costs the players nothing in the task's queue.
+//! from the game's published [`crate::game::View`], not asked of its task's queue: a
+//! ping reads the view's clock, a state the copy of the game the task makes at most
+//! once per commit ([`GameHandle::copy`]), so a crowd of spectators costs the players
+//! nothing per spectator.
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
@@ -17,7 +19,7 @@ use tokio::time::Instant;
 
 use crate::Shared;
 use crate::bus::Delivery;
-use crate::game::{Act, Cmd, GameHandle, Reply, View};
+use crate::game::{Act, Cmd, GameCopy, GameHandle, Reply, View};
 use crate::lag::Pings;
 
 /// The largest WebSocket message read at all; a longer one closes the socket (1009).
@@ -88,16 +90,30 @@ async fn view(s: &Arc<Shared>, id: &str, h: &mut GameHandle) -> Option<Arc<View>
     Some(h.view.borrow().clone())
 }
 
-/// The `state` message for this socket, from the game's published view (made for
-/// another socket within [`crate::game::STATE_TEXT_SERVES`], perhaps), and its `n`.
+/// The game as last stored, copied by its task for its readers; through a new handle
+/// when the task behind `h` has stopped.
+async fn copy(s: &Arc<Shared>, id: &str, h: &mut GameHandle) -> Option<Arc<GameCopy>> {
+    for _ in 0..2 {
+        if h.tx.is_closed() {
+            *h = s.handle(id).await.ok()??;
+        }
+        if let Some(c) = h.copy().await {
+            return Some(c);
+        }
+    }
+    None
+}
+
+/// The `state` message for this socket, from the copy of the game as last stored (made
+/// for another socket within [`crate::game::STATE_TEXT_SERVES`], perhaps), and its `n`.
 async fn state_now(
     s: &Arc<Shared>,
     id: &str,
     h: &mut GameHandle,
     role: Role,
 ) -> Option<(u64, Message)> {
-    let v = view(s, id, h).await?;
-    Some((v.n, with_role(&v.state_text_for(&h.meta, role), role)))
+    let c = copy(s, id, h).await?;
+    Some((c.n, with_role(&c.state_text_for(&h.meta, role), role)))
 }
 
 /// Send a command to the game's task, reloading the game once if its task was unloaded.

@@ -249,6 +249,64 @@ async fn spectators_and_pings_are_served_while_the_game_task_waits_on_a_commit()
     srv.stop().await;
 }
 
+/// A crowd of readers (spectators connecting, `GET /api/games/{id}`) costs the game's
+/// task one copy of the game per commit, none per reader; a commit copies nothing when
+/// nobody reads. While a commit waits on the database, the game as stored is made for
+/// them from the stored events, at once.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_crowd_of_readers_costs_one_copy_of_the_game_per_commit() {
+    use crate::lifecycle::metric;
+    const COPIES: &str = "flagfall_game_copies_total";
+    let (srv, faults) = Server::start_faulty().await;
+    let g = srv.create(LONG_GAME).await;
+    let mut white = srv.connect(&g.id, Some(&g.tokens.white)).await;
+    let mut black = srv.connect(&g.id, Some(&g.tokens.black)).await;
+    let before_play = metric(&srv, COPIES).await;
+    let knights = ["g1f3", "g8f6", "f3g1", "f6g8"];
+    for (i, mv) in knights.iter().cycle().take(40).enumerate() {
+        let c = if i % 2 == 0 { &mut white } else { &mut black };
+        c.send(json!({"move": mv, "press": true})).await;
+        c.event().await;
+    }
+    assert_eq!(
+        metric(&srv, COPIES).await,
+        before_play,
+        "40 commits with no reader copied the game"
+    );
+    // 30 spectators and 10 GETs between two commits: one copy.
+    let served = spectators(srv.addr, &g.id, 30, 10, 1).await;
+    assert_eq!(served, 30);
+    for _ in 0..10 {
+        assert_eq!(srv.state(&g.id).await["n"], 40);
+    }
+    assert_eq!(metric(&srv, COPIES).await, before_play + 1);
+    // A commit nobody reads, then one that waits 3 s on the database: readers
+    // meanwhile get the game as stored (event 41) at once, from one copy made from the
+    // stored events.
+    white.send(json!({"move":"g1f3","press":true})).await;
+    white.event().await;
+    faults.stall_ms.store(3000, Ordering::SeqCst);
+    black.send(json!({"move":"g8f6","press":true})).await;
+    tokio::time::sleep(Duration::from_millis(200)).await;
+    let t = Instant::now();
+    assert_eq!(spectators(srv.addr, &g.id, 10, 10, 1).await, 10);
+    let mut watcher = srv.connect(&g.id, None).await;
+    let took = t.elapsed();
+    assert!(
+        took < Duration::from_millis(1500),
+        "11 spectators took {took:?} behind a 3 s commit"
+    );
+    assert_eq!(watcher.initial["n"], 41, "{}", watcher.initial);
+    assert_eq!(watcher.initial["moves"].as_array().unwrap().len(), 41);
+    assert_eq!(metric(&srv, COPIES).await, before_play + 2);
+    assert_eq!(black.event().await["n"], 42);
+    faults.stall_ms.store(0, Ordering::SeqCst);
+    assert_eq!(watcher.until_n(42).await["event"]["move"], "g8f6");
+    watcher.assert_view_is(&srv.state(&g.id).await);
+    assert_eq!(metric(&srv, COPIES).await, before_play + 3);
+    srv.stop().await;
+}
+
 /// How many spectators connect in the spectator flood, how many at once.
 const SPECTATORS: usize = 2000;
 const SPECTATORS_AT_ONCE: usize = 5;

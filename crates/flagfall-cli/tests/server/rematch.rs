@@ -245,13 +245,19 @@ async fn the_state_says_what_each_role_may_do() {
     let a = &white.initial["actions"];
     assert_eq!(a["white"]["move"], true);
     assert_eq!(a["white"]["take_back"], false);
-    assert_eq!(a["director"]["offences"].as_array().unwrap().len(), 5);
+    // The director's offences are the director's: not in a player's state.
+    assert!(a["director"].get("offences").is_none(), "{a}");
+    let d = srv.connect(&g.id, Some(&g.tokens.director)).await;
+    let offences = &d.initial["actions"]["director"]["offences"];
+    assert_eq!(offences.as_array().unwrap().len(), 5);
     // A legal move on the board: press, but no take back (uscf-2020 15).
     white.send(json!({"move":"e2e4"})).await;
     let ev = white.event().await;
     let a = &ev["update"]["actions"];
     assert_eq!(a["white"]["press"], true);
     assert_eq!(a["white"]["take_back"], false);
+    // The offences are as in the state on connect: the event leaves them out.
+    assert!(a["director"].get("offences").is_none(), "{ev}");
     white.send(json!({"press":true})).await;
     white.event().await;
     // After an offence the director's next penalty counts it.

@@ -285,10 +285,15 @@ pub fn apply(view: &mut Value, msg: &Value) {
             assert!(from <= moves.len(), "moves_from within the list: {msg}");
             moves.truncate(from);
             moves.extend(update["moves"].as_array().expect("moves").iter().cloned());
+            // The director's offences come only when they changed: absent, they stay.
+            let offences = view["actions"]["director"]["offences"].take();
             for (k, v) in update {
                 if k != "moves" && k != "moves_from" {
                     view[k.as_str()] = v.clone();
                 }
+            }
+            if update["actions"]["director"].get("offences").is_none() {
+                view["actions"]["director"]["offences"] = offences;
             }
             view["clock"] = msg["clock"].clone();
             view["result"] = msg["result"].clone();

@@ -129,7 +129,9 @@ impl std::fmt::Debug for SharedTablebase {
 /// The state of one game under one ruleset.
 #[derive(Debug, Clone)]
 pub struct Game {
-    setup: GameSetup,
+    /// Shared by every copy of the game: the ruleset is the largest part of a fresh
+    /// game, and a copy (the server's for its readers, an undo) need not repeat it.
+    setup: Arc<GameSetup>,
     tablebase: Option<SharedTablebase>,
     rules: BoardRules,
     /// The position after the last completed move.
@@ -198,7 +200,7 @@ impl Game {
             ended_at: None,
             last_at: 0,
             rulings: Vec::new(),
-            setup,
+            setup: Arc::new(setup),
             tablebase: None,
         }
     }
