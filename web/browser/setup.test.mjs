@@ -125,10 +125,30 @@ test('an evening created from the lobby by clicks, its console with the link to 
   assert.deepEqual(links.map(([name]) => name), ['Ann Archer', 'Bo Baker', 'Cy Cole']);
   for (const [, link] of links) assert.match(link, new RegExp(`^${server.base}/events/${id}/player\\?token=[0-9a-f]+$`));
   await page.locator('tr[data-player] .name', { hasText: 'Cy Cole' }).waitFor();
-  assert.deepEqual(await page.locator('tr[data-player] .name').allTextContents(), ['Ann Archer', 'Bo Baker', 'Cy Cole']);
+  assert.deepEqual((await page.locator('tr[data-player] .name').allTextContents()).sort(), ['Ann Archer', 'Bo Baker', 'Cy Cole']);
   assert.match(await page.locator('#players-title').textContent(), /3 of 3 checked in/);
   // The players are in: the notice about the link gives way to the work.
   await keep.waitFor({ state: 'detached' });
+  // A TRF file (its name says so): a player already entered refuses it all, naming them.
+  const trfLine = (n, name, rating) => `001 ${String(n).padStart(4)}      ${name.padEnd(33)} ${String(rating).padStart(4)}`;
+  const trf = (lines) => Buffer.from(['012 Spring league', ...lines, ''].join('\n'));
+  await page.setInputFiles('#players-file', { name: 'league.trf', mimeType: 'application/octet-stream', buffer: trf([trfLine(1, 'Dee Dunn', 1950), trfLine(2, 'Ann Archer', 2010)]) });
+  await page.click('button.upload');
+  const twice = await page.locator('.messages .error').textContent();
+  assert.match(twice, /^league\.trf was not entered \(no player of it\): a player named "Ann Archer" is in the event already/, twice);
+  assert.equal((await (await fetch(`${server.base}/api/events/${id}`)).json()).players.length, 3);
+  await page.setInputFiles('#players-file', { name: 'league.trf', mimeType: 'application/octet-stream', buffer: trf([trfLine(1, 'Dee Dunn', 1950), trfLine(2, 'Eve Ek', 1800)]) });
+  await page.click('button.upload');
+  await page.locator('.messages .notice', { hasText: '2 players entered from league.trf.' }).waitFor();
+  assert.deepEqual(await page.locator('ul.player-links .who').allTextContents(), ['Dee Dunn', 'Eve Ek']);
+  await page.locator('tr[data-player] .name', { hasText: 'Eve Ek' }).waitFor();
+  const rows = await page.locator('tr[data-player]').evaluateAll((trs) => trs.map((tr) => [tr.querySelector('.name').textContent, tr.querySelector('.status').textContent]));
+  // Five players now (ordered by rating before round 1), the two of the file not checked in.
+  assert.equal(rows.length, 5);
+  assert.deepEqual(Object.fromEntries(rows), { 'Ann Archer': 'checked in', 'Bo Baker': 'checked in', 'Cy Cole': 'checked in', 'Dee Dunn': 'not checked in', 'Eve Ek': 'not checked in' });
+  // The QR cards of every player, from the notice.
+  const qrHref = await page.locator('.messages a.print-qr').getAttribute('href');
+  assert.equal(qrHref, `/events/${id}/print/qr?token=${token}`);
   // A player's listed link opens their page.
   const ann = await openPage(browser, server.base, links[0][1].slice(server.base.length), PHONE);
   await ann.page.locator('h1.me', { hasText: 'Ann Archer' }).waitFor();

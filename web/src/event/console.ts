@@ -107,7 +107,7 @@ class ConsoleCtrl {
       this.dispatch({
         type: 'notice',
         notice: {
-          text: `${a.players.length} player${a.players.length === 1 ? '' : 's'} entered from ${file.name}${checkIn ? ' and checked in' : ''}. Their personal links (give each their own; the QR sheet prints them all):`,
+          text: `${a.players.length} player${a.players.length === 1 ? '' : 's'} entered from ${file.name}${checkIn ? ' and checked in' : ''}. Their personal links (give each their own, or print their QR cards):`,
           links: a.players.map((p) => ({ name: p.name, link: absolute(p.link) })),
         },
       });
@@ -154,6 +154,9 @@ function messagesV(ctrl: ConsoleCtrl): VNode {
                 { attrs: { 'aria-label': 'the players’ links' } },
                 m.notice.links.map((p) => h('li', [h('span.who', p.name), h('input.link', { attrs: { type: 'text', readonly: true, 'aria-label': `${p.name}’s link` }, props: { value: p.link } })])),
               )
+            : null,
+          m.notice.links
+            ? h('a.print-qr', { attrs: { href: `/events/${encodeURIComponent(ctrl.id)}/print/qr?token=${encodeURIComponent(ctrl.token)}`, target: '_blank' } }, 'Print every player’s QR card')
             : null,
         ])
       : null,
