@@ -99,6 +99,11 @@ test('an evening created from the lobby by clicks, its console with the link to 
   await keep.waitFor();
   assert.match(await keep.textContent(), /holds your director’s token/);
   assert.equal(await page.inputValue('#director-link'), page.url());
+  // Its Copy button puts that link on the clipboard.
+  await page.context().grantPermissions(['clipboard-read', 'clipboard-write'], { origin: server.base });
+  await keep.locator('button.copy').click();
+  await keep.locator('button.copy', { hasText: 'Copied' }).waitFor();
+  assert.equal(await page.evaluate(() => navigator.clipboard.readText()), page.url());
   await shots(page, 'evening-console-new');
 
   // A bad CSV: its line and field named, nobody entered.
