@@ -72,6 +72,7 @@ test('an evening created from the lobby by clicks, its console with the link to 
   await page.check('#ev-play-server');
   await page.check('#ev-mode-online');
   await page.check('#ev-play-board');
+  await page.check('#ev-auto');
   await shots(page, 'evening-new');
   await page.click('form.new-evening button[type=submit]');
 
@@ -95,6 +96,7 @@ test('an evening created from the lobby by clicks, its console with the link to 
   assert.equal(ev.time_control, (await (await fetch(`${server.base}/api/events/${(await same.json()).id}`)).json()).time_control);
   assert.equal(ev.play, 'board');
   assert.equal(ev.confirm, 'both');
+  assert.equal(ev.auto, true);
   const keep = page.locator('section.keep-link');
   await keep.waitFor();
   assert.match(await keep.textContent(), /holds your director’s token/);

@@ -41,6 +41,8 @@ describe('the new evening', () => {
     expect(setupBody(form({ format: 'round-robin', rounds: '7', play: 'board', confirm: 'both' }))).toEqual({
       body: { name: 'Friday', format: 'round-robin', rules: 'uscf-2020', time_control: 'G/5;d0', play: 'board', confirm: 'both' },
     });
+    expect(setupBody(form({ format: 'round-robin', auto: true }))).toMatchObject({ body: { auto: true } });
+    expect(setupBody(form({ format: 'round-robin' }))).not.toHaveProperty('body.auto');
   });
 
   it('names a rounds field that is not a number, and leaves the rest to the server', () => {

@@ -132,6 +132,10 @@ function setupForm(ctrl: SetupCtrl): VNode {
             radio('ev-confirm', f.confirm, 'one', 'when either player reports it', (v) => set({ confirm: v as SetupForm['confirm'] })),
             radio('ev-confirm', f.confirm, 'both', 'when both players report the same (you settle a disagreement)', (v) => set({ confirm: v as SetupForm['confirm'] })),
           ]),
+      h('label.check', [
+        h('input#ev-auto', { attrs: { type: 'checkbox' }, props: { checked: f.auto }, on: { change: (ev: Event) => set({ auto: (ev.target as HTMLInputElement).checked }) } }),
+        ' Pair the next round by itself the moment the last result of a round is in',
+      ]),
       h('div.buttons', [h('button.primary', { attrs: { type: 'submit', disabled: m.busy || !m.rulesets } }, m.busy ? 'Creating…' : 'Create the evening')]),
       h('small', 'Next comes the director console, where you enter the players (one by one or a CSV or TRF file). Its link holds your director’s token: keep it.'),
       h('p.error', { attrs: { role: 'alert' } }, m.error ?? ''),

@@ -24,6 +24,8 @@ export interface SetupForm {
   play: 'server' | 'board';
   mode: 'otb' | 'online';
   confirm: 'one' | 'both';
+  /** Pair the next round by itself the moment the last result of a round arrives. */
+  auto: boolean;
 }
 
 export interface SetupModel {
@@ -43,7 +45,7 @@ export type SetupAction =
 export function initialSetup(): SetupModel {
   return {
     rulesets: null,
-    form: { name: '', format: 'swiss', rounds: '5', rules: '', time_control: '', play: 'board', mode: 'otb', confirm: 'one' },
+    form: { name: '', format: 'swiss', rounds: '5', rules: '', time_control: '', play: 'board', mode: 'otb', confirm: 'one', auto: false },
     error: null,
     busy: false,
   };
@@ -88,6 +90,7 @@ export function setupBody(f: SetupForm): { body: Record<string, unknown> } | { e
   }
   if (f.play === 'server') body.mode = f.mode;
   else body.confirm = f.confirm;
+  if (f.auto) body.auto = true;
   return { body };
 }
 
