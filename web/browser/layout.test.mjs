@@ -128,7 +128,11 @@ test('every control on every page can be reached and clicked at desktop and phon
       computer: { color: 'black', level: 1, training: false, seed: 3 },
     });
     const challenge = await post('/api/challenges', { rules: 'fide-b3', time_control: '3+2', name: 'Cy' });
+    // A new evening, no players yet: its console shows the link to keep and the upload.
+    const evening = await post('/api/events', { name: 'Layout evening', format: 'swiss', rounds: 3, rules: 'uscf-2020', time_control: 'G/5;d0', play: 'board' });
     const pages = [
+      ['new-evening', '/events/new', 'button.quick-tc'],
+      ['evening-console', evening.urls.director, 'section.keep-link button.copy'],
       ['lobby', '/', 'form.create button[type=submit]'],
       ['challenge', challenge.url, 'button'],
       ['otb-white', otb.urls.white, '.press'],

@@ -8,6 +8,8 @@ import { attributesModule, classModule, eventListenersModule, h, init, propsModu
 import { acceptChallenge, createChallenge, createGame, createPractice, getRulesets, listChallenges, listGames, type Challenge } from './api';
 import { rememberDirectorGame } from './ladder';
 import { challengeText, gameSummaryText } from './lobbyview';
+import { copyButton } from './copybutton';
+import { controlsList, notation, quickButtons, rulesSelect } from './tcform';
 import { createBody, initialLobby, reduceLobby, type GameForm, type LobbyAction, type LobbyModel, type PracticeForm } from './lobbymodel';
 import type { Color, Mode } from './protocol';
 
@@ -132,28 +134,6 @@ function qrSvg(text: string): string {
 
 const value = (ev: Event): string => (ev.target as HTMLInputElement).value;
 
-function copyButton(text: string, label: string): VNode {
-  return h(
-    'button.copy',
-    {
-      attrs: { type: 'button', 'aria-label': label },
-      on: {
-        click: async (ev: Event) => {
-          const b = ev.currentTarget as HTMLButtonElement;
-          try {
-            await navigator.clipboard.writeText(text);
-            b.textContent = 'Copied';
-          } catch {
-            b.textContent = 'Select and copy';
-          }
-          setTimeout(() => (b.textContent = 'Copy'), 1500);
-        },
-      },
-    },
-    'Copy',
-  );
-}
-
 function linkRow(label: string, url: string, hint: string): VNode {
   return h('div.linkrow', [
     h('span.linklabel', label),
@@ -180,25 +160,6 @@ function createdV(m: LobbyModel): VNode {
   ]);
 }
 
-function rulesSelect(ctrl: LobbyCtrl, id: string, value_: string, change: (v: string) => void): VNode {
-  const list = ctrl.model.rulesets?.rulesets ?? [];
-  return h(
-    `select#${id}`,
-    { props: { value: value_ }, on: { change: (ev: Event) => change(value(ev)) } },
-    list.map((r) => h('option', { attrs: { value: r.id }, props: { selected: r.id === value_ } }, `${r.name} (${r.id})`)),
-  );
-}
-
-function controlsList(ctrl: LobbyCtrl, id: string, rules: string): VNode {
-  const r = ctrl.model.rulesets?.rulesets.find((x) => x.id === rules);
-  return h(`datalist#${id}`, (r?.controls ?? []).map((c) => h('option', { attrs: { value: c } })));
-}
-
-function notation(ctrl: LobbyCtrl, rules: string): string {
-  const r = ctrl.model.rulesets?.rulesets.find((x) => x.id === rules);
-  return r ? `Written as ${r.notation}.` : '';
-}
-
 function gameForm(ctrl: LobbyCtrl): VNode {
   const m = ctrl.model;
   const f = m.form;
@@ -217,36 +178,17 @@ function gameForm(ctrl: LobbyCtrl): VNode {
     [
       h('h2#create-title', 'New game'),
       h('label', { attrs: { for: 'rules' } }, 'Ruleset'),
-      rulesSelect(ctrl, 'rules', f.rules, (rules) => set({ rules })),
+      rulesSelect(ctrl.model.rulesets, 'rules', f.rules, (rules) => set({ rules })),
       h('span.quicklabel', 'Quick'),
-      h(
-        'div.quick',
-        { attrs: { role: 'group', 'aria-label': 'quick time controls' } },
-        (m.rulesets?.quick ?? []).map((q) =>
-          h(
-            'button.quick-tc',
-            {
-              class: { on: f.rules === q.rules && f.time_control === q.time_control },
-              attrs: { type: 'button', 'data-tc': q.time_control, title: `${q.time_control} under ${q.rules}` },
-              on: {
-                click: () => {
-                  ctrl.dispatch({ type: 'quick', rules: q.rules, time_control: q.time_control });
-                  document.getElementById('tc')?.focus();
-                },
-              },
-            },
-            q.time_control,
-          ),
-        ),
-      ),
+      quickButtons(m.rulesets, f.rules, f.time_control, (rules, time_control) => ctrl.dispatch({ type: 'quick', rules, time_control }), 'tc'),
       h('label', { attrs: { for: 'tc' } }, 'Time control'),
       h('input#tc', {
         attrs: { name: 'time_control', list: 'tc-list', required: true, 'aria-describedby': 'tc-help' },
         props: { value: f.time_control },
         on: { input: (ev: Event) => set({ time_control: value(ev) }) },
       }),
-      controlsList(ctrl, 'tc-list', f.rules),
-      h('small#tc-help', notation(ctrl, f.rules)),
+      controlsList(m.rulesets, 'tc-list', f.rules),
+      h('small#tc-help', notation(m.rulesets, f.rules)),
       h('label', { attrs: { for: 'mode' } }, 'Mode'),
       h('select#mode', { props: { value: f.mode }, on: { change: (ev: Event) => set({ mode: value(ev) as Mode }) } }, [
         h('option', { attrs: { value: 'otb' }, props: { selected: f.mode === 'otb' } }, 'Over the board (illegal moves stand until claimed)'),
@@ -294,10 +236,10 @@ function practiceForm(ctrl: LobbyCtrl): VNode {
     [
       h('h2#practice-title', 'Practice against the computer'),
       h('label', { attrs: { for: 'p-rules' } }, 'Ruleset'),
-      rulesSelect(ctrl, 'p-rules', p.rules, (rules) => set({ rules })),
+      rulesSelect(ctrl.model.rulesets, 'p-rules', p.rules, (rules) => set({ rules })),
       h('label', { attrs: { for: 'p-tc' } }, 'Time control'),
       h('input#p-tc', { attrs: { list: 'p-tc-list', required: true }, props: { value: p.time_control }, on: { input: (ev: Event) => set({ time_control: value(ev) }) } }),
-      controlsList(ctrl, 'p-tc-list', p.rules),
+      controlsList(m.rulesets, 'p-tc-list', p.rules),
       h('label', { attrs: { for: 'p-color' } }, 'You play'),
       h(
         'select#p-color',
@@ -377,10 +319,12 @@ function gamesV(m: LobbyModel, status: 'live' | 'finished'): VNode {
 function lobbyView(ctrl: LobbyCtrl): VNode {
   const m = ctrl.model;
   return h('div#app', [
-    h('header.top', [h('a.brand', { attrs: { href: '/' } }, 'flagfall'), h('span.game-title', 'over-the-board blitz, with its rules')]),
+    h('header.top', [h('a.brand', { attrs: { href: '/' } }, 'flagfall'), h('span.game-title', 'over-the-board blitz, with its rules'), h('a.evening-link', { attrs: { href: '/events/new' } }, 'New club evening')]),
     h('main.lobby', [
       h('div.col', [gameForm(ctrl), createdV(m), practiceForm(ctrl)]),
       h('div.col', [
+        h('h2', 'Club evenings'),
+        h('p', [h('a.button.new-evening', { attrs: { href: '/events/new' } }, 'New evening'), ' a Swiss or a round robin: pairings, results and standings, on the club’s boards or this server’s']),
         ...challengesV(ctrl),
         h('h2', 'Live games'),
         gamesV(m, 'live'),

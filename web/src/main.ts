@@ -4,6 +4,7 @@ import { mountDirector } from './director';
 import { h } from './dom';
 import { mountEventConsole } from './event/console';
 import { mountEventPlayer } from './event/player';
+import { mountEventSetup } from './event/setup';
 import { mountGame } from './game/main';
 import { mountLobby } from './lobby';
 import { mountPrint } from './event/print';
@@ -41,6 +42,10 @@ if (root) {
     case 'print':
       document.title = 'flagfall · print';
       mountPrint(root, r.id, r.kind, location.search);
+      break;
+    case 'event-new':
+      document.title = 'flagfall · new evening';
+      mountEventSetup(root);
       break;
     case 'event-direct':
       document.title = 'flagfall · evening director';

@@ -8,6 +8,7 @@ export type Route =
   | { page: 'challenge'; id: string; secret: string | null }
   | { page: 'projector'; id: string }
   | { page: 'print'; id: string; kind: string }
+  | { page: 'event-new' }
   | { page: 'event-direct'; id: string; token: string | null }
   | { page: 'event-player'; id: string; token: string | null }
   | { page: 'notfound'; path: string };
@@ -21,6 +22,7 @@ export function route(pathname: string, search: string): Route {
   if (parts.length === 2 && head === 'play') return { page: 'play', id, token };
   if (parts.length === 2 && head === 'watch') return { page: 'watch', id };
   if (parts.length === 2 && head === 'challenge') return { page: 'challenge', id, secret: params.get('secret') };
+  if (parts.length === 2 && head === 'events' && id === 'new') return { page: 'event-new' };
   if (parts.length === 3 && head === 'events' && parts[2] === 'projector') return { page: 'projector', id };
   if (parts.length === 4 && head === 'events' && parts[2] === 'print') return { page: 'print', id, kind: parts[3] };
   if (head === 'direct' && parts.length <= 2) return { page: 'direct', id: id ?? null, token };

@@ -146,6 +146,13 @@ export async function eventApi<T>(id: string, tail: string, token: string | null
   return (await r.json()) as T;
 }
 
+/** A file's text sent as it is (`POST /api/events/{id}{tail}` with its Content-Type): the players' CSV or TRF; the server's error as the Error's message. */
+export async function eventUpload<T>(id: string, tail: string, token: string, text: string, contentType: string): Promise<T> {
+  const r = await fetch(`/api/events/${encodeURIComponent(id)}${tail}`, { method: 'POST', headers: { authorization: `Bearer ${token}`, 'content-type': contentType }, body: text });
+  if (!r.ok) throw new Error(await errorText(r));
+  return (await r.json()) as T;
+}
+
 export type LiveStatus = 'connecting' | 'online' | 'offline';
 
 /** The evening's live socket: every message to `onMessage`; reconnects with backoff (the server then sends a fresh `state`). With the director's `token`, the director's socket (disputes, the players' reports). */

@@ -6,7 +6,9 @@
 // (model.ts), small snabbdom views; no chess in the browser.
 import { attributesModule, classModule, eventListenersModule, h, init, propsModule, type VNode } from 'snabbdom';
 import { formatClock } from '../clock';
-import { absolute, disputeText, eventApi, liveEvening, resultText, type Board, type Dispute, type EventPlayer, type EventSummary, type LogEntry, type RoundView } from './common';
+import { copyButton } from '../copybutton';
+import { absolute, disputeText, eventApi, eventUpload, liveEvening, resultText, type Board, type Dispute, type EventPlayer, type EventSummary, type LogEntry, type RoundView } from './common';
+import { uploadType } from './setupmodel';
 import { initialConsole, reduceConsole, type ConsoleAction, type ConsoleModel, type GameRecord } from './model';
 
 const RESULTS = ['1-0', '1/2', '0-1', '+-', '-+', '--'];
@@ -95,6 +97,26 @@ class ConsoleCtrl {
     }
   }
 
+  /** The players of a CSV or TRF file, all or none; their links listed after. */
+  async upload(file: File, checkIn: boolean, done: () => void): Promise<void> {
+    this.dispatch({ type: 'busy', on: true });
+    try {
+      const text = await file.text();
+      const a = await eventUpload<{ players: { name: string; link: string }[] }>(this.id, `/players${checkIn ? '?check_in=true' : ''}`, this.token, text, uploadType(file.name));
+      done();
+      this.dispatch({
+        type: 'notice',
+        notice: {
+          text: `${a.players.length} player${a.players.length === 1 ? '' : 's'} entered from ${file.name}${checkIn ? ' and checked in' : ''}. Their personal links (give each their own, or print their QR cards):`,
+          links: a.players.map((p) => ({ name: p.name, link: absolute(p.link) })),
+        },
+      });
+    } catch (e) {
+      this.dispatch({ type: 'error', error: `${file.name} was not entered (no player of it): ${(e as Error).message}` });
+    }
+    this.dispatch({ type: 'busy', on: false });
+  }
+
   gameLink(game: string): string {
     return `/direct/${encodeURIComponent(game)}?token=${encodeURIComponent(this.token)}`;
   }
@@ -126,8 +148,34 @@ function messagesV(ctrl: ConsoleCtrl): VNode {
       ? h('p.notice.good', [
           m.notice.text,
           m.notice.link ? h('input.link', { attrs: { type: 'text', readonly: true, 'aria-label': 'link' }, props: { value: m.notice.link } }) : null,
+          m.notice.links
+            ? h(
+                'ul.player-links',
+                { attrs: { 'aria-label': 'the players’ links' } },
+                m.notice.links.map((p) => h('li', [h('span.who', p.name), h('input.link', { attrs: { type: 'text', readonly: true, 'aria-label': `${p.name}’s link` }, props: { value: p.link } })])),
+              )
+            : null,
+          m.notice.links
+            ? h('a.print-qr', { attrs: { href: `/events/${encodeURIComponent(ctrl.id)}/print/qr?token=${encodeURIComponent(ctrl.token)}`, target: '_blank' } }, 'Print every player’s QR card')
+            : null,
         ])
       : null,
+  ]);
+}
+
+/** While the evening has no players: this page's link is the director's token, to keep. */
+function keepLinkV(ctrl: ConsoleCtrl): VNode | null {
+  const e = ctrl.model.event;
+  if (!e || e.players.length > 0) return null;
+  const link = absolute(`/events/${encodeURIComponent(ctrl.id)}/direct?token=${encodeURIComponent(ctrl.token)}`);
+  return h('section.keep-link', { attrs: { 'aria-labelledby': 'keep-title', role: 'note' } }, [
+    h('h2#keep-title', 'Keep this page’s link'),
+    h('p', 'The link of this console holds your director’s token: it is the only way back to directing this evening, and whoever has it directs it. Bookmark it or copy it somewhere safe now; give it to nobody else (a deputy gets their own link below).'),
+    h('div.linkrow', [
+      h('input#director-link.link', { attrs: { type: 'text', readonly: true, 'aria-label': 'the director console’s link' }, props: { value: link } }),
+      copyButton(link, 'copy the director console’s link'),
+    ]),
+    h('p', 'Next: enter the players below, one by one or as a file.'),
   ]);
 }
 
@@ -309,7 +357,40 @@ function playersV(ctrl: ConsoleCtrl): VNode {
         h('button', { attrs: { type: 'submit', disabled: ctrl.model.busy } }, 'Add'),
       ],
     ),
+    uploadV(ctrl),
   ]);
+}
+
+/** Players from a file: a CSV with a header line (`name`, and `rating`, `federation`, `fide_id`, `uscf_id` as wanted) or a TRF. */
+function uploadV(ctrl: ConsoleCtrl): VNode {
+  return h(
+    'form.upload-players',
+    {
+      on: {
+        submit: (ev: Event) => {
+          ev.preventDefault();
+          const form = ev.target as HTMLFormElement;
+          const file = (form.elements.namedItem('players') as HTMLInputElement).files?.[0];
+          const checkIn = (form.elements.namedItem('checkin') as HTMLInputElement).checked;
+          if (!file) {
+            ctrl.dispatch({ type: 'error', error: 'Choose a CSV or TRF file of players first.' });
+            return;
+          }
+          void ctrl.upload(file, checkIn, () => form.reset());
+        },
+      },
+    },
+    [
+      h('label', { attrs: { for: 'players-file' } }, 'Players from a file'),
+      h('input#players-file', { attrs: { type: 'file', name: 'players', accept: '.csv,.trf,.txt,text/csv,text/plain', 'aria-describedby': 'players-file-help' } }),
+      h('label.check', [h('input#upload-checkin', { attrs: { type: 'checkbox', name: 'checkin' } }), ' check them in']),
+      h('button.upload', { attrs: { type: 'submit', disabled: ctrl.model.busy } }, 'Enter the players'),
+      h(
+        'small#players-file-help',
+        'CSV: a header line with a name column, and rating, federation, fide_id, uscf_id if you have them, in any order (a spreadsheet saved as CSV); or a TRF file. All or none: a bad line enters nobody and is named.',
+      ),
+    ],
+  );
 }
 
 function standingsV(ctrl: ConsoleCtrl): VNode | null {
@@ -407,6 +488,7 @@ export function mountEventConsole(root: HTMLElement, id: string, token: string |
         headerV(ctrl),
         h('main.event-console', [
           e ? summaryV(e) : h('p', 'Reading the event…'),
+          keepLinkV(ctrl),
           messagesV(ctrl),
           disputesV(ctrl),
           disagreementsV(ctrl),

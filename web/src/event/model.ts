@@ -14,8 +14,8 @@ export interface ConsoleModel {
   live: LiveStatus;
   /** The last refusal or failure, in the server's words. */
   error: string | null;
-  /** What was just done (a new player's link, a deputy's link). */
-  notice: { text: string; link?: string } | null;
+  /** What was just done (a new player's link, a deputy's link, the links of the players a file brought). */
+  notice: { text: string; link?: string; links?: { name: string; link: string }[] } | null;
   busy: boolean;
 }
 
