@@ -113,14 +113,14 @@ pub struct Matcher<const N: usize> {
     fixed: Vec<u32>,
     /// Exposed vertices allowed to be roots in the current stages.
     active: Vec<bool>,
-    /// `best_slack[x]` is the slack of `bestedge[x]` whenever `best_gen[x] == gen`; `generation`
-    /// changes at every dual step and stage, and each dual step carries the slacks it
-    /// computed over to the next generation (a best edge of a free vertex leaves an
-    /// S-vertex, so its slack falls by the step; one between S-blossoms falls by twice
-    /// the step). Saves recomputing a best edge's slack (random reads of the weight
-    /// matrix) at every comparison.
-    best_slack: Vec<Wide<N>>,
-    best_gen: Vec<u64>,
+    /// `best[x].slack` is the slack of `bestedge[x]` whenever `best[x].generation ==
+    /// generation`; `generation` changes at every dual step and stage, and each dual step
+    /// carries the slacks it computed over to the next generation (a best edge of a free
+    /// vertex leaves an S-vertex, so its slack falls by the step; one between S-blossoms
+    /// falls by twice the step). Saves recomputing a best edge's slack (random reads of
+    /// the weight matrix) at every comparison. The stamp and the slack sit side by side,
+    /// as the edge scan reads both for every edge it compares.
+    best: Vec<BestSlack<N>>,
     generation: u64,
     /// Scratch for `dual_step`: best slacks computed in this step, and the multiple of
     /// the step by which each falls.
@@ -164,6 +164,13 @@ pub struct Matcher<const N: usize> {
     /// not change while weights are applied), so the walk up can stop there.
     drop_mark: Vec<u64>,
     drop_stamp: u64,
+}
+
+/// A best edge's cached slack and the generation it is valid in (`Matcher::best`).
+#[derive(Clone, Copy)]
+struct BestSlack<const N: usize> {
+    generation: u64,
+    slack: Wide<N>,
 }
 
 /// Keep `e` (slack `s`) as the best edge to S-blossom `bj` if it is the first one or has
@@ -234,8 +241,13 @@ impl<const N: usize> Matcher<N> {
             killed: Vec::new(),
             fixed: vec![NONE; n],
             active: vec![false; n],
-            best_slack: vec![Wide::ZERO; two_n],
-            best_gen: vec![0; two_n],
+            best: vec![
+                BestSlack {
+                    generation: 0,
+                    slack: Wide::ZERO,
+                };
+                two_n
+            ],
             generation: 1,
             fresh: Vec::new(),
             s_list: Vec::new(),
@@ -343,8 +355,8 @@ impl<const N: usize> Matcher<N> {
     /// The slack of `bestedge[x]` (which must be set), from the cache when current.
     #[inline(always)]
     fn best_slack_of(&mut self, x: usize) -> Wide<N> {
-        if self.best_gen[x] == self.generation {
-            return self.best_slack[x];
+        if self.best[x].generation == self.generation {
+            return self.best[x].slack;
         }
         self.refresh_best_slack(x)
     }
@@ -352,8 +364,10 @@ impl<const N: usize> Matcher<N> {
     #[inline(never)]
     fn refresh_best_slack(&mut self, x: usize) -> Wide<N> {
         let s = self.slack(self.bestedge[x]);
-        self.best_slack[x] = s;
-        self.best_gen[x] = self.generation;
+        self.best[x] = BestSlack {
+            generation: self.generation,
+            slack: s,
+        };
         s
     }
 
@@ -398,8 +412,10 @@ impl<const N: usize> Matcher<N> {
             self.be_list.push(x as u32);
         }
         self.bestedge[x] = e;
-        self.best_slack[x] = s;
-        self.best_gen[x] = self.generation;
+        self.best[x] = BestSlack {
+            generation: self.generation,
+            slack: s,
+        };
     }
 
     /// Append the vertices of blossom `b` to `out`, depth first in child order
@@ -1359,8 +1375,7 @@ impl<const N: usize> Matcher<N> {
         let dual = &self.dual[..];
         let table = &self.table[..];
         let bestedge = &self.bestedge[..];
-        let best_gen = &self.best_gen[..];
-        let best_slack = &self.best_slack[..];
+        let best = &self.best[..];
         let generation = self.generation;
         let fixed_x = if row.is_some() { src(0) } else { NONE };
         for (k, &w) in alive.iter().enumerate().skip(from) {
@@ -1400,7 +1415,7 @@ impl<const N: usize> Matcher<N> {
             } else {
                 continue;
             };
-            if bestedge[t].is_none() || best_gen[t] != generation || kslack < best_slack[t] {
+            if bestedge[t].is_none() || best[t].generation != generation || kslack < best[t].slack {
                 return Some(k);
             }
         }
@@ -1601,8 +1616,10 @@ impl<const N: usize> Matcher<N> {
             let twice = delta.double();
             for &(x, s_s) in &fresh {
                 let xi = x as usize;
-                self.best_slack[xi].sub_assign(if s_s { &twice } else { &delta });
-                self.best_gen[xi] = self.generation;
+                self.best[xi]
+                    .slack
+                    .sub_assign(if s_s { &twice } else { &delta });
+                self.best[xi].generation = self.generation;
             }
         }
         self.fresh = fresh;
