@@ -1494,7 +1494,6 @@ impl<const N: usize> Matcher<N> {
     /// of 3 and 4 share a loop; a step of 0 (a T-blossom of dual 0 to expand, the usual
     /// case) changes no dual and keeps the cached best slacks.
     fn dual_step(&mut self) -> bool {
-        let n = self.n;
         let mut fresh = std::mem::take(&mut self.fresh);
         fresh.clear();
         // The candidates are looked for in the stage's lists (S-vertices, vertices given
@@ -1602,7 +1601,11 @@ impl<const N: usize> Matcher<N> {
                     _ => {}
                 }
             }
-            for b in n..2 * n {
+            // Only a non-trivial blossom labelled in this stage can be a labelled
+            // top-level one (labels are cleared at every stage, and every labelling of a
+            // blossom lists it in `b_list`), so the list replaces the scan of all slots.
+            for k in 0..self.b_list.len() {
+                let b = self.b_list[k] as usize;
                 if self.base[b] != NONE && self.parent[b] == NONE {
                     match self.label[b] {
                         1 => self.dual[b].add_assign(&delta),
