@@ -113,14 +113,14 @@ pub struct Matcher<const N: usize> {
     fixed: Vec<u32>,
     /// Exposed vertices allowed to be roots in the current stages.
     active: Vec<bool>,
-    /// `best_slack[x]` is the slack of `bestedge[x]` whenever `best_gen[x] == gen`; `generation`
-    /// changes at every dual step and stage, and each dual step carries the slacks it
-    /// computed over to the next generation (a best edge of a free vertex leaves an
-    /// S-vertex, so its slack falls by the step; one between S-blossoms falls by twice
-    /// the step). Saves recomputing a best edge's slack (random reads of the weight
-    /// matrix) at every comparison.
-    best_slack: Vec<Wide<N>>,
-    best_gen: Vec<u64>,
+    /// `best[x].slack` is the slack of `bestedge[x]` whenever `best[x].generation ==
+    /// generation`; `generation` changes at every dual step and stage, and each dual step
+    /// carries the slacks it computed over to the next generation (a best edge of a free
+    /// vertex leaves an S-vertex, so its slack falls by the step; one between S-blossoms
+    /// falls by twice the step). Saves recomputing a best edge's slack (random reads of
+    /// the weight matrix) at every comparison. The stamp and the slack sit side by side,
+    /// as the edge scan reads both for every edge it compares.
+    best: Vec<BestSlack<N>>,
     generation: u64,
     /// Scratch for `dual_step`: best slacks computed in this step, and the multiple of
     /// the step by which each falls.
@@ -159,6 +159,18 @@ pub struct Matcher<const N: usize> {
     loose: Vec<u32>,
     unit_mark: Vec<u64>,
     unit_stamp: u64,
+    /// `drop_mark[b] == drop_stamp` when `drop_near` has cleared blossom `b`'s cache in
+    /// the current solve: the blossoms above `b` are then cleared too (the nesting does
+    /// not change while weights are applied), so the walk up can stop there.
+    drop_mark: Vec<u64>,
+    drop_stamp: u64,
+}
+
+/// A best edge's cached slack and the generation it is valid in (`Matcher::best`).
+#[derive(Clone, Copy)]
+struct BestSlack<const N: usize> {
+    generation: u64,
+    slack: Wide<N>,
 }
 
 /// Keep `e` (slack `s`) as the best edge to S-blossom `bj` if it is the first one or has
@@ -229,8 +241,13 @@ impl<const N: usize> Matcher<N> {
             killed: Vec::new(),
             fixed: vec![NONE; n],
             active: vec![false; n],
-            best_slack: vec![Wide::ZERO; two_n],
-            best_gen: vec![0; two_n],
+            best: vec![
+                BestSlack {
+                    generation: 0,
+                    slack: Wide::ZERO,
+                };
+                two_n
+            ],
             generation: 1,
             fresh: Vec::new(),
             s_list: Vec::new(),
@@ -250,6 +267,8 @@ impl<const N: usize> Matcher<N> {
             loose: Vec::new(),
             unit_mark: vec![0; two_n],
             unit_stamp: 0,
+            drop_mark: vec![0; two_n],
+            drop_stamp: 0,
         }
     }
 
@@ -336,8 +355,8 @@ impl<const N: usize> Matcher<N> {
     /// The slack of `bestedge[x]` (which must be set), from the cache when current.
     #[inline(always)]
     fn best_slack_of(&mut self, x: usize) -> Wide<N> {
-        if self.best_gen[x] == self.generation {
-            return self.best_slack[x];
+        if self.best[x].generation == self.generation {
+            return self.best[x].slack;
         }
         self.refresh_best_slack(x)
     }
@@ -345,8 +364,10 @@ impl<const N: usize> Matcher<N> {
     #[inline(never)]
     fn refresh_best_slack(&mut self, x: usize) -> Wide<N> {
         let s = self.slack(self.bestedge[x]);
-        self.best_slack[x] = s;
-        self.best_gen[x] = self.generation;
+        self.best[x] = BestSlack {
+            generation: self.generation,
+            slack: s,
+        };
         s
     }
 
@@ -391,8 +412,10 @@ impl<const N: usize> Matcher<N> {
             self.be_list.push(x as u32);
         }
         self.bestedge[x] = e;
-        self.best_slack[x] = s;
-        self.best_gen[x] = self.generation;
+        self.best[x] = BestSlack {
+            generation: self.generation,
+            slack: s,
+        };
     }
 
     /// Append the vertices of blossom `b` to `out`, depth first in child order
@@ -535,9 +558,12 @@ impl<const N: usize> Matcher<N> {
     }
 
     /// Drop the `near` caches of the blossoms containing vertex `v` (an edge of `v` changed).
+    /// Within one solve (one `drop_stamp`) each blossom is walked once: the chain above a
+    /// blossom already cleared was cleared with it.
     fn drop_near(&mut self, v: u32) {
         let mut b = self.parent[v as usize];
-        while b != NONE {
+        while b != NONE && self.drop_mark[b as usize] != self.drop_stamp {
+            self.drop_mark[b as usize] = self.drop_stamp;
             self.near[b as usize].clear();
             b = self.parent[b as usize];
         }
@@ -617,6 +643,7 @@ impl<const N: usize> Matcher<N> {
             dead[k as usize] = true;
         }
         let touched = std::mem::take(&mut self.touched);
+        self.drop_stamp += 1;
         for &x in &touched {
             let xi = x as usize;
             self.is_touched[xi] = false;
@@ -1290,33 +1317,109 @@ impl<const N: usize> Matcher<N> {
                 let v = item;
                 let dv = self.dual[v as usize];
                 let row = at(n, v as usize, 0);
-                for k in 0..self.alive_list.len() {
-                    let w = self.alive_list[k];
+                let mut k = 0;
+                // The edges that change nothing are skipped by `next_acting` (read-only,
+                // so its loop keeps the arrays in registers); `scan_edge` sees the others.
+                while let Some(found) = self.next_acting(k, |_| v, Some(row)) {
+                    let w = self.alive_list[found];
                     let id = self.wid[row + w as usize];
                     if self.scan_edge(v, w, id, &dv) {
                         return true;
                     }
+                    k = found + 1;
                 }
             } else {
                 self.ensure_near(item);
                 let near = std::mem::take(&mut self.near[item as usize]);
-                for k in 0..self.alive_list.len() {
-                    let w = self.alive_list[k];
+                let mut k = 0;
+                while let Some(found) = self.next_acting(k, |w| near[w], None) {
+                    let w = self.alive_list[found];
                     let x = near[w as usize];
-                    if x == NONE {
-                        continue;
-                    }
                     let id = self.wid[at(n, x as usize, w as usize)];
                     let dx = self.dual[x as usize];
                     if self.scan_edge(x, w, id, &dx) {
                         self.near[item as usize] = near;
                         return true;
                     }
+                    k = found + 1;
                 }
                 self.near[item as usize] = near;
             }
         }
         false
+    }
+
+    /// The first position `k >= from` of `alive_list` whose edge `scan_edge` would act on,
+    /// or `None`. The edge of `w = alive_list[k]` leaves `x = src(w)` (no edge when `x` is
+    /// `NONE`); `row` is the start of `x`'s row of the weight matrix when `x` is the same
+    /// for every `w` (a vertex's scan), `None` otherwise (a blossom's scan through `near`).
+    ///
+    /// Skipped are exactly the edges on which `scan_edge` returns false without changing
+    /// anything: inside one blossom, to a T-labelled vertex, without weight, or with a
+    /// positive slack that is not less than the best edge's cached slack. An edge whose
+    /// comparison needs a best slack that is not cached is not skipped (`scan_edge`
+    /// refreshes the cache), so the scan does the same as calling `scan_edge` on every
+    /// edge, with fewer loads and bounds checks: the vertex arrays are borrowed once.
+    #[inline(always)]
+    fn next_acting(
+        &self,
+        from: usize,
+        src: impl Fn(usize) -> u32,
+        row: Option<usize>,
+    ) -> Option<usize> {
+        let n = self.n;
+        let alive = &self.alive_list[..];
+        let wid = &self.wid[..];
+        let inblossom = &self.inblossom[..];
+        let label = &self.label[..];
+        let dual = &self.dual[..];
+        let table = &self.table[..];
+        let bestedge = &self.bestedge[..];
+        let best = &self.best[..];
+        let generation = self.generation;
+        let fixed_x = if row.is_some() { src(0) } else { NONE };
+        for (k, &w) in alive.iter().enumerate().skip(from) {
+            let wi = w as usize;
+            let x = if row.is_some() { fixed_x } else { src(wi) };
+            if x == NONE {
+                continue;
+            }
+            let xi = x as usize;
+            let id = match row {
+                Some(r) => wid[r + wi],
+                None => wid[at(n, xi, wi)],
+            };
+            if id == 0 || w == x {
+                continue;
+            }
+            let bx = inblossom[xi];
+            let bw = inblossom[wi];
+            if bx == bw {
+                continue;
+            }
+            let (bxi, bwi) = (bx as usize, bw as usize);
+            let lw = label[wi];
+            let lbw = label[bwi];
+            if lbw == 2 && lw != 0 {
+                continue;
+            }
+            let kslack = dual[xi].add_sub(&dual[wi], &table[id as usize]);
+            if kslack.is_zero() {
+                return Some(k);
+            }
+            // The best edge compared with, as in `scan_edge`.
+            let t = if lbw == 1 {
+                bxi
+            } else if lw == 0 {
+                wi
+            } else {
+                continue;
+            };
+            if bestedge[t].is_none() || best[t].generation != generation || kslack < best[t].slack {
+                return Some(k);
+            }
+        }
+        None
     }
 
     /// Look at edge `v`-`w` (weight index `id`) from S-vertex `v` (dual `dv`); true if the
@@ -1391,7 +1494,6 @@ impl<const N: usize> Matcher<N> {
     /// of 3 and 4 share a loop; a step of 0 (a T-blossom of dual 0 to expand, the usual
     /// case) changes no dual and keeps the cached best slacks.
     fn dual_step(&mut self) -> bool {
-        let n = self.n;
         let mut fresh = std::mem::take(&mut self.fresh);
         fresh.clear();
         // The candidates are looked for in the stage's lists (S-vertices, vertices given
@@ -1499,7 +1601,11 @@ impl<const N: usize> Matcher<N> {
                     _ => {}
                 }
             }
-            for b in n..2 * n {
+            // Only a non-trivial blossom labelled in this stage can be a labelled
+            // top-level one (labels are cleared at every stage, and every labelling of a
+            // blossom lists it in `b_list`), so the list replaces the scan of all slots.
+            for k in 0..self.b_list.len() {
+                let b = self.b_list[k] as usize;
                 if self.base[b] != NONE && self.parent[b] == NONE {
                     match self.label[b] {
                         1 => self.dual[b].add_assign(&delta),
@@ -1513,8 +1619,10 @@ impl<const N: usize> Matcher<N> {
             let twice = delta.double();
             for &(x, s_s) in &fresh {
                 let xi = x as usize;
-                self.best_slack[xi].sub_assign(if s_s { &twice } else { &delta });
-                self.best_gen[xi] = self.generation;
+                self.best[xi]
+                    .slack
+                    .sub_assign(if s_s { &twice } else { &delta });
+                self.best[xi].generation = self.generation;
             }
         }
         self.fresh = fresh;
