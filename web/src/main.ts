@@ -3,6 +3,7 @@ import { mountChallenge } from './challenge';
 import { mountDirector } from './director';
 import { h } from './dom';
 import { mountEventConsole } from './event/console';
+import { mountEventJoin } from './event/join';
 import { mountEventPlayer } from './event/player';
 import { mountEventSetup } from './event/setup';
 import { mountGame } from './game/main';
@@ -50,6 +51,10 @@ if (root) {
     case 'event-direct':
       document.title = 'flagfall · evening director';
       mountEventConsole(root, r.id, r.token);
+      break;
+    case 'event-join':
+      document.title = 'flagfall · evening';
+      mountEventJoin(root, r.id);
       break;
     case 'event-player':
       document.title = 'flagfall · evening';

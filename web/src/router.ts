@@ -11,6 +11,7 @@ export type Route =
   | { page: 'event-new' }
   | { page: 'event-direct'; id: string; token: string | null }
   | { page: 'event-player'; id: string; token: string | null }
+  | { page: 'event-join'; id: string }
   | { page: 'notfound'; path: string };
 
 export function route(pathname: string, search: string): Route {
@@ -28,5 +29,6 @@ export function route(pathname: string, search: string): Route {
   if (head === 'direct' && parts.length <= 2) return { page: 'direct', id: id ?? null, token };
   if (parts.length === 3 && head === 'events' && parts[2] === 'direct') return { page: 'event-direct', id, token };
   if (parts.length === 3 && head === 'events' && parts[2] === 'player') return { page: 'event-player', id, token };
+  if (parts.length === 3 && head === 'events' && parts[2] === 'join') return { page: 'event-join', id };
   return { page: 'notfound', path: pathname };
 }
