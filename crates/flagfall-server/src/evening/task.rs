@@ -647,7 +647,13 @@ impl Task {
                         &origin,
                     )
                     .map_err(|e| {
-                        Refusal::Event(EventError::NotAllowed(format!("player {name:?}: {e}")))
+                        // The name as far as a person reads it: a name too long is said
+                        // so by the error, not echoed whole.
+                        let shown: String = name.chars().take(40).collect();
+                        let more = if shown.len() < name.len() { "…" } else { "" };
+                        Refusal::Event(EventError::NotAllowed(format!(
+                            "player {shown:?}{more}: {e}"
+                        )))
                     })?;
                     let token = match &director_token {
                         Some(d) => super::player_token(d, &w.snap.id, &name),
