@@ -6,8 +6,9 @@ use std::pin::Pin;
 use flagfall_protocol::ColorName;
 
 use crate::{
-    ChallengeRow, ClockMark, GameRow, GameSummary, NewChallenge, NewEvent, NewGame, NewTournament,
-    RematchRow, Result, Status, StoredEvent, TournamentCommit, TournamentLogRow, TournamentToken,
+    ChallengeRow, ClockMark, GameRow, GameSummary, Lease, LeaseRow, NewChallenge, NewEvent,
+    NewGame, NewTournament, RematchRow, Result, Status, StoreError, StoredEvent, TournamentCommit,
+    TournamentLogRow, TournamentToken,
 };
 
 /// The futures the trait returns (object safe, `Send`).
@@ -129,4 +130,69 @@ pub trait Store: Send + Sync {
     /// Write what one change of an evening brings, in one transaction: its log rows, new
     /// tokens, new games tied to the evening. All or nothing.
     fn tournament_commit<'a>(&'a self, c: &'a TournamentCommit) -> StoreFuture<'a, ()>;
+
+    // Cluster leases (issue 22; `lease.rs`, docs/cluster.md): PostgreSQL only. SQLite
+    // answers `StoreError::Unsupported`: a cluster's nodes share one PostgreSQL.
+    /// Take game `id` for `node` for `lease_ms` (the database's clock): a new lease, or
+    /// the existing one when it expired or is already `node`'s, with a new epoch from
+    /// the global sequence. `None` when another node holds it unexpired.
+    fn lease_claim<'a>(
+        &'a self,
+        id: &'a str,
+        node: &'a str,
+        lease_ms: i64,
+    ) -> StoreFuture<'a, Option<i64>> {
+        let _ = (id, node, lease_ms);
+        unsupported()
+    }
+    /// Who holds game `id`'s lease, if anyone (expired or not).
+    fn lease_of<'a>(&'a self, id: &'a str) -> StoreFuture<'a, Option<LeaseRow>> {
+        let _ = id;
+        unsupported()
+    }
+    /// Renew every lease `node` holds, in one statement (expired ones too, when nobody
+    /// took them: their epoch is unchanged): the leases it still holds.
+    fn lease_renew<'a>(&'a self, node: &'a str, lease_ms: i64) -> StoreFuture<'a, Vec<Lease>> {
+        let _ = (node, lease_ms);
+        unsupported()
+    }
+    /// Give up game `id`'s lease if `node` still holds it at `epoch`.
+    fn lease_release<'a>(&'a self, id: &'a str, node: &'a str, epoch: i64) -> StoreFuture<'a, ()> {
+        let _ = (id, node, epoch);
+        unsupported()
+    }
+    /// Take over, for `node`, at most `limit` live games nobody serves: those whose
+    /// lease expired, and live games with no lease at all; each with a new epoch.
+    /// Expired leases of games no longer live are deleted. Rows locked by a commit under
+    /// way are skipped (`SKIP LOCKED`).
+    fn lease_take_over<'a>(
+        &'a self,
+        node: &'a str,
+        lease_ms: i64,
+        limit: i64,
+    ) -> StoreFuture<'a, Vec<Lease>> {
+        let _ = (node, lease_ms, limit);
+        unsupported()
+    }
+    /// [`Store::append`] fenced (Kleppmann's fencing token): in one transaction, the
+    /// batch's lease rows locked `FOR SHARE`, then only the events of games whose lease
+    /// is `node`'s at the epoch `fences` gives are stored (and their games finished).
+    /// The ids of the games refused, whose events were not stored.
+    fn append_fenced<'a>(
+        &'a self,
+        batch: &'a [NewEvent],
+        node: &'a str,
+        fences: &'a [Lease],
+    ) -> StoreFuture<'a, Vec<String>> {
+        let _ = (batch, node, fences);
+        unsupported()
+    }
+}
+
+fn unsupported<'a, T: Send + 'a>() -> StoreFuture<'a, T> {
+    Box::pin(async {
+        Err(StoreError::Unsupported(
+            "a cluster's leases need PostgreSQL (docs/cluster.md)",
+        ))
+    })
 }

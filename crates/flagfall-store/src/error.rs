@@ -28,6 +28,9 @@ pub enum StoreError {
     /// A write refused because what it depends on changed (nothing was written).
     #[error("{0}")]
     Conflict(String),
+    /// This backend does not do that (a cluster's leases on SQLite).
+    #[error("not supported here: {0}")]
+    Unsupported(&'static str),
 }
 
 pub(crate) fn q(doing: &'static str) -> impl FnOnce(sqlx::Error) -> StoreError {

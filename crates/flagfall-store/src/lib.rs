@@ -17,6 +17,7 @@
 
 mod contract;
 mod error;
+mod lease;
 mod postgres;
 mod rematch;
 mod rows;
@@ -31,6 +32,7 @@ use std::sync::Arc;
 
 pub use contract::{ROWS_PER_INSERT, Store, StoreFuture};
 pub use error::{Result, StoreError};
+pub use lease::{Lease, LeaseRow};
 pub use postgres::PgStore;
 pub use rematch::RematchRow;
 pub use rows::{
