@@ -22,13 +22,14 @@ pub struct LeaseRow {
 //
 // Times: every expiry is set and compared by the database's clock, never the caller's.
 // New expiries are `clock_timestamp()` plus the lease, so a statement that waited for a
-// lock still grants the whole lease from when it ran. Scans compare with `now()` (the
-// statement's start in these one-statement transactions; stable, so the index on
-// `expires` serves them).
+// lock still grants the whole lease from when it ran; a claim, which may wait for a
+// commit's lock on its row, compares with `clock_timestamp()` too. Scans compare with
+// `now()` (the statement's start in these one-statement transactions; stable, so the
+// index on `expires` serves them).
 //
-// Locks: every statement that may wait locks lease rows in `game_id` order (the renewal,
-// the fenced append), or skips locked rows (`SKIP LOCKED`: takeovers and their clean-up),
-// so that two of them cannot deadlock.
+// Locks: every statement that may wait locks one row (claims, releases) or lease rows in
+// `game_id` order (the renewal, the fenced append), or skips locked rows (`SKIP LOCKED`:
+// takeovers and their clean-up), so that two of them cannot deadlock.
 
 use std::borrow::Cow;
 use std::collections::{HashMap, HashSet};
