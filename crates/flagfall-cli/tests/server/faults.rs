@@ -190,6 +190,13 @@ impl Store for FaultyStore {
     ) -> StoreFuture<'a, Vec<flagfall_store::TournamentLogRow>> {
         self.inner.tournament_log(id)
     }
+    fn tournament_log_after<'a>(
+        &'a self,
+        id: &'a str,
+        seq: i64,
+    ) -> StoreFuture<'a, Vec<flagfall_store::TournamentLogRow>> {
+        self.inner.tournament_log_after(id, seq)
+    }
     fn tournament_tokens<'a>(
         &'a self,
         id: &'a str,
