@@ -390,6 +390,11 @@ impl Work {
 
 impl Task {
     async fn run(mut self, mut rx: mpsc::Receiver<Cmd>) {
+        // What another node stored between this task's reading of the log and its
+        // joining the loaded evenings (whose notices it missed) is read now.
+        if let Err(e) = self.catch_up().await {
+            tracing::error!(evening = %self.state.id, error = %e, "cannot catch up on loading");
+        }
         // Games that ended while the evening was not loaded (or before the server
         // stopped) count now.
         self.reconcile().await;
