@@ -18,6 +18,7 @@
 //! `FLAGFALL_CLUSTER_LOGS=1` prints the nodes' logs at the end (a failure always does).
 
 mod client;
+mod evening;
 mod infra;
 mod table;
 
