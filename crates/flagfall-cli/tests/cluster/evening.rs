@@ -3,7 +3,8 @@
 //! the test's own nats-server. The director's changes on one node reach the live
 //! sockets of the other by the nodes' notices (`flagfall.evening.<id>`); a game of the
 //! evening served by n2 waits for the director, and the director's console on n1 shows
-//! it; the game ends on n2 and its result is logged once and reaches n1.
+//! it; the game ends on n2 and its result is logged once and reaches n1. A round
+//! deleted on n1 holds and aborts its game on n2 over NATS.
 
 use std::net::SocketAddr;
 use std::time::Duration;
@@ -206,7 +207,6 @@ async fn an_evening_on_two_nodes() {
     let board = &round["boards"][0];
     let game = board["game"].as_str().unwrap().to_string();
     let white = board["white"]["name"].as_str().unwrap().to_string();
-    let black = board["black"]["name"].as_str().unwrap().to_string();
     let paired = until(&mut console, "the round on n1", |m| {
         m["type"] == "change" && m.get("round").is_some()
     })
@@ -221,6 +221,52 @@ async fn an_evening_on_two_nodes() {
         state["node"], "n2",
         "the node that paired serves the game: {state}"
     );
+
+    // The director deletes the round from n1 before its game began: n1 holds the game
+    // on n2 (over NATS) while the change is stored, then n2 aborts it; White's socket
+    // on n2 is refused. Paired again on n2, the round gets a new game.
+    let mut gone = Ws::connect(a2, &game, Some(&token(&white)), NOTICE_WITHIN)
+        .await
+        .expect("White on n2");
+    let (status, body) = call(a1, "DELETE", &path("/rounds/1"), Some(&director), "").await;
+    assert_eq!(status, 200, "{body}");
+    let (_, state) = call(a1, "GET", &format!("/api/games/{game}"), None, "").await;
+    assert_eq!(state["aborted"], true, "{state}");
+    gone.send(&json!({"move":"e2e4","press":true,"id":"late"}))
+        .await
+        .unwrap();
+    let refused = loop {
+        match gone.recv(NOTICE_WITHIN).await {
+            Incoming::Msg(m) if m["type"] == "refused" => break m,
+            Incoming::Msg(_) => {}
+            other => panic!("the aborted game's socket: {other:?}"),
+        }
+    };
+    assert!(
+        refused["reason"]
+            .as_str()
+            .unwrap_or_default()
+            .contains("round"),
+        "{refused}"
+    );
+    drop(gone);
+    until(&mut projector, "the deleted round on n2", |m| {
+        m.to_string().contains("delete-round")
+    })
+    .await;
+    let (status, round) = call(a2, "POST", &path("/rounds"), Some(&director), "").await;
+    assert_eq!(status, 201, "{round}");
+    let board = &round["boards"][0];
+    let game = board["game"].as_str().unwrap().to_string();
+    let white = board["white"]["name"].as_str().unwrap().to_string();
+    let black = board["black"]["name"].as_str().unwrap().to_string();
+    let paired = until(&mut console, "the new round on n1", |m| {
+        m["type"] == "change" && m["round"]["boards"][0]["game"] == game.as_str()
+    })
+    .await;
+    assert_eq!(paired["round"]["round"], 1, "{paired}");
+    let (_, state) = call(a1, "GET", &format!("/api/games/{game}"), None, "").await;
+    assert_eq!(state["node"], "n2", "{state}");
 
     // Black calls the director on n2: the console on n1 shows the dispute.
     let mut w = Ws::connect(a2, &game, Some(&token(&white)), NOTICE_WITHIN)

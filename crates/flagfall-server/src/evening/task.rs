@@ -560,7 +560,9 @@ impl Task {
         let shared = self.shared.clone();
         tokio::spawn(async move {
             for id in ids {
-                if let Err(e) = shared.handle(&id).await {
+                // In a cluster a game served by another node stays there (its
+                // disputes come from that node's evening).
+                if let Err(e) = shared.route(&id).await {
                     tracing::error!(game = %id, error = %e, "an evening's game not loaded");
                 }
             }
@@ -822,17 +824,44 @@ impl Task {
         self.commit(w).await.map(|done| (done, aborted))
     }
 
-    /// Tell server game `id` of its round ([`RoundCmd`]); whether it has begun.
+    /// Tell server game `id` of its round ([`RoundCmd`]); whether it has begun. In a
+    /// cluster the game may be served by another node: asked over NATS.
     async fn round_cmd(&self, id: &str, c: RoundCmd) -> Result<bool, Refusal> {
-        let Some(h) = self.shared.handle(id).await.map_err(Refusal::Failed)? else {
-            return Ok(false);
-        };
-        let (tx, rx) = oneshot::channel();
-        if h.tx.send(GameCmd::Round(c, tx)).await.is_err() {
-            // The task ended (unloaded): nothing to hold; the store says the rest.
-            return Ok(false);
+        use crate::cluster::route::{Req, Resp, ask};
+        // A game that moves between the look-up and the request is looked up again.
+        for _ in 0..3 {
+            let node = match self.shared.route(id).await.map_err(Refusal::Failed)? {
+                None => return Ok(false),
+                Some(crate::Route::Remote { node, .. }) => node,
+                Some(crate::Route::Local(h)) => {
+                    let (tx, rx) = oneshot::channel();
+                    if h.tx.send(GameCmd::Round(c, tx)).await.is_err() {
+                        // The task ended (unloaded): nothing to hold; the store says
+                        // the rest.
+                        return Ok(false);
+                    }
+                    return Ok(rx.await.unwrap_or(false));
+                }
+            };
+            let req = Req::Round {
+                game: id.to_string(),
+                cmd: c,
+            };
+            match ask(&self.shared, &node, &req).await {
+                Ok(Resp::Round(begun)) => return Ok(begun),
+                Ok(Resp::NotOwner) => continue,
+                Ok(Resp::NotFound) => return Ok(false),
+                Ok(other) => {
+                    return Err(Refusal::Failed(ServerError::Nats(format!(
+                        "game {id}'s server {node} answered {other:?} to its round's {c:?}"
+                    ))));
+                }
+                Err(e) => return Err(Refusal::Failed(ServerError::Nats(e.to_string()))),
+            }
         }
-        Ok(rx.await.unwrap_or(false))
+        Err(Refusal::Failed(ServerError::Nats(format!(
+            "game {id} moved between servers while its round changed: try again"
+        ))))
     }
 
     /// A player's report: refused unless it is their board of the latest round and its
