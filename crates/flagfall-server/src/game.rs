@@ -86,7 +86,8 @@ pub enum Cmd {
 /// refuses every action until `Release` (the change was refused or not stored) or
 /// `Abort` (the game is stored as aborted in the same transaction as the change): no
 /// move can slip in between the evening's check and its commit.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "snake_case")]
 pub enum RoundCmd {
     Hold,
     Release,

@@ -695,6 +695,7 @@ async fn serve_inner(
     };
     if shared.cluster.is_some() {
         cluster::route::serve(shared.clone()).await?;
+        cluster::evening::serve(shared.clone()).await?;
         tokio::spawn(cluster::leases::renew(shared.clone()));
         tokio::spawn(cluster::leases::take_over(shared.clone()));
     }

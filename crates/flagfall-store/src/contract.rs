@@ -123,12 +123,20 @@ pub trait Store: Send + Sync {
     fn tournament<'a>(&'a self, id: &'a str) -> StoreFuture<'a, Option<NewTournament>>;
     /// An evening's log, in order.
     fn tournament_log<'a>(&'a self, id: &'a str) -> StoreFuture<'a, Vec<TournamentLogRow>>;
+    /// An evening's log rows after row `seq`, in order (what other writers stored since a
+    /// copy of the evening was loaded).
+    fn tournament_log_after<'a>(
+        &'a self,
+        id: &'a str,
+        seq: i64,
+    ) -> StoreFuture<'a, Vec<TournamentLogRow>>;
     /// An evening's tokens (hashes).
     fn tournament_tokens<'a>(&'a self, id: &'a str) -> StoreFuture<'a, Vec<TournamentToken>>;
     /// The evening a server game plays for, if any.
     fn tournament_of_game<'a>(&'a self, game_id: &'a str) -> StoreFuture<'a, Option<String>>;
     /// Write what one change of an evening brings, in one transaction: its log rows, new
-    /// tokens, new games tied to the evening. All or nothing.
+    /// tokens, new games tied to the evening. All or nothing. A log row whose seq is
+    /// stored already (another writer was first) fails it with `StoreError::Conflict`.
     fn tournament_commit<'a>(&'a self, c: &'a TournamentCommit) -> StoreFuture<'a, ()>;
 
     // Cluster leases (issue 22; `lease.rs`, docs/cluster.md): PostgreSQL only. SQLite

@@ -98,6 +98,15 @@ where
             .bind(id)
     }
 
+    pub(crate) fn tournament_log_after(id: &str, seq: i64) -> Bound<'_, DB> {
+        sqlx::query(
+            "SELECT seq, json FROM tournament_log WHERE tournament_id = $1 AND seq > $2 \
+             ORDER BY seq",
+        )
+        .bind(id)
+        .bind(seq)
+    }
+
     pub(crate) fn tournament_tokens(id: &str) -> Bound<'_, DB> {
         sqlx::query(
             "SELECT token_hash, tournament_id, role, player FROM tournament_tokens \
@@ -156,6 +165,18 @@ where
             row.push_bind(g.id.as_str()).push_bind(id);
         });
         b
+    }
+}
+
+/// What a failed insert of an evening's log rows is: a row whose seq is stored already
+/// (the log's primary key: another writer committed a change first) is a
+/// [`crate::StoreError::Conflict`]; anything else a query error.
+pub(crate) fn log_clash(id: &str) -> impl FnOnce(sqlx::Error) -> crate::StoreError + '_ {
+    move |e| match &e {
+        sqlx::Error::Database(d) if d.is_unique_violation() => crate::StoreError::Conflict(
+            format!("evening {id} was changed meanwhile (its log has the row already)"),
+        ),
+        _ => q("storing an evening's change")(e),
     }
 }
 
@@ -273,6 +294,20 @@ macro_rules! tournament_methods {
             })
         }
 
+        fn tournament_log_after<'a>(
+            &'a self,
+            id: &'a str,
+            seq: i64,
+        ) -> StoreFuture<'a, Vec<$crate::TournamentLogRow>> {
+            Box::pin(async move {
+                let rows = Sql::tournament_log_after(id, seq)
+                    .fetch_all(&self.pool)
+                    .await
+                    .map_err(q("reading an evening's log"))?;
+                rows.iter().map($crate::tournament::log_row).collect()
+            })
+        }
+
         fn tournament_tokens<'a>(
             &'a self,
             id: &'a str,
@@ -306,6 +341,16 @@ macro_rules! tournament_methods {
                 }
                 const DOING: &str = "storing an evening's change";
                 let mut tx = self.writer.begin().await.map_err(q(DOING))?;
+                // The log rows first: a row another writer (another node) stored first
+                // is the conflict to report, before anything else the change brings
+                // (its tokens, its games) could clash with what that writer stored.
+                for chunk in c.log.chunks($crate::tournament::TOURNAMENT_ROWS) {
+                    Sql::insert_tournament_log(&c.tournament_id, chunk)
+                        .build()
+                        .execute(&mut *tx)
+                        .await
+                        .map_err($crate::tournament::log_clash(&c.tournament_id))?;
+                }
                 for chunk in c.games.chunks($crate::tournament::TOURNAMENT_ROWS) {
                     for g in chunk {
                         Sql::insert_game(g)
@@ -336,13 +381,6 @@ macro_rules! tournament_methods {
                             "game {id} has begun (or is not the evening's to abort)"
                         )));
                     }
-                }
-                for chunk in c.log.chunks($crate::tournament::TOURNAMENT_ROWS) {
-                    Sql::insert_tournament_log(&c.tournament_id, chunk)
-                        .build()
-                        .execute(&mut *tx)
-                        .await
-                        .map_err(q(DOING))?;
                 }
                 tx.commit().await.map_err(q(DOING))?;
                 self.after_commit().await;

@@ -27,6 +27,9 @@ pub struct Faults {
     pub marks: AtomicU32,
     /// Evenings' commits to fail without writing (issue 21).
     pub evening_fail: AtomicU32,
+    /// Milliseconds every evening's commit waits before it writes (another server's
+    /// change lands meanwhile: issue 22, two writers).
+    pub evening_stall_ms: AtomicU64,
 }
 
 pub struct FaultyStore {
@@ -190,6 +193,13 @@ impl Store for FaultyStore {
     ) -> StoreFuture<'a, Vec<flagfall_store::TournamentLogRow>> {
         self.inner.tournament_log(id)
     }
+    fn tournament_log_after<'a>(
+        &'a self,
+        id: &'a str,
+        seq: i64,
+    ) -> StoreFuture<'a, Vec<flagfall_store::TournamentLogRow>> {
+        self.inner.tournament_log_after(id, seq)
+    }
     fn tournament_tokens<'a>(
         &'a self,
         id: &'a str,
@@ -206,6 +216,10 @@ impl Store for FaultyStore {
         Box::pin(async move {
             if take(&self.faults.evening_fail) {
                 return Err(down("an evening's commit refused"));
+            }
+            let stall = self.faults.evening_stall_ms.load(Ordering::SeqCst);
+            if stall > 0 {
+                tokio::time::sleep(std::time::Duration::from_millis(stall)).await;
             }
             self.inner.tournament_commit(c).await
         })

@@ -551,7 +551,12 @@ impl Server {
 
     /// The server on a store whose faults the test injects ([`crate::faults`]).
     pub async fn start_faulty() -> (Server, std::sync::Arc<crate::faults::Faults>) {
-        let db = Db::new().await;
+        Server::start_faulty_on(Db::new().await).await
+    }
+
+    /// [`Server::start_faulty`] on an existing database (a second server beside one
+    /// already on it: two writers).
+    pub async fn start_faulty_on(db: Db) -> (Server, std::sync::Arc<crate::faults::Faults>) {
         let inner = flagfall_store::open(&db.url)
             .await
             .expect("the store opens");
@@ -579,6 +584,11 @@ impl Server {
             _db: db,
         };
         (srv, faults)
+    }
+
+    /// The URL of the server's database (for a second server on it).
+    pub fn db_url(&self) -> String {
+        self._db.url.clone()
     }
 
     pub fn take_running(mut self) -> flagfall_server::Running {

@@ -13,9 +13,12 @@
 //!   client's frame, a state, a ping, the state for `GET`), and the owner's side.
 //! - [`relay`]: the [`crate::bus::Bus`] over NATS: what a game's task publishes reaches
 //!   every node with sockets on the game.
+//! - [`evening`]: blitz evenings loaded on several nodes: a notice per stored change
+//!   (the other nodes read the log after their seq), and the games' disputes.
 //!
 //! Without `--nats` none of this runs: the server is one node, as before.
 
+pub mod evening;
 pub mod leases;
 pub mod relay;
 pub mod route;

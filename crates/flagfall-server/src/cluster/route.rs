@@ -17,7 +17,7 @@ use serde::{Deserialize, Serialize};
 use tokio::sync::oneshot;
 use tokio::time::Instant;
 
-use crate::game::{Act, Cmd, Reply};
+use crate::game::{Act, Cmd, Reply, RoundCmd};
 use crate::{ServerError, Shared};
 
 /// A request to a game's owner.
@@ -40,6 +40,9 @@ pub enum Req {
     Ping { game: String },
     /// The state object `GET /api/games/{id}` answers.
     Get { game: String },
+    /// The game's evening holds, releases or aborts it while a change of its round is
+    /// stored (`crate::evening::task`): answered [`Resp::Round`].
+    Round { game: String, cmd: RoundCmd },
 }
 
 impl Req {
@@ -48,7 +51,8 @@ impl Req {
             Req::Act { game, .. }
             | Req::State { game, .. }
             | Req::Ping { game }
-            | Req::Get { game } => game,
+            | Req::Get { game }
+            | Req::Round { game, .. } => game,
         }
     }
 }
@@ -67,6 +71,8 @@ pub enum Resp {
     Now(u64),
     /// The state object.
     Get(serde_json::Value),
+    /// Whether the game had begun when its evening's round command arrived.
+    Round(bool),
     /// This node does not serve the game (any more): look its lease up again.
     NotOwner,
     /// No such game.
@@ -211,5 +217,15 @@ async fn answer(shared: &Arc<Shared>, req: Req, received: Instant) -> Resp {
             },
             None => Resp::NotOwner,
         },
+        Req::Round { cmd, .. } => {
+            let (tx, rx) = oneshot::channel();
+            if h.tx.send(Cmd::Round(cmd, tx)).await.is_err() {
+                return Resp::NotOwner;
+            }
+            match rx.await {
+                Ok(begun) => Resp::Round(begun),
+                Err(_) => Resp::NotOwner,
+            }
+        }
     }
 }

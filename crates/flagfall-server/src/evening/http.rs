@@ -93,7 +93,7 @@ impl From<Refusal> for ApiError {
     fn from(r: Refusal) -> ApiError {
         match r {
             Refusal::Event(e) => event_error(e),
-            Refusal::Conflict(m) => refused(StatusCode::CONFLICT, m),
+            Refusal::Conflict(m) | Refusal::Raced(m) => refused(StatusCode::CONFLICT, m),
             Refusal::Failed(e) => ApiError::Failed(e),
         }
     }

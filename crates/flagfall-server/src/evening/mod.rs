@@ -201,6 +201,11 @@ impl Evenings {
         true
     }
 
+    /// The handle of evening `id` if it is loaded here (never loads it).
+    pub(crate) fn get(&self, id: &str) -> Option<EveningHandle> {
+        self.lock().get(id).cloned()
+    }
+
     /// How many evenings are loaded.
     pub fn loaded(&self) -> usize {
         self.lock().len()

@@ -13,6 +13,7 @@ use serde_json::json;
 use tokio::sync::{broadcast, mpsc, oneshot, watch};
 
 use super::{BoardReports, Confirm, LogRow, Play, Report, Settings, Snap, Who};
+use crate::cluster::evening::Notice;
 use crate::game::{Cmd as GameCmd, RoundCmd};
 use crate::{ServerError, Shared, now_unix_ms, random_hex, token_hash};
 
@@ -47,7 +48,7 @@ pub struct Live {
 }
 
 /// What a caller asks of the evening.
-#[derive(Debug)]
+#[derive(Debug, Clone)]
 pub enum Op {
     /// Changes made in order, all or none.
     Changes(Vec<Change>),
@@ -81,6 +82,9 @@ pub enum Refusal {
     Conflict(String),
     /// The store or the server failed (nothing was changed).
     Failed(ServerError),
+    /// Another writer (another node of a cluster) stored a change of the evening first,
+    /// and again when the change was tried once more on top of it.
+    Raced(String),
 }
 
 /// What a command did.
@@ -101,8 +105,12 @@ pub(crate) enum Cmd {
     /// A server game ended (the attempt: a result not taken is tried again).
     GameOver(String, u32),
     /// A server game began or stopped waiting for the director (what for, or `None`)
-    /// with its `n`th stored event.
-    Waiting(String, u64, Option<serde_json::Value>),
+    /// with its `n`th stored event; told by another node (`true`: not told on again).
+    Waiting(String, u64, Option<serde_json::Value>, bool),
+    /// Another node stored a change of the evening (its seq): read the log after ours.
+    CatchUp(i64),
+    /// Another node loaded the evening: tell it the games waiting for the director.
+    Hello,
 }
 
 impl EveningHandle {
@@ -148,7 +156,14 @@ impl EveningHandle {
         n: u64,
         dispute: Option<serde_json::Value>,
     ) {
-        let _ = self.tx.send(Cmd::Waiting(game_id, n, dispute)).await;
+        let _ = self.tx.send(Cmd::Waiting(game_id, n, dispute, false)).await;
+    }
+
+    /// Another node's telling (over NATS, [`crate::cluster::evening`]): sent to the task
+    /// without waiting; a full queue drops it (what queued commands catch up with before
+    /// they apply, or what the next telling says again).
+    pub(crate) fn remote(&self, cmd: Cmd) {
+        let _ = self.tx.try_send(cmd);
     }
 
     /// The state now.
@@ -205,32 +220,9 @@ pub async fn handle(shared: &Arc<Shared>, id: &str) -> Result<Option<EveningHand
     let mut reports: BTreeMap<(u32, u32), BoardReports> = BTreeMap::new();
     let log = shared.store.tournament_log(id).await?;
     for (i, r) in log.iter().enumerate() {
-        if r.seq != i as i64 + 1 {
-            return Err(corrupt(
-                "log",
-                &format!("row {} where {} was due", r.seq, i + 1),
-            ));
-        }
-        match serde_json::from_str::<LogRow>(&r.json).map_err(|e| corrupt("log", &e))? {
-            LogRow::Change(entry) => {
-                event
-                    .apply(entry.change, &Origin::new(entry.by, entry.at))
-                    .map_err(|e| corrupt(&format!("log row {}", r.seq), &e))?;
-            }
-            LogRow::Report(rep) => note_report(&event, &mut reports, &rep),
-            LogRow::Details { report, .. } => event.report = report,
-        }
+        replay_row(id, &mut event, &mut reports, i as i64, r)?;
     }
-    let mut tokens = HashMap::new();
-    for t in shared.store.tournament_tokens(id).await? {
-        let who = match (t.role.as_str(), t.player) {
-            ("director", _) => Who::Director,
-            ("deputy", _) => Who::Deputy,
-            ("player", Some(name)) => Who::Player(name),
-            (role, _) => return Err(corrupt("tokens", &format!("role {role:?}"))),
-        };
-        tokens.insert(t.token_hash, who);
-    }
+    let tokens = load_tokens(shared, id).await?;
     let snap = Snap {
         id: id.to_string(),
         event,
@@ -269,6 +261,58 @@ pub async fn handle(shared: &Arc<Shared>, id: &str) -> Result<Option<EveningHand
     };
     tokio::spawn(task.run(rx));
     Ok(Some(h))
+}
+
+/// Apply stored log row `r`, the one after row `seq`, to `event` and `reports` (as
+/// loading does, and catching up with another node's changes): what followed.
+fn replay_row(
+    id: &str,
+    event: &mut Event,
+    reports: &mut BTreeMap<(u32, u32), BoardReports>,
+    seq: i64,
+    r: &TournamentLogRow,
+) -> Result<Vec<Effect>, ServerError> {
+    let corrupt = |what: &str, e: &dyn std::fmt::Display| {
+        ServerError::Corrupt(format!("evening {id}: {what}: {e}"))
+    };
+    if r.seq != seq + 1 {
+        return Err(corrupt(
+            "log",
+            &format!("row {} where {} was due", r.seq, seq + 1),
+        ));
+    }
+    match serde_json::from_str::<LogRow>(&r.json).map_err(|e| corrupt("log", &e))? {
+        LogRow::Change(entry) => event
+            .apply(entry.change, &Origin::new(entry.by, entry.at))
+            .map_err(|e| corrupt(&format!("log row {}", r.seq), &e)),
+        LogRow::Report(rep) => {
+            note_report(event, reports, &rep);
+            Ok(Vec::new())
+        }
+        LogRow::Details { report, .. } => {
+            event.report = report;
+            Ok(vec![Effect::SettingChanged])
+        }
+    }
+}
+
+/// An evening's tokens from the store: hash to who.
+async fn load_tokens(shared: &Shared, id: &str) -> Result<HashMap<String, Who>, ServerError> {
+    let mut tokens = HashMap::new();
+    for t in shared.store.tournament_tokens(id).await? {
+        let who = match (t.role.as_str(), t.player) {
+            ("director", _) => Who::Director,
+            ("deputy", _) => Who::Deputy,
+            ("player", Some(name)) => Who::Player(name),
+            (role, _) => {
+                return Err(ServerError::Corrupt(format!(
+                    "evening {id}: tokens: role {role:?}"
+                )));
+            }
+        };
+        tokens.insert(t.token_hash, who);
+    }
+    Ok(tokens)
 }
 
 /// Record a report in `reports` (the board's White or Black by the reporter's name).
@@ -346,10 +390,17 @@ impl Work {
 
 impl Task {
     async fn run(mut self, mut rx: mpsc::Receiver<Cmd>) {
+        // What another node stored between this task's reading of the log and its
+        // joining the loaded evenings (whose notices it missed) is read now.
+        if let Err(e) = self.catch_up().await {
+            tracing::error!(evening = %self.state.id, error = %e, "cannot catch up on loading");
+        }
         // Games that ended while the evening was not loaded (or before the server
         // stopped) count now.
         self.reconcile().await;
         self.wake_waiting_games();
+        // The other nodes with the evening loaded tell this one their disputes.
+        crate::cluster::evening::publish(&self.shared, &self.state.id, Notice::Hello);
         let idle = self.shared.limits.evening_idle;
         let mut unloaded = false;
         loop {
@@ -373,7 +424,26 @@ impl Task {
                     let r = self.exec(op, origin).await;
                     let _ = reply.send(r);
                 }
-                Cmd::Waiting(id, n, dispute) => self.waiting(id, n, dispute),
+                Cmd::Waiting(id, n, dispute, remote) => self.waiting(id, n, dispute, remote),
+                Cmd::CatchUp(seq) => {
+                    if seq > self.state.seq
+                        && let Err(e) = self.catch_up().await
+                    {
+                        // The next change or notice tries again.
+                        tracing::error!(evening = %self.state.id, error = %e, "cannot catch up with another node's change");
+                    }
+                }
+                Cmd::Hello => {
+                    for (game, dispute) in &self.state.disputes {
+                        let n = self.waiting_at.get(game).copied().unwrap_or(0);
+                        let notice = Notice::Dispute {
+                            game: game.clone(),
+                            n,
+                            dispute: dispute.get("what").cloned(),
+                        };
+                        crate::cluster::evening::publish(&self.shared, &self.state.id, notice);
+                    }
+                }
                 Cmd::GameOver(id, attempt) => {
                     let origin = Origin::new(format!("game {id}"), now_unix_ms());
                     if let Err(e) = self.finished_games(std::slice::from_ref(&id), origin).await {
@@ -397,13 +467,22 @@ impl Task {
 
     /// Game `id` waits for the director (`dispute`) or no longer does: the evening's
     /// disputes change, and the live socket says so at once (`{"type":"dispute"}`).
-    fn waiting(&mut self, id: String, n: u64, dispute: Option<serde_json::Value>) {
+    fn waiting(&mut self, id: String, n: u64, dispute: Option<serde_json::Value>, remote: bool) {
         // An older telling that arrives late changes nothing.
         match self.waiting_at.get(&id) {
             Some(&seen) if seen > n => return,
             _ => {
                 self.waiting_at.insert(id.clone(), n);
             }
+        }
+        if !remote {
+            // The other nodes' consoles of the evening show it too.
+            let notice = Notice::Dispute {
+                game: id.clone(),
+                n,
+                dispute: dispute.clone(),
+            };
+            crate::cluster::evening::publish(&self.shared, &self.state.id, notice);
         }
         let mut snap = (*self.state).clone();
         let changed = match dispute {
@@ -481,7 +560,9 @@ impl Task {
         let shared = self.shared.clone();
         tokio::spawn(async move {
             for id in ids {
-                if let Err(e) = shared.handle(&id).await {
+                // In a cluster a game served by another node stays there (its
+                // disputes come from that node's evening).
+                if let Err(e) = shared.route(&id).await {
                     tracing::error!(game = %id, error = %e, "an evening's game not loaded");
                 }
             }
@@ -509,8 +590,17 @@ impl Task {
         }
     }
 
-    /// Take the results of those of `ids` whose stored games have ended.
+    /// Take the results of those of `ids` whose stored games have ended (once: another
+    /// node may have taken one already, or take it meanwhile).
     async fn finished_games(&mut self, ids: &[String], origin: Origin) -> Result<(), Refusal> {
+        self.catch_up().await.map_err(Refusal::Failed)?;
+        match self.finished_games_once(ids, origin.clone()).await {
+            Err(Refusal::Raced(_)) => self.finished_games_once(ids, origin).await,
+            r => r,
+        }
+    }
+
+    async fn finished_games_once(&mut self, ids: &[String], origin: Origin) -> Result<(), Refusal> {
         let mut results = Vec::new();
         for id in ids {
             let row = self
@@ -573,9 +663,19 @@ impl Task {
     /// Do `op`. The games of a round it deletes or re-pairs are held (no action on
     /// them) until it is stored or refused: then those it removed are aborted (in its
     /// transaction, and in their tasks), the others released.
+    ///
+    /// Another node may have changed the evening since this one last looked: it catches
+    /// up first, and when another node stores a change in the instant between, the op is
+    /// tried once more on top of it (refused then if it no longer applies).
     async fn exec(&mut self, op: Op, origin: Origin) -> Result<Done, Refusal> {
+        self.catch_up().await.map_err(Refusal::Failed)?;
         let mut held = Vec::new();
-        let r = self.exec_holding(op, origin, &mut held).await;
+        let mut r = self
+            .exec_holding(op.clone(), origin.clone(), &mut held)
+            .await;
+        if matches!(r, Err(Refusal::Raced(_))) {
+            r = self.exec_holding(op, origin, &mut held).await;
+        }
         let aborted = r.as_ref().map(|(_, a)| a.clone()).unwrap_or_default();
         for id in &held {
             let c = if aborted.contains(id) {
@@ -724,17 +824,44 @@ impl Task {
         self.commit(w).await.map(|done| (done, aborted))
     }
 
-    /// Tell server game `id` of its round ([`RoundCmd`]); whether it has begun.
+    /// Tell server game `id` of its round ([`RoundCmd`]); whether it has begun. In a
+    /// cluster the game may be served by another node: asked over NATS.
     async fn round_cmd(&self, id: &str, c: RoundCmd) -> Result<bool, Refusal> {
-        let Some(h) = self.shared.handle(id).await.map_err(Refusal::Failed)? else {
-            return Ok(false);
-        };
-        let (tx, rx) = oneshot::channel();
-        if h.tx.send(GameCmd::Round(c, tx)).await.is_err() {
-            // The task ended (unloaded): nothing to hold; the store says the rest.
-            return Ok(false);
+        use crate::cluster::route::{Req, Resp, ask};
+        // A game that moves between the look-up and the request is looked up again.
+        for _ in 0..3 {
+            let node = match self.shared.route(id).await.map_err(Refusal::Failed)? {
+                None => return Ok(false),
+                Some(crate::Route::Remote { node, .. }) => node,
+                Some(crate::Route::Local(h)) => {
+                    let (tx, rx) = oneshot::channel();
+                    if h.tx.send(GameCmd::Round(c, tx)).await.is_err() {
+                        // The task ended (unloaded): nothing to hold; the store says
+                        // the rest.
+                        return Ok(false);
+                    }
+                    return Ok(rx.await.unwrap_or(false));
+                }
+            };
+            let req = Req::Round {
+                game: id.to_string(),
+                cmd: c,
+            };
+            match ask(&self.shared, &node, &req).await {
+                Ok(Resp::Round(begun)) => return Ok(begun),
+                Ok(Resp::NotOwner) => continue,
+                Ok(Resp::NotFound) => return Ok(false),
+                Ok(other) => {
+                    return Err(Refusal::Failed(ServerError::Nats(format!(
+                        "game {id}'s server {node} answered {other:?} to its round's {c:?}"
+                    ))));
+                }
+                Err(e) => return Err(Refusal::Failed(ServerError::Nats(e.to_string()))),
+            }
         }
-        Ok(rx.await.unwrap_or(false))
+        Err(Refusal::Failed(ServerError::Nats(format!(
+            "game {id} moved between servers while its round changed: try again"
+        ))))
     }
 
     /// A player's report: refused unless it is their board of the latest round and its
@@ -992,7 +1119,18 @@ impl Task {
         };
         match self.shared.store.tournament_commit(&c).await {
             Ok(()) => {}
-            Err(flagfall_store::StoreError::Conflict(m)) => return Err(Refusal::Conflict(m)),
+            Err(flagfall_store::StoreError::Conflict(m)) => {
+                // Another node took the next seq first (or a game of the round began):
+                // with its rows applied, the caller may try again on top of them.
+                return match self.catch_up().await {
+                    Ok(0) => Err(Refusal::Conflict(m)),
+                    Ok(_) => Err(Refusal::Raced(format!(
+                        "the evening was changed on another server at the same time; \
+                         look at it again and retry ({m})"
+                    ))),
+                    Err(e) => Err(Refusal::Failed(e)),
+                };
+            }
             Err(e) => {
                 tracing::error!(evening = %w.snap.id, error = %e, "an evening's change not stored");
                 return Err(Refusal::Failed(e.into()));
@@ -1008,8 +1146,56 @@ impl Task {
         self.snap_tx.send_replace(snap.clone());
         if !c.log.is_empty() {
             self.publish(&snap, &c.log, &w.done.effects);
+            let notice = Notice::Seq { seq: snap.seq };
+            crate::cluster::evening::publish(&self.shared, &snap.id, notice);
         }
         Ok(w.done)
+    }
+
+    /// Apply the log rows other writers (the other nodes of a cluster, or another
+    /// server on the same database) stored after this task's seq, as loading does, and
+    /// publish them to the live sockets as this task's own changes are: every node's
+    /// consoles see every change. How many rows were applied. A row that does not apply
+    /// leaves the state as it was (an error: the log is damaged).
+    async fn catch_up(&mut self) -> Result<usize, ServerError> {
+        let id = self.state.id.clone();
+        let rows = self
+            .shared
+            .store
+            .tournament_log_after(&id, self.state.seq)
+            .await?;
+        if rows.is_empty() {
+            return Ok(0);
+        }
+        let mut snap = (*self.state).clone();
+        let mut effects = Vec::new();
+        for r in &rows {
+            effects.extend(replay_row(
+                &id,
+                &mut snap.event,
+                &mut snap.reports,
+                snap.seq,
+                r,
+            )?);
+            snap.seq = r.seq;
+        }
+        // New players' and deputies' tokens came with those rows (one transaction).
+        snap.tokens = load_tokens(&self.shared, &id).await?;
+        // A game whose result is in waits for no one.
+        let settled: Vec<String> = snap
+            .disputes
+            .keys()
+            .filter(|g| !matches!(locate(&snap.event, g), Some((.., true))))
+            .cloned()
+            .collect();
+        for g in settled {
+            snap.disputes.remove(&g);
+        }
+        let snap = Arc::new(snap);
+        self.state = snap.clone();
+        self.snap_tx.send_replace(snap.clone());
+        self.publish(&snap, &rows, &effects);
+        Ok(rows.len())
     }
 }
 

@@ -1,0 +1,727 @@
+//! What the cluster tests stand on: a throwaway PostgreSQL database, the test's own
+//! nats-server (restartable on its port), a TCP proxy per node between it and PostgreSQL
+//! that the test can cut, and the built `flagfall serve` as three cluster nodes.
+//!
+//! Every prerequisite missing is a failure with a message naming it, never a skip.
+
+use std::io::{BufRead, BufReader};
+use std::net::SocketAddr;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use tokio::io::AsyncReadExt;
+use tokio::net::{TcpListener, TcpStream};
+use tokio::time::Instant;
+
+use crate::client::http;
+
+/// The lease every node is started with (the design's default).
+pub const LEASE_MS: u64 = 3_000;
+
+/// The PostgreSQL server the tests make their databases on.
+pub fn postgres_base() -> String {
+    match std::env::var("FLAGFALL_TEST_POSTGRES") {
+        Ok(url) if !url.is_empty() => url,
+        _ => "postgres://postgres@127.0.0.1:5432/test".to_string(),
+    }
+}
+
+/// The parts of a `postgres://` URL the tests need.
+struct PgUrl {
+    /// `user[:password]@`, or empty.
+    userinfo: String,
+    host: String,
+    port: u16,
+    /// `?...`, or empty.
+    query: String,
+}
+
+fn parse_pg_url(url: &str) -> PgUrl {
+    let rest = url
+        .strip_prefix("postgres://")
+        .or_else(|| url.strip_prefix("postgresql://"))
+        .unwrap_or_else(|| panic!("FLAGFALL_TEST_POSTGRES={url}: expected a postgres:// URL"));
+    let (authority, path) = match rest.find('/') {
+        Some(i) => (&rest[..i], &rest[i..]),
+        None => (rest, ""),
+    };
+    let query = path
+        .find('?')
+        .map(|i| path[i..].to_string())
+        .unwrap_or_default();
+    let (userinfo, hostport) = match authority.rfind('@') {
+        Some(i) => (format!("{}@", &authority[..i]), &authority[i + 1..]),
+        None => (String::new(), authority),
+    };
+    let (host, port) = match hostport.rsplit_once(':') {
+        Some((h, p)) if !h.is_empty() && !h.starts_with('[') => (
+            h.to_string(),
+            p.parse().unwrap_or_else(|_| {
+                panic!("FLAGFALL_TEST_POSTGRES={url}: the port {p:?} is not a number")
+            }),
+        ),
+        _ if hostport.starts_with('[') => {
+            panic!("FLAGFALL_TEST_POSTGRES={url}: name the server by a host name or IPv4 address")
+        }
+        _ => (hostport.to_string(), 5432),
+    };
+    if host.is_empty() {
+        panic!("FLAGFALL_TEST_POSTGRES={url}: the URL names no host (the proxy needs TCP)");
+    }
+    PgUrl {
+        userinfo,
+        host,
+        port,
+        query,
+    }
+}
+
+static DB_COUNTER: AtomicU32 = AtomicU32::new(0);
+
+/// A fresh database on the test server (`fft_cluster_<pid>_<n>`), dropped when this is.
+pub struct PgDb {
+    pub name: String,
+    base: String,
+    parts: PgUrl,
+}
+
+impl PgDb {
+    pub async fn create() -> PgDb {
+        let base = postgres_base();
+        let parts = parse_pg_url(&base);
+        let name = format!(
+            "fft_cluster_{}_{}",
+            std::process::id(),
+            DB_COUNTER.fetch_add(1, Ordering::Relaxed)
+        );
+        let admin = sqlx::PgPool::connect(&base).await.unwrap_or_else(|e| {
+            panic!(
+                "the cluster tests need PostgreSQL (FLAGFALL_TEST_POSTGRES, default \
+                 postgres://postgres@127.0.0.1:5432/test; scripts/test-cluster starts one): \
+                 cannot connect to {base}: {e}"
+            )
+        });
+        sqlx::query(&format!("DROP DATABASE IF EXISTS {name} WITH (FORCE)"))
+            .execute(&admin)
+            .await
+            .expect("drop an old test database");
+        sqlx::query(&format!("CREATE DATABASE {name}"))
+            .execute(&admin)
+            .await
+            .expect("create a test database");
+        admin.close().await;
+        PgDb { name, base, parts }
+    }
+
+    /// Where PostgreSQL itself listens (the proxies' upstream).
+    pub fn upstream(&self) -> SocketAddr {
+        use std::net::ToSocketAddrs;
+        (self.parts.host.as_str(), self.parts.port)
+            .to_socket_addrs()
+            .ok()
+            .and_then(|mut a| a.next())
+            .unwrap_or_else(|| {
+                panic!(
+                    "cannot resolve the PostgreSQL server {}:{}",
+                    self.parts.host, self.parts.port
+                )
+            })
+    }
+
+    /// The database's URL through a proxy on loopback port `port`.
+    pub fn url_via(&self, port: u16) -> String {
+        format!(
+            "postgres://{}127.0.0.1:{port}/{}{}",
+            self.parts.userinfo, self.name, self.parts.query
+        )
+    }
+}
+
+impl Drop for PgDb {
+    fn drop(&mut self) {
+        // Drop is not async: a thread with a runtime of its own (also while panicking).
+        let base = self.base.clone();
+        let name = self.name.clone();
+        let done = std::thread::spawn(move || {
+            let Ok(rt) = tokio::runtime::Builder::new_current_thread()
+                .enable_all()
+                .build()
+            else {
+                return;
+            };
+            rt.block_on(async {
+                if let Ok(admin) = sqlx::PgPool::connect(&base).await {
+                    let _ = sqlx::query(&format!("DROP DATABASE IF EXISTS {name} WITH (FORCE)"))
+                        .execute(&admin)
+                        .await;
+                    admin.close().await;
+                }
+            });
+        });
+        let _ = done.join();
+    }
+}
+
+/// A free loopback port (free when asked: the usual small race).
+pub fn free_port() -> u16 {
+    std::net::TcpListener::bind("127.0.0.1:0")
+        .and_then(|l| l.local_addr())
+        .expect("a free port")
+        .port()
+}
+
+/// A process's standard error, kept line by line (without colour codes) for the report
+/// of a failure.
+#[derive(Clone, Default)]
+pub struct Log(Arc<Mutex<Vec<String>>>);
+
+impl Log {
+    /// Read `from` on a thread of its own; `on_line` sees every line first.
+    fn follow(
+        &self,
+        from: impl std::io::Read + Send + 'static,
+        mut on_line: impl FnMut(&str) + Send + 'static,
+    ) {
+        let lines = self.0.clone();
+        std::thread::spawn(move || {
+            for line in BufReader::new(from).lines() {
+                let Ok(line) = line else { break };
+                let line = strip_ansi(&line);
+                on_line(&line);
+                lines.lock().unwrap_or_else(|e| e.into_inner()).push(line);
+            }
+        });
+    }
+
+    pub fn lines(&self) -> Vec<String> {
+        self.0.lock().unwrap_or_else(|e| e.into_inner()).clone()
+    }
+
+    /// The last `n` lines, each prefixed with `who`.
+    pub fn tail(&self, who: &str, n: usize) -> String {
+        let lines = self.lines();
+        let from = lines.len().saturating_sub(n);
+        lines[from..]
+            .iter()
+            .map(|l| format!("[{who}] {l}\n"))
+            .collect()
+    }
+
+    /// The lines that contain any of `words` (a failure report's interesting part).
+    pub fn grep(&self, who: &str, words: &[&str]) -> String {
+        self.lines()
+            .iter()
+            .filter(|l| words.iter().any(|w| l.contains(w)))
+            .map(|l| format!("[{who}] {l}\n"))
+            .collect()
+    }
+}
+
+fn strip_ansi(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    let mut chars = s.chars().peekable();
+    while let Some(c) = chars.next() {
+        if c == '\u{1b}' {
+            if chars.peek() == Some(&'[') {
+                chars.next();
+                for c in chars.by_ref() {
+                    if c.is_ascii_alphabetic() {
+                        break;
+                    }
+                }
+            }
+        } else {
+            out.push(c);
+        }
+    }
+    out
+}
+
+/// The nats-server binary: Debian's (/usr/sbin), else one on PATH; a failure otherwise.
+pub fn nats_binary() -> PathBuf {
+    let debian = Path::new("/usr/sbin/nats-server");
+    if debian.is_file() {
+        return debian.to_path_buf();
+    }
+    if let Some(path) = std::env::var_os("PATH") {
+        for dir in std::env::split_paths(&path) {
+            let candidate = dir.join("nats-server");
+            if candidate.is_file() {
+                return candidate;
+            }
+        }
+    }
+    panic!(
+        "the cluster tests need nats-server (Debian's package nats-server; scripts/test-cluster \
+         installs it): not at /usr/sbin/nats-server nor on PATH"
+    )
+}
+
+/// The test's own nats-server on a loopback port (core NATS: no JetStream).
+pub struct Nats {
+    pub port: u16,
+    bin: PathBuf,
+    child: Option<Child>,
+    pub log: Log,
+}
+
+impl Nats {
+    pub async fn start() -> Nats {
+        let mut n = Nats {
+            port: free_port(),
+            bin: nats_binary(),
+            child: None,
+            log: Log::default(),
+        };
+        n.launch().await;
+        n
+    }
+
+    pub fn url(&self) -> String {
+        format!("nats://127.0.0.1:{}", self.port)
+    }
+
+    async fn launch(&mut self) {
+        let mut child = Command::new(&self.bin)
+            .args(["-a", "127.0.0.1", "-p", &self.port.to_string()])
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap_or_else(|e| panic!("cannot start {}: {e}", self.bin.display()));
+        if let Some(err) = child.stderr.take() {
+            self.log.follow(err, |_| {});
+        }
+        self.child = Some(child);
+        // Up when it greets a client with its INFO line.
+        let deadline = Instant::now() + Duration::from_secs(15);
+        loop {
+            if let Some(c) = self.child.as_mut()
+                && let Ok(Some(status)) = c.try_wait()
+            {
+                panic!(
+                    "nats-server on port {} exited at start ({status}):\n{}",
+                    self.port,
+                    self.log.tail("nats", 30)
+                );
+            }
+            if let Ok(mut s) = TcpStream::connect(("127.0.0.1", self.port)).await {
+                let mut buf = [0u8; 4];
+                let read = tokio::time::timeout(Duration::from_secs(2), s.read_exact(&mut buf));
+                if matches!(read.await, Ok(Ok(_))) && &buf == b"INFO" {
+                    return;
+                }
+            }
+            assert!(
+                Instant::now() < deadline,
+                "nats-server did not come up on port {}:\n{}",
+                self.port,
+                self.log.tail("nats", 30)
+            );
+            tokio::time::sleep(Duration::from_millis(50)).await;
+        }
+    }
+
+    /// SIGKILL, and wait for it to be gone.
+    pub fn kill(&mut self) {
+        if let Some(mut c) = self.child.take() {
+            let _ = c.kill();
+            let _ = c.wait();
+        }
+    }
+
+    /// Start it again on the same port.
+    pub async fn restart(&mut self) {
+        self.kill();
+        self.launch().await;
+    }
+}
+
+impl Drop for Nats {
+    fn drop(&mut self) {
+        self.kill();
+    }
+}
+
+/// A TCP proxy on a loopback port to `upstream` (PostgreSQL) that the test can cut:
+/// [`Proxy::cut`] drops every connection through it and refuses new ones (accepted and
+/// closed at once) until [`Proxy::restore`].
+pub struct Proxy {
+    pub port: u16,
+    cut: Arc<AtomicBool>,
+    generation: tokio::sync::watch::Sender<u64>,
+    task: tokio::task::JoinHandle<()>,
+}
+
+impl Proxy {
+    pub async fn start(upstream: SocketAddr) -> Proxy {
+        let listener = TcpListener::bind("127.0.0.1:0")
+            .await
+            .expect("the proxy listens");
+        let port = listener.local_addr().expect("the proxy's address").port();
+        let cut = Arc::new(AtomicBool::new(false));
+        let (generation, _) = tokio::sync::watch::channel(0u64);
+        let task = {
+            let cut = cut.clone();
+            let generation = generation.clone();
+            tokio::spawn(async move {
+                loop {
+                    let Ok((mut client, _)) = listener.accept().await else {
+                        continue;
+                    };
+                    if cut.load(Ordering::SeqCst) {
+                        // Refused: closed before a byte.
+                        drop(client);
+                        continue;
+                    }
+                    let mut cut_now = generation.subscribe();
+                    tokio::spawn(async move {
+                        let Ok(mut server) = TcpStream::connect(upstream).await else {
+                            return;
+                        };
+                        // Cut: both sockets dropped (closed) when the generation moves.
+                        tokio::select! {
+                            _ = tokio::io::copy_bidirectional(&mut client, &mut server) => {}
+                            _ = cut_now.changed() => {}
+                        }
+                    });
+                }
+            })
+        };
+        Proxy {
+            port,
+            cut,
+            generation,
+            task,
+        }
+    }
+
+    /// Drop every connection and refuse new ones.
+    pub fn cut(&self) {
+        self.cut.store(true, Ordering::SeqCst);
+        self.generation.send_modify(|g| *g += 1);
+    }
+
+    /// Let connections through again.
+    pub fn restore(&self) {
+        self.cut.store(false, Ordering::SeqCst);
+    }
+}
+
+impl Drop for Proxy {
+    fn drop(&mut self) {
+        self.generation.send_modify(|g| *g += 1);
+        self.task.abort();
+    }
+}
+
+/// Which nodes a client may use: their addresses, and whether the test lets clients
+/// connect there (a load balancer's health check: a node killed, paused or cut off is
+/// marked unusable by the test).
+pub struct Directory {
+    pub addrs: Vec<SocketAddr>,
+    pub names: Vec<String>,
+    usable: Vec<AtomicBool>,
+}
+
+impl Directory {
+    pub fn usable(&self, i: usize) -> bool {
+        self.usable[i].load(Ordering::SeqCst)
+    }
+
+    pub fn set_usable(&self, i: usize, yes: bool) {
+        self.usable[i].store(yes, Ordering::SeqCst);
+    }
+
+    /// A usable node: `i` itself if it is, else the next one that is.
+    pub fn pick_from(&self, i: usize) -> Option<usize> {
+        (0..self.addrs.len())
+            .map(|k| (i + k) % self.addrs.len())
+            .find(|&k| self.usable(k))
+    }
+
+    pub fn index_of(&self, name: &str) -> Option<usize> {
+        self.names.iter().position(|n| n == name)
+    }
+}
+
+/// One `flagfall serve` cluster node (a child process), its log and its proxy.
+pub struct Node {
+    pub name: String,
+    pub addr: SocketAddr,
+    child: Child,
+    pub log: Log,
+    pub proxy: Proxy,
+    paused: bool,
+}
+
+impl Node {
+    pub async fn start(name: &str, nats: &Nats, db: &PgDb) -> Node {
+        let proxy = Proxy::start(db.upstream()).await;
+        let log = Log::default();
+        let mut child = Command::new(env!("CARGO_BIN_EXE_flagfall"))
+            .args([
+                "serve",
+                "--node",
+                name,
+                "--nats",
+                &nats.url(),
+                "--database",
+                &db.url_via(proxy.port),
+                "--lease-ms",
+                &LEASE_MS.to_string(),
+                "--listen",
+                "127.0.0.1:0",
+                "--socket-rate",
+                "0",
+            ])
+            .env("NO_COLOR", "1")
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("start flagfall serve");
+        let (tx, rx) = std::sync::mpsc::channel::<SocketAddr>();
+        if let Some(err) = child.stderr.take() {
+            log.follow(err, move |line| {
+                if line.contains("flagfall serve listening")
+                    && let Some(addr) = field(line, "addr").and_then(|a| a.parse().ok())
+                {
+                    let _ = tx.send(addr);
+                }
+            });
+        }
+        let deadline = Instant::now() + Duration::from_secs(30);
+        let addr = loop {
+            if let Ok(addr) = rx.try_recv() {
+                break addr;
+            }
+            if let Ok(Some(status)) = child.try_wait() {
+                panic!(
+                    "flagfall serve --node {name} exited at start ({status}):\n{}",
+                    log.tail(name, 40)
+                );
+            }
+            assert!(
+                Instant::now() < deadline,
+                "flagfall serve --node {name} did not say where it listens within 30 s:\n{}",
+                log.tail(name, 40)
+            );
+            tokio::time::sleep(Duration::from_millis(50)).await;
+        };
+        Node {
+            name: name.to_string(),
+            addr,
+            child,
+            log,
+            proxy,
+            paused: false,
+        }
+    }
+
+    pub fn pid(&self) -> i32 {
+        self.child.id() as i32
+    }
+
+    /// SIGKILL, and wait for the process to be gone.
+    pub fn kill9(&mut self) {
+        self.child.kill().expect("kill -9");
+        self.child.wait().expect("reaped");
+    }
+
+    pub fn alive(&mut self) -> bool {
+        matches!(self.child.try_wait(), Ok(None))
+    }
+
+    fn signal(&self, sig: i32, what: &str) {
+        // SAFETY: kill(2) on our own child's pid.
+        let r = unsafe { libc::kill(self.pid(), sig) };
+        assert_eq!(
+            r,
+            0,
+            "{what} {}: {}",
+            self.name,
+            std::io::Error::last_os_error()
+        );
+    }
+
+    /// SIGSTOP: the process is frozen (its sockets still accept into the kernel's
+    /// buffers).
+    pub fn pause(&mut self) {
+        self.signal(libc::SIGSTOP, "SIGSTOP");
+        self.paused = true;
+    }
+
+    /// SIGCONT.
+    pub fn resume(&mut self) {
+        self.signal(libc::SIGCONT, "SIGCONT");
+        self.paused = false;
+    }
+
+    /// `GET /healthz`'s status, or `None` without an answer within `wait`.
+    pub async fn health(&self, wait: Duration) -> Option<u16> {
+        http(self.addr, "GET", "/healthz", "", wait)
+            .await
+            .ok()
+            .map(|(s, _)| s)
+    }
+
+    /// `/metrics` as text.
+    pub async fn metrics(&self) -> String {
+        let (status, body) = http(self.addr, "GET", "/metrics", "", Duration::from_secs(10))
+            .await
+            .unwrap_or_else(|e| panic!("GET /metrics on {}: {e}", self.name));
+        assert_eq!(status, 200, "GET /metrics on {}: {body}", self.name);
+        body
+    }
+
+    /// A metric's value (summed over its labels), `None` when the node has no such
+    /// metric.
+    pub async fn metric(&self, name: &str) -> Option<f64> {
+        metric_value(&self.metrics().await, name)
+    }
+}
+
+impl Drop for Node {
+    fn drop(&mut self) {
+        if let Ok(None) = self.child.try_wait() {
+            let _ = self.child.kill();
+            let _ = self.child.wait();
+        }
+    }
+}
+
+/// `name=value` in a log line (tracing's fmt output).
+fn field<'a>(line: &'a str, name: &str) -> Option<&'a str> {
+    let key = format!("{name}=");
+    let at = line.find(&key)? + key.len();
+    line[at..].split_whitespace().next()
+}
+
+/// A metric's value in Prometheus' text format, summed over its label sets.
+pub fn metric_value(text: &str, name: &str) -> Option<f64> {
+    let mut found = None;
+    for line in text.lines().filter(|l| !l.starts_with('#')) {
+        let Some((key, value)) = line.rsplit_once(' ') else {
+            continue;
+        };
+        let metric = key.split('{').next().unwrap_or(key);
+        if metric == name
+            && let Ok(v) = value.trim().parse::<f64>()
+        {
+            found = Some(found.unwrap_or(0.0) + v);
+        }
+    }
+    found
+}
+
+/// PostgreSQL, NATS and three nodes (`n1`, `n2`, `n3`). Dropped while a test panics, it
+/// prints the end of every node's log.
+pub struct Cluster {
+    pub nodes: Vec<Node>,
+    pub nats: Nats,
+    pub dir: Arc<Directory>,
+    /// Dropped last: after the nodes are gone.
+    _db: PgDb,
+}
+
+impl Cluster {
+    pub async fn start() -> Cluster {
+        let db = PgDb::create().await;
+        let nats = Nats::start().await;
+        let mut nodes = Vec::new();
+        for name in ["n1", "n2", "n3"] {
+            nodes.push(Node::start(name, &nats, &db).await);
+        }
+        let dir = Arc::new(Directory {
+            addrs: nodes.iter().map(|n| n.addr).collect(),
+            names: nodes.iter().map(|n| n.name.clone()).collect(),
+            usable: nodes.iter().map(|_| AtomicBool::new(true)).collect(),
+        });
+        let c = Cluster {
+            nodes,
+            nats,
+            dir,
+            _db: db,
+        };
+        // Every node healthy (its database and NATS reached) before a test begins.
+        for n in &c.nodes {
+            c.wait_health(n, 200, Duration::from_secs(15)).await;
+        }
+        c
+    }
+
+    /// Poll `node`'s /healthz until it answers `want` (any other answer, or none within
+    /// a second, is "not yet"); a failure after `within`.
+    pub async fn wait_health(&self, node: &Node, want: u16, within: Duration) {
+        let deadline = Instant::now() + within;
+        let mut last = None;
+        while Instant::now() < deadline {
+            last = node.health(Duration::from_secs(1)).await;
+            if last == Some(want) {
+                return;
+            }
+            tokio::time::sleep(Duration::from_millis(200)).await;
+        }
+        panic!(
+            "{}'s /healthz did not answer {want} within {within:?} (last: {last:?})",
+            node.name
+        );
+    }
+
+    /// Print every node's metrics of the cluster (for the report).
+    pub async fn print_metrics(&self, skip: &[usize]) {
+        for (i, n) in self.nodes.iter().enumerate() {
+            if skip.contains(&i) {
+                continue;
+            }
+            let text = n.metrics().await;
+            let line: Vec<String> = [
+                "flagfall_cluster_owned_games",
+                "flagfall_cluster_routed_total",
+                "flagfall_cluster_routed_in_total",
+                "flagfall_cluster_lease_renewals_total",
+                "flagfall_cluster_takeovers_total",
+                "flagfall_cluster_fenced_writes_total",
+                "flagfall_cluster_dropped_games_total",
+            ]
+            .iter()
+            .map(|m| {
+                let short = m.trim_start_matches("flagfall_cluster_");
+                match metric_value(&text, m) {
+                    Some(v) => format!("{short}={v}"),
+                    None => format!("{short}=absent"),
+                }
+            })
+            .collect();
+            eprintln!("metrics of {}: {}", n.name, line.join(" "));
+        }
+    }
+}
+
+impl Drop for Cluster {
+    fn drop(&mut self) {
+        let show = std::thread::panicking() || std::env::var_os("FLAGFALL_CLUSTER_LOGS").is_some();
+        if show {
+            let lines = std::env::var("FLAGFALL_CLUSTER_LOG_LINES")
+                .ok()
+                .and_then(|n| n.parse().ok())
+                .unwrap_or(80);
+            for n in &mut self.nodes {
+                if n.paused {
+                    // A stopped process still dies of SIGKILL; resume it for its log.
+                    let _ = unsafe { libc::kill(n.pid(), libc::SIGCONT) };
+                }
+            }
+            for n in &self.nodes {
+                eprintln!("---- the last {lines} lines of {}'s log ----", n.name);
+                eprint!("{}", n.log.tail(&n.name, lines));
+            }
+            eprintln!("---- nats-server ----");
+            eprint!("{}", self.nats.log.tail("nats", 20));
+        }
+    }
+}
