@@ -213,3 +213,44 @@ pub(crate) fn node_subject(node: &str) -> String {
 pub(crate) fn game_subject(game: &str) -> String {
     format!("flagfall.game.{game}")
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn config(node: &str, nats: &str, lease_ms: u64) -> ClusterConfig {
+        ClusterConfig {
+            nats: nats.into(),
+            node: node.into(),
+            lease: Duration::from_millis(lease_ms),
+        }
+    }
+
+    #[test]
+    fn bad_settings_are_named() {
+        assert!(
+            config("node-1_a", "nats://127.0.0.1:4222", 3000)
+                .check()
+                .is_ok()
+        );
+        let err = |c: ClusterConfig| c.check().expect_err("refused");
+        assert!(err(config("", "nats://h:1", 3000)).contains("--node"));
+        // A dot or a wildcard would change the node's NATS subject.
+        for bad in ["a.b", "a*", "a>", "a b", "é"] {
+            assert!(
+                err(config(bad, "nats://h:1", 3000)).contains("is not allowed"),
+                "{bad}"
+            );
+        }
+        assert!(err(config(&"x".repeat(65), "nats://h:1", 3000)).contains("1 to 64"));
+        assert!(err(config("n", "nats://h:1", 999)).contains("--lease-ms"));
+        assert!(err(config("n", "nats://h:1", 60_001)).contains("--lease-ms"));
+        assert!(err(config("n", "http://h:1", 3000)).contains("--nats"));
+    }
+
+    #[test]
+    fn subjects_name_the_node_and_the_game() {
+        assert_eq!(node_subject("n1"), "flagfall.node.n1");
+        assert_eq!(game_subject("ab12"), "flagfall.game.ab12");
+    }
+}
