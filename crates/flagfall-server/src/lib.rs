@@ -242,9 +242,9 @@ impl Shared {
         if let Some(h) = self.lock().get(id).filter(|h| !h.tx.is_closed()) {
             return Ok(Some(h.clone()));
         }
-        if self.store.game(id).await?.is_none() {
+        let Some(row) = self.store.game(id).await? else {
             return Ok(None);
-        }
+        };
         match self
             .store
             .lease_claim(id, &cluster.node, cluster.lease_ms())
@@ -257,7 +257,16 @@ impl Shared {
                     .owned_games
                     .set(cluster.owned_count() as i64);
                 match self.load(id, Some(epoch)).await {
-                    Ok(h) => Ok(h),
+                    Ok(h) => {
+                        // A live game already begun, claimed on demand: taken over from
+                        // a node whose lease expired (or from none), as the scan does.
+                        if row.status == Status::Live
+                            && h.as_ref().is_some_and(|h| h.view.borrow().started)
+                        {
+                            self.metrics.cluster.takeovers.inc();
+                        }
+                        Ok(h)
+                    }
                     Err(e) => {
                         cluster.forget(id, epoch);
                         let _ = self.store.lease_release(id, &cluster.node, epoch).await;

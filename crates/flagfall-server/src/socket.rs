@@ -467,6 +467,21 @@ async fn drain_until_close(stream: &mut futures_util::stream::SplitStream<WebSoc
     }
 }
 
+/// What a frame is answered with on its socket.
+enum Answer {
+    /// Nothing of its own (an unanswered ping).
+    None,
+    /// This text.
+    Text(String),
+    /// The action was stored as event `n`: its answer is the event, on the bus.
+    Stored(u64),
+}
+
+/// How long a socket on a game served elsewhere waits for the event of an action the
+/// owner stored before it asks the owner for it again (a message lost between nodes:
+/// the action's `id` sent again is answered with its event, not stored twice).
+const STORED_EVENT_WAIT: Duration = Duration::from_millis(1500);
+
 /// The answer to one admitted text frame, if it has one of its own (a stored action's
 /// answer is its event, on the bus); [`Gone::Moved`] when this node stopped serving the
 /// game the socket is bound to.
@@ -478,11 +493,11 @@ async fn answer(
     rtt_ms: Option<u64>,
     received: Instant,
     body: &str,
-) -> Result<Option<String>, Gone> {
+) -> Result<Answer, Gone> {
     match parse_frame(body) {
         Err(e) => {
             s.metrics.frame_errors.inc();
-            Ok(Some(
+            Ok(Answer::Text(
                 ServerMsg::Error {
                     id: e.id.clone(),
                     message: e.to_string(),
@@ -491,7 +506,7 @@ async fn answer(
             ))
         }
         Ok(ClientFrame::Ping(n)) => match now(s, id, t).await {
-            Ok(now) => Ok(Some(
+            Ok(now) => Ok(Answer::Text(
                 ServerMsg::Pong {
                     ping: n,
                     server_now: now,
@@ -500,7 +515,7 @@ async fn answer(
             )),
             Err(Gone::Moved) => Err(Gone::Moved),
             // No clock to answer with: the ping goes unanswered, as on a lost network.
-            Err(Gone::Unavailable(_)) => Ok(None),
+            Err(Gone::Unavailable(_)) => Ok(Answer::None),
         },
         Ok(ClientFrame::Action {
             id: cid,
@@ -509,7 +524,7 @@ async fn answer(
         }) => {
             if role == Role::Spectator {
                 s.metrics.refused.inc();
-                return Ok(Some(
+                return Ok(Answer::Text(
                     ServerMsg::Refused {
                         id: cid,
                         reason: "spectators cannot act on a game (uscf-2020 13)".into(),
@@ -527,12 +542,12 @@ async fn answer(
                 received,
             };
             match act(s, id, t, role, body, make).await {
-                Ok(Reply::Stored(_)) => Ok(None),
-                Ok(Reply::Direct(text)) => Ok(Some(text)),
+                Ok(Reply::Stored(n)) => Ok(Answer::Stored(n)),
+                Ok(Reply::Direct(text)) => Ok(Answer::Text(text)),
                 Ok(Reply::Moved) | Err(Gone::Moved) => Err(Gone::Moved),
-                Err(Gone::Unavailable(message)) => {
-                    Ok(Some(ServerMsg::Error { id: cid, message }.to_text()))
-                }
+                Err(Gone::Unavailable(message)) => Ok(Answer::Text(
+                    ServerMsg::Error { id: cid, message }.to_text(),
+                )),
             }
         }
     }
@@ -563,6 +578,7 @@ pub async fn run(s: Arc<Shared>, id: String, role: Role, route: crate::Route, so
         Ok(st) => st,
         Err(Gone::Moved) => {
             let _ = sink.send(close(MOVED_CODE, crate::game::MOVED)).await;
+            drain_until_close(&mut stream).await;
             return;
         }
         Err(Gone::Unavailable(_)) => {
@@ -576,6 +592,9 @@ pub async fn run(s: Arc<Shared>, id: String, role: Role, route: crate::Route, so
         return;
     }
     let mut pings = Pings::default();
+    // An action routed to another node and stored there whose event has not come yet:
+    // its number, until when to wait, its frame.
+    let mut awaited: Option<(u64, Instant, String)> = None;
     let mut ping = tokio::time::interval(PING_EVERY);
     let mut limit = RateLimit::new(&s, &id, role);
     loop {
@@ -631,11 +650,21 @@ pub async fn run(s: Arc<Shared>, id: String, role: Role, route: crate::Route, so
                     }
                 }
                 let answer = match answer(&s, &id, &mut t, role, pings.rtt_ms(), received, body.as_str()).await {
-                    Ok(a) => a,
+                    Ok(Answer::Text(text)) => Some(text),
+                    Ok(Answer::None) => None,
+                    Ok(Answer::Stored(n)) => {
+                        // Routed to another node: its event comes over NATS, which may
+                        // lose it; past a moment without it, ask the owner again.
+                        if matches!(t, Target::Remote(_)) && n > last_n {
+                            awaited = Some((n, Instant::now() + STORED_EVENT_WAIT, body.to_string()));
+                        }
+                        None
+                    }
                     Err(_) => {
                         // This node no longer serves the game: the client reconnects
                         // (through the load balancer) to the node that does.
                         let _ = timed(&mut sink, close(MOVED_CODE, crate::game::MOVED)).await;
+                        drain_until_close(&mut stream).await;
                         break;
                     }
                 };
@@ -645,12 +674,44 @@ pub async fn run(s: Arc<Shared>, id: String, role: Role, route: crate::Route, so
                     break;
                 }
             }
+            _ = sleep_until_opt(awaited.as_ref().map(|a| a.1)) => {
+                let Some((n, _, frame)) = awaited.take() else { continue };
+                if last_n >= n {
+                    continue;
+                }
+                // The same frame again: a retried id, answered with its event (or, with
+                // no id, a state).
+                let again = if parse_frame(&frame).is_ok_and(|f| matches!(f, ClientFrame::Action { id: Some(_), .. })) {
+                    answer(&s, &id, &mut t, role, pings.rtt_ms(), Instant::now(), &frame).await
+                } else {
+                    Ok(Answer::None)
+                };
+                let msg = match again {
+                    // The event again, carrying the whole state's update: what came
+                    // before it is covered, and the bus's copy, if late, is skipped.
+                    Ok(Answer::Text(text)) => {
+                        last_n = last_n.max(n);
+                        Message::Text(Utf8Bytes::from(text))
+                    }
+                    _ => match state_now(&s, &id, &mut t, role).await {
+                        Ok((n, state)) => {
+                            last_n = n;
+                            state
+                        }
+                        Err(_) => continue,
+                    },
+                };
+                if timed(&mut sink, msg).await.is_err() {
+                    break;
+                }
+            }
             d = sub.next() => {
                 match d {
                     None => break,
                     Some(Delivery::Msg(m)) if m.moved => {
                         if matches!(t, Target::Local(_)) {
                             let _ = timed(&mut sink, close(MOVED_CODE, crate::game::MOVED)).await;
+                            drain_until_close(&mut stream).await;
                             break;
                         }
                     }
@@ -666,6 +727,7 @@ pub async fn run(s: Arc<Shared>, id: String, role: Role, route: crate::Route, so
                             }
                             Err(Gone::Moved) => {
                                 let _ = timed(&mut sink, close(MOVED_CODE, crate::game::MOVED)).await;
+                                drain_until_close(&mut stream).await;
                                 break;
                             }
                             Err(Gone::Unavailable(_)) => {}
@@ -708,4 +770,12 @@ pub async fn run(s: Arc<Shared>, id: String, role: Role, route: crate::Route, so
         }
     }
     let _ = tokio::time::timeout(WRITE_TIMEOUT, sink.close()).await;
+}
+
+/// Sleep until `at`, or forever.
+async fn sleep_until_opt(at: Option<Instant>) {
+    match at {
+        Some(at) => tokio::time::sleep_until(at).await,
+        None => std::future::pending().await,
+    }
 }
