@@ -684,6 +684,7 @@ impl Cluster {
                 "flagfall_cluster_routed_total",
                 "flagfall_cluster_routed_in_total",
                 "flagfall_cluster_lease_renewals_total",
+                "flagfall_cluster_lease_renewal_failures_total",
                 "flagfall_cluster_takeovers_total",
                 "flagfall_cluster_fenced_writes_total",
                 "flagfall_cluster_dropped_games_total",
@@ -719,9 +720,44 @@ impl Drop for Cluster {
             for n in &self.nodes {
                 eprintln!("---- the last {lines} lines of {}'s log ----", n.name);
                 eprint!("{}", n.log.tail(&n.name, lines));
+                let cluster_metrics: String = blocking_get(n.addr, "/metrics")
+                    .lines()
+                    .filter(|l| l.starts_with("flagfall_cluster_"))
+                    .map(|l| format!("{l}; "))
+                    .collect();
+                let cluster_metrics = if cluster_metrics.is_empty() {
+                    blocking_get(n.addr, "/metrics").chars().take(120).collect()
+                } else {
+                    cluster_metrics
+                };
+                eprintln!("[{}] metrics: {cluster_metrics}", n.name);
             }
             eprintln!("---- nats-server ----");
             eprint!("{}", self.nats.log.tail("nats", 20));
         }
+    }
+}
+
+/// A GET without the async runtime (for a failure's report in `Drop`): the body, or
+/// why there is none.
+fn blocking_get(addr: SocketAddr, path: &str) -> String {
+    use std::io::{Read, Write};
+    let get = || -> std::io::Result<String> {
+        let mut s = std::net::TcpStream::connect_timeout(&addr, Duration::from_secs(1))?;
+        s.set_read_timeout(Some(Duration::from_secs(2)))?;
+        write!(
+            s,
+            "GET {path} HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\n\r\n"
+        )?;
+        let mut raw = String::new();
+        s.read_to_string(&mut raw)?;
+        Ok(raw)
+    };
+    match get() {
+        Ok(raw) => raw
+            .split_once("\r\n\r\n")
+            .map(|(_, b)| b.to_string())
+            .unwrap_or(raw),
+        Err(e) => format!("no answer: {e}"),
     }
 }

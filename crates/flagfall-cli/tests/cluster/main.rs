@@ -84,6 +84,7 @@ async fn owner_killed_mid_game_the_game_goes_on_on_another_node() {
     let sent = white.send_now(&p8).await;
     c.nodes[o].kill9();
     let killed = Instant::now();
+    eprintln!("{} {owner} killed", utc_now());
     dir.set_usable(o, false);
     let ev = white.complete(&p8, sent).await;
     check_ack(8, &ev);
@@ -365,6 +366,22 @@ async fn owner_cut_off_from_postgres_the_game_goes_on_elsewhere() {
     c.wait_health(&c.nodes[o], 200, Duration::from_secs(20))
         .await;
     eprintln!("{owner} healthy again {:?} later", restored.elapsed());
+    // Its lease renewals (every lease/3) go through again.
+    let renewals = || async {
+        c.nodes[o]
+            .metric("flagfall_cluster_lease_renewals_total")
+            .await
+            .unwrap_or_else(|| panic!("{owner} has no flagfall_cluster_lease_renewals_total"))
+    };
+    let before = renewals().await;
+    let deadline = Instant::now() + Duration::from_secs(10);
+    while renewals().await <= before {
+        assert!(
+            Instant::now() < deadline,
+            "{owner} renewed no lease within 10 s of its database coming back ({before} renewals in all)"
+        );
+        tokio::time::sleep(Duration::from_millis(200)).await;
+    }
     dir.set_usable(o, true);
 
     // It serves again: a new socket there gets the game as it stands, and White plays

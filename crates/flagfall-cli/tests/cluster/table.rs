@@ -97,6 +97,22 @@ pub async fn wait_owner(
     }
 }
 
+/// The time of day (UTC, to the millisecond), as the nodes' logs print it.
+pub fn utc_now() -> String {
+    let ms = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.as_millis())
+        .unwrap_or(0);
+    let day_ms = ms % 86_400_000;
+    format!(
+        "{:02}:{:02}:{:02}.{:03}",
+        day_ms / 3_600_000,
+        day_ms / 60_000 % 60,
+        day_ms / 1000 % 60,
+        day_ms % 1000
+    )
+}
+
 /// A player or the spectator: a socket on some node, moved to another node when the
 /// test marks its node unusable or the node closes it or goes silent.
 pub struct Seat {
@@ -113,7 +129,6 @@ pub struct Seat {
     pub departures: Vec<(usize, String)>,
     pub errors: u32,
     pub reconnects: u32,
-    started: Instant,
 }
 
 impl Seat {
@@ -135,13 +150,11 @@ impl Seat {
             departures: Vec::new(),
             errors: 0,
             reconnects: 0,
-            started: Instant::now(),
         }
     }
 
     fn note(&mut self, what: String) {
-        let t = self.started.elapsed().as_secs_f64();
-        self.history.push(format!("{t:.2}s {what}"));
+        self.history.push(format!("{} {what}", utc_now()));
     }
 
     /// The node this client is connected to.
@@ -266,19 +279,36 @@ impl Seat {
                 continue;
             }
             let attempt_deadline = Instant::now() + ATTEMPT_WITHIN;
+            // A diagnosis for a silence: a ping after 5 s. The server reads a socket's
+            // frames in order, so no pong means the action's answer is stuck in the
+            // socket; a pong means the action was dropped.
+            let ping_at = Instant::now() + Duration::from_secs(5);
+            let mut ping: Option<&str> = None;
             let outcome = loop {
                 if !self.dir.usable(i) {
                     break Err("the node is marked unusable".to_string());
                 }
+                if ping.is_none() && Instant::now() > ping_at {
+                    ping = Some(match ws.send(&json!({"ping": 4242})).await {
+                        Ok(()) => "a ping sent after 5 s was not answered either",
+                        Err(_) => "a ping after 5 s could not be sent",
+                    });
+                }
                 match ws.recv(Duration::from_millis(500)).await {
                     Incoming::Msg(m) if m["id"] == id && m["type"] != "state" => break Ok(m),
+                    Incoming::Msg(m) if m["type"] == "pong" && m["ping"] == 4242 => {
+                        ping = Some("a ping sent after 5 s was answered");
+                    }
                     Incoming::Msg(_) => {}
                     Incoming::Closed(code, reason) => {
                         break Err(format!("closed {code} {reason:?} waiting for {id}"));
                     }
                     Incoming::Silent => {
                         if Instant::now() > attempt_deadline {
-                            break Err(format!("no answer to {id} within {ATTEMPT_WITHIN:?}"));
+                            break Err(format!(
+                                "no answer to {id} within {ATTEMPT_WITHIN:?} ({})",
+                                ping.unwrap_or("no ping sent")
+                            ));
                         }
                     }
                 }
