@@ -129,6 +129,9 @@ pub struct Seat {
     pub departures: Vec<(usize, String)>,
     pub errors: u32,
     pub reconnects: u32,
+    /// Which connection this is (one more at each connect): an action sent on one
+    /// connection is not sent on the next.
+    serial: u64,
 }
 
 impl Seat {
@@ -150,6 +153,7 @@ impl Seat {
             departures: Vec::new(),
             errors: 0,
             reconnects: 0,
+            serial: 0,
         }
     }
 
@@ -209,6 +213,7 @@ impl Seat {
                     let n = ws.view["n"].clone();
                     self.note(format!("connected to {} (state n={n})", self.dir.names[i]));
                     self.conn = Some((i, ws));
+                    self.serial += 1;
                 }
                 Err(e) => {
                     self.note(format!("connect to {} failed: {e}", self.dir.names[i]));
@@ -255,10 +260,13 @@ impl Seat {
         self.complete(action, false).await
     }
 
-    /// The answer to `action` (already sent on the current socket if `sent`): on an
+    /// The answer to `action` (already sent on the current socket if `sent`; sent again
+    /// on any new connection): on an
     /// `error`, a close, a silence or a node marked unusable, the same `id` again
     /// (reconnecting first when needed) until an `event` answers it.
-    pub async fn complete(&mut self, action: &Value, mut sent: bool) -> Value {
+    pub async fn complete(&mut self, action: &Value, sent: bool) -> Value {
+        // The connection the action went out on.
+        let mut sent_on = sent.then_some(self.serial);
         let id = action["id"].clone();
         assert!(id.is_string(), "an action with an id: {action}");
         let deadline = Instant::now() + ACT_WITHIN;
@@ -274,9 +282,12 @@ impl Seat {
                 continue;
             };
             let i = *i;
-            if !sent && let Err(e) = ws.send(action).await {
-                self.drop_conn(format!("send failed: {e}"));
-                continue;
+            if sent_on != Some(self.serial) {
+                if let Err(e) = ws.send(action).await {
+                    self.drop_conn(format!("send failed: {e}"));
+                    continue;
+                }
+                sent_on = Some(self.serial);
             }
             let attempt_deadline = Instant::now() + ATTEMPT_WITHIN;
             // A diagnosis for a silence: a ping after 5 s. The server reads a socket's
@@ -299,6 +310,12 @@ impl Seat {
                     Incoming::Msg(m) if m["type"] == "pong" && m["ping"] == 4242 => {
                         ping = Some("a ping sent after 5 s was answered");
                     }
+                    Incoming::Msg(m) if m["type"] == "error" || m["type"] == "refused" => {
+                        // Not the answer (another id, or none): noted for the report.
+                        let name = self.dir.names[i].clone();
+                        self.history
+                            .push(format!("{} {name} sent, waiting for {id}: {m}", utc_now()));
+                    }
                     Incoming::Msg(_) => {}
                     Incoming::Closed(code, reason) => {
                         break Err(format!("closed {code} {reason:?} waiting for {id}"));
@@ -318,17 +335,14 @@ impl Seat {
                 Ok(m) if m["type"] == "error" => {
                     self.errors += 1;
                     self.note(format!("{id} answered error: {}", m["message"]));
-                    sent = false;
+                    sent_on = None;
                     tokio::time::sleep(Duration::from_millis(250)).await;
                 }
                 Ok(m) => panic!(
                     "{}: {id} answered {m}; history: {:#?}",
                     self.role, self.history
                 ),
-                Err(why) => {
-                    self.drop_conn(why);
-                    sent = false;
-                }
+                Err(why) => self.drop_conn(why),
             }
         }
     }
