@@ -56,9 +56,9 @@ fn follow(mut spectator: Seat) -> tokio::task::JoinHandle<Seat> {
 }
 
 /// A game created through node `via` and its owner (the node `GET /api/games/{id}`
-/// names, and its index). The tests create theirs through different nodes: the owner
-/// (likely the creating node) is White's node in one, Black's in another, the
-/// spectator's in a third.
+/// names, and its index). The tests create theirs through different nodes; which node
+/// owns the game is the cluster's choice (new games are spread), and every test works
+/// whichever it is.
 async fn game_and_owner(c: &Cluster, via: usize) -> (Game, String, usize) {
     let g = create_game(c.dir.addrs[via]).await;
     let owner = wait_owner(&c.dir, &g.id, |_| true, Duration::from_secs(10)).await;
@@ -263,6 +263,7 @@ async fn zombie_owner_resumed_after_its_lease_commits_nothing() {
     check_final(&dir, &g.id, &mut [&mut white, &mut black, &mut spectator]).await;
     for s in [&white, &black, &spectator] {
         s.report();
+        s.assert_kept_sockets_except(o);
     }
     c.print_metrics(&[]).await;
 }
@@ -409,6 +410,7 @@ async fn owner_cut_off_from_postgres_the_game_goes_on_elsewhere() {
     check_final(&dir, &g.id, &mut [&mut white, &mut black, &mut spectator]).await;
     for s in [&white, &black, &spectator] {
         s.report();
+        s.assert_kept_sockets_except(o);
     }
     c.print_metrics(&[]).await;
 }
