@@ -336,19 +336,40 @@ async fn nats_restarted_during_play_loses_and_doubles_nothing() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 #[ignore = "needs PostgreSQL and nats-server: scripts/test-cluster runs it"]
 async fn owner_cut_off_from_postgres_the_game_goes_on_elsewhere() {
+    owner_partitioned_from_postgres(false, 2).await;
+}
+
+/// (d') The same with a partition rather than a cut: the proxy lets nothing through
+/// but keeps every connection open (the owner's queries hang, a transaction it began
+/// may be left open holding its locks), and delivers what it held once restored (a
+/// renewal or a commit sent during the partition reaches the database late).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+#[ignore = "needs PostgreSQL and nats-server: scripts/test-cluster runs it"]
+async fn owner_partitioned_from_postgres_the_game_goes_on_elsewhere() {
+    owner_partitioned_from_postgres(true, 1).await;
+}
+
+/// (d) and (d'): the owner's proxy cut (or blackholed) for 8 s, the game created
+/// through node `via`.
+async fn owner_partitioned_from_postgres(blackhole: bool, via: usize) {
     let c = Cluster::start().await;
     let dir = c.dir.clone();
-    let (g, owner, o) = game_and_owner(&c, 2).await;
+    let (g, owner, o) = game_and_owner(&c, via).await;
     let (mut white, mut black, spectator) = seats(&c, &g).await;
     let spectator = follow(spectator);
     play(&mut white, &mut black, 0, 6, Duration::from_millis(100)).await;
 
-    c.nodes[o].proxy.cut();
+    if blackhole {
+        c.nodes[o].proxy.blackhole();
+    } else {
+        c.nodes[o].proxy.cut();
+    }
+    let how = if blackhole { "partitioned" } else { "cut off" };
     let cut = Instant::now();
     dir.set_usable(o, false);
     let new_owner = wait_owner(&dir, &g.id, |n| n != owner, Duration::from_secs(20)).await;
     eprintln!(
-        "{owner} cut off from PostgreSQL; {new_owner} named the owner {:?} later",
+        "{owner} {how} from PostgreSQL; {new_owner} named the owner {:?} later",
         cut.elapsed()
     );
     // The cut node says it is unwell (503, or no answer within a second).
@@ -364,7 +385,7 @@ async fn owner_cut_off_from_postgres_the_game_goes_on_elsewhere() {
         );
         tokio::time::sleep(Duration::from_millis(200)).await;
     };
-    eprintln!("{owner}'s /healthz while cut off: {unwell:?}");
+    eprintln!("{owner}'s /healthz while {how}: {unwell:?}");
     play(&mut white, &mut black, 6, 14, Duration::from_millis(100)).await;
     // Longer than its lease: about 8 s in all.
     tokio::time::sleep_until(cut + Duration::from_secs(8)).await;
