@@ -3,7 +3,8 @@
 //! and the test's own nats-server. White plays on n1, Black on n2, a spectator watches
 //! on n3: Morphy's Opera game, every move with an `id`, while the test kills the
 //! owning node (SIGKILL), pauses it past its lease (SIGSTOP: the zombie), restarts NATS,
-//! or cuts the owner off from PostgreSQL. Clients do what a browser behind a load
+//! or cuts the owner off from PostgreSQL (connections dropped, or a partition: nothing
+//! gets through, connections hang). Clients do what a browser behind a load
 //! balancer does: on a close, a silence or a node taken out of service they reconnect
 //! to a node in service and send the same `id` again. Every test ends with the same
 //! check: the stored script is the 33 plies, each once, in order, and nothing else; it
