@@ -105,6 +105,30 @@ async fn owner_killed_mid_game_the_game_goes_on_on_another_node() {
         failover < Duration::from_secs(20),
         "failover took {failover:?}"
     );
+    // A retried id is recognised on any node: ply 8 again, through a live node White is
+    // not on, is answered with the event it made, and stored no second time (the final
+    // check counts).
+    let elsewhere = (0..dir.addrs.len())
+        .find(|&i| dir.usable(i) && Some(i) != white.node())
+        .expect("another live node");
+    let mut again = Ws::connect(
+        dir.addrs[elsewhere],
+        &g.id,
+        Some(&g.white),
+        Duration::from_secs(10),
+    )
+    .await
+    .unwrap_or_else(|e| panic!("White's second socket on {}: {e}", dir.names[elsewhere]));
+    again.send(&ply(8)).await.expect("send ply 8 again");
+    let answer = loop {
+        match again.recv(Duration::from_secs(10)).await {
+            Incoming::Msg(m) if m["id"] == "p8" => break m,
+            Incoming::Msg(_) => {}
+            other => panic!("ply 8 sent again on {}: {other:?}", dir.names[elsewhere]),
+        }
+    };
+    assert_eq!(answer["type"], "event", "ply 8 again: {answer}");
+    check_ack(8, &answer);
 
     play(&mut white, &mut black, 10, OPERA.len(), Duration::ZERO).await;
     let mut spectator = spectator.await.expect("the spectator follows the game");
@@ -260,6 +284,9 @@ async fn zombie_owner_resumed_after_its_lease_commits_nothing() {
 
     // Play goes on to the end on the live nodes; the script has neither zombie action.
     play(&mut white, &mut black, 10, OPERA.len(), Duration::ZERO).await;
+    // The resumed node is a healthy node again (it serves other games).
+    c.wait_health(&c.nodes[o], 200, Duration::from_secs(15))
+        .await;
     let mut spectator = spectator.await.expect("the spectator follows the game");
     check_final(&dir, &g.id, &mut [&mut white, &mut black, &mut spectator]).await;
     for s in [&white, &black, &spectator] {
