@@ -438,15 +438,15 @@ pub fn check_ack(i: usize, ev: &Value) {
 }
 
 /// Play plies `from..to`, each acknowledged (the other player reads meanwhile), with
-/// `pause` before each; the time of each acknowledgement.
+/// `pause` before each; each acknowledgement's time and event.
 pub async fn play(
     white: &mut Seat,
     black: &mut Seat,
     from: usize,
     to: usize,
     pause: Duration,
-) -> Vec<Instant> {
-    let mut times = Vec::new();
+) -> Vec<(Instant, Value)> {
+    let mut acks = Vec::new();
     for i in from..to {
         tokio::time::sleep(pause).await;
         let (side, other) = if i.is_multiple_of(2) {
@@ -456,10 +456,10 @@ pub async fn play(
         };
         let ev = side.act(&ply(i)).await;
         check_ack(i, &ev);
-        times.push(Instant::now());
+        acks.push((Instant::now(), ev));
         other.drain().await;
     }
-    times
+    acks
 }
 
 /// The first usable node.
