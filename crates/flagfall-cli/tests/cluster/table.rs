@@ -498,6 +498,15 @@ pub async fn check_final(dir: &Directory, game: &str, seats: &mut [&mut Seat]) {
     );
     for (i, e) in events.iter().enumerate() {
         assert_eq!(e["move"], OPERA[i], "event {}:\n{script}", i + 1);
+        // The game clock never runs backwards, across a takeover either.
+        if i > 0 {
+            assert!(
+                e["at"].as_i64() >= events[i - 1]["at"].as_i64(),
+                "event {} is stamped before event {}:\n{script}",
+                i + 1,
+                i
+            );
+        }
         let by = if i.is_multiple_of(2) {
             "white"
         } else {
