@@ -346,14 +346,50 @@ impl Drop for Nats {
     }
 }
 
-/// A TCP proxy on a loopback port to `upstream` (PostgreSQL) that the test can cut:
-/// [`Proxy::cut`] drops every connection through it and refuses new ones (accepted and
-/// closed at once) until [`Proxy::restore`].
+/// What a [`Proxy`] does with its connections.
+#[derive(Clone, Copy, Default)]
+struct ProxyState {
+    /// Bumped by every cut: the connections of before are dropped.
+    generation: u64,
+    /// New connections are closed at once.
+    refuse: bool,
+    /// Nothing goes through (both ways, new connections included): the bytes wait in
+    /// the proxy, as packets a lost route drops would be sent again by TCP, until the
+    /// route is back.
+    blackhole: bool,
+}
+
+/// A TCP proxy on a loopback port to `upstream` (PostgreSQL) that the test controls:
+/// [`Proxy::cut`] drops every connection through it and refuses new ones;
+/// [`Proxy::blackhole`] lets nothing through but keeps every connection open (a network
+/// partition: the node's queries hang); [`Proxy::restore`] ends either.
 pub struct Proxy {
     pub port: u16,
-    cut: Arc<AtomicBool>,
-    generation: tokio::sync::watch::Sender<u64>,
+    state: Arc<tokio::sync::watch::Sender<ProxyState>>,
     task: tokio::task::JoinHandle<()>,
+}
+
+/// Copy `from` to `to`, holding what is read while the proxy is blackholed.
+async fn pump(
+    mut from: tokio::net::tcp::OwnedReadHalf,
+    mut to: tokio::net::tcp::OwnedWriteHalf,
+    mut state: tokio::sync::watch::Receiver<ProxyState>,
+) {
+    use tokio::io::AsyncWriteExt;
+    let mut buf = vec![0u8; 16 * 1024];
+    loop {
+        let n = from.read(&mut buf).await.unwrap_or(0);
+        // Held while blackholed (the end of the stream too).
+        while state.borrow_and_update().blackhole {
+            if state.changed().await.is_err() {
+                return;
+            }
+        }
+        if n == 0 || to.write_all(&buf[..n]).await.is_err() {
+            break;
+        }
+    }
+    let _ = to.shutdown().await;
 }
 
 impl Proxy {
@@ -362,58 +398,86 @@ impl Proxy {
             .await
             .expect("the proxy listens");
         let port = listener.local_addr().expect("the proxy's address").port();
-        let cut = Arc::new(AtomicBool::new(false));
-        let (generation, _) = tokio::sync::watch::channel(0u64);
+        let state = Arc::new(tokio::sync::watch::Sender::new(ProxyState::default()));
         let task = {
-            let cut = cut.clone();
-            let generation = generation.clone();
+            let state = state.clone();
             tokio::spawn(async move {
                 loop {
-                    let Ok((mut client, _)) = listener.accept().await else {
+                    let Ok((client, _)) = listener.accept().await else {
                         continue;
                     };
-                    if cut.load(Ordering::SeqCst) {
+                    let mut watch = state.subscribe();
+                    let at_accept = *watch.borrow_and_update();
+                    if at_accept.refuse {
                         // Refused: closed before a byte.
                         drop(client);
                         continue;
                     }
-                    let mut cut_now = generation.subscribe();
                     tokio::spawn(async move {
-                        let Ok(mut server) = TcpStream::connect(upstream).await else {
+                        // Connected upstream only once the route is there.
+                        while watch.borrow_and_update().blackhole {
+                            if watch.changed().await.is_err() {
+                                return;
+                            }
+                        }
+                        let generation = watch.borrow().generation;
+                        if generation != at_accept.generation {
+                            return;
+                        }
+                        let Ok(server) = TcpStream::connect(upstream).await else {
                             return;
                         };
+                        let (cr, cw) = client.into_split();
+                        let (sr, sw) = server.into_split();
+                        let up = pump(cr, sw, watch.clone());
+                        let down = pump(sr, cw, watch.clone());
                         // Cut: both sockets dropped (closed) when the generation moves.
+                        let cut = async {
+                            while watch.borrow_and_update().generation == generation {
+                                if watch.changed().await.is_err() {
+                                    return;
+                                }
+                            }
+                        };
                         tokio::select! {
-                            _ = tokio::io::copy_bidirectional(&mut client, &mut server) => {}
-                            _ = cut_now.changed() => {}
+                            _ = async { tokio::join!(up, down) } => {}
+                            _ = cut => {}
                         }
                     });
                 }
             })
         };
-        Proxy {
-            port,
-            cut,
-            generation,
-            task,
-        }
+        Proxy { port, state, task }
     }
 
     /// Drop every connection and refuse new ones.
     pub fn cut(&self) {
-        self.cut.store(true, Ordering::SeqCst);
-        self.generation.send_modify(|g| *g += 1);
+        self.state.send_modify(|s| {
+            s.generation += 1;
+            s.refuse = true;
+        });
     }
 
-    /// Let connections through again.
+    /// Let nothing through, keeping every connection open.
+    pub fn blackhole(&self) {
+        self.state.send_modify(|s| s.blackhole = true);
+    }
+
+    /// Let connections through again (what a blackhole held goes on its way).
     pub fn restore(&self) {
-        self.cut.store(false, Ordering::SeqCst);
+        self.state.send_modify(|s| {
+            s.refuse = false;
+            s.blackhole = false;
+        });
     }
 }
 
 impl Drop for Proxy {
     fn drop(&mut self) {
-        self.generation.send_modify(|g| *g += 1);
+        self.state.send_modify(|s| {
+            s.generation += 1;
+            s.blackhole = false;
+        });
         self.task.abort();
     }
 }
@@ -684,6 +748,7 @@ impl Cluster {
                 "flagfall_cluster_routed_total",
                 "flagfall_cluster_routed_in_total",
                 "flagfall_cluster_lease_renewals_total",
+                "flagfall_cluster_lease_renewal_failures_total",
                 "flagfall_cluster_takeovers_total",
                 "flagfall_cluster_fenced_writes_total",
                 "flagfall_cluster_dropped_games_total",
@@ -719,9 +784,44 @@ impl Drop for Cluster {
             for n in &self.nodes {
                 eprintln!("---- the last {lines} lines of {}'s log ----", n.name);
                 eprint!("{}", n.log.tail(&n.name, lines));
+                let cluster_metrics: String = blocking_get(n.addr, "/metrics")
+                    .lines()
+                    .filter(|l| l.starts_with("flagfall_cluster_"))
+                    .map(|l| format!("{l}; "))
+                    .collect();
+                let cluster_metrics = if cluster_metrics.is_empty() {
+                    blocking_get(n.addr, "/metrics").chars().take(120).collect()
+                } else {
+                    cluster_metrics
+                };
+                eprintln!("[{}] metrics: {cluster_metrics}", n.name);
             }
             eprintln!("---- nats-server ----");
             eprint!("{}", self.nats.log.tail("nats", 20));
         }
+    }
+}
+
+/// A GET without the async runtime (for a failure's report in `Drop`): the body, or
+/// why there is none.
+fn blocking_get(addr: SocketAddr, path: &str) -> String {
+    use std::io::{Read, Write};
+    let get = || -> std::io::Result<String> {
+        let mut s = std::net::TcpStream::connect_timeout(&addr, Duration::from_secs(1))?;
+        s.set_read_timeout(Some(Duration::from_secs(2)))?;
+        write!(
+            s,
+            "GET {path} HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\n\r\n"
+        )?;
+        let mut raw = String::new();
+        s.read_to_string(&mut raw)?;
+        Ok(raw)
+    };
+    match get() {
+        Ok(raw) => raw
+            .split_once("\r\n\r\n")
+            .map(|(_, b)| b.to_string())
+            .unwrap_or(raw),
+        Err(e) => format!("no answer: {e}"),
     }
 }

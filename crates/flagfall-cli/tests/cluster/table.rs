@@ -97,6 +97,22 @@ pub async fn wait_owner(
     }
 }
 
+/// The time of day (UTC, to the millisecond), as the nodes' logs print it.
+pub fn utc_now() -> String {
+    let ms = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.as_millis())
+        .unwrap_or(0);
+    let day_ms = ms % 86_400_000;
+    format!(
+        "{:02}:{:02}:{:02}.{:03}",
+        day_ms / 3_600_000,
+        day_ms / 60_000 % 60,
+        day_ms / 1000 % 60,
+        day_ms % 1000
+    )
+}
+
 /// A player or the spectator: a socket on some node, moved to another node when the
 /// test marks its node unusable or the node closes it or goes silent.
 pub struct Seat {
@@ -113,7 +129,9 @@ pub struct Seat {
     pub departures: Vec<(usize, String)>,
     pub errors: u32,
     pub reconnects: u32,
-    started: Instant,
+    /// Which connection this is (one more at each connect): an action sent on one
+    /// connection is not sent on the next.
+    serial: u64,
 }
 
 impl Seat {
@@ -135,13 +153,12 @@ impl Seat {
             departures: Vec::new(),
             errors: 0,
             reconnects: 0,
-            started: Instant::now(),
+            serial: 0,
         }
     }
 
     fn note(&mut self, what: String) {
-        let t = self.started.elapsed().as_secs_f64();
-        self.history.push(format!("{t:.2}s {what}"));
+        self.history.push(format!("{} {what}", utc_now()));
     }
 
     /// The node this client is connected to.
@@ -196,6 +213,7 @@ impl Seat {
                     let n = ws.view["n"].clone();
                     self.note(format!("connected to {} (state n={n})", self.dir.names[i]));
                     self.conn = Some((i, ws));
+                    self.serial += 1;
                 }
                 Err(e) => {
                     self.note(format!("connect to {} failed: {e}", self.dir.names[i]));
@@ -242,10 +260,13 @@ impl Seat {
         self.complete(action, false).await
     }
 
-    /// The answer to `action` (already sent on the current socket if `sent`): on an
+    /// The answer to `action` (already sent on the current socket if `sent`; sent again
+    /// on any new connection): on an
     /// `error`, a close, a silence or a node marked unusable, the same `id` again
     /// (reconnecting first when needed) until an `event` answers it.
-    pub async fn complete(&mut self, action: &Value, mut sent: bool) -> Value {
+    pub async fn complete(&mut self, action: &Value, sent: bool) -> Value {
+        // The connection the action went out on.
+        let mut sent_on = sent.then_some(self.serial);
         let id = action["id"].clone();
         assert!(id.is_string(), "an action with an id: {action}");
         let deadline = Instant::now() + ACT_WITHIN;
@@ -261,24 +282,50 @@ impl Seat {
                 continue;
             };
             let i = *i;
-            if !sent && let Err(e) = ws.send(action).await {
-                self.drop_conn(format!("send failed: {e}"));
-                continue;
+            if sent_on != Some(self.serial) {
+                if let Err(e) = ws.send(action).await {
+                    self.drop_conn(format!("send failed: {e}"));
+                    continue;
+                }
+                sent_on = Some(self.serial);
             }
             let attempt_deadline = Instant::now() + ATTEMPT_WITHIN;
+            // A diagnosis for a silence: a ping after 5 s. The server reads a socket's
+            // frames in order, so no pong means the action's answer is stuck in the
+            // socket; a pong means the action was dropped.
+            let ping_at = Instant::now() + Duration::from_secs(5);
+            let mut ping: Option<&str> = None;
             let outcome = loop {
                 if !self.dir.usable(i) {
                     break Err("the node is marked unusable".to_string());
                 }
+                if ping.is_none() && Instant::now() > ping_at {
+                    ping = Some(match ws.send(&json!({"ping": 4242})).await {
+                        Ok(()) => "a ping sent after 5 s was not answered either",
+                        Err(_) => "a ping after 5 s could not be sent",
+                    });
+                }
                 match ws.recv(Duration::from_millis(500)).await {
                     Incoming::Msg(m) if m["id"] == id && m["type"] != "state" => break Ok(m),
+                    Incoming::Msg(m) if m["type"] == "pong" && m["ping"] == 4242 => {
+                        ping = Some("a ping sent after 5 s was answered");
+                    }
+                    Incoming::Msg(m) if m["type"] == "error" || m["type"] == "refused" => {
+                        // Not the answer (another id, or none): noted for the report.
+                        let name = self.dir.names[i].clone();
+                        self.history
+                            .push(format!("{} {name} sent, waiting for {id}: {m}", utc_now()));
+                    }
                     Incoming::Msg(_) => {}
                     Incoming::Closed(code, reason) => {
                         break Err(format!("closed {code} {reason:?} waiting for {id}"));
                     }
                     Incoming::Silent => {
                         if Instant::now() > attempt_deadline {
-                            break Err(format!("no answer to {id} within {ATTEMPT_WITHIN:?}"));
+                            break Err(format!(
+                                "no answer to {id} within {ATTEMPT_WITHIN:?} ({})",
+                                ping.unwrap_or("no ping sent")
+                            ));
                         }
                     }
                 }
@@ -288,17 +335,14 @@ impl Seat {
                 Ok(m) if m["type"] == "error" => {
                     self.errors += 1;
                     self.note(format!("{id} answered error: {}", m["message"]));
-                    sent = false;
+                    sent_on = None;
                     tokio::time::sleep(Duration::from_millis(250)).await;
                 }
                 Ok(m) => panic!(
                     "{}: {id} answered {m}; history: {:#?}",
                     self.role, self.history
                 ),
-                Err(why) => {
-                    self.drop_conn(why);
-                    sent = false;
-                }
+                Err(why) => self.drop_conn(why),
             }
         }
     }
@@ -394,15 +438,15 @@ pub fn check_ack(i: usize, ev: &Value) {
 }
 
 /// Play plies `from..to`, each acknowledged (the other player reads meanwhile), with
-/// `pause` before each; the time of each acknowledgement.
+/// `pause` before each; each acknowledgement's time and event.
 pub async fn play(
     white: &mut Seat,
     black: &mut Seat,
     from: usize,
     to: usize,
     pause: Duration,
-) -> Vec<Instant> {
-    let mut times = Vec::new();
+) -> Vec<(Instant, Value)> {
+    let mut acks = Vec::new();
     for i in from..to {
         tokio::time::sleep(pause).await;
         let (side, other) = if i.is_multiple_of(2) {
@@ -412,10 +456,10 @@ pub async fn play(
         };
         let ev = side.act(&ply(i)).await;
         check_ack(i, &ev);
-        times.push(Instant::now());
+        acks.push((Instant::now(), ev));
         other.drain().await;
     }
-    times
+    acks
 }
 
 /// The first usable node.
@@ -454,6 +498,15 @@ pub async fn check_final(dir: &Directory, game: &str, seats: &mut [&mut Seat]) {
     );
     for (i, e) in events.iter().enumerate() {
         assert_eq!(e["move"], OPERA[i], "event {}:\n{script}", i + 1);
+        // The game clock never runs backwards, across a takeover either.
+        if i > 0 {
+            assert!(
+                e["at"].as_i64() >= events[i - 1]["at"].as_i64(),
+                "event {} is stamped before event {}:\n{script}",
+                i + 1,
+                i
+            );
+        }
         let by = if i.is_multiple_of(2) {
             "white"
         } else {
