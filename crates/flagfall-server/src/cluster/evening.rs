@@ -85,19 +85,15 @@ pub async fn serve(shared: Arc<Shared>) -> Result<(), ServerError> {
     let Some(cluster) = shared.cluster.clone() else {
         return Ok(());
     };
-    let mut sub = cluster
-        .nats
-        .subscribe("flagfall.evening.*")
-        .await
-        .map_err(|e| ServerError::Nats(format!("cannot subscribe to the evenings: {e}")))?;
-    let mut shutdown = shared.shutdown.clone();
+    let mut sub = super::subscribe(
+        &shared,
+        &cluster,
+        "flagfall.evening.*".to_string(),
+        "the evenings",
+    )
+    .await?;
     tokio::spawn(async move {
-        loop {
-            let msg = tokio::select! {
-                m = sub.next() => m,
-                _ = shutdown.wait_for(|d| *d) => None,
-            };
-            let Some(msg) = msg else { break };
+        while let Some(msg) = sub.next().await {
             let Some(id) = msg.subject.strip_prefix("flagfall.evening.") else {
                 continue;
             };

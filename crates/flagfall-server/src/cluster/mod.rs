@@ -203,6 +203,28 @@ impl Cluster {
     }
 }
 
+/// The messages on `subject` until the server stops (`what` names them in an error).
+pub(crate) async fn subscribe(
+    shared: &crate::Shared,
+    cluster: &Cluster,
+    subject: String,
+    what: &str,
+) -> Result<
+    std::pin::Pin<Box<dyn futures_util::Stream<Item = async_nats::Message> + Send>>,
+    ServerError,
+> {
+    use futures_util::StreamExt;
+    let sub = cluster
+        .nats
+        .subscribe(subject)
+        .await
+        .map_err(|e| ServerError::Nats(format!("cannot subscribe to {what}: {e}")))?;
+    let mut shutdown = shared.shutdown.clone();
+    Ok(Box::pin(sub.take_until(async move {
+        let _ = shutdown.wait_for(|d| *d).await;
+    })))
+}
+
 /// The subject of a node's requests.
 pub(crate) fn node_subject(node: &str) -> String {
     format!("flagfall.node.{node}")

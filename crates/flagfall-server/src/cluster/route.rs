@@ -122,19 +122,15 @@ pub async fn serve(shared: Arc<Shared>) -> Result<(), ServerError> {
     let Some(cluster) = shared.cluster.clone() else {
         return Ok(());
     };
-    let mut sub = cluster
-        .nats
-        .subscribe(super::node_subject(&cluster.node))
-        .await
-        .map_err(|e| ServerError::Nats(format!("cannot subscribe to this node's requests: {e}")))?;
-    let mut shutdown = shared.shutdown.clone();
+    let mut sub = super::subscribe(
+        &shared,
+        &cluster,
+        super::node_subject(&cluster.node),
+        "this node's requests",
+    )
+    .await?;
     tokio::spawn(async move {
-        loop {
-            let msg = tokio::select! {
-                m = sub.next() => m,
-                _ = shutdown.wait_for(|d| *d) => None,
-            };
-            let Some(msg) = msg else { break };
+        while let Some(msg) = sub.next().await {
             let Some(reply) = msg.reply.clone() else {
                 continue;
             };
