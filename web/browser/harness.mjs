@@ -21,7 +21,7 @@ function cargoTargetDir() {
 }
 export const BINARY = process.env.FLAGFALL_BIN || join(cargoTargetDir(), 'debug', 'flagfall');
 
-function freePort() {
+export function freePort() {
   return new Promise((res, rej) => {
     const s = createServer();
     s.once('error', rej);
@@ -47,12 +47,15 @@ async function waitHealthy(base, child, log) {
   throw new Error(`flagfall serve did not answer /healthz within 20 s:\n${log()}`);
 }
 
-/** Starts `flagfall serve` (extra arguments appended) and returns {base, stop}. */
-export async function startServer(extraArgs = []) {
+/**
+ * Starts `flagfall serve` (extra arguments appended) and returns {base, stop, pid};
+ * `database` replaces the temporary SQLite file (a cluster's nodes share PostgreSQL).
+ */
+export async function startServer(extraArgs = [], { database } = {}) {
   if (!existsSync(BINARY)) throw new Error(`no flagfall binary at ${BINARY}: run cargo build -p flagfall-cli first (or set FLAGFALL_BIN)`);
   const dir = mkdtempSync(join(tmpdir(), 'flagfall-web-'));
   const port = await freePort();
-  const db = join(dir, 'test.db');
+  const db = database || join(dir, 'test.db');
   let output = '';
   const child = spawn(BINARY, ['serve', '--listen', `127.0.0.1:${port}`, '--database', db, ...extraArgs], {
     cwd: dir,
@@ -70,6 +73,7 @@ export async function startServer(extraArgs = []) {
   await waitHealthy(base, child, () => output);
   return {
     base,
+    pid: child.pid,
     log: () => output,
     async stop() {
       if (child.exitCode === null) {
