@@ -242,6 +242,14 @@ impl Shared {
         if let Some(h) = self.lock().get(id).filter(|h| !h.tx.is_closed()) {
             return Ok(Some(h.clone()));
         }
+        // Served elsewhere: answered from one read, without a claim (a socket or a
+        // request on a game another node serves asks this on every connect).
+        if let Some(l) = self.store.lease_of(id).await?
+            && l.owner != cluster.node
+            && l.expires_in_ms > 0
+        {
+            return Err(ServerError::Elsewhere { node: l.owner });
+        }
         let Some(row) = self.store.game(id).await? else {
             return Ok(None);
         };

@@ -170,7 +170,7 @@ impl PgStore {
         let rows = sqlx::query(RENEW)
             .bind(node)
             .bind(lease_ms)
-            .fetch_all(&self.writer)
+            .fetch_all(&self.leases)
             .await
             .map_err(q(doing))?;
         leases(&rows, doing)
@@ -206,7 +206,7 @@ impl PgStore {
                 .bind(node)
                 .bind(lease_ms)
                 .bind(limit)
-                .fetch_all(&self.writer)
+                .fetch_all(&self.leases)
                 .await
                 .map_err(q(doing))?;
             taken = leases(&rows, doing)?;
@@ -217,7 +217,7 @@ impl PgStore {
                 .bind(node)
                 .bind(lease_ms)
                 .bind(left)
-                .fetch_all(&self.writer)
+                .fetch_all(&self.leases)
                 .await
                 .map_err(q(doing))?;
             taken.extend(leases(&rows, doing)?);
@@ -225,7 +225,7 @@ impl PgStore {
         // The clean-up is bounded like the takeover (the next scan does the rest).
         sqlx::query(DROP_FINISHED)
             .bind(limit.max(1))
-            .execute(&self.writer)
+            .execute(&self.leases)
             .await
             .map_err(q("deleting the leases of finished games"))?;
         Ok(taken)

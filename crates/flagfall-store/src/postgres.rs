@@ -54,6 +54,11 @@ pub struct PgStore {
     pub(crate) pool: PgPool,
     /// The same pool: PostgreSQL takes concurrent writers.
     pub(crate) writer: PgPool,
+    /// A cluster node's lease renewals and takeover scans (`lease.rs`), on connections
+    /// of their own: a node busy loading thousands of games must not keep its renewal
+    /// waiting for a connection past its lease. Opened on first use (lazily), so a
+    /// single node opens none.
+    pub(crate) leases: PgPool,
 }
 
 impl PgStore {
@@ -68,13 +73,18 @@ impl PgStore {
         let pool = PgPoolOptions::new()
             .max_connections(8)
             .acquire_timeout(Duration::from_secs(10))
-            .connect_with(opts)
+            .connect_with(opts.clone())
             .await
             .map_err(StoreError::Open)?;
         sql::migrator(SCHEMA).run(&pool).await?;
+        let leases = PgPoolOptions::new()
+            .max_connections(2)
+            .acquire_timeout(Duration::from_secs(10))
+            .connect_lazy_with(opts);
         Ok(PgStore {
             writer: pool.clone(),
             pool,
+            leases,
         })
     }
 

@@ -39,6 +39,7 @@ impl TestDb {
         let pool = PgPool::connect_with(opts.clone()).await.unwrap();
         let store = PgStore {
             writer: pool.clone(),
+            leases: pool.clone(),
             pool,
         };
         migrator(SCHEMA).run(&store.pool).await.unwrap();
