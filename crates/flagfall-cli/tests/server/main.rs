@@ -607,3 +607,52 @@ async fn loadtest_runs_against_its_own_server_process() {
         "a durable echo rate: {stdout}"
     );
 }
+
+/// Issue 22: games beyond what one process of bots may hold go to child processes of
+/// bots (`--bots-worker`), driven together: here 7 games at most 3 a process, so three
+/// processes, every game played and checked.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn loadtest_spreads_its_bots_over_processes() {
+    let db = Db::new().await;
+    let out = tokio::process::Command::new(env!("CARGO_BIN_EXE_flagfall"))
+        .args([
+            "loadtest",
+            "--games",
+            "7",
+            "--games-per-process",
+            "3",
+            "--rate",
+            "70",
+            "--duration",
+            "1",
+            "--conns",
+            "0",
+            "--database",
+            &db.url,
+        ])
+        .output()
+        .await
+        .expect("run flagfall loadtest");
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "loadtest failed: {stdout}\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(
+        stdout.contains("open loop: 7 games (14 sockets)"),
+        "{stdout}"
+    );
+    assert!(stdout.contains("bots: 3 processes"), "{stdout}");
+    assert!(
+        stdout.contains("lost events: 0, duplicated events: 0, bot errors: 0"),
+        "{stdout}"
+    );
+    let moves: u64 = stdout
+        .split_once("sockets), ")
+        .and_then(|(_, rest)| rest.split_whitespace().next())
+        .and_then(|n| n.parse().ok())
+        .unwrap_or_else(|| panic!("no move count in {stdout}"));
+    // 70 moves a second for a second, every process playing its share.
+    assert!(moves >= 35, "{stdout}");
+}
