@@ -47,6 +47,18 @@ pub struct Args {
     /// Seconds a client has to send a request's headers, and again its body.
     #[arg(long, value_name = "S", default_value_t = flagfall_server::limits::HEADER_TIMEOUT.as_secs())]
     request_timeout: u64,
+    /// Join a cluster of nodes sharing one PostgreSQL database (--database postgres://...)
+    /// through this NATS server, e.g. nats://127.0.0.1:4222 (docs/cluster.md). Without it
+    /// the server is a single node.
+    #[arg(long, value_name = "URL", requires = "node")]
+    nats: Option<String>,
+    /// This node's name in the cluster, unique among its nodes (letters, digits, - and _).
+    #[arg(long, value_name = "NAME", requires = "nats")]
+    node: Option<String>,
+    /// Milliseconds of each game's lease in a cluster: a dead node's games move to
+    /// another node about this long after it died.
+    #[arg(long, value_name = "MS", default_value_t = flagfall_server::cluster::DEFAULT_LEASE.as_millis() as u64)]
+    lease_ms: u64,
 }
 
 pub fn run(args: Args) -> anyhow::Result<ExitCode> {
@@ -63,6 +75,18 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
             args.socket_rate
         );
     }
+    let cluster = match (args.nats, args.node) {
+        (Some(nats), Some(node)) => {
+            let c = flagfall_server::cluster::ClusterConfig {
+                nats,
+                node,
+                lease: std::time::Duration::from_millis(args.lease_ms),
+            };
+            c.check().map_err(anyhow::Error::msg)?;
+            Some(c)
+        }
+        _ => None,
+    };
     let database = args
         .database
         .or_else(|| std::env::var("DATABASE_URL").ok())
@@ -88,6 +112,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
                 unstarted_expiry: std::time::Duration::from_secs(args.unstarted_expiry.max(1)),
                 evening_idle: flagfall_server::limits::EVENING_IDLE,
             },
+            cluster,
         };
         flagfall_server::serve(config, shutdown_signal())
             .await

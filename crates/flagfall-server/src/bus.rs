@@ -2,10 +2,8 @@
 //!
 //! A game task publishes every message meant for everyone on a game (events after their
 //! commit, flag falls); each socket subscribes to its game. Nothing else connects them.
-//! [`LocalBus`], in-process (one tokio broadcast channel per game), is the only
-//! implementation: a game's task and all its sockets live in one server process. The
-//! trait is where a bus over a message broker would go; nothing places a game on one of
-//! several servers yet.
+//! [`LocalBus`], in-process (one tokio broadcast channel per game), serves a single
+//! node; a cluster's nodes use `crate::cluster::relay::NatsBus`, the local bus plus NATS.
 
 use std::collections::HashMap;
 use std::pin::Pin;
@@ -24,6 +22,10 @@ pub struct BusMsg {
     /// The text White's, then Black's, sockets send instead, when theirs differs: it
     /// holds what only that player may read (`flagfall_protocol::Actions::seen_by`).
     pub private: [Option<Arc<str>>; 2],
+    /// Not a message to send: this node stopped serving the game (a cluster node lost
+    /// its lease, `crate::cluster`); the sockets bound to its task close with 1012 so
+    /// that their clients reconnect to the node that serves it now.
+    pub moved: bool,
 }
 
 impl BusMsg {
@@ -33,6 +35,17 @@ impl BusMsg {
             n,
             text,
             private: [None, None],
+            moved: false,
+        }
+    }
+
+    /// The notice that this node no longer serves the game ([`BusMsg::moved`]).
+    pub fn moved() -> BusMsg {
+        BusMsg {
+            n: None,
+            text: "".into(),
+            private: [None, None],
+            moved: true,
         }
     }
 
@@ -62,9 +75,23 @@ pub type Subscription = Pin<Box<dyn Stream<Item = Delivery> + Send>>;
 /// The publish/subscribe interface between game tasks and sockets.
 pub trait Bus: Send + Sync {
     fn publish(&self, game: &str, msg: BusMsg);
+    /// Publish to this process's subscribers only (a cluster's bus does not send it to
+    /// the other nodes).
+    fn publish_local(&self, game: &str, msg: BusMsg) {
+        self.publish(game, msg);
+    }
     /// Subscribe to a game's messages; the subscription leaves when it is dropped, and
     /// the game's channel goes with its last subscriber.
     fn subscribe(&self, game: &str) -> Subscription;
+    /// Wait (briefly) until this process receives what other processes publish on
+    /// `game` (a cluster's relay subscribed); at once on a single node.
+    fn ready<'a>(
+        &'a self,
+        game: &'a str,
+    ) -> Pin<Box<dyn std::future::Future<Output = ()> + Send + 'a>> {
+        let _ = game;
+        Box::pin(async {})
+    }
     /// How many subscribers a game has now (its open sockets, its practice computer).
     fn subscribers(&self, game: &str) -> usize;
     /// How many games have a channel now.

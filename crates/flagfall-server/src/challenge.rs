@@ -219,7 +219,7 @@ impl Shared {
         if !self.store.accept_challenge(id, creator_color, &new).await? {
             return Err(Refusal::NotOpen(Standing::Accepted));
         }
-        self.start_new(&new, game.mode())?;
+        self.start_new(&new, game.mode()).await?;
         Ok(Accepted {
             url: format!("/play/{game_id}?token={token}"),
             game_id,

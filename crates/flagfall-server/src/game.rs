@@ -63,7 +63,13 @@ pub enum Reply {
     Stored(u64),
     /// An answer for this sender only (refused, error, or a retried id's event again).
     Direct(String),
+    /// Not taken: this node no longer serves the game (a cluster node that lost its
+    /// lease, `crate::cluster`); the client should reconnect.
+    Moved,
 }
+
+/// What a client is told when its action reaches a node that lost the game's lease.
+pub const MOVED: &str = "the game moved to another server: reconnect";
 
 pub enum Cmd {
     Act(Act, oneshot::Sender<Reply>),
@@ -71,6 +77,8 @@ pub enum Cmd {
     /// The game's evening deletes or re-pairs its round (`crate::evening`); the answer
     /// is whether the game has begun.
     Round(RoundCmd, oneshot::Sender<bool>),
+    /// This node lost the game's lease (`crate::cluster::leases`): stop serving it.
+    Lost,
 }
 
 /// What an evening asks of a game of a round it deletes or re-pairs: `Hold` answers
@@ -332,6 +340,11 @@ struct Live {
     round_held: bool,
     /// When a game not started expires.
     expires_at: Option<Instant>,
+    /// In a cluster, the epoch of the game's lease this task serves it under (the
+    /// fencing token every commit carries).
+    fence: Option<i64>,
+    /// The lease is lost: the task stops, storing nothing more.
+    lost: bool,
 }
 
 fn idx(c: Color) -> usize {
@@ -413,11 +426,19 @@ pub fn load(
         abort_reason: None,
         round_held: false,
         expires_at: None,
+        fence: None,
+        lost: false,
     };
     Ok(Loaded { live })
 }
 
 impl Loaded {
+    /// Served under a cluster lease of this epoch (`None`: a single node).
+    pub fn fenced(mut self, fence: Option<i64>) -> Loaded {
+        self.live.fence = fence;
+        self
+    }
+
     /// The game is stored as aborted (it expired before it started).
     pub fn aborted(mut self) -> Loaded {
         self.live.aborted = true;
@@ -681,6 +702,7 @@ impl Live {
             };
             let Some(cmd) = cmd else { break };
             match cmd {
+                Cmd::Lost => self.lose(),
                 Cmd::State(reply) => {
                     let mut state = self.state();
                     if self.aborted {
@@ -701,6 +723,35 @@ impl Live {
                     let _ = reply.send(self.refuse(act.id, ROUND_HELD.into(), None));
                 }
                 Cmd::Act(act, reply) => self.act(act, reply).await,
+            }
+            if self.lost {
+                break;
+            }
+        }
+        if let (Some(cluster), Some(epoch)) = (&self.shared.cluster, self.fence) {
+            if self.lost {
+                // Answer what waits: its senders reconnect to the game's new server.
+                rx.close();
+                while let Ok(cmd) = rx.try_recv() {
+                    if let Cmd::Act(_, reply) = cmd {
+                        let _ = reply.send(Reply::Moved);
+                    }
+                }
+            } else if cluster.epoch_of(&self.meta.id) == Some(epoch) {
+                // Unloaded: the lease goes, so that any node may serve the game next.
+                cluster.forget(&self.meta.id, epoch);
+                self.shared
+                    .metrics
+                    .cluster
+                    .owned_games
+                    .set(cluster.owned_count() as i64);
+                let shared = self.shared.clone();
+                let (id, node) = (self.meta.id.clone(), cluster.node.clone());
+                tokio::spawn(async move {
+                    if let Err(e) = shared.store.lease_release(&id, &node, epoch).await {
+                        tracing::warn!(game = %id, error = %e, "lease not released (it expires)");
+                    }
+                });
             }
         }
         self.shared.beats.remove(&self.meta.id);
@@ -737,6 +788,38 @@ impl Live {
         }
     }
 
+    /// In a cluster, whether this task may still act: it holds the game's lease at its
+    /// epoch and the node renewed its leases recently enough. A single node always may.
+    fn holds(&self) -> bool {
+        match (&self.shared.cluster, self.fence) {
+            (Some(c), Some(epoch)) => c.holds(&self.meta.id, epoch),
+            _ => true,
+        }
+    }
+
+    /// The lease is lost: answer what is held, tell this node's sockets to reconnect,
+    /// and stop (the run loop ends).
+    fn lose(&mut self) {
+        if self.lost {
+            return;
+        }
+        self.lost = true;
+        tracing::warn!(game = %self.meta.id, epoch = ?self.fence, "lease lost: this node stops serving the game");
+        for h in std::mem::take(&mut self.held) {
+            for r in h.reply.into_iter().chain(h.also) {
+                let _ = r.send(Reply::Moved);
+            }
+        }
+        self.window_closes = None;
+        if let Some(epoch) = self.fence {
+            self.shared.drop_game(&self.meta.id, epoch);
+        }
+        // `drop_game` publishes the notice unless the lease was forgotten already.
+        self.shared
+            .bus
+            .publish_local(&self.meta.id, crate::bus::BusMsg::moved());
+    }
+
     fn refuse(&self, id: Option<String>, reason: String, rule: Option<String>) -> Reply {
         self.shared.metrics.refused.inc();
         Reply::Direct(ServerMsg::Refused { id, reason, rule }.to_text())
@@ -754,6 +837,11 @@ impl Live {
             rtt_ms,
             received,
         } = act;
+        if !self.holds() {
+            self.lose();
+            let _ = reply.send(Reply::Moved);
+            return;
+        }
         // A failed commit may have landed after all: settle it before looking up ids.
         if let Err(e) = self.resolve().await {
             let msg = ServerMsg::Error {
@@ -963,6 +1051,10 @@ impl Live {
     }
 
     async fn flag_fell(&mut self) {
+        if !self.holds() {
+            self.lose();
+            return;
+        }
         let Some((side, t)) = self.game.clock().next_flag_fall(self.game.now()) else {
             return;
         };
@@ -1012,6 +1104,11 @@ impl Live {
     /// leaves the game as it was: rebuilt from the events this task knows are stored,
     /// never from a reread of the database (which fails too when the database is down).
     async fn commit(&mut self, held: Vec<Held>) {
+        if !self.holds() {
+            self.held.extend(held);
+            self.lose();
+            return;
+        }
         if let Err(e) = self.resolve().await {
             self.not_stored(held, &e);
             return;
@@ -1076,6 +1173,12 @@ impl Live {
         if pending {
             // Served by the task's loop once this commit is published (or not).
             self.want.notify_one();
+        }
+        if let Err(WriteError::Fenced) = written {
+            // Another node took the game over: nothing of this batch was stored.
+            self.held.extend(held);
+            self.lose();
+            return;
         }
         if let Err(e) = written {
             tracing::error!(game = %self.meta.id, error = %e, "events not stored");
@@ -1171,6 +1274,7 @@ impl Live {
         let req = WriteReq {
             events: rows,
             done: done_tx,
+            fence: self.fence,
         };
         if self.shared.writer.send(req).await.is_err() {
             return Err(WriteError::Stopped);

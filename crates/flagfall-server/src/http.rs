@@ -330,6 +330,25 @@ pub(crate) async fn handle_or_404(s: &AppState, id: &str) -> Result<GameHandle, 
     match s.handle(id).await {
         Ok(Some(h)) => Ok(h),
         Ok(None) => Err(not_found(id)),
+        Err(crate::ServerError::Elsewhere { node }) => Err(error(
+            StatusCode::SERVICE_UNAVAILABLE,
+            format!(
+                "game {id} is served by node {node:?} of the cluster: try again there or in a moment"
+            ),
+        )),
+        Err(e) => Err(server_error(e)),
+    }
+}
+
+/// Where game `id` is served (this node or another of the cluster), or the answer.
+pub(crate) async fn route_or_404(s: &AppState, id: &str) -> Result<crate::Route, Response> {
+    match s.route(id).await {
+        Ok(Some(r)) => Ok(r),
+        Ok(None) => Err(not_found(id)),
+        Err(crate::ServerError::Elsewhere { .. }) => Err(error(
+            StatusCode::SERVICE_UNAVAILABLE,
+            format!("game {id} is changing servers: try again in a moment"),
+        )),
         Err(e) => Err(server_error(e)),
     }
 }
@@ -351,10 +370,59 @@ pub async fn state_of(s: &AppState, id: &str) -> Result<flagfall_protocol::State
     ))
 }
 
+/// `GET /api/games/{id}`: the state object, and `"node"`: the cluster node serving the
+/// game (null on a single node).
 async fn get_game(State(s): State<AppState>, Path(id): Path<String>) -> Response {
-    match state_of(&s, &id).await {
-        Ok(state) => axum::Json(state).into_response(),
-        Err(r) => r,
+    let Some(cluster) = s.cluster.clone() else {
+        return match state_of(&s, &id).await {
+            Ok(state) => with_node(serde_json::to_value(state), None),
+            Err(r) => r,
+        };
+    };
+    for _ in 0..3 {
+        match route_or_404(&s, &id).await {
+            Ok(crate::Route::Local(_)) => {
+                return match state_of(&s, &id).await {
+                    Ok(state) => with_node(serde_json::to_value(state), Some(&cluster.node)),
+                    Err(r) => r,
+                };
+            }
+            Ok(crate::Route::Remote { node, .. }) => {
+                let req = crate::cluster::route::Req::Get { game: id.clone() };
+                match crate::cluster::route::ask(&s, &node, &req).await {
+                    Ok(crate::cluster::route::Resp::Get(v)) => {
+                        return with_node(Ok(v), Some(&node));
+                    }
+                    Ok(crate::cluster::route::Resp::NotFound) => return not_found(&id),
+                    // Moved, or its owner died: look again (a takeover takes a lease).
+                    _ => tokio::time::sleep(std::time::Duration::from_millis(300)).await,
+                }
+            }
+            Err(r) => return r,
+        }
+    }
+    error(
+        StatusCode::SERVICE_UNAVAILABLE,
+        format!("game {id} is changing servers: try again in a moment"),
+    )
+}
+
+/// The state object with `"node"` added.
+fn with_node(state: Result<serde_json::Value, serde_json::Error>, node: Option<&str>) -> Response {
+    match state {
+        Ok(mut v) => {
+            if let Some(o) = v.as_object_mut() {
+                o.insert(
+                    "node".into(),
+                    node.map_or(serde_json::Value::Null, |n| n.into()),
+                );
+            }
+            axum::Json(v).into_response()
+        }
+        Err(e) => error(
+            StatusCode::INTERNAL_SERVER_ERROR,
+            format!("state not written: {e}"),
+        ),
     }
 }
 
@@ -459,10 +527,11 @@ async fn websocket(
     Query(q): Query<WsQuery>,
     ws: WebSocketUpgrade,
 ) -> Response {
-    let h = match handle_or_404(&s, &id).await {
-        Ok(h) => h,
+    let route = match route_or_404(&s, &id).await {
+        Ok(r) => r,
         Err(r) => return r,
     };
+    let meta = route.meta().clone();
     let mut counted = None;
     let role = match q.token.as_deref() {
         None => Role::Spectator,
@@ -470,7 +539,7 @@ async fn websocket(
             let hash = crate::token_hash(t);
             let roles = [Role::White, Role::Black, Role::Director];
             // A deputy director of the game's evening directs its games too.
-            let position = match h.meta.token_hashes.iter().position(|x| *x == hash) {
+            let position = match meta.token_hashes.iter().position(|x| *x == hash) {
                 Some(i) => Some(i),
                 None => match crate::evening::deputy_of_game(&s, &id, &hash).await {
                     Ok(true) => Some(2),
@@ -513,11 +582,24 @@ async fn websocket(
         .on_upgrade(move |socket| async move {
             // Counted as long as the socket is open.
             let _counted = counted;
-            crate::socket::run(s, id, role, socket).await
+            crate::socket::run(s, id, role, route, socket).await
         })
 }
 
 async fn healthz(State(s): State<AppState>) -> Response {
+    if let Some(c) = &s.cluster {
+        // A cluster node is healthy when it can serve: NATS connected, and its leases
+        // renewed in time (the database answers it).
+        if !c.nats_connected() {
+            return error(StatusCode::SERVICE_UNAVAILABLE, "NATS is not connected");
+        }
+        if !c.is_valid() {
+            return error(
+                StatusCode::SERVICE_UNAVAILABLE,
+                "this node's leases are not renewed: the database does not answer it",
+            );
+        }
+    }
     match s.store.list(None, 1).await {
         Ok(_) => (StatusCode::OK, "ok\n").into_response(),
         Err(e) => {

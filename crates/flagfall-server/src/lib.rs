@@ -16,6 +16,7 @@
 
 pub mod bus;
 pub mod challenge;
+pub mod cluster;
 pub mod evening;
 pub mod game;
 pub mod heartbeat;
@@ -60,6 +61,15 @@ pub enum ServerError {
     Corrupt(String),
     #[error("cannot draw random bytes: {0}")]
     Random(String),
+    /// A setting that cannot work (`flagfall serve`'s flags).
+    #[error("{0}")]
+    Config(String),
+    /// NATS (a cluster's messages) failed.
+    #[error("NATS: {0}")]
+    Nats(String),
+    /// In a cluster, another node serves the game (it holds its lease).
+    #[error("game served by node {node}")]
+    Elsewhere { node: String },
 }
 
 /// Why a game was not created: its setup (the client's fault), or the server.
@@ -96,6 +106,8 @@ pub struct Config {
     /// Per-address limits and HTTP timeouts (`limits::Limits::default()` for a public
     /// server; `limits::Limits::unlimited()` for load tests from one machine).
     pub limits: limits::Limits,
+    /// Join a cluster (`--nats`, `--node`; docs/cluster.md); `None`: a single node.
+    pub cluster: Option<cluster::ClusterConfig>,
 }
 
 impl Config {
@@ -135,6 +147,53 @@ pub struct Shared {
     pub(crate) player_buckets: Arc<socket::PlayerBuckets>,
     /// The loaded blitz evenings (issue 21), one task each.
     pub(crate) evenings: evening::Evenings,
+    /// This node's part of a cluster (`None`: a single node).
+    pub cluster: Option<Arc<cluster::Cluster>>,
+}
+
+/// Where a game is served: by a task of this node, or by another node of the cluster.
+#[derive(Clone)]
+pub enum Route {
+    Local(GameHandle),
+    /// Another node holds its lease (`node`); `meta` as stored.
+    Remote {
+        node: String,
+        meta: Arc<GameMeta>,
+    },
+}
+
+impl Route {
+    pub fn meta(&self) -> &Arc<GameMeta> {
+        match self {
+            Route::Local(h) => &h.meta,
+            Route::Remote { meta, .. } => meta,
+        }
+    }
+}
+
+/// What the server keeps about a game besides its events, from its row.
+fn meta_of(row: &flagfall_store::GameRow) -> Result<GameMeta, ServerError> {
+    let id = &row.game.id;
+    let setup = serde_json::from_str(&row.game.setup)
+        .map_err(|e| ServerError::Corrupt(format!("game {id}: setup: {e}")))?;
+    Ok(GameMeta {
+        id: row.game.id.clone(),
+        setup_line: row.game.setup.clone(),
+        setup,
+        mode: row.game.mode,
+        token_hashes: [
+            row.game.token_white.clone(),
+            row.game.token_black.clone(),
+            row.game.token_director.clone(),
+        ],
+        created_ms: row.game.created_ms,
+    })
+}
+
+/// Whether `id` can be a stored game's id (hex, as `random_hex` makes them): anything
+/// else is answered "no such game" without asking the database or NATS.
+fn plausible_id(id: &str) -> bool {
+    !id.is_empty() && id.len() <= 64 && id.bytes().all(|b| b.is_ascii_alphanumeric())
 }
 
 /// Hex SHA-256 of a token: what the database keeps.
@@ -165,34 +224,151 @@ impl Shared {
     }
 
     /// The handle of a game, loading it from the store if it is not loaded. `None` if
-    /// there is no such game.
+    /// there is no such game. In a cluster, loading a game is claiming its lease:
+    /// [`ServerError::Elsewhere`] when another node holds it.
     pub async fn handle(self: &Arc<Self>, id: &str) -> Result<Option<GameHandle>, ServerError> {
         if let Some(h) = self.lock().get(id).filter(|h| !h.tx.is_closed()) {
             return Ok(Some(h.clone()));
         }
+        let Some(cluster) = self.cluster.clone() else {
+            return self.load(id, None).await;
+        };
+        if !plausible_id(id) {
+            return Ok(None);
+        }
+        // One claim of a game at a time on this node: a claim raises the epoch.
+        let lock = cluster.claim_lock(id);
+        let _claiming = lock.lock().await;
+        if let Some(h) = self.lock().get(id).filter(|h| !h.tx.is_closed()) {
+            return Ok(Some(h.clone()));
+        }
+        if self.store.game(id).await?.is_none() {
+            return Ok(None);
+        }
+        match self
+            .store
+            .lease_claim(id, &cluster.node, cluster.lease_ms())
+            .await?
+        {
+            Some(epoch) => {
+                cluster.own(id, epoch);
+                self.metrics
+                    .cluster
+                    .owned_games
+                    .set(cluster.owned_count() as i64);
+                match self.load(id, Some(epoch)).await {
+                    Ok(h) => Ok(h),
+                    Err(e) => {
+                        cluster.forget(id, epoch);
+                        let _ = self.store.lease_release(id, &cluster.node, epoch).await;
+                        Err(e)
+                    }
+                }
+            }
+            None => match self.store.lease_of(id).await? {
+                Some(l) => Err(ServerError::Elsewhere { node: l.owner }),
+                // Released meanwhile: the asker tries again.
+                None => Err(ServerError::Elsewhere {
+                    node: String::new(),
+                }),
+            },
+        }
+    }
+
+    /// Where game `id` is served: this node (loading it, in a cluster claiming it, if
+    /// nobody serves it) or another. `None` if there is no such game.
+    pub async fn route(self: &Arc<Self>, id: &str) -> Result<Option<Route>, ServerError> {
+        for _ in 0..3 {
+            match self.handle(id).await {
+                Ok(h) => return Ok(h.map(Route::Local)),
+                Err(ServerError::Elsewhere { node }) if !node.is_empty() => {
+                    let Some(row) = self.store.game(id).await? else {
+                        return Ok(None);
+                    };
+                    return Ok(Some(Route::Remote {
+                        node,
+                        meta: Arc::new(meta_of(&row)?),
+                    }));
+                }
+                Err(ServerError::Elsewhere { .. }) => continue,
+                Err(e) => return Err(e),
+            }
+        }
+        Err(ServerError::Elsewhere {
+            node: String::new(),
+        })
+    }
+
+    /// A game taken over from a node whose lease expired (`crate::cluster::leases`):
+    /// serve it at `epoch`, replacing a task of this node with an older one.
+    pub(crate) async fn serve_taken(
+        self: &Arc<Self>,
+        id: &str,
+        epoch: i64,
+    ) -> Result<(), ServerError> {
+        let Some(cluster) = self.cluster.clone() else {
+            return Ok(());
+        };
+        let lock = cluster.claim_lock(id);
+        let _claiming = lock.lock().await;
+        if cluster.epoch_of(id).is_some_and(|e| e > epoch) {
+            return Ok(());
+        }
+        if let Some(old) = cluster.epoch_of(id) {
+            self.drop_game(id, old);
+        }
+        cluster.own(id, epoch);
+        self.metrics
+            .cluster
+            .owned_games
+            .set(cluster.owned_count() as i64);
+        if let Err(e) = self.load(id, Some(epoch)).await {
+            cluster.forget(id, epoch);
+            let _ = self.store.lease_release(id, &cluster.node, epoch).await;
+            return Err(e);
+        }
+        Ok(())
+    }
+
+    /// Stop serving game `id` held at `epoch` (its lease was lost): its task stops
+    /// accepting anything, and its sockets on this node are told to reconnect.
+    pub(crate) fn drop_game(&self, id: &str, epoch: i64) {
+        let Some(cluster) = &self.cluster else { return };
+        if cluster.epoch_of(id) != Some(epoch) {
+            return;
+        }
+        cluster.forget(id, epoch);
+        self.metrics
+            .cluster
+            .owned_games
+            .set(cluster.owned_count() as i64);
+        self.metrics.cluster.dropped_games.inc();
+        let h = self.lock().remove(id);
+        if let Some(h) = h {
+            // Best effort: a task whose queue is full notices at its next action
+            // (`Cluster::holds`) or commit (the fence).
+            let _ = h.tx.try_send(Cmd::Lost);
+        }
+        self.bus.publish_local(id, crate::bus::BusMsg::moved());
+    }
+
+    /// Load game `id` from the store and start its task (`fence`: in a cluster, the
+    /// epoch of the lease this node holds).
+    async fn load(
+        self: &Arc<Self>,
+        id: &str,
+        fence: Option<i64>,
+    ) -> Result<Option<GameHandle>, ServerError> {
         let Some(row) = self.store.game(id).await? else {
             return Ok(None);
         };
         let events = self.store.events(id).await?;
         let alive = self.store.last_beat(id).await?;
-        let setup = serde_json::from_str(&row.game.setup)
-            .map_err(|e| ServerError::Corrupt(format!("game {id}: setup: {e}")))?;
-        let meta = GameMeta {
-            id: row.game.id.clone(),
-            setup_line: row.game.setup.clone(),
-            setup,
-            mode: row.game.mode,
-            token_hashes: [
-                row.game.token_white.clone(),
-                row.game.token_black.clone(),
-                row.game.token_director.clone(),
-            ],
-            created_ms: row.game.created_ms,
-        };
+        let meta = meta_of(&row)?;
         // Replay before taking the lock of all games; under it, only the insert. When
         // another request loaded the game meanwhile, its task is the game's and this
         // replay is dropped (it started nothing).
-        let mut loaded = game::load(self.clone(), meta, events, alive)?;
+        let mut loaded = game::load(self.clone(), meta, events, alive)?.fenced(fence);
         if row.status == Status::Aborted {
             loaded = loaded.aborted();
         }
@@ -299,18 +475,27 @@ impl Shared {
             practice,
         };
         self.store.create_game(&row).await?;
-        self.start_new(&row, body.mode())?;
+        self.start_new(&row, body.mode()).await?;
         let urls = flagfall_protocol::Urls::of(&id, &tokens);
         Ok(flagfall_protocol::Created { id, tokens, urls })
     }
 
     /// Start the task of a game whose row was just stored (no events yet), unless a task
     /// for it already runs.
-    pub(crate) fn start_new(
+    pub(crate) async fn start_new(
         self: &Arc<Self>,
         row: &flagfall_store::NewGame,
         mode: Mode,
     ) -> Result<(), ServerError> {
+        if self.cluster.is_some() {
+            // In a cluster the node that creates a game claims it (a load balancer
+            // spreads creations, and so new games, over the nodes); when another node
+            // claimed it first (a player connected there already), that one serves it.
+            return match self.handle(&row.id).await {
+                Ok(_) | Err(ServerError::Elsewhere { .. }) => Ok(()),
+                Err(e) => Err(e),
+            };
+        }
         let meta = GameMeta {
             id: row.id.clone(),
             setup: serde_json::from_str(&row.setup)
@@ -442,12 +627,40 @@ async fn serve_inner(
         })?;
     let addr = listener.local_addr()?;
     let metrics = Arc::new(Metrics::default());
+    // A cluster node (docs/cluster.md): PostgreSQL decides ownership, NATS carries
+    // requests and messages between nodes.
+    let cluster = match &config.cluster {
+        None => None,
+        Some(c) => {
+            if store.backend() != "postgres" {
+                return Err(ServerError::Config(format!(
+                    "--nats: a cluster's nodes share one PostgreSQL database; --database is {}",
+                    store.backend()
+                )));
+            }
+            Some(cluster::Cluster::connect(c).await?)
+        }
+    };
+    let bus: Arc<dyn Bus> = match &cluster {
+        None => Arc::new(LocalBus::new()),
+        Some(c) => Arc::new(cluster::relay::NatsBus::new(
+            &c.node,
+            c.nats.clone(),
+            metrics.clone(),
+        )),
+    };
     let (writer_tx, writer_rx) = mpsc::channel(8192);
-    let writer = tokio::spawn(writer::run(store.clone(), writer_rx, metrics.clone()));
+    let writer = tokio::spawn(writer::run(
+        store.clone(),
+        writer_rx,
+        metrics.clone(),
+        cluster.as_ref().map(|c| c.node.clone()),
+    ));
     let (down_tx, down_rx) = watch::channel(false);
     let shared = Arc::new(Shared {
         store: store.clone(),
-        bus: Arc::new(LocalBus::new()),
+        bus,
+        cluster,
         metrics,
         writer: writer_tx,
         games: Mutex::new(HashMap::new()),
@@ -472,7 +685,17 @@ async fn serve_inner(
     // counted (`flagfall_damaged_games`) and left unloaded; asking for it is a 500.
     // Games never started and past their expiry are aborted first, and not loaded.
     lifecycle::abort_expired(&*store, shared.limits.unstarted_expiry).await?;
-    let live = store.live_ids().await?;
+    // In a cluster, a node loads no game at start: live games nobody serves are taken
+    // over by the nodes' scans, a few hundred at a time, spread over the nodes.
+    let live = match &shared.cluster {
+        None => store.live_ids().await?,
+        Some(_) => Vec::new(),
+    };
+    if shared.cluster.is_some() {
+        cluster::route::serve(shared.clone()).await?;
+        tokio::spawn(cluster::leases::renew(shared.clone()));
+        tokio::spawn(cluster::leases::take_over(shared.clone()));
+    }
     for id in &live {
         if let Err(e) = shared.handle(id).await {
             shared.metrics.damaged_games.inc();

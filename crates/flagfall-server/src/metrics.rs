@@ -47,7 +47,32 @@ pub struct Metrics {
     /// Copies of a game made for readers (a socket's state, `GET`): at most one per
     /// stored view, however many readers.
     pub game_copies: Counter,
+    /// A cluster's machinery (issue 22, docs/cluster.md); zero on a single node.
+    pub cluster: ClusterMetrics,
     registry: Registry,
+}
+
+/// What a cluster node counts (docs/cluster.md, "Operations").
+pub struct ClusterMetrics {
+    /// Games whose lease this node holds.
+    pub owned_games: Gauge,
+    /// Requests this node sent to a game's owner on another node.
+    pub routed: Counter,
+    /// Requests this node answered as the owner for another node.
+    pub routed_in: Counter,
+    /// Messages of games served elsewhere relayed to this node's sockets.
+    pub relayed: Counter,
+    /// Renewals of all this node's leases (one statement each).
+    pub lease_renewals: Counter,
+    /// Renewals that failed (the database did not answer).
+    pub lease_renewal_failures: Counter,
+    /// Games this node took over from a node whose lease expired (or from none).
+    pub takeovers: Counter,
+    /// Group-commit requests refused because the game's lease was no longer this
+    /// node's at its epoch (the fencing token).
+    pub fenced_writes: Counter,
+    /// Games this node stopped serving because it lost their lease.
+    pub dropped_games: Counter,
 }
 
 impl Default for Metrics {
@@ -134,6 +159,53 @@ impl Default for Metrics {
             "flagfall_game_copies",
             "Copies of a game's stored state made for readers (at most one per commit, however many readers)",
         );
+        let cluster = ClusterMetrics {
+            owned_games: gauge(
+                r,
+                "flagfall_cluster_owned_games",
+                "Games whose lease this node holds (a cluster; 0 on a single node)",
+            ),
+            routed: counter(
+                r,
+                "flagfall_cluster_routed",
+                "Requests sent over NATS to a game's owner on another node",
+            ),
+            routed_in: counter(
+                r,
+                "flagfall_cluster_routed_in",
+                "Requests answered as a game's owner for another node",
+            ),
+            relayed: counter(
+                r,
+                "flagfall_cluster_relayed",
+                "Messages of games served elsewhere relayed to this node's sockets",
+            ),
+            lease_renewals: counter(
+                r,
+                "flagfall_cluster_lease_renewals",
+                "Renewals of all this node's leases (one statement each)",
+            ),
+            lease_renewal_failures: counter(
+                r,
+                "flagfall_cluster_lease_renewal_failures",
+                "Lease renewals that failed",
+            ),
+            takeovers: counter(
+                r,
+                "flagfall_cluster_takeovers",
+                "Games taken over after their lease expired (or with none)",
+            ),
+            fenced_writes: counter(
+                r,
+                "flagfall_cluster_fenced_writes",
+                "Commits refused: the game's lease was no longer this node's at its epoch",
+            ),
+            dropped_games: counter(
+                r,
+                "flagfall_cluster_dropped_games",
+                "Games this node stopped serving because it lost their lease",
+            ),
+        };
         let commit_seconds = Histogram::new(BUCKETS);
         r.register(
             "flagfall_commit_seconds",
@@ -160,6 +232,7 @@ impl Default for Metrics {
             practice_computers,
             engine_processes,
             game_copies,
+            cluster,
             registry,
         }
     }

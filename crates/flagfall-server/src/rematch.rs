@@ -290,7 +290,7 @@ async fn accept(
         return Ok(false);
     }
     // The game is stored: should its task not start now, it is loaded when first asked for.
-    if let Err(e) = s.start_new(&new, mode) {
+    if let Err(e) = s.start_new(&new, mode).await {
         tracing::warn!(game = %new.id, error = %e, "a rematch's game stored but not started");
     }
     if let Some(cfg) = computer {

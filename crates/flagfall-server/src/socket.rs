@@ -19,7 +19,7 @@ use tokio::time::Instant;
 
 use crate::Shared;
 use crate::bus::Delivery;
-use crate::game::{Act, Cmd, GameCopy, GameHandle, Reply, View};
+use crate::game::{Act, Cmd, GameHandle, Reply};
 use crate::lag::Pings;
 
 /// The largest WebSocket message read at all; a longer one closes the socket (1009).
@@ -34,6 +34,9 @@ pub const BURST: f64 = 40.0;
 /// Frames over the limit in a row on one socket before it is closed (1008).
 pub const FLOOD_CLOSE_AFTER: u32 = 20;
 /// How often the server pings (and measures the round trip from its pong).
+/// The close code of a socket whose node stopped serving its game (a cluster node that
+/// lost the game's lease): 1012, "service restart": reconnect.
+pub const MOVED_CODE: u16 = 1012;
 const PING_EVERY: Duration = Duration::from_secs(5);
 
 /// How long one send to a socket may take: a peer that stopped reading (gone without a
@@ -66,12 +69,9 @@ fn text(msg: &ServerMsg) -> Message {
 /// The `state` message `text` for a socket, with `"role"`: what its token acts as (the
 /// web board needs it to know which side it plays; the state object is the same for
 /// all).
-fn with_role(text: &str, role: Role) -> Message {
+fn with_role(text: &str, role: Role) -> String {
     let body = text.strip_prefix('{').unwrap_or(text);
-    Message::Text(Utf8Bytes::from(format!(
-        "{{\"role\":\"{}\",{body}",
-        role.as_str()
-    )))
+    format!("{{\"role\":\"{}\",{body}", role.as_str())
 }
 
 fn close(code: u16, reason: &str) -> Message {
@@ -81,53 +81,199 @@ fn close(code: u16, reason: &str) -> Message {
     }))
 }
 
-/// The game as last stored, from its task's published view; through a new handle when
-/// the task behind `h` has stopped (the game unloaded, loaded again on demand).
-async fn view(s: &Arc<Shared>, id: &str, h: &mut GameHandle) -> Option<Arc<View>> {
-    if h.tx.is_closed() {
-        *h = s.handle(id).await.ok()??;
-    }
-    Some(h.view.borrow().clone())
+/// Where this socket's game is served, as the socket last found it.
+pub(crate) enum Target {
+    /// By a task of this node. A socket bound to its node's task never moves to another
+    /// node's: when this node stops serving the game (a cluster node that lost its
+    /// lease), the socket closes with 1012 and its client reconnects.
+    Local(GameHandle),
+    /// By another node of the cluster (`crate::cluster::route`).
+    Remote(String),
 }
 
-/// The game as last stored, copied by its task for its readers; through a new handle
-/// when the task behind `h` has stopped.
-async fn copy(s: &Arc<Shared>, id: &str, h: &mut GameHandle) -> Option<Arc<GameCopy>> {
+/// Why a socket got no answer about its game.
+pub(crate) enum Gone {
+    /// This node stopped serving the game: close with 1012, the client reconnects.
+    Moved,
+    /// The game is not available (no such game, the database, the owner not answering).
+    Unavailable(String),
+}
+
+/// How long a socket keeps asking while a game's owner does not answer (it died: its
+/// lease expires and another node takes the game over) before it answers an error.
+const REROUTE_FOR: Duration = Duration::from_secs(8);
+/// Between two such tries.
+const REROUTE_EVERY: Duration = Duration::from_millis(250);
+
+/// A live handle of the game on this node, for a socket bound to it: the same task, or
+/// a new one when the game was unloaded and loaded here again.
+async fn local(s: &Arc<Shared>, id: &str, h: &mut GameHandle) -> Result<(), Gone> {
+    if !h.tx.is_closed() {
+        return Ok(());
+    }
+    match s.handle(id).await {
+        Ok(Some(new)) => {
+            *h = new;
+            Ok(())
+        }
+        Ok(None) => Err(Gone::Unavailable("the game is not available".into())),
+        Err(crate::ServerError::Elsewhere { .. }) => Err(Gone::Moved),
+        Err(e) => Err(Gone::Unavailable(format!("the game is not available: {e}"))),
+    }
+}
+
+/// Look the game's owner up again after `node` did not answer: this node may serve it
+/// now (it took it over), or another.
+async fn reroute(s: &Arc<Shared>, id: &str, t: &mut Target) -> Result<(), Gone> {
+    match s.route(id).await {
+        Ok(Some(crate::Route::Local(h))) => *t = Target::Local(h),
+        Ok(Some(crate::Route::Remote { node, .. })) => *t = Target::Remote(node),
+        Ok(None) => return Err(Gone::Unavailable("the game is not available".into())),
+        Err(e) => return Err(Gone::Unavailable(format!("the game is not available: {e}"))),
+    }
+    Ok(())
+}
+
+/// Ask the game's owner on another node, following the game when it moves, for up to
+/// [`REROUTE_FOR`]; `Ok(None)` when this node turned out to serve it (`t` is local now).
+async fn remote(
+    s: &Arc<Shared>,
+    id: &str,
+    t: &mut Target,
+    req: impl Fn() -> crate::cluster::route::Req,
+) -> Result<Option<crate::cluster::route::Resp>, Gone> {
+    use crate::cluster::route::{Resp, ask};
+    let until = Instant::now() + REROUTE_FOR;
+    loop {
+        let Target::Remote(node) = &*t else {
+            return Ok(None);
+        };
+        let why = match ask(s, node, &req()).await {
+            Ok(Resp::NotFound) => {
+                return Err(Gone::Unavailable("the game is not available".into()));
+            }
+            Ok(Resp::NotOwner) => "moved".to_string(),
+            Ok(Resp::Unavailable(why)) => why,
+            Ok(r) => return Ok(Some(r)),
+            Err(e) => e.to_string(),
+        };
+        if Instant::now() >= until {
+            return Err(Gone::Unavailable(format!(
+                "the game's server does not answer, try again: {why}"
+            )));
+        }
+        tokio::time::sleep(REROUTE_EVERY).await;
+        reroute(s, id, t).await?;
+    }
+}
+
+/// The game clock now (a ping's answer).
+async fn now(s: &Arc<Shared>, id: &str, t: &mut Target) -> Result<u64, Gone> {
     for _ in 0..2 {
-        if h.tx.is_closed() {
-            *h = s.handle(id).await.ok()??;
+        if let Target::Local(h) = t {
+            local(s, id, h).await?;
+            return Ok(h.view.borrow().now());
         }
-        if let Some(c) = h.copy().await {
-            return Some(c);
+        let req = || crate::cluster::route::Req::Ping {
+            game: id.to_string(),
+        };
+        if let Some(crate::cluster::route::Resp::Now(n)) = remote(s, id, t, req).await? {
+            return Ok(n);
         }
     }
-    None
+    Err(Gone::Unavailable("the game is not available".into()))
 }
 
-/// The `state` message for this socket, from the copy of the game as last stored (made
-/// for another socket within [`crate::game::STATE_TEXT_SERVES`], perhaps), and its `n`.
-async fn state_now(
+/// The `state` message for a socket acting as `role` on this node's task, with its
+/// role, and its `n`: from the copy of the game as last stored (made for another socket
+/// within [`crate::game::STATE_TEXT_SERVES`], perhaps). Also the owner's answer to
+/// another node's socket.
+pub(crate) async fn local_state(
     s: &Arc<Shared>,
     id: &str,
     h: &mut GameHandle,
     role: Role,
-) -> Option<(u64, Message)> {
-    let c = copy(s, id, h).await?;
-    Some((c.n, with_role(&c.state_text_for(&h.meta, role), role)))
-}
-
-/// Send a command to the game's task, reloading the game once if its task was unloaded.
-async fn ask<T>(s: &Arc<Shared>, id: &str, make: impl Fn(oneshot::Sender<T>) -> Cmd) -> Option<T> {
+) -> Option<(u64, String)> {
     for _ in 0..2 {
-        let h = s.handle(id).await.ok()??;
-        let (tx, rx) = oneshot::channel();
-        if h.tx.send(make(tx)).await.is_ok()
-            && let Ok(v) = rx.await
-        {
-            return Some(v);
+        local(s, id, h).await.ok()?;
+        if let Some(c) = h.copy().await {
+            return Some((c.n, with_role(&c.state_text_for(&h.meta, role), role)));
         }
     }
     None
+}
+
+/// The `state` message for this socket, and its `n`.
+async fn state_now(
+    s: &Arc<Shared>,
+    id: &str,
+    t: &mut Target,
+    role: Role,
+) -> Result<(u64, Message), Gone> {
+    for _ in 0..2 {
+        if let Target::Local(h) = t {
+            local(s, id, h).await?;
+            return match local_state(s, id, h, role).await {
+                Some((n, text)) => Ok((n, Message::Text(Utf8Bytes::from(text)))),
+                None => Err(Gone::Unavailable("the game is not available".into())),
+            };
+        }
+        let req = || crate::cluster::route::Req::State {
+            game: id.to_string(),
+            role,
+        };
+        if let Some(crate::cluster::route::Resp::State { n, text }) = remote(s, id, t, req).await? {
+            return Ok((n, Message::Text(Utf8Bytes::from(text))));
+        }
+    }
+    Err(Gone::Unavailable("the game is not available".into()))
+}
+
+/// An action to the game's task, here or on its owner (the frame as the client sent
+/// it, parsed again there): the answer for this sender, if any. `make` makes the action
+/// again for a second try (the game's task stopped meanwhile: unloaded, or moved).
+async fn act(
+    s: &Arc<Shared>,
+    id: &str,
+    t: &mut Target,
+    role: Role,
+    frame: &str,
+    make: impl Fn() -> Act,
+) -> Result<Reply, Gone> {
+    for _ in 0..2 {
+        if let Target::Local(h) = t {
+            local(s, id, h).await?;
+            let (tx, rx) = oneshot::channel();
+            if h.tx.send(Cmd::Act(make(), tx)).await.is_err() {
+                continue;
+            }
+            match rx.await {
+                Ok(Reply::Moved) => return Err(Gone::Moved),
+                Ok(r) => return Ok(r),
+                Err(_) => continue,
+            }
+        }
+        let a = make();
+        let req = || crate::cluster::route::Req::Act {
+            game: id.to_string(),
+            role,
+            frame: frame.to_string(),
+            rtt_ms: a.rtt_ms,
+            waited_ms: a.received.elapsed().as_millis() as u64,
+        };
+        match remote(s, id, t, req).await? {
+            Some(crate::cluster::route::Resp::Stored(n)) => return Ok(Reply::Stored(n)),
+            Some(crate::cluster::route::Resp::Direct(text)) => return Ok(Reply::Direct(text)),
+            Some(_) => {
+                return Err(Gone::Unavailable(
+                    "an unexpected answer from the game's server".into(),
+                ));
+            }
+            // This node serves the game now: the action goes to its task.
+            None => continue,
+        }
+    }
+    Err(Gone::Unavailable("the game is not available".into()))
 }
 
 /// A token bucket: `rate` frames a second sustained, `burst` at once.
@@ -322,37 +468,40 @@ async fn drain_until_close(stream: &mut futures_util::stream::SplitStream<WebSoc
 }
 
 /// The answer to one admitted text frame, if it has one of its own (a stored action's
-/// answer is its event, on the bus).
+/// answer is its event, on the bus); [`Gone::Moved`] when this node stopped serving the
+/// game the socket is bound to.
 async fn answer(
     s: &Arc<Shared>,
     id: &str,
-    h: &mut GameHandle,
+    t: &mut Target,
     role: Role,
     rtt_ms: Option<u64>,
     received: Instant,
     body: &str,
-) -> Option<String> {
+) -> Result<Option<String>, Gone> {
     match parse_frame(body) {
         Err(e) => {
             s.metrics.frame_errors.inc();
-            Some(
+            Ok(Some(
                 ServerMsg::Error {
                     id: e.id.clone(),
                     message: e.to_string(),
                 }
                 .to_text(),
-            )
+            ))
         }
-        Ok(ClientFrame::Ping(n)) => {
-            let now = view(s, id, h).await.map_or(0, |v| v.now());
-            Some(
+        Ok(ClientFrame::Ping(n)) => match now(s, id, t).await {
+            Ok(now) => Ok(Some(
                 ServerMsg::Pong {
                     ping: n,
                     server_now: now,
                 }
                 .to_text(),
-            )
-        }
+            )),
+            Err(Gone::Moved) => Err(Gone::Moved),
+            // No clock to answer with: the ping goes unanswered, as on a lost network.
+            Err(Gone::Unavailable(_)) => Ok(None),
+        },
         Ok(ClientFrame::Action {
             id: cid,
             lag_ms,
@@ -360,44 +509,36 @@ async fn answer(
         }) => {
             if role == Role::Spectator {
                 s.metrics.refused.inc();
-                return Some(
+                return Ok(Some(
                     ServerMsg::Refused {
                         id: cid,
                         reason: "spectators cannot act on a game (uscf-2020 13)".into(),
                         rule: None,
                     }
                     .to_text(),
-                );
+                ));
             }
-            let make = |tx| {
-                Cmd::Act(
-                    Act {
-                        role,
-                        id: cid.clone(),
-                        lag_ms,
-                        action: action.clone(),
-                        rtt_ms,
-                        received,
-                    },
-                    tx,
-                )
+            let make = || Act {
+                role,
+                id: cid.clone(),
+                lag_ms,
+                action: action.clone(),
+                rtt_ms,
+                received,
             };
-            match ask(s, id, make).await {
-                Some(Reply::Stored(_)) => None,
-                Some(Reply::Direct(t)) => Some(t),
-                None => Some(
-                    ServerMsg::Error {
-                        id: cid,
-                        message: "the game is not available".into(),
-                    }
-                    .to_text(),
-                ),
+            match act(s, id, t, role, body, make).await {
+                Ok(Reply::Stored(_)) => Ok(None),
+                Ok(Reply::Direct(text)) => Ok(Some(text)),
+                Ok(Reply::Moved) | Err(Gone::Moved) => Err(Gone::Moved),
+                Err(Gone::Unavailable(message)) => {
+                    Ok(Some(ServerMsg::Error { id: cid, message }.to_text()))
+                }
             }
         }
     }
 }
 
-pub async fn run(s: Arc<Shared>, id: String, role: Role, socket: WebSocket) {
+pub async fn run(s: Arc<Shared>, id: String, role: Role, route: crate::Route, socket: WebSocket) {
     s.metrics.sockets.inc();
     let _gauge = Gauge(s.clone());
     let (mut sink, mut stream) = socket.split();
@@ -410,15 +551,26 @@ pub async fn run(s: Arc<Shared>, id: String, role: Role, socket: WebSocket) {
     }
     // Subscribed before the view is read: every event after the view's comes.
     let mut sub = s.bus.subscribe(&id);
-    let state = match s.handle(&id).await {
-        Ok(Some(mut h)) => state_now(&s, &id, &mut h, role).await.map(|st| (h, st)),
-        _ => None,
+    let mut t = match route {
+        crate::Route::Local(h) => Target::Local(h),
+        crate::Route::Remote { node, .. } => {
+            // What the owner publishes reaches this node once its relay subscribed.
+            s.bus.ready(&id).await;
+            Target::Remote(node)
+        }
     };
-    let Some((mut h, (mut last_n, state))) = state else {
-        let _ = sink
-            .send(close(close_code::ERROR, "the game is not available"))
-            .await;
-        return;
+    let (mut last_n, state) = match state_now(&s, &id, &mut t, role).await {
+        Ok(st) => st,
+        Err(Gone::Moved) => {
+            let _ = sink.send(close(MOVED_CODE, crate::game::MOVED)).await;
+            return;
+        }
+        Err(Gone::Unavailable(_)) => {
+            let _ = sink
+                .send(close(close_code::ERROR, "the game is not available"))
+                .await;
+            return;
+        }
     };
     if timed(&mut sink, state).await.is_err() {
         return;
@@ -478,9 +630,17 @@ pub async fn run(s: Arc<Shared>, id: String, role: Role, socket: WebSocket) {
                         break;
                     }
                 }
-                let answer = answer(&s, &id, &mut h, role, pings.rtt_ms(), received, body.as_str()).await;
-                if let Some(t) = answer
-                    && timed(&mut sink, Message::Text(Utf8Bytes::from(t))).await.is_err()
+                let answer = match answer(&s, &id, &mut t, role, pings.rtt_ms(), received, body.as_str()).await {
+                    Ok(a) => a,
+                    Err(_) => {
+                        // This node no longer serves the game: the client reconnects
+                        // (through the load balancer) to the node that does.
+                        let _ = timed(&mut sink, close(MOVED_CODE, crate::game::MOVED)).await;
+                        break;
+                    }
+                };
+                if let Some(text) = answer
+                    && timed(&mut sink, Message::Text(Utf8Bytes::from(text))).await.is_err()
                 {
                     break;
                 }
@@ -488,6 +648,29 @@ pub async fn run(s: Arc<Shared>, id: String, role: Role, socket: WebSocket) {
             d = sub.next() => {
                 match d {
                     None => break,
+                    Some(Delivery::Msg(m)) if m.moved => {
+                        if matches!(t, Target::Local(_)) {
+                            let _ = timed(&mut sink, close(MOVED_CODE, crate::game::MOVED)).await;
+                            break;
+                        }
+                    }
+                    Some(Delivery::Msg(m)) if m.n.is_some_and(|n| n > last_n + 1) => {
+                        // A gap (a message lost between nodes, NATS restarting): read the
+                        // state again rather than skip an event.
+                        match state_now(&s, &id, &mut t, role).await {
+                            Ok((n, state)) => {
+                                last_n = n;
+                                if timed(&mut sink, state).await.is_err() {
+                                    break;
+                                }
+                            }
+                            Err(Gone::Moved) => {
+                                let _ = timed(&mut sink, close(MOVED_CODE, crate::game::MOVED)).await;
+                                break;
+                            }
+                            Err(Gone::Unavailable(_)) => {}
+                        }
+                    }
                     Some(Delivery::Msg(m)) => {
                         if m.n.is_some_and(|n| n <= last_n) {
                             continue;
@@ -500,7 +683,7 @@ pub async fn run(s: Arc<Shared>, id: String, role: Role, socket: WebSocket) {
                         }
                     }
                     Some(Delivery::Lagged) => {
-                        let Some((n, state)) = state_now(&s, &id, &mut h, role).await else { break };
+                        let Ok((n, state)) = state_now(&s, &id, &mut t, role).await else { break };
                         last_n = n;
                         if timed(&mut sink, state).await.is_err() {
                             break;

@@ -5,7 +5,7 @@
 use std::sync::Arc;
 use std::time::Instant;
 
-use flagfall_store::{NewEvent, Store, StoreError};
+use flagfall_store::{Lease, NewEvent, Store, StoreError};
 use tokio::sync::{mpsc, oneshot};
 
 use crate::metrics::Metrics;
@@ -18,6 +18,9 @@ const MAX_BATCH: usize = flagfall_store::ROWS_PER_INSERT;
 pub struct WriteReq {
     pub events: Vec<NewEvent>,
     pub done: oneshot::Sender<Result<(), WriteError>>,
+    /// In a cluster, the game's lease epoch as its task holds it (the fencing token):
+    /// the events are stored only if the lease is still this node's at that epoch.
+    pub fence: Option<i64>,
 }
 
 /// Why a request's events were not stored (none of them was).
@@ -29,12 +32,27 @@ pub enum WriteError {
     /// The writer is gone (the server is stopping).
     #[error("the writer stopped")]
     Stopped,
+    /// A cluster's fence: the game's lease is no longer this node's at the task's epoch
+    /// (another node took the game over); nothing of it was stored.
+    #[error("this server no longer serves the game (its lease was taken over)")]
+    Fenced,
 }
 
 /// Run the writer until every sender is gone (all queued requests are committed first).
-pub async fn run(store: Arc<dyn Store>, mut rx: mpsc::Receiver<WriteReq>, metrics: Arc<Metrics>) {
+///
+/// `node`: in a cluster, this node's name: every commit is fenced
+/// ([`Store::append_fenced`]); a request whose game's lease is no longer the node's at
+/// its epoch is answered [`WriteError::Fenced`] while the others in the commit are stored.
+pub async fn run(
+    store: Arc<dyn Store>,
+    mut rx: mpsc::Receiver<WriteReq>,
+    metrics: Arc<Metrics>,
+    node: Option<String>,
+) {
     let mut reqs: Vec<WriteReq> = Vec::new();
     let mut flat: Vec<NewEvent> = Vec::new();
+    // Each request's game (its events are moved into `flat`).
+    let mut games: Vec<String> = Vec::new();
     while let Some(first) = rx.recv().await {
         reqs.push(first);
         let mut count = reqs[0].events.len();
@@ -49,13 +67,36 @@ pub async fn run(store: Arc<dyn Store>, mut rx: mpsc::Receiver<WriteReq>, metric
         }
         flat.clear();
         for r in &mut reqs {
+            games.push(
+                r.events
+                    .first()
+                    .map(|e| e.game_id.clone())
+                    .unwrap_or_default(),
+            );
             flat.append(&mut r.events);
         }
         let started = Instant::now();
-        let result = store
-            .append(&flat)
-            .await
-            .map_err(|e| WriteError::Commit(Arc::new(e)));
+        let mut fenced: Vec<String> = Vec::new();
+        let result = match &node {
+            None => store.append(&flat).await,
+            Some(node) => {
+                let fences: Vec<Lease> = reqs
+                    .iter()
+                    .zip(&games)
+                    .filter_map(|(r, game)| {
+                        Some(Lease {
+                            game_id: game.clone(),
+                            epoch: r.fence?,
+                        })
+                    })
+                    .collect();
+                store
+                    .append_fenced(&flat, node, &fences)
+                    .await
+                    .map(|refused| fenced = refused)
+            }
+        }
+        .map_err(|e| WriteError::Commit(Arc::new(e)));
         match &result {
             Ok(()) => metrics.observe_commit(started.elapsed(), flat.len()),
             Err(e) => {
@@ -63,8 +104,15 @@ pub async fn run(store: Arc<dyn Store>, mut rx: mpsc::Receiver<WriteReq>, metric
                 tracing::error!(error = %e, events = flat.len(), "group commit failed");
             }
         }
-        for r in reqs.drain(..) {
-            let _ = r.done.send(result.clone());
+        for (r, game) in reqs.drain(..).zip(games.drain(..)) {
+            let answer = match &result {
+                Ok(()) if fenced.contains(&game) => {
+                    metrics.cluster.fenced_writes.inc();
+                    Err(WriteError::Fenced)
+                }
+                other => other.clone(),
+            };
+            let _ = r.done.send(answer);
         }
     }
     tracing::info!("writer: every event committed, stopping");

@@ -31,6 +31,9 @@ pub enum StoreError {
     /// This backend does not do that (a cluster's leases on SQLite).
     #[error("not supported here: {0}")]
     Unsupported(&'static str),
+    /// A caller's argument out of range (nothing was done).
+    #[error("invalid argument: {0}")]
+    Invalid(String),
 }
 
 pub(crate) fn q(doing: &'static str) -> impl FnOnce(sqlx::Error) -> StoreError {

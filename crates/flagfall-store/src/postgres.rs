@@ -10,8 +10,8 @@ use sqlx::postgres::{PgConnectOptions, PgPool, PgPoolOptions};
 use crate::error::q;
 use crate::sql::{self, Bind};
 use crate::{
-    ChallengeRow, ClockMark, GameRow, GameSummary, NewChallenge, NewEvent, NewGame,
-    ROWS_PER_INSERT, Result, Status, Store, StoreError, StoreFuture, StoredEvent,
+    ChallengeRow, ClockMark, GameRow, GameSummary, Lease, LeaseRow, NewChallenge, NewEvent,
+    NewGame, ROWS_PER_INSERT, Result, Status, Store, StoreError, StoreFuture, StoredEvent,
 };
 
 /// The migrations, in order: `(description, SQL)`.
@@ -40,11 +40,16 @@ pub(crate) const SCHEMA: &[(&str, &str)] = &[
         "rematches",
         include_str!("../migrations/postgres/0006_rematches.sql"),
     ),
+    (
+        "leases",
+        include_str!("../migrations/postgres/0007_leases.sql"),
+    ),
 ];
 
-/// PostgreSQL: a database server of its own. Serve one database from one flagfall
-/// server at a time: nothing yet decides which server runs a game, and two servers
-/// would each load a game and number its events on their own.
+/// PostgreSQL: a database server of its own. Several flagfall servers share one only as a
+/// cluster (docs/cluster.md), whose leases (`lease.rs`) decide which one serves a game;
+/// two servers outside a cluster would each load a game and number its events on their
+/// own.
 pub struct PgStore {
     pub(crate) pool: PgPool,
     /// The same pool: PostgreSQL takes concurrent writers.
@@ -53,10 +58,13 @@ pub struct PgStore {
 
 impl PgStore {
     pub async fn open(url: &str) -> Result<PgStore> {
-        let opts = PgConnectOptions::from_str(url).map_err(|e| StoreError::Url {
-            url: url.to_string(),
-            message: e.to_string(),
-        })?;
+        let opts =
+            session_options(
+                PgConnectOptions::from_str(url).map_err(|e| StoreError::Url {
+                    url: url.to_string(),
+                    message: e.to_string(),
+                })?,
+            );
         let pool = PgPoolOptions::new()
             .max_connections(8)
             .acquire_timeout(Duration::from_secs(10))
@@ -70,7 +78,15 @@ impl PgStore {
         })
     }
 
-    async fn after_commit(&self) {}
+    pub(crate) async fn after_commit(&self) {}
+}
+
+/// Every session's settings. `idle_in_transaction_session_timeout`: a node cut off in
+/// the middle of a transaction (a fenced commit holds its games' lease rows `FOR SHARE`)
+/// has its session ended by the server after 5 s, so that its locks keep no other node
+/// from taking its games over for longer.
+pub(crate) fn session_options(opts: PgConnectOptions) -> PgConnectOptions {
+    opts.options([("idle_in_transaction_session_timeout", "5s")])
 }
 
 type Sql = Bind<Postgres>;
@@ -312,6 +328,45 @@ impl Store for PgStore {
                 .map_err(q("reading a heartbeat"))?;
             row.as_ref().map(sql::clock_reached).transpose()
         })
+    }
+
+    fn lease_claim<'a>(
+        &'a self,
+        id: &'a str,
+        node: &'a str,
+        lease_ms: i64,
+    ) -> StoreFuture<'a, Option<i64>> {
+        Box::pin(self.claim(id, node, lease_ms))
+    }
+
+    fn lease_of<'a>(&'a self, id: &'a str) -> StoreFuture<'a, Option<LeaseRow>> {
+        Box::pin(self.lease_row(id))
+    }
+
+    fn lease_renew<'a>(&'a self, node: &'a str, lease_ms: i64) -> StoreFuture<'a, Vec<Lease>> {
+        Box::pin(self.renew(node, lease_ms))
+    }
+
+    fn lease_release<'a>(&'a self, id: &'a str, node: &'a str, epoch: i64) -> StoreFuture<'a, ()> {
+        Box::pin(self.release(id, node, epoch))
+    }
+
+    fn lease_take_over<'a>(
+        &'a self,
+        node: &'a str,
+        lease_ms: i64,
+        limit: i64,
+    ) -> StoreFuture<'a, Vec<Lease>> {
+        Box::pin(self.take_over(node, lease_ms, limit))
+    }
+
+    fn append_fenced<'a>(
+        &'a self,
+        batch: &'a [NewEvent],
+        node: &'a str,
+        fences: &'a [Lease],
+    ) -> StoreFuture<'a, Vec<String>> {
+        Box::pin(self.fenced_append(batch, node, fences))
     }
 
     crate::tournament::tournament_methods!();

@@ -1,42 +1,419 @@
 use std::str::FromStr;
 use std::sync::Arc;
+use std::time::Duration;
 
+use flagfall_game::GameResult;
+use sqlx::Row;
 use sqlx::postgres::{PgConnectOptions, PgPool};
 
-use super::{PgStore, SCHEMA};
-use crate::contract_tests::exercise;
+use super::{PgStore, SCHEMA, session_options};
+use crate::contract_tests::{ev, exercise, game};
 use crate::sql::migrator;
+use crate::{Lease, Status, Store, StoreError};
 
-/// Runs against PostgreSQL when `FLAGFALL_TEST_POSTGRES` names a server (fails, not
-/// skips, when it is set but unreachable).
+/// A throwaway database of its own for one test, dropped by [`TestDb::drop_db`].
+struct TestDb {
+    admin: PgPool,
+    name: String,
+    opts: PgConnectOptions,
+}
+
+impl TestDb {
+    /// `None` when `FLAGFALL_TEST_POSTGRES` is not set (the test then does nothing);
+    /// fails, not skips, when it is set but unreachable.
+    async fn new(tag: &str) -> Option<(TestDb, Arc<PgStore>)> {
+        let url = std::env::var("FLAGFALL_TEST_POSTGRES").ok()?;
+        let name = format!("flagfall_store_{tag}_{}", std::process::id());
+        let admin = PgPool::connect(&url)
+            .await
+            .expect("FLAGFALL_TEST_POSTGRES reachable");
+        sqlx::query(&format!("DROP DATABASE IF EXISTS {name} WITH (FORCE)"))
+            .execute(&admin)
+            .await
+            .unwrap();
+        sqlx::query(&format!("CREATE DATABASE {name}"))
+            .execute(&admin)
+            .await
+            .unwrap();
+        let opts = session_options(PgConnectOptions::from_str(&url).unwrap().database(&name));
+        let pool = PgPool::connect_with(opts.clone()).await.unwrap();
+        let store = PgStore {
+            writer: pool.clone(),
+            pool,
+        };
+        migrator(SCHEMA).run(&store.pool).await.unwrap();
+        Some((TestDb { admin, name, opts }, Arc::new(store)))
+    }
+
+    /// A connection of the test's own, outside the store's pool.
+    async fn pool(&self) -> PgPool {
+        PgPool::connect_with(self.opts.clone()).await.unwrap()
+    }
+
+    async fn drop_db(self) {
+        sqlx::query(&format!(
+            "DROP DATABASE IF EXISTS {} WITH (FORCE)",
+            self.name
+        ))
+        .execute(&self.admin)
+        .await
+        .unwrap();
+    }
+}
+
+/// Runs against PostgreSQL when `FLAGFALL_TEST_POSTGRES` names a server.
 #[tokio::test]
 async fn postgres_round_trip() {
-    let Ok(url) = std::env::var("FLAGFALL_TEST_POSTGRES") else {
+    let Some((db, store)) = TestDb::new("contract").await else {
         return;
     };
-    let db = format!("flagfall_store_{}", std::process::id());
-    let admin = PgPool::connect(&url)
-        .await
-        .expect("FLAGFALL_TEST_POSTGRES reachable");
-    sqlx::query(&format!("DROP DATABASE IF EXISTS {db}"))
-        .execute(&admin)
-        .await
-        .unwrap();
-    sqlx::query(&format!("CREATE DATABASE {db}"))
-        .execute(&admin)
-        .await
-        .unwrap();
-    let mut opts = PgConnectOptions::from_str(&url).unwrap();
-    opts = opts.database(&db);
-    let pool = PgPool::connect_with(opts).await.unwrap();
-    let store = PgStore {
-        writer: pool.clone(),
-        pool,
+    exercise(store).await;
+    db.drop_db().await;
+}
+
+fn fence(id: &str, epoch: i64) -> Lease {
+    Lease {
+        game_id: id.into(),
+        epoch,
+    }
+}
+
+/// Claims, expiry by the database's clock, renewal, fencing of a stale owner's writes
+/// (and only of the game it lost), re-claims, releases.
+#[tokio::test]
+async fn leases_claim_expire_renew_fence_release() {
+    let Some((db, store)) = TestDb::new("leases").await else {
+        return;
     };
-    migrator(SCHEMA).run(&store.pool).await.unwrap();
-    exercise(Arc::new(store)).await;
-    sqlx::query(&format!("DROP DATABASE IF EXISTS {db} WITH (FORCE)"))
-        .execute(&admin)
+    for id in ["ga", "gb", "gc"] {
+        store.create_game(&game(id)).await.unwrap();
+    }
+    // Session settings: a session stuck in a transaction is ended after 5 s.
+    let timeout: String = sqlx::query("SHOW idle_in_transaction_session_timeout")
+        .fetch_one(&store.pool)
+        .await
+        .unwrap()
+        .get(0);
+    assert_eq!(timeout, "5s");
+
+    let e1 = store.lease_claim("ga", "A", 200).await.unwrap().unwrap();
+    let eb = store.lease_claim("gb", "A", 60_000).await.unwrap().unwrap();
+    assert_ne!(e1, eb);
+    assert_eq!(
+        store.lease_claim("ga", "B", 60_000).await.unwrap(),
+        None,
+        "B cannot claim A's unexpired lease"
+    );
+    let row = store.lease_of("ga").await.unwrap().unwrap();
+    assert_eq!((row.owner.as_str(), row.epoch), ("A", e1));
+    assert!(
+        (0..=200).contains(&row.expires_in_ms),
+        "{}",
+        row.expires_in_ms
+    );
+    assert_eq!(store.lease_of("gc").await.unwrap(), None);
+    assert_eq!(store.lease_of("nope").await.unwrap(), None);
+
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    assert!(store.lease_of("ga").await.unwrap().unwrap().expires_in_ms < 0);
+    let e2 = store.lease_claim("ga", "B", 60_000).await.unwrap().unwrap();
+    assert!(e2 > e1, "a new epoch: {e2} after {e1}");
+    assert_eq!(
+        store.lease_renew("A", 60_000).await.unwrap(),
+        [fence("gb", eb)],
+        "A's renewal no longer lists the game B took"
+    );
+
+    // A's batch: its event for ga is refused, its event for gb stored.
+    let refused = store
+        .append_fenced(
+            &[ev("ga", 1, None), ev("gb", 1, None), ev("gb", 2, None)],
+            "A",
+            &[fence("ga", e1), fence("gb", eb)],
+        )
         .await
         .unwrap();
+    assert_eq!(refused, ["ga"]);
+    assert!(store.events("ga").await.unwrap().is_empty());
+    assert_eq!(store.events("gb").await.unwrap().len(), 2);
+    // All refused: nothing stored (a wrong epoch, a game without a fence, another node).
+    let refused = store
+        .append_fenced(
+            &[ev("ga", 1, None), ev("gb", 3, None)],
+            "A",
+            &[fence("ga", e2)],
+        )
+        .await
+        .unwrap();
+    assert_eq!(refused, ["ga", "gb"]);
+    assert_eq!(store.events("gb").await.unwrap().len(), 2);
+    assert!(store.append_fenced(&[], "A", &[]).await.unwrap().is_empty());
+    // B's write at its epoch is stored, and finishes the game.
+    let refused = store
+        .append_fenced(
+            &[ev("ga", 1, Some(GameResult::Draw))],
+            "B",
+            &[fence("ga", e2)],
+        )
+        .await
+        .unwrap();
+    assert!(refused.is_empty());
+    assert_eq!(store.events("ga").await.unwrap().len(), 1);
+    assert_eq!(
+        store.game("ga").await.unwrap().unwrap().status,
+        Status::Finished
+    );
+
+    // The same node claiming again (a restarted process) raises the epoch: the old
+    // epoch's writes are refused.
+    let e3 = store.lease_claim("ga", "B", 60_000).await.unwrap().unwrap();
+    assert!(e3 > e2);
+    assert_eq!(
+        store
+            .append_fenced(&[ev("ga", 2, None)], "B", &[fence("ga", e2)])
+            .await
+            .unwrap(),
+        ["ga"]
+    );
+    // Release: only at the epoch held; then another node claims.
+    store.lease_release("ga", "B", e2).await.unwrap();
+    assert_eq!(store.lease_of("ga").await.unwrap().unwrap().epoch, e3);
+    store.lease_release("ga", "A", e3).await.unwrap();
+    assert_eq!(store.lease_of("ga").await.unwrap().unwrap().owner, "B");
+    store.lease_release("ga", "B", e3).await.unwrap();
+    assert_eq!(store.lease_of("ga").await.unwrap(), None);
+    let e4 = store.lease_claim("ga", "A", 60_000).await.unwrap().unwrap();
+    assert!(e4 > e3);
+
+    // An expired lease nobody took is renewed at its epoch.
+    let ec = store.lease_claim("gc", "C", 200).await.unwrap().unwrap();
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    assert_eq!(
+        store.lease_renew("C", 60_000).await.unwrap(),
+        [fence("gc", ec)]
+    );
+    assert!(store.lease_of("gc").await.unwrap().unwrap().expires_in_ms > 50_000);
+    assert!(
+        store
+            .lease_renew("nobody", 60_000)
+            .await
+            .unwrap()
+            .is_empty()
+    );
+
+    // Bad input: clear errors, nothing done.
+    for ms in [0, -5, 86_400_001] {
+        assert!(matches!(
+            store.lease_claim("gc", "D", ms).await,
+            Err(StoreError::Invalid(_))
+        ));
+        assert!(matches!(
+            store.lease_renew("C", ms).await,
+            Err(StoreError::Invalid(_))
+        ));
+    }
+    assert!(matches!(
+        store.lease_take_over("D", 1000, -1).await,
+        Err(StoreError::Invalid(_))
+    ));
+    assert_eq!(store.lease_of("gc").await.unwrap().unwrap().owner, "C");
+    // A claim of a game that does not exist is an error, not a lease.
+    assert!(store.lease_claim("nope", "A", 1000).await.is_err());
+    db.drop_db().await;
+}
+
+/// Takeovers: expired leases of live games first, then live games without a lease, at
+/// most `limit`; expired leases of finished games are deleted; held leases are kept.
+#[tokio::test]
+async fn lease_takeovers() {
+    let Some((db, store)) = TestDb::new("takeover").await else {
+        return;
+    };
+    for (i, id) in ["l1", "l2", "l3", "u1", "u2", "f1", "f2", "h1"]
+        .iter()
+        .enumerate()
+    {
+        let mut g = game(id);
+        g.created_ms = i as i64;
+        store.create_game(&g).await.unwrap();
+    }
+    let mut old = Vec::new();
+    for id in ["l1", "l2", "l3", "f1"] {
+        old.push(store.lease_claim(id, "A", 200).await.unwrap().unwrap());
+    }
+    store.lease_claim("f2", "A", 60_000).await.unwrap().unwrap();
+    let h1 = store.lease_claim("h1", "A", 60_000).await.unwrap().unwrap();
+    store
+        .append(&[
+            ev("f1", 1, Some(GameResult::WhiteWins)),
+            ev("f2", 1, Some(GameResult::BlackWins)),
+        ])
+        .await
+        .unwrap();
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    let max_old = old.iter().copied().max().unwrap_or(0).max(h1);
+
+    assert!(
+        store
+            .lease_take_over("B", 60_000, 0)
+            .await
+            .unwrap()
+            .is_empty()
+    );
+    let first = store.lease_take_over("B", 60_000, 2).await.unwrap();
+    assert_eq!(first.len(), 2, "{first:?}");
+    assert!(
+        first
+            .iter()
+            .all(|l| l.game_id.starts_with('l') && l.epoch > max_old)
+    );
+    let second = store.lease_take_over("C", 60_000, 10).await.unwrap();
+    let mut ids: Vec<&str> = second.iter().map(|l| l.game_id.as_str()).collect();
+    ids.sort_unstable();
+    let mut want = vec!["u1", "u2"];
+    want.extend(
+        ["l1", "l2", "l3"]
+            .into_iter()
+            .filter(|id| first.iter().all(|l| l.game_id != *id)),
+    );
+    want.sort_unstable();
+    assert_eq!(ids, want);
+    for l in first.iter().chain(&second) {
+        let row = store.lease_of(&l.game_id).await.unwrap().unwrap();
+        assert_eq!(row.epoch, l.epoch);
+        assert!(row.expires_in_ms > 50_000);
+    }
+    assert_eq!(
+        store.lease_of("f1").await.unwrap(),
+        None,
+        "finished: deleted"
+    );
+    assert_eq!(
+        store.lease_of("f2").await.unwrap().unwrap().owner,
+        "A",
+        "unexpired: kept"
+    );
+    assert_eq!(store.lease_of("h1").await.unwrap().unwrap().epoch, h1);
+    assert!(
+        store
+            .lease_take_over("D", 60_000, 10)
+            .await
+            .unwrap()
+            .is_empty()
+    );
+    db.drop_db().await;
+}
+
+/// Waits (bounded) until `check` holds.
+async fn until<F, Fut>(what: &str, mut check: F)
+where
+    F: FnMut() -> Fut,
+    Fut: std::future::Future<Output = bool>,
+{
+    for _ in 0..1000 {
+        if check().await {
+            return;
+        }
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+    panic!("timed out waiting until {what}");
+}
+
+/// While A's fenced commit holds its lease rows, a takeover skips them and a claim waits;
+/// once A commits, the new owner sees A's events, and A's old epoch is fenced.
+#[tokio::test]
+async fn a_takeover_waits_for_a_fenced_commit() {
+    let Some((db, store)) = TestDb::new("fencewait").await else {
+        return;
+    };
+    store.create_game(&game("g")).await.unwrap();
+    store.create_game(&game("h")).await.unwrap();
+    let eg = store.lease_claim("g", "A", 200).await.unwrap().unwrap();
+    let eh = store.lease_claim("h", "A", 200).await.unwrap().unwrap();
+    tokio::time::sleep(Duration::from_millis(300)).await;
+
+    // Hold A's commit after it locked its lease rows: its events' foreign key check
+    // waits for this lock on a game row.
+    let side = db.pool().await;
+    let mut blocker = side.begin().await.unwrap();
+    sqlx::query("SELECT 1 FROM games WHERE id = 'g' FOR UPDATE")
+        .execute(&mut *blocker)
+        .await
+        .unwrap();
+    let a = {
+        let store = store.clone();
+        tokio::spawn(async move {
+            store
+                .append_fenced(
+                    &[ev("g", 1, None), ev("h", 1, None)],
+                    "A",
+                    &[fence("g", eg), fence("h", eh)],
+                )
+                .await
+        })
+    };
+    let probe = side.clone();
+    until("A holds the lease rows", || {
+        let probe = probe.clone();
+        async move {
+            let mut tx = probe.begin().await.unwrap();
+            let r = sqlx::query(
+                "SELECT 1 FROM game_leases WHERE game_id IN ('g', 'h') FOR UPDATE NOWAIT",
+            )
+            .fetch_all(&mut *tx)
+            .await;
+            tx.rollback().await.unwrap();
+            r.is_err()
+        }
+    })
+    .await;
+    assert!(
+        store
+            .lease_take_over("B", 60_000, 10)
+            .await
+            .unwrap()
+            .is_empty(),
+        "rows under a commit are skipped"
+    );
+    let b = {
+        let store = store.clone();
+        tokio::spawn(async move { store.lease_claim("g", "B", 60_000).await })
+    };
+    until("B's claim waits for A's lock", || {
+        let side = side.clone();
+        async move {
+            let n: i64 = sqlx::query(
+                "SELECT count(*) FROM pg_stat_activity \
+                 WHERE datname = current_database() AND wait_event_type = 'Lock'",
+            )
+            .fetch_one(&side)
+            .await
+            .unwrap()
+            .get(0);
+            n >= 2
+        }
+    })
+    .await;
+    assert!(!a.is_finished() && !b.is_finished());
+    blocker.commit().await.unwrap();
+
+    assert!(a.await.unwrap().unwrap().is_empty(), "A's commit stored");
+    let eg2 = b.await.unwrap().unwrap().unwrap();
+    assert!(eg2 > eg);
+    let taken = store.lease_take_over("B", 60_000, 10).await.unwrap();
+    assert_eq!(taken.len(), 1);
+    assert_eq!(taken[0].game_id, "h");
+    assert!(taken[0].epoch > eh);
+    // The new owner loads after its takeover: A's events are there.
+    assert_eq!(store.events("g").await.unwrap().len(), 1);
+    assert_eq!(store.events("h").await.unwrap().len(), 1);
+    assert_eq!(
+        store
+            .append_fenced(&[ev("g", 2, None)], "A", &[fence("g", eg)])
+            .await
+            .unwrap(),
+        ["g"]
+    );
+    side.close().await;
+    db.drop_db().await;
 }

@@ -254,3 +254,34 @@ async fn a_bad_value_in_a_typed_column_is_an_error_naming_it() {
         ["c2"]
     );
 }
+
+/// A cluster's leases need PostgreSQL: SQLite says so for each of its methods.
+#[tokio::test]
+async fn sqlite_has_no_leases() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = open(dir.path().join("t.db").to_str().unwrap())
+        .await
+        .unwrap();
+    store.create_game(&game("g")).await.unwrap();
+    let fences = [crate::Lease {
+        game_id: "g".into(),
+        epoch: 1,
+    }];
+    let unsupported = |r: crate::Result<()>| matches!(r, Err(crate::StoreError::Unsupported(_)));
+    assert!(unsupported(
+        store.lease_claim("g", "A", 1000).await.map(drop)
+    ));
+    assert!(unsupported(store.lease_of("g").await.map(drop)));
+    assert!(unsupported(store.lease_renew("A", 1000).await.map(drop)));
+    assert!(unsupported(store.lease_release("g", "A", 1).await));
+    assert!(unsupported(
+        store.lease_take_over("A", 1000, 5).await.map(drop)
+    ));
+    assert!(unsupported(
+        store
+            .append_fenced(&[ev("g", 1, None)], "A", &fences)
+            .await
+            .map(drop)
+    ));
+    assert!(store.events("g").await.unwrap().is_empty());
+}

@@ -538,6 +538,7 @@ impl Server {
             engine,
             socket_rate: None,
             limits,
+            cluster: None,
         })
         .await
         .expect("the server starts");
@@ -566,6 +567,7 @@ impl Server {
                 engine: None,
                 socket_rate: None,
                 limits: flagfall_server::limits::Limits::unlimited(),
+                cluster: None,
             },
             store,
         )

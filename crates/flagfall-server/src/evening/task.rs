@@ -999,7 +999,7 @@ impl Task {
             }
         }
         for g in &c.games {
-            if let Err(e) = self.shared.start_new(g, w.snap.settings.mode) {
+            if let Err(e) = self.shared.start_new(g, w.snap.settings.mode).await {
                 tracing::error!(game = %g.id, error = %e, "an evening's game not started");
             }
         }

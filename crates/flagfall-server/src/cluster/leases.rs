@@ -1,0 +1,137 @@
+//! Keeping leases: the renewal of all this node's leases in one statement every third of
+//! a lease, and the scan that takes over games nobody serves.
+//!
+//! A renewal that fails leaves the leases valid until the last successful one's lease
+//! runs out (less [`super::MARGIN`]); past that, the node drops every game it served:
+//! another node may have taken them over, and this node could not know. A renewal that
+//! succeeds but no longer lists a game (another node took it over: this node was paused,
+//! or cut off from the database, past its lease) drops that game.
+
+use std::collections::HashMap;
+use std::sync::Arc;
+
+use tokio::time::Instant;
+
+use crate::Shared;
+
+/// Renew this node's leases until the server stops.
+pub async fn renew(shared: Arc<Shared>) {
+    let Some(cluster) = shared.cluster.clone() else {
+        return;
+    };
+    let mut tick = tokio::time::interval(cluster.lease / 3);
+    tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+    let mut shutdown = shared.shutdown.clone();
+    loop {
+        tokio::select! {
+            _ = tick.tick() => {}
+            _ = shutdown.wait_for(|d| *d) => return,
+        }
+        let sent = Instant::now();
+        match shared
+            .store
+            .lease_renew(&cluster.node, cluster.lease_ms())
+            .await
+        {
+            Ok(held) => {
+                shared.metrics.cluster.lease_renewals.inc();
+                let held: HashMap<String, i64> =
+                    held.into_iter().map(|l| (l.game_id, l.epoch)).collect();
+                // Games this node believes it serves but whose lease is gone or newer:
+                // taken over. Checked before the validity is extended, so that a node
+                // resumed after a pause never acts on them again.
+                let lost: Vec<(String, i64)> = cluster
+                    .owned_snapshot()
+                    .into_iter()
+                    .filter(|(g, e)| held.get(g) != Some(e))
+                    .collect();
+                for (game, epoch) in lost {
+                    tracing::warn!(game = %game, epoch, "lease taken over by another node: game dropped");
+                    shared.drop_game(&game, epoch);
+                }
+                cluster.renewed(sent);
+                // Leases held in the database that no task of this node serves (this
+                // node restarted with its name, or a load failed): serve them again, or
+                // let them go.
+                let known = cluster.owned_snapshot();
+                for (game, epoch) in held {
+                    if known.contains_key(&game) {
+                        continue;
+                    }
+                    let shared = shared.clone();
+                    tokio::spawn(async move {
+                        if let Err(e) = shared.handle(&game).await {
+                            tracing::warn!(game = %game, error = %e, "a held lease not served: released");
+                            if let Some(c) = &shared.cluster {
+                                let _ = shared.store.lease_release(&game, &c.node, epoch).await;
+                            }
+                        }
+                    });
+                }
+            }
+            Err(e) => {
+                shared.metrics.cluster.lease_renewal_failures.inc();
+                tracing::warn!(error = %e, "leases not renewed");
+                if !cluster.is_valid() {
+                    let all = cluster.owned_snapshot();
+                    if !all.is_empty() {
+                        tracing::error!(
+                            games = all.len(),
+                            "leases not renewed in time: every game dropped"
+                        );
+                    }
+                    for (game, epoch) in all {
+                        shared.drop_game(&game, epoch);
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// Take over games nobody serves (their owner's lease expired, or they have none) every
+/// [`super::SCAN_EVERY`], at most [`super::TAKE_PER_SCAN`] a scan, until the server stops.
+pub async fn take_over(shared: Arc<Shared>) {
+    let Some(cluster) = shared.cluster.clone() else {
+        return;
+    };
+    let mut tick = tokio::time::interval(super::SCAN_EVERY);
+    tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+    let mut shutdown = shared.shutdown.clone();
+    loop {
+        tokio::select! {
+            _ = tick.tick() => {}
+            _ = shutdown.wait_for(|d| *d) => return,
+        }
+        // A node whose own leases are in doubt (the database does not answer its
+        // renewals) takes nothing over.
+        if !cluster.is_valid() {
+            continue;
+        }
+        let taken = match shared
+            .store
+            .lease_take_over(&cluster.node, cluster.lease_ms(), super::TAKE_PER_SCAN)
+            .await
+        {
+            Ok(t) => t,
+            Err(e) => {
+                tracing::warn!(error = %e, "cannot look for games to take over");
+                continue;
+            }
+        };
+        if taken.is_empty() {
+            continue;
+        }
+        tracing::info!(games = taken.len(), node = %cluster.node, "games taken over");
+        for lease in taken {
+            shared.metrics.cluster.takeovers.inc();
+            let shared = shared.clone();
+            tokio::spawn(async move {
+                if let Err(e) = shared.serve_taken(&lease.game_id, lease.epoch).await {
+                    shared.metrics.damaged_games.inc();
+                    tracing::error!(game = %lease.game_id, error = %e, "a game taken over could not be loaded");
+                }
+            });
+        }
+    }
+}

@@ -1,0 +1,284 @@
+//! The bus over NATS: a game's messages reach every node with sockets on it.
+//!
+//! [`NatsBus`] is the in-process [`LocalBus`] plus NATS. What a game's task publishes
+//! goes to its node's subscribers at once and, on the subject `flagfall.game.<id>`, to
+//! the other nodes; a node whose sockets watch a game served elsewhere subscribes to
+//! that subject while it has one subscriber, and hands what arrives to them. Core NATS
+//! delivers at most once: a socket that sees a gap in event numbers reads a fresh state
+//! from the owner (`crate::socket`), so a message lost while NATS restarts costs a state,
+//! never a wrong board.
+
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use bytes::Bytes;
+use futures_util::StreamExt;
+use tokio::sync::{mpsc, watch};
+
+use crate::bus::{Bus, BusMsg, LocalBus, Subscription};
+use crate::metrics::Metrics;
+
+/// Messages waiting to be published on NATS before the newest are dropped (the sockets
+/// of other nodes then see a gap and read a fresh state).
+const OUTBOX: usize = 65_536;
+/// How often a relay with no local subscriber left checks whether to stop.
+const IDLE_CHECK: Duration = Duration::from_secs(2);
+
+/// A relay of one game served elsewhere: whether its NATS subscription is in place.
+struct Relay {
+    ready: watch::Receiver<bool>,
+}
+
+/// The bus of a cluster node ([`crate::bus::Bus`] over NATS).
+pub struct NatsBus {
+    node: String,
+    local: Arc<LocalBus>,
+    nats: async_nats::Client,
+    outbox: mpsc::Sender<(String, Bytes)>,
+    relays: Arc<Mutex<HashMap<String, Relay>>>,
+    metrics: Arc<Metrics>,
+}
+
+impl NatsBus {
+    pub fn new(node: &str, nats: async_nats::Client, metrics: Arc<Metrics>) -> NatsBus {
+        let (outbox, mut rx) = mpsc::channel::<(String, Bytes)>(OUTBOX);
+        let client = nats.clone();
+        tokio::spawn(async move {
+            while let Some((subject, payload)) = rx.recv().await {
+                if let Err(e) = client.publish(subject, payload).await {
+                    tracing::warn!(error = %e, "a game's message not published on NATS");
+                }
+            }
+        });
+        NatsBus {
+            node: node.to_string(),
+            local: Arc::new(LocalBus::new()),
+            nats,
+            outbox,
+            relays: Arc::default(),
+            metrics,
+        }
+    }
+
+    fn relays(&self) -> std::sync::MutexGuard<'_, HashMap<String, Relay>> {
+        self.relays.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// Wait until this node receives game `game`'s messages from the other nodes (its
+    /// relay's NATS subscription reached the server), at most `wait`.
+    pub async fn relay_ready(&self, game: &str, wait: Duration) -> bool {
+        let rx = self.relays().get(game).map(|r| r.ready.clone());
+        let Some(mut rx) = rx else { return false };
+        matches!(
+            tokio::time::timeout(wait, rx.wait_for(|r| *r)).await,
+            Ok(Ok(_))
+        )
+    }
+
+    /// Start the relay of `game` unless it runs.
+    fn relay(&self, game: &str) {
+        let mut relays = self.relays();
+        if relays.contains_key(game) {
+            return;
+        }
+        let (ready_tx, ready) = watch::channel(false);
+        relays.insert(game.to_string(), Relay { ready });
+        let game = game.to_string();
+        let nats = self.nats.clone();
+        let local = self.local.clone();
+        let relays = self.relays.clone();
+        let node = self.node.clone();
+        let metrics = self.metrics.clone();
+        tokio::spawn(async move {
+            let stop = |relays: &Mutex<HashMap<String, Relay>>| {
+                let mut map = relays.lock().unwrap_or_else(|p| p.into_inner());
+                if local.subscribers(&game) == 0 {
+                    map.remove(&game);
+                    true
+                } else {
+                    false
+                }
+            };
+            let mut sub = loop {
+                match nats.subscribe(super::game_subject(&game)).await {
+                    Ok(s) => break s,
+                    Err(e) => {
+                        tracing::warn!(game = %game, error = %e, "cannot subscribe to a game on NATS; again");
+                        tokio::time::sleep(Duration::from_millis(200)).await;
+                        if stop(&relays) {
+                            return;
+                        }
+                    }
+                }
+            };
+            // The subscription is at the server once a flush returns.
+            let _ = nats.flush().await;
+            let _ = ready_tx.send(true);
+            let mut idle = tokio::time::interval(IDLE_CHECK);
+            loop {
+                tokio::select! {
+                    m = sub.next() => {
+                        let Some(m) = m else { break };
+                        match decode(&m.payload) {
+                            Some((from, msg)) if from != node => {
+                                metrics.cluster.relayed.inc();
+                                local.publish(&game, msg);
+                            }
+                            Some(_) => {}
+                            None => tracing::warn!(game = %game, "an unreadable message on the game's subject: dropped"),
+                        }
+                    }
+                    _ = idle.tick() => {
+                        if stop(&relays) {
+                            return;
+                        }
+                    }
+                }
+            }
+            // The client is closing: forget the relay so that a new subscriber makes one.
+            relays
+                .lock()
+                .unwrap_or_else(|p| p.into_inner())
+                .remove(&game);
+        });
+    }
+}
+
+impl Bus for NatsBus {
+    fn publish(&self, game: &str, msg: BusMsg) {
+        let payload = encode(&self.node, &msg);
+        self.local.publish(game, msg);
+        if self
+            .outbox
+            .try_send((super::game_subject(game), payload))
+            .is_err()
+        {
+            tracing::warn!(game = %game, "NATS outbox full: a message dropped (the other nodes' sockets resynchronise)");
+        }
+    }
+
+    fn publish_local(&self, game: &str, msg: BusMsg) {
+        self.local.publish(game, msg);
+    }
+
+    fn subscribe(&self, game: &str) -> Subscription {
+        let sub = self.local.subscribe(game);
+        self.relay(game);
+        sub
+    }
+
+    fn ready<'a>(
+        &'a self,
+        game: &'a str,
+    ) -> std::pin::Pin<Box<dyn std::future::Future<Output = ()> + Send + 'a>> {
+        Box::pin(async move {
+            if !self.relay_ready(game, Duration::from_secs(2)).await {
+                tracing::warn!(game = %game, "the game's relay is not subscribed yet");
+            }
+        })
+    }
+
+    fn subscribers(&self, game: &str) -> usize {
+        self.local.subscribers(game)
+    }
+
+    fn channels(&self) -> usize {
+        self.local.channels()
+    }
+}
+
+/// A message on a game's subject: `from\nN\nL0\nL1\n` then the public text and the two
+/// private texts (`N` the event number or `-`; `L0`, `L1` the private texts' lengths in
+/// bytes or `-` when there is none). A moved notice is never relayed (it is local).
+fn encode(from: &str, msg: &BusMsg) -> Bytes {
+    let n = msg.n.map_or_else(|| "-".to_string(), |n| n.to_string());
+    let len = |p: &Option<Arc<str>>| {
+        p.as_ref()
+            .map_or_else(|| "-".to_string(), |t| t.len().to_string())
+    };
+    let mut out = format!(
+        "{from}\n{n}\n{}\n{}\n",
+        len(&msg.private[0]),
+        len(&msg.private[1])
+    );
+    let extra: usize = msg.private.iter().flatten().map(|t| t.len()).sum();
+    out.reserve(msg.text.len() + extra);
+    out.push_str(&msg.text);
+    for p in msg.private.iter().flatten() {
+        out.push_str(p);
+    }
+    Bytes::from(out)
+}
+
+fn decode(payload: &[u8]) -> Option<(String, BusMsg)> {
+    let text = std::str::from_utf8(payload).ok()?;
+    let mut parts = text.splitn(5, '\n');
+    let from = parts.next()?.to_string();
+    let n = match parts.next()? {
+        "-" => None,
+        s => Some(s.parse().ok()?),
+    };
+    let len = |s: &str| -> Option<Option<usize>> {
+        match s {
+            "-" => Some(None),
+            s => Some(Some(s.parse().ok()?)),
+        }
+    };
+    let l0 = len(parts.next()?)?;
+    let l1 = len(parts.next()?)?;
+    let rest = parts.next()?;
+    let privates = l0.unwrap_or(0) + l1.unwrap_or(0);
+    let public_len = rest.len().checked_sub(privates)?;
+    let (public, mut tail) = (rest.get(..public_len)?, rest.get(public_len..)?);
+    let mut private: [Option<Arc<str>>; 2] = [None, None];
+    for (slot, l) in private.iter_mut().zip([l0, l1]) {
+        if let Some(l) = l {
+            *slot = Some(tail.get(..l)?.into());
+            tail = tail.get(l..)?;
+        }
+    }
+    Some((
+        from,
+        BusMsg {
+            n,
+            text: public.into(),
+            private,
+            moved: false,
+        },
+    ))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_message_crosses_nats_as_it_was() {
+        let msg = BusMsg {
+            n: Some(12),
+            text: "{\"event\":\"é\"}".into(),
+            private: [None, Some("{\"own\":\"\n\"}".into())],
+            moved: false,
+        };
+        let (from, back) = decode(&encode("n-1", &msg)).expect("readable");
+        assert_eq!(from, "n-1");
+        assert_eq!(back.n, Some(12));
+        assert_eq!(&*back.text, "{\"event\":\"é\"}");
+        assert!(back.private[0].is_none());
+        assert_eq!(back.private[1].as_deref(), Some("{\"own\":\"\n\"}"));
+        let flag = BusMsg::public(None, "{}".into());
+        let (_, back) = decode(&encode("a", &flag)).expect("readable");
+        assert_eq!((back.n, &*back.text), (None, "{}"));
+        // Damaged payloads are refused, not misread.
+        for bad in [
+            "",
+            "a\n1\n",
+            "a\nx\n-\n-\n{}",
+            "a\n1\n99\n-\n{}",
+            "a\n1\n-\n-",
+        ] {
+            assert!(decode(bad.as_bytes()).is_none(), "{bad:?}");
+        }
+    }
+}

@@ -1,0 +1,215 @@
+//! Requests to a game's owner over NATS request/reply, and the owner's answers.
+//!
+//! A socket (or `GET /api/games/{id}`) on a node that does not serve the game asks the
+//! owner on `flagfall.node.<owner>`: an action (the client's frame as it came, its role,
+//! the round trip measured on the socket and how long the node held it already), a state
+//! for a role, a ping, or the state `GET` answers. Acknowledgement still means committed
+//! by the owner: the answer to an action comes after its commit. Core NATS carries no
+//! durability claim and needs none: a request lost is answered with an error, and the
+//! client sends the action again with the same `id`, which the owner recognises.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use flagfall_protocol::{ClientFrame, Role, parse_frame};
+use futures_util::StreamExt;
+use serde::{Deserialize, Serialize};
+use tokio::sync::oneshot;
+use tokio::time::Instant;
+
+use crate::game::{Act, Cmd, Reply};
+use crate::{ServerError, Shared};
+
+/// A request to a game's owner.
+#[derive(Debug, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum Req {
+    /// A client's action frame (parsed again by the owner).
+    Act {
+        game: String,
+        role: Role,
+        frame: String,
+        rtt_ms: Option<u64>,
+        /// How long the asking node held it before sending (charged to no one, as the
+        /// time an action waits in a game's queue).
+        waited_ms: u64,
+    },
+    /// The `state` message for a socket acting as `role`, and its event number.
+    State { game: String, role: Role },
+    /// The game clock now (a ping's answer).
+    Ping { game: String },
+    /// The state object `GET /api/games/{id}` answers.
+    Get { game: String },
+}
+
+impl Req {
+    fn game(&self) -> &str {
+        match self {
+            Req::Act { game, .. }
+            | Req::State { game, .. }
+            | Req::Ping { game }
+            | Req::Get { game } => game,
+        }
+    }
+}
+
+/// The owner's answer.
+#[derive(Debug, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Resp {
+    /// The action was stored as event `n` (it reaches the sender through the bus).
+    Stored(u64),
+    /// An answer for the sender only.
+    Direct(String),
+    /// A `state` message with its role, as of event `n`.
+    State { n: u64, text: String },
+    /// The game clock.
+    Now(u64),
+    /// The state object.
+    Get(serde_json::Value),
+    /// This node does not serve the game (any more): look its lease up again.
+    NotOwner,
+    /// No such game.
+    NotFound,
+    /// The owner could not answer (its database, a damaged game).
+    Unavailable(String),
+}
+
+/// Why a request got no usable answer.
+#[derive(Debug, thiserror::Error)]
+pub enum RouteError {
+    #[error("the game's server {node} does not answer: {why}")]
+    NoAnswer { node: String, why: String },
+    #[error("the game's server {node} answered something unreadable: {why}")]
+    Unreadable { node: String, why: String },
+}
+
+/// Ask `node` (the owner of the request's game) and wait for its answer.
+pub async fn ask(shared: &Shared, node: &str, req: &Req) -> Result<Resp, RouteError> {
+    let Some(cluster) = &shared.cluster else {
+        return Err(RouteError::NoAnswer {
+            node: node.to_string(),
+            why: "not a cluster".into(),
+        });
+    };
+    let body = serde_json::to_vec(req).map_err(|e| RouteError::Unreadable {
+        node: node.to_string(),
+        why: e.to_string(),
+    })?;
+    shared.metrics.cluster.routed.inc();
+    let answer = cluster
+        .nats
+        .request(super::node_subject(node), body.into())
+        .await
+        .map_err(|e| RouteError::NoAnswer {
+            node: node.to_string(),
+            why: e.to_string(),
+        })?;
+    serde_json::from_slice(&answer.payload).map_err(|e| RouteError::Unreadable {
+        node: node.to_string(),
+        why: e.to_string(),
+    })
+}
+
+/// Answer the requests other nodes send this node, until the server stops.
+pub async fn serve(shared: Arc<Shared>) -> Result<(), ServerError> {
+    let Some(cluster) = shared.cluster.clone() else {
+        return Ok(());
+    };
+    let mut sub = cluster
+        .nats
+        .subscribe(super::node_subject(&cluster.node))
+        .await
+        .map_err(|e| ServerError::Nats(format!("cannot subscribe to this node's requests: {e}")))?;
+    let mut shutdown = shared.shutdown.clone();
+    tokio::spawn(async move {
+        loop {
+            let msg = tokio::select! {
+                m = sub.next() => m,
+                _ = shutdown.wait_for(|d| *d) => None,
+            };
+            let Some(msg) = msg else { break };
+            let Some(reply) = msg.reply.clone() else {
+                continue;
+            };
+            let shared = shared.clone();
+            let cluster = cluster.clone();
+            tokio::spawn(async move {
+                let received = Instant::now();
+                let resp = match serde_json::from_slice::<Req>(&msg.payload) {
+                    Ok(req) => answer(&shared, req, received).await,
+                    Err(e) => Resp::Unavailable(format!("unreadable request: {e}")),
+                };
+                shared.metrics.cluster.routed_in.inc();
+                let body = serde_json::to_vec(&resp).unwrap_or_default();
+                if let Err(e) = cluster.nats.publish(reply, body.into()).await {
+                    tracing::warn!(error = %e, "an answer to another node not sent");
+                }
+            });
+        }
+    });
+    Ok(())
+}
+
+/// The owner's answer to one request: from the game's task (an action) or its
+/// published view (a state, a ping), never a claim of a game this node was not asked
+/// as the owner of... unless the lease says it is (a node restarted with its name).
+async fn answer(shared: &Arc<Shared>, req: Req, received: Instant) -> Resp {
+    let game = req.game().to_string();
+    let mut h = match shared.handle(&game).await {
+        Ok(Some(h)) => h,
+        Ok(None) => return Resp::NotFound,
+        Err(ServerError::Elsewhere { .. }) => return Resp::NotOwner,
+        Err(e) => return Resp::Unavailable(e.to_string()),
+    };
+    match req {
+        Req::Act {
+            role,
+            frame,
+            rtt_ms,
+            waited_ms,
+            ..
+        } => {
+            let Ok(ClientFrame::Action { id, lag_ms, action }) = parse_frame(&frame) else {
+                return Resp::Unavailable("not an action frame".into());
+            };
+            let received = received
+                .checked_sub(Duration::from_millis(waited_ms.min(10_000)))
+                .unwrap_or(received);
+            let (tx, rx) = oneshot::channel();
+            let cmd = Cmd::Act(
+                Act {
+                    role,
+                    id,
+                    lag_ms,
+                    action,
+                    rtt_ms,
+                    received,
+                },
+                tx,
+            );
+            if h.tx.send(cmd).await.is_err() {
+                return Resp::NotOwner;
+            }
+            match rx.await {
+                Ok(Reply::Stored(n)) => Resp::Stored(n),
+                Ok(Reply::Direct(t)) => Resp::Direct(t),
+                Ok(Reply::Moved) | Err(_) => Resp::NotOwner,
+            }
+        }
+        Req::State { role, .. } => {
+            match crate::socket::local_state(shared, &game, &mut h, role).await {
+                Some((n, text)) => Resp::State { n, text },
+                None => Resp::NotOwner,
+            }
+        }
+        Req::Ping { .. } => Resp::Now(h.view.borrow().now()),
+        Req::Get { .. } => match h.copy().await {
+            Some(copy) => match serde_json::to_value(copy.state(&h.meta)) {
+                Ok(v) => Resp::Get(v),
+                Err(e) => Resp::Unavailable(e.to_string()),
+            },
+            None => Resp::NotOwner,
+        },
+    }
+}
