@@ -51,8 +51,9 @@ const MOVES: [&str; 4] = ["g1f3", "g8f6", "f3g1", "f6g8"];
 /// How long a bot of a cluster keeps trying one move (reconnecting, resending) before it
 /// gives up: a takeover takes a lease (3 s by default) and a scan.
 const RETRY_FOR: Duration = Duration::from_secs(30);
-/// How long a bot of a cluster waits for one answer before it tries another node.
-const ANSWER_WITHIN: Duration = Duration::from_secs(5);
+/// How long a bot of a cluster waits for one answer before it tries another node (a
+/// node keeps asking a silent owner for 8 s before it answers an error).
+const ANSWER_WITHIN: Duration = Duration::from_secs(10);
 /// The pause between two attempts of a bot of a cluster.
 const PAUSE: Duration = Duration::from_millis(50);
 
