@@ -84,6 +84,8 @@ pub(crate) struct Bots {
     sent: u64,
     /// The node that owned the game once it opened (an index into `nodes`).
     pub(crate) owner: usize,
+    /// Sockets reopened on another node (a cluster's bots), since last taken.
+    pub(crate) reconnects: u64,
 }
 
 /// Create game number `i` and connect both players; each has read its `state`. On a
@@ -118,6 +120,7 @@ pub(crate) async fn open_game(nodes: Arc<[SocketAddr]>, i: usize) -> Result<Bots
         black,
         sent: 0,
         owner,
+        reconnects: 0,
     })
 }
 

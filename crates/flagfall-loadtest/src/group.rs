@@ -53,6 +53,8 @@ pub(crate) enum Answer {
     Played {
         latencies_us: Vec<u64>,
         errors: u64,
+        /// Sockets the bots reopened on another node.
+        reconnects: u64,
         after_kill: Vec<Option<u64>>,
     },
     Checked {
@@ -253,6 +255,7 @@ async fn serve(mut cmds: mpsc::UnboundedReceiver<Cmd>, answers: mpsc::UnboundedS
                         Answer::Played {
                             latencies_us: p.latencies_us,
                             errors: p.errors,
+                            reconnects: p.reconnects,
                             after_kill: p.after_kill,
                         }
                     }
@@ -310,6 +313,7 @@ struct Played {
     bots: Vec<Bots>,
     latencies_us: Vec<u64>,
     errors: u64,
+    reconnects: u64,
     after_kill: Vec<Option<u64>>,
 }
 
@@ -374,10 +378,12 @@ async fn play_at_rate(
         bots: Vec::with_capacity(games),
         latencies_us: Vec::new(),
         errors: 0,
+        reconnects: 0,
         after_kill: Vec::with_capacity(games),
     };
     for t in tasks {
-        let (b, lat, after) = t.await?;
+        let (mut b, lat, after) = t.await?;
+        played.reconnects += std::mem::take(&mut b.reconnects);
         played.latencies_us.extend(lat);
         played.bots.push(b);
         played.after_kill.push(after);

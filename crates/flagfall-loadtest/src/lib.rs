@@ -99,6 +99,13 @@ const BEFORE_KILL: Duration = Duration::from_secs(2);
 /// File descriptors a bots process keeps for itself (HTTP, pipes, the runtime).
 const SPARE_FILES: u64 = 1000;
 
+/// The counters of the nodes' `/metrics` a run reports: requests routed to another
+/// node, games taken over from another node.
+const COUNTERS: [&str; 2] = [
+    "flagfall_cluster_routed_total",
+    "flagfall_cluster_takeovers_total",
+];
+
 /// The servers of a run: each node's address, and its process when the tool started it.
 struct Nodes {
     addrs: Vec<SocketAddr>,
@@ -199,17 +206,17 @@ impl Nodes {
             .sum()
     }
 
-    /// Each node's count of routed requests (0 for a node that is gone or has none).
-    async fn routed(&self) -> Vec<f64> {
+    /// Each node's [`COUNTERS`] (0 for a node that is gone or has none).
+    async fn counters(&self) -> Vec<[f64; 2]> {
         let mut out = Vec::new();
         for (i, &addr) in self.addrs.iter().enumerate() {
-            out.push(if self.killed[i] {
-                0.0
-            } else {
-                metric(addr, "flagfall_cluster_routed_total")
-                    .await
-                    .unwrap_or(0.0)
-            });
+            let mut c = [0.0; 2];
+            if !self.killed[i] {
+                for (k, name) in COUNTERS.iter().enumerate() {
+                    c[k] = metric(addr, name).await.unwrap_or(0.0);
+                }
+            }
+            out.push(c);
         }
         out
     }
@@ -341,13 +348,14 @@ async fn drive(
     // The open loop.
     let started = Instant::now();
     let cpu0 = (nodes.cpu(), bots_cpu(groups));
-    let routed0 = nodes.routed().await;
-    let (mut all, failed, _) = play(groups, &owners, cfg.rate, cfg.duration).await?;
-    errors += failed;
+    let routed0 = nodes.counters().await;
+    let played = play(groups, &owners, cfg.rate, cfg.duration).await?;
+    let mut all = played.latencies_us;
+    errors += played.errors;
     let seconds = started.elapsed().as_secs_f64();
     // Saturating: a reading of a process that is gone is 0.
     let cpu1 = (nodes.cpu(), bots_cpu(groups));
-    let routed1 = nodes.routed().await;
+    let routed1 = nodes.counters().await;
     let node_cpu: Vec<u64> = cpu1
         .0
         .iter()
@@ -358,11 +366,13 @@ async fn drive(
     all.sort_unstable();
     let moves = all.len() as u64;
     let per_move = |cpu: u64| cpu as f64 / (moves as f64).max(1.0);
-    let routed: f64 = routed1
-        .iter()
-        .zip(&routed0)
-        .map(|(a, b)| (a - b).max(0.0))
-        .sum();
+    let delta = |k: usize| -> u64 {
+        routed1
+            .iter()
+            .zip(&routed0)
+            .map(|(a, b)| (a[k] - b[k]).max(0.0))
+            .sum::<f64>() as u64
+    };
     // The failover: the games keep moving, the node owning the most is killed.
     let failover = match cfg.failover {
         Some(watch) => {
@@ -412,6 +422,7 @@ async fn drive(
         server_cpu_us_per_move: per_move(node_cpu.iter().sum()),
         bots_cpu_us_per_move: per_move(bots_cpu_used),
         bots_processes: groups.len(),
+        reconnects: played.reconnects,
         lost,
         duplicated,
         errors,
@@ -419,20 +430,20 @@ async fn drive(
     let cluster = (nodes.len() > 1).then(|| Cluster {
         nodes: nodes.len(),
         node_cpu_us_per_move: node_cpu.iter().map(|&c| per_move(c)).collect(),
-        routed: routed as u64,
+        routed: delta(0),
+        takeovers: delta(1),
         failover,
     });
     Ok((open, cluster))
 }
 
-/// Play every group at its share of `rate` for `d`: all the latencies, the bots that
-/// failed, and each group's games' first acknowledgements after a kill.
+/// Play every group at its share of `rate` for `d`.
 async fn play(
     groups: &mut [Group],
     owners: &[Vec<usize>],
     rate: f64,
     d: Duration,
-) -> Result<(Vec<u64>, u64, Vec<Vec<Option<u64>>>), LoadError> {
+) -> Result<Played, LoadError> {
     let games: usize = owners.iter().map(Vec::len).sum::<usize>().max(1);
     for (g, o) in groups.iter().zip(owners) {
         g.send(Cmd::Play {
@@ -443,25 +454,39 @@ async fn play(
     collect_played(groups).await
 }
 
-async fn collect_played(
-    groups: &mut [Group],
-) -> Result<(Vec<u64>, u64, Vec<Vec<Option<u64>>>), LoadError> {
-    let (mut all, mut errors, mut after) = (Vec::new(), 0, Vec::new());
+async fn collect_played(groups: &mut [Group]) -> Result<Played, LoadError> {
+    let (mut all, mut errors, mut reconnects, mut after) = (Vec::new(), 0, 0, Vec::new());
     for g in groups.iter_mut() {
         match g.answer().await? {
             Answer::Played {
                 latencies_us,
                 errors: e,
+                reconnects: r,
                 after_kill,
             } => {
                 all.extend(latencies_us);
                 errors += e;
+                reconnects += r;
                 after.push(after_kill);
             }
             other => return Err(LoadError::unexpected("playing", format!("{other:?}"))),
         }
     }
-    Ok((all, errors, after))
+    Ok(Played {
+        latencies_us: all,
+        errors,
+        reconnects,
+        after_kill: after,
+    })
+}
+
+/// What the groups played together.
+struct Played {
+    latencies_us: Vec<u64>,
+    errors: u64,
+    reconnects: u64,
+    /// Each group's games' first acknowledgements after a kill.
+    after_kill: Vec<Vec<Option<u64>>>,
 }
 
 /// The failover phase: the games play at the same rate; after 2 s the node owning the
@@ -504,7 +529,8 @@ async fn fail_over(
     for g in groups.iter() {
         g.send(Cmd::Killed { at_unix_us: at })?;
     }
-    let (_, failed, after) = collect_played(groups).await?;
+    let played = collect_played(groups).await?;
+    let (failed, after) = (played.errors, played.after_kill);
     let mut times: Vec<u64> = Vec::new();
     let mut measured = 0;
     for (o, a) in owners.iter().zip(&after) {
@@ -691,11 +717,16 @@ mod tests {
         let answer = Answer::Played {
             latencies_us: vec![1, 2],
             errors: 0,
+            reconnects: 3,
             after_kill: vec![None, Some(10)],
         };
         let line = serde_json::to_string(&answer).expect("serialise");
         match serde_json::from_str(&line).expect("parse") {
-            Answer::Played { after_kill, .. } => assert_eq!(after_kill, vec![None, Some(10)]),
+            Answer::Played {
+                after_kill,
+                reconnects: 3,
+                ..
+            } => assert_eq!(after_kill, vec![None, Some(10)]),
             other => panic!("{other:?}"),
         }
     }
@@ -722,6 +753,7 @@ mod tests {
                 nodes: 3,
                 node_cpu_us_per_move: vec![100.0, 120.0, 80.0],
                 routed: 50,
+                takeovers: 0,
                 failover: Some(Failover {
                     node: "n2".into(),
                     games: 4,
@@ -744,6 +776,10 @@ mod tests {
             text.contains(
                 "routed messages: 50 (0.50 per move); server CPU per routed message: 600 us"
             ),
+            "{text}"
+        );
+        assert!(
+            text.contains("during the open loop: 0 games taken over between running nodes, 0 bot sockets reopened elsewhere"),
             "{text}"
         );
         assert!(

@@ -33,6 +33,8 @@ pub struct OpenLoop {
     /// The processes the bots ran in (this one, and children when the sockets needed
     /// more files than one process may open).
     pub bots_processes: usize,
+    /// Sockets the bots reopened on another node (a cluster: a node gone, a game moved).
+    pub reconnects: u64,
     /// Events the bots sent that the store does not hold, and stored events no bot sent.
     pub lost: u64,
     pub duplicated: u64,
@@ -61,6 +63,9 @@ pub struct Cluster {
     /// Requests the nodes sent to another node during the open loop (the sum of their
     /// `flagfall_cluster_routed_total`).
     pub routed: u64,
+    /// Games a node took over from another during the open loop (the sum of their
+    /// `flagfall_cluster_takeovers_total`): none is expected while every node runs.
+    pub takeovers: u64,
     /// The failover, when it ran.
     pub failover: Option<Failover>,
 }
@@ -177,6 +182,11 @@ impl std::fmt::Display for Report {
                 "routed messages: {} ({:.2} per move); server CPU per routed message: {routed_cpu:.0} us (all the nodes' CPU over the routed messages)",
                 c.routed,
                 c.routed_per_move(o)
+            )?;
+            writeln!(
+                f,
+                "during the open loop: {} games taken over between running nodes, {} bot sockets reopened elsewhere",
+                c.takeovers, o.reconnects
             )?;
             if let Some(fo) = &c.failover {
                 writeln!(
