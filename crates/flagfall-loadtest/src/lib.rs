@@ -100,11 +100,25 @@ const BEFORE_KILL: Duration = Duration::from_secs(2);
 const SPARE_FILES: u64 = 1000;
 
 /// The counters of the nodes' `/metrics` a run reports: requests routed to another
-/// node, games taken over from another node.
-const COUNTERS: [&str; 2] = [
+/// node, games taken over by a node's scan, games a node dropped (it lost the lease).
+const COUNTERS: [&str; 3] = [
     "flagfall_cluster_routed_total",
     "flagfall_cluster_takeovers_total",
+    "flagfall_cluster_dropped_games_total",
 ];
+
+/// The sum over the nodes of each counter's growth from `before` to `after`.
+fn growth(before: &[[f64; 3]], after: &[[f64; 3]]) -> [u64; 3] {
+    let mut out = [0; 3];
+    for (k, o) in out.iter_mut().enumerate() {
+        *o = after
+            .iter()
+            .zip(before)
+            .map(|(a, b)| (a[k] - b[k]).max(0.0))
+            .sum::<f64>() as u64;
+    }
+    out
+}
 
 /// The servers of a run: each node's address, and its process when the tool started it.
 struct Nodes {
@@ -207,10 +221,10 @@ impl Nodes {
     }
 
     /// Each node's [`COUNTERS`] (0 for a node that is gone or has none).
-    async fn counters(&self) -> Vec<[f64; 2]> {
+    async fn counters(&self) -> Vec<[f64; 3]> {
         let mut out = Vec::new();
         for (i, &addr) in self.addrs.iter().enumerate() {
-            let mut c = [0.0; 2];
+            let mut c = [0.0; 3];
             if !self.killed[i] {
                 for (k, name) in COUNTERS.iter().enumerate() {
                     c[k] = metric(addr, name).await.unwrap_or(0.0);
@@ -307,6 +321,7 @@ async fn drive(
     let bots_cpu = |groups: &[Group]| groups.iter().map(|g| cpu_us(&g.pid)).sum::<u64>();
     // Open: game i of the run is number i everywhere (its nodes follow from it).
     let (server_before, bots_before) = (nodes.rss(), bots_rss(groups));
+    let opening = (Instant::now(), nodes.counters().await);
     let share = cfg.games.div_ceil(groups.len());
     for (k, g) in groups.iter().enumerate() {
         let first = (k * share).min(cfg.games);
@@ -349,6 +364,8 @@ async fn drive(
     let started = Instant::now();
     let cpu0 = (nodes.cpu(), bots_cpu(groups));
     let routed0 = nodes.counters().await;
+    let opened_in = opening.0.elapsed().as_secs_f64();
+    let while_opening = growth(&opening.1, &routed0);
     let played = play(groups, &owners, cfg.rate, cfg.duration).await?;
     let mut all = played.latencies_us;
     errors += played.errors;
@@ -366,13 +383,7 @@ async fn drive(
     all.sort_unstable();
     let moves = all.len() as u64;
     let per_move = |cpu: u64| cpu as f64 / (moves as f64).max(1.0);
-    let delta = |k: usize| -> u64 {
-        routed1
-            .iter()
-            .zip(&routed0)
-            .map(|(a, b)| (a[k] - b[k]).max(0.0))
-            .sum::<f64>() as u64
-    };
+    let [routed, takeovers, dropped] = growth(&routed0, &routed1);
     // The failover: the games keep moving, the node owning the most is killed.
     let failover = match cfg.failover {
         Some(watch) => {
@@ -422,6 +433,7 @@ async fn drive(
         server_cpu_us_per_move: per_move(node_cpu.iter().sum()),
         bots_cpu_us_per_move: per_move(bots_cpu_used),
         bots_processes: groups.len(),
+        opened_in_s: opened_in,
         reconnects: played.reconnects,
         lost,
         duplicated,
@@ -430,8 +442,11 @@ async fn drive(
     let cluster = (nodes.len() > 1).then(|| Cluster {
         nodes: nodes.len(),
         node_cpu_us_per_move: node_cpu.iter().map(|&c| per_move(c)).collect(),
-        routed: delta(0),
-        takeovers: delta(1),
+        routed,
+        takeovers,
+        dropped,
+        opening_takeovers: while_opening[1],
+        opening_dropped: while_opening[2],
         failover,
     });
     Ok((open, cluster))
@@ -754,6 +769,9 @@ mod tests {
                 node_cpu_us_per_move: vec![100.0, 120.0, 80.0],
                 routed: 50,
                 takeovers: 0,
+                dropped: 2,
+                opening_takeovers: 1,
+                opening_dropped: 0,
                 failover: Some(Failover {
                     node: "n2".into(),
                     games: 4,
@@ -779,7 +797,7 @@ mod tests {
             "{text}"
         );
         assert!(
-            text.contains("during the open loop: 0 games taken over between running nodes, 0 bot sockets reopened elsewhere"),
+            text.contains("while the games opened (0.0 s): 1 games taken over, 0 dropped; during the open loop: 0 taken over, 2 dropped by a running node (lease lost), 0 bot sockets reopened elsewhere"),
             "{text}"
         );
         assert!(

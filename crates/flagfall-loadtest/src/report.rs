@@ -33,6 +33,8 @@ pub struct OpenLoop {
     /// The processes the bots ran in (this one, and children when the sockets needed
     /// more files than one process may open).
     pub bots_processes: usize,
+    /// Seconds the games took to open (created, both players connected).
+    pub opened_in_s: f64,
     /// Sockets the bots reopened on another node (a cluster: a node gone, a game moved).
     pub reconnects: u64,
     /// Events the bots sent that the store does not hold, and stored events no bot sent.
@@ -63,9 +65,15 @@ pub struct Cluster {
     /// Requests the nodes sent to another node during the open loop (the sum of their
     /// `flagfall_cluster_routed_total`).
     pub routed: u64,
-    /// Games a node took over from another during the open loop (the sum of their
+    /// Games a node's scan took over during the open loop (the sum of their
     /// `flagfall_cluster_takeovers_total`): none is expected while every node runs.
     pub takeovers: u64,
+    /// Games a running node dropped during the open loop because it lost their lease
+    /// (`flagfall_cluster_dropped_games_total`): none is expected either.
+    pub dropped: u64,
+    /// The same two while the games opened.
+    pub opening_takeovers: u64,
+    pub opening_dropped: u64,
     /// The failover, when it ran.
     pub failover: Option<Failover>,
 }
@@ -185,8 +193,13 @@ impl std::fmt::Display for Report {
             )?;
             writeln!(
                 f,
-                "during the open loop: {} games taken over between running nodes, {} bot sockets reopened elsewhere",
-                c.takeovers, o.reconnects
+                "while the games opened ({:.1} s): {} games taken over, {} dropped; during the open loop: {} taken over, {} dropped by a running node (lease lost), {} bot sockets reopened elsewhere",
+                o.opened_in_s,
+                c.opening_takeovers,
+                c.opening_dropped,
+                c.takeovers,
+                c.dropped,
+                o.reconnects
             )?;
             if let Some(fo) = &c.failover {
                 writeln!(
