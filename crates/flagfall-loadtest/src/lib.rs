@@ -267,14 +267,12 @@ pub async fn run(cfg: LoadConfig) -> Result<Report, LoadError> {
         g.finish().await;
     }
     let (open, cluster) = result?;
-    let first = nodes.alive().first().copied().unwrap_or(0);
     let closed = if cfg.conns > 0 {
-        let pids: Vec<String> = nodes
-            .alive()
-            .into_iter()
-            .filter_map(|i| nodes.pid(i))
-            .collect();
-        Some(closed_loops(&cfg, nodes.addrs[first], &pids).await?)
+        // On the nodes still running, the games spread over them as in the open loop.
+        let alive = nodes.alive();
+        let pids: Vec<String> = alive.iter().filter_map(|&i| nodes.pid(i)).collect();
+        let addrs: Arc<[SocketAddr]> = alive.iter().map(|&i| nodes.addrs[i]).collect();
+        Some(closed_loops(&cfg, addrs, &pids).await?)
     } else {
         None
     };
@@ -576,10 +574,10 @@ async fn fail_over(
 /// Phase 2: flagfall, then the bare echo, then the durable echo, each in a closed loop.
 async fn closed_loops(
     cfg: &LoadConfig,
-    addr: SocketAddr,
+    nodes: Arc<[SocketAddr]>,
     server_pids: &[String],
 ) -> Result<ClosedLoop, LoadError> {
-    let flagfall = closed_loop(addr, server_pids, cfg.conns, cfg.closed_duration).await?;
+    let flagfall = closed_loop(nodes, server_pids, cfg.conns, cfg.closed_duration).await?;
     let exe = match &cfg.target {
         Target::Spawn { exe, .. } => exe.clone(),
         Target::External(_) => {
@@ -625,17 +623,17 @@ async fn closed_loops(
     })
 }
 
-/// Closed loop over `conns` sockets (`conns / 2` games): moves per second acknowledged.
+/// Closed loop over `conns` sockets (`conns / 2` games, spread over `nodes` as in the
+/// open loop): moves per second acknowledged.
 async fn closed_loop(
-    addr: SocketAddr,
+    nodes: Arc<[SocketAddr]>,
     server_pids: &[String],
     conns: usize,
     d: Duration,
 ) -> Result<Phase, LoadError> {
     let mut games = Vec::new();
-    let node: Arc<[SocketAddr]> = Arc::from(vec![addr]);
-    for _ in 0..conns.div_ceil(2) {
-        games.push(open_game(node.clone(), 0).await?);
+    for i in 0..conns.div_ceil(2) {
+        games.push(open_game(nodes.clone(), i).await?);
     }
     let stop = Arc::new(AtomicBool::new(false));
     let count = Arc::new(AtomicU64::new(0));
