@@ -83,8 +83,9 @@ pub trait Bus: Send + Sync {
     /// Subscribe to a game's messages; the subscription leaves when it is dropped, and
     /// the game's channel goes with its last subscriber.
     fn subscribe(&self, game: &str) -> Subscription;
-    /// Wait (briefly) until this process receives what other processes publish on
-    /// `game` (a cluster's relay subscribed); at once on a single node.
+    /// Receive what other processes publish on `game` from now on (a cluster's relay,
+    /// kept while this process has a subscriber on it), and wait (briefly) until that is
+    /// in place; nothing to do on a single node.
     fn ready<'a>(
         &'a self,
         game: &'a str,

@@ -343,6 +343,8 @@ impl Shared {
             .owned_games
             .set(cluster.owned_count() as i64);
         self.metrics.cluster.dropped_games.inc();
+        // Its clock is no longer this node's to beat.
+        self.beats.remove(id);
         let h = self.lock().remove(id);
         if let Some(h) = h {
             // Best effort: a task whose queue is full notices at its next action

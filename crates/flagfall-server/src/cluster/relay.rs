@@ -3,7 +3,8 @@
 //! [`NatsBus`] is the in-process [`LocalBus`] plus NATS. What a game's task publishes
 //! goes to its node's subscribers at once and, on the subject `flagfall.game.<id>`, to
 //! the other nodes; a node whose sockets watch a game served elsewhere subscribes to
-//! that subject while it has one subscriber, and hands what arrives to them. Core NATS
+//! that subject ([`Bus::ready`], a relay) while it has a subscriber on the game, and
+//! hands what arrives to them. Core NATS
 //! delivers at most once: a socket that sees a gap in event numbers reads a fresh state
 //! from the owner (`crate::socket`), so a message lost while NATS restarts costs a state,
 //! never a wrong board.
@@ -163,9 +164,9 @@ impl Bus for NatsBus {
     }
 
     fn subscribe(&self, game: &str) -> Subscription {
-        let sub = self.local.subscribe(game);
-        self.relay(game);
-        sub
+        // Sockets on a game this node serves need no relay: its task publishes here.
+        // A socket on a game served elsewhere asks for one (`Bus::ready`).
+        self.local.subscribe(game)
     }
 
     fn ready<'a>(
@@ -173,6 +174,7 @@ impl Bus for NatsBus {
         game: &'a str,
     ) -> std::pin::Pin<Box<dyn std::future::Future<Output = ()> + Send + 'a>> {
         Box::pin(async move {
+            self.relay(game);
             if !self.relay_ready(game, Duration::from_secs(2)).await {
                 tracing::warn!(game = %game, "the game's relay is not subscribed yet");
             }
