@@ -41,6 +41,10 @@ pub struct Args {
     /// The NATS server of the cluster's nodes (with --nodes 2 or more).
     #[arg(long, value_name = "URL")]
     nats: Option<String>,
+    /// The nodes' lease in milliseconds (`serve --lease-ms`; with --nodes 2 or more)
+    /// [default: the server's].
+    #[arg(long, value_name = "MS")]
+    lease_ms: Option<u64>,
     /// After the open loop, kill (SIGKILL) the node owning the most games while they play
     /// and report how long its games take to move again; watch SECONDS after the kill
     /// (with --nodes 2 or more).
@@ -72,6 +76,9 @@ fn check_cluster(args: &Args) -> anyhow::Result<()> {
     if args.nodes == 1 {
         if args.failover.is_some() {
             bail!("--failover needs a cluster: --nodes 2 or more");
+        }
+        if args.lease_ms.is_some() {
+            bail!("--lease-ms needs a cluster: --nodes 2 or more");
         }
         return Ok(());
     }
@@ -139,6 +146,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
                 database,
                 nodes: args.nodes,
                 nats: args.nats,
+                lease_ms: args.lease_ms,
             }
         }
     };

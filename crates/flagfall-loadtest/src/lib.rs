@@ -67,6 +67,8 @@ pub enum Target {
         database: String,
         nodes: usize,
         nats: Option<String>,
+        /// The nodes' `--lease-ms` (their default when `None`).
+        lease_ms: Option<u64>,
     },
     /// A server already listening (started with `--socket-rate 0`).
     External(SocketAddr),
@@ -130,7 +132,7 @@ struct Nodes {
 
 impl Nodes {
     async fn start(target: &Target) -> Result<Nodes, LoadError> {
-        let (exe, database, n, nats) = match target {
+        let (exe, database, n, nats, lease_ms) = match target {
             Target::External(addr) => {
                 return Ok(Nodes {
                     addrs: vec![*addr],
@@ -143,7 +145,8 @@ impl Nodes {
                 database,
                 nodes,
                 nats,
-            } => (exe, database, *nodes, nats),
+                lease_ms,
+            } => (exe, database, *nodes, nats, lease_ms),
         };
         if n > 1 && nats.is_none() {
             return Err(LoadError::Usage(
@@ -178,6 +181,9 @@ impl Nodes {
             .collect::<Vec<_>>();
             if let Some(nats) = nats.as_ref().filter(|_| n > 1) {
                 args.extend(["--node".into(), node_name(i), "--nats".into(), nats.clone()]);
+                if let Some(ms) = lease_ms {
+                    args.extend(["--lease-ms".into(), ms.to_string()]);
+                }
             }
             nodes
                 .children

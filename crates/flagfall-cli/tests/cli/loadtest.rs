@@ -47,6 +47,9 @@ fn failover_needs_a_cluster_and_zero_nodes_is_refused() {
         err.contains("--nodes 0: expected at least one node"),
         "{err}"
     );
+    let (ok, err) = loadtest(&["--lease-ms", "5000"]);
+    assert!(!ok);
+    assert!(err.contains("--lease-ms needs a cluster"), "{err}");
     let (ok, err) = loadtest(&["--games-per-process", "0"]);
     assert!(!ok);
     assert!(err.contains("--games-per-process"), "{err}");
