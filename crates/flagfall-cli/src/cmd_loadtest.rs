@@ -33,6 +33,27 @@ pub struct Args {
     /// instead of starting one; its memory is then not measured.
     #[arg(long, value_name = "ADDR")]
     server: Option<std::net::SocketAddr>,
+    /// Server nodes to start: more than one makes a cluster (needs --nats and a
+    /// PostgreSQL --database); game i is created on node i mod N, its White connects
+    /// there and its Black to the next node.
+    #[arg(long, default_value_t = 1, conflicts_with = "server")]
+    nodes: usize,
+    /// The NATS server of the cluster's nodes (with --nodes 2 or more).
+    #[arg(long, value_name = "URL")]
+    nats: Option<String>,
+    /// The nodes' lease in milliseconds (`serve --lease-ms`; with --nodes 2 or more)
+    /// [default: the server's].
+    #[arg(long, value_name = "MS")]
+    lease_ms: Option<u64>,
+    /// After the open loop, kill (SIGKILL) the node owning the most games while they play
+    /// and report how long its games take to move again; watch SECONDS after the kill
+    /// (with --nodes 2 or more).
+    #[arg(long, value_name = "SECONDS", num_args = 0..=1, default_missing_value = "15")]
+    failover: Option<u64>,
+    /// The most games one process of bots holds (more go to child processes) [default:
+    /// as many as its open-file limit allows].
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]
+    games_per_process: Option<u64>,
     /// Run only the bare echo server of the baseline on ADDR (the tool starts itself
     /// this way).
     #[arg(long, value_name = "ADDR", hide = true)]
@@ -40,6 +61,47 @@ pub struct Args {
     /// With --serve-echo: the durable echo, syncing every frame to this file first.
     #[arg(long, value_name = "FILE", hide = true, requires = "serve_echo")]
     echo_log: Option<std::path::PathBuf>,
+    /// Run only a group of bots commanded over standard input (the tool starts itself
+    /// this way when the games need more sockets than one process may open).
+    #[arg(long, hide = true)]
+    bots_worker: bool,
+}
+
+/// The usage errors of a cluster run: what `--nodes`, `--nats`, `--failover` and the
+/// database must agree on.
+fn check_cluster(args: &Args) -> anyhow::Result<()> {
+    if args.nodes == 0 {
+        bail!("--nodes 0: expected at least one node");
+    }
+    if args.nodes == 1 {
+        if args.failover.is_some() {
+            bail!("--failover needs a cluster: --nodes 2 or more");
+        }
+        if args.lease_ms.is_some() {
+            bail!("--lease-ms needs a cluster: --nodes 2 or more");
+        }
+        return Ok(());
+    }
+    if args.nats.is_none() {
+        bail!(
+            "--nodes {}: a cluster needs NATS (--nats nats://HOST:PORT)",
+            args.nodes
+        );
+    }
+    let postgres = args
+        .database
+        .as_deref()
+        .is_some_and(|d| d.starts_with("postgres://") || d.starts_with("postgresql://"));
+    if !postgres {
+        bail!(
+            "--nodes {}: a cluster needs a PostgreSQL database (--database postgres://...), not SQLite",
+            args.nodes
+        );
+    }
+    if args.failover == Some(0) {
+        bail!("--failover 0: expected the seconds to watch after the kill");
+    }
+    Ok(())
 }
 
 pub fn run(args: Args) -> anyhow::Result<ExitCode> {
@@ -54,6 +116,14 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
             .context("echo server")?;
         return Ok(ExitCode::SUCCESS);
     }
+    if args.bots_worker {
+        flagfall_loadtest::raise_nofile();
+        runtime
+            .block_on(flagfall_loadtest::bots_worker())
+            .context("bots")?;
+        return Ok(ExitCode::SUCCESS);
+    }
+    check_cluster(&args)?;
     if args.rate <= 0.0 || !args.rate.is_finite() {
         bail!(
             "--rate {}: expected a positive number of moves a second",
@@ -71,7 +141,13 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
             };
             let exe =
                 std::env::current_exe().context("finding this program to start the server")?;
-            flagfall_loadtest::Target::Spawn { exe, database }
+            flagfall_loadtest::Target::Spawn {
+                exe,
+                database,
+                nodes: args.nodes,
+                nats: args.nats,
+                lease_ms: args.lease_ms,
+            }
         }
     };
     let report = runtime.block_on(flagfall_loadtest::run(flagfall_loadtest::LoadConfig {
@@ -82,6 +158,8 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         closed_duration: Duration::from_secs(args.closed_duration),
         target,
         scratch: temp.clone(),
+        failover: args.failover.map(Duration::from_secs),
+        games_per_process: args.games_per_process.map(|n| n as usize),
     }));
     let _ = std::fs::remove_dir_all(&temp);
     let report = report.context("load test")?;

@@ -2,6 +2,7 @@
 //! forever, never a result), the plain HTTP they need, and the check of what was stored.
 
 use std::net::SocketAddr;
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use futures_util::{SinkExt, StreamExt};
@@ -47,16 +48,58 @@ pub(crate) async fn http(
 
 const MOVES: [&str; 4] = ["g1f3", "g8f6", "f3g1", "f6g8"];
 
+/// How long a bot of a cluster keeps trying one move (reconnecting, resending) before it
+/// gives up: a takeover takes a lease (3 s by default) and a scan.
+const RETRY_FOR: Duration = Duration::from_secs(30);
+/// How long a bot of a cluster waits for one answer before it tries another node (a
+/// node keeps asking a silent owner for 8 s before it answers an error).
+const ANSWER_WITHIN: Duration = Duration::from_secs(10);
+/// The pause between two attempts of a bot of a cluster.
+const PAUSE: Duration = Duration::from_millis(50);
+
+/// The name of node `i` (0-based) of a cluster the tool starts: n1, n2, ...
+pub(crate) fn node_name(i: usize) -> String {
+    format!("n{}", i + 1)
+}
+
+/// The index of a node named by [`node_name`], if it is one of `nodes`.
+pub(crate) fn node_index(name: &str, nodes: usize) -> Option<usize> {
+    let i: usize = name.strip_prefix('n')?.parse().ok()?;
+    (1..=nodes).contains(&i).then(|| i - 1)
+}
+
+/// One player's socket: on which node, with which token.
+struct Side {
+    ws: Ws,
+    node: usize,
+    token: String,
+}
+
 /// One game's two bots.
 pub(crate) struct Bots {
     id: String,
-    white: Ws,
-    black: Ws,
+    nodes: Arc<[SocketAddr]>,
+    white: Side,
+    black: Side,
     sent: u64,
+    /// The node that owned the game once it opened (an index into `nodes`).
+    pub(crate) owner: usize,
+    /// Sockets reopened on another node (a cluster's bots), since last taken.
+    pub(crate) reconnects: u64,
+    /// A move was sent and never acknowledged (the bot gave up on it): it may be stored
+    /// or not, both are right.
+    pending: bool,
 }
 
-/// Create a game and connect both players; each has read its `state`.
-pub(crate) async fn open_game(addr: SocketAddr) -> Result<Bots, LoadError> {
+/// Create game number `i` and connect both players; each has read its `state`. On a
+/// cluster (several `nodes`) the game is created on node `i mod N`, White connects there
+/// and Black to the next node, so that every game has a player whose actions are routed.
+pub(crate) async fn open_game(nodes: Arc<[SocketAddr]>, i: usize) -> Result<Bots, LoadError> {
+    let n = nodes.len().max(1);
+    let (w, b) = (i % n, (i + 1) % n);
+    let addr = *nodes
+        .get(w)
+        .ok_or_else(|| LoadError::unexpected("opening a game", "no server address"))?;
     let body = http(
         addr,
         "POST",
@@ -66,21 +109,65 @@ pub(crate) async fn open_game(addr: SocketAddr) -> Result<Bots, LoadError> {
     .await?;
     let created: flagfall_protocol::Created = serde_json::from_str(&body)
         .map_err(|e| LoadError::unexpected(format!("creating a game: {e}"), body))?;
-    let url = |t: &str| format!("ws://{addr}/ws/games/{}?token={t}", created.id);
-    let mut white = connect(&url(&created.tokens.white)).await?;
-    let mut black = connect(&url(&created.tokens.black)).await?;
-    for ws in [&mut white, &mut black] {
-        let first = next_text(ws).await?;
-        if !first.contains("\"type\":\"state\"") {
-            return Err(LoadError::unexpected("expected the state", first));
-        }
-    }
+    let owner = if n > 1 {
+        owner_of(addr, &created.id, n).await?.unwrap_or(w)
+    } else {
+        0
+    };
+    let white = Side::open(&nodes, w, &created.id, created.tokens.white).await?;
+    let black = Side::open(&nodes, b, &created.id, created.tokens.black).await?;
     Ok(Bots {
         id: created.id,
+        nodes,
         white,
         black,
         sent: 0,
+        owner,
+        reconnects: 0,
+        pending: false,
     })
+}
+
+/// The owner a node names for a game (`"node"` of `GET /api/games/{id}`), when it is one
+/// of the tool's nodes.
+async fn owner_of(addr: SocketAddr, id: &str, nodes: usize) -> Result<Option<usize>, LoadError> {
+    let path = format!("/api/games/{id}");
+    let body = http(addr, "GET", &path, "").await?;
+    let v: Value = serde_json::from_str(&body)
+        .map_err(|e| LoadError::unexpected(format!("{path}: {e}"), body))?;
+    Ok(v["node"].as_str().and_then(|name| node_index(name, nodes)))
+}
+
+impl Side {
+    /// Connect to node `node` and read the state.
+    async fn open(
+        nodes: &[SocketAddr],
+        node: usize,
+        id: &str,
+        token: String,
+    ) -> Result<Side, LoadError> {
+        let addr = nodes
+            .get(node)
+            .ok_or_else(|| LoadError::unexpected("connecting", "no server address"))?;
+        let mut ws = connect(&format!("ws://{addr}/ws/games/{id}?token={token}")).await?;
+        let first = next_text(&mut ws).await?;
+        if !first.contains("\"type\":\"state\"") {
+            return Err(LoadError::unexpected("expected the state", first));
+        }
+        Ok(Side { ws, node, token })
+    }
+
+    /// Send `frame` and read until the answer carrying `needle`: whether it is the
+    /// event (the acknowledgement) and the answer's text.
+    async fn exchange(&mut self, frame: &str, needle: &str) -> Result<(bool, String), LoadError> {
+        send_text(&mut self.ws, frame.to_string()).await?;
+        loop {
+            let text = next_text(&mut self.ws).await?;
+            if text.contains(needle) {
+                return Ok((text.starts_with("{\"type\":\"event\""), text));
+            }
+        }
+    }
 }
 
 /// The next text frame.
@@ -107,31 +194,83 @@ pub(crate) async fn send_text(ws: &mut Ws, text: String) -> Result<(), LoadError
 
 impl Bots {
     /// One move by the side to move, to its acknowledgement; the latency.
+    ///
+    /// On a single server any failure ends the bot. On a cluster a bot whose socket
+    /// fails, closes (a node killed, a game moved) or stays silent reconnects to the
+    /// next node and resends the same frame with the same `id` (the owner answers a
+    /// retried id with the event it made, so nothing is stored twice); a refusal is
+    /// retried on the same socket (a game between owners); both for at most 30 s.
     pub(crate) async fn step(&mut self) -> Result<Duration, LoadError> {
         let k = self.sent as usize;
-        let ws = if k.is_multiple_of(2) {
-            &mut self.white
-        } else {
-            &mut self.black
-        };
         let id = format!("m{k}");
         let frame = format!(r#"{{"move":"{}","press":true,"id":"{id}"}}"#, MOVES[k % 4]);
-        let t = Instant::now();
-        send_text(ws, frame).await?;
         let needle = format!("\"id\":\"{id}\"");
+        let t = Instant::now();
+        let cluster = self.nodes.len() > 1;
+        self.pending = true;
         loop {
-            let text = next_text(ws).await?;
-            if text.contains(&needle) {
-                if !text.starts_with("{\"type\":\"event\"") {
+            let side = if k.is_multiple_of(2) {
+                &mut self.white
+            } else {
+                &mut self.black
+            };
+            let answer = if cluster {
+                match tokio::time::timeout(ANSWER_WITHIN, side.exchange(&frame, &needle)).await {
+                    Ok(a) => a,
+                    Err(_) => Err(LoadError::Socket(format!(
+                        "no answer within {} s",
+                        ANSWER_WITHIN.as_secs()
+                    ))),
+                }
+            } else {
+                side.exchange(&frame, &needle).await
+            };
+            let problem = match answer {
+                Ok((true, _)) => {
+                    self.sent += 1;
+                    self.pending = false;
+                    return Ok(t.elapsed());
+                }
+                Ok((false, text)) if !cluster || t.elapsed() > RETRY_FOR => {
                     return Err(LoadError::unexpected(format!("move {k}"), text));
                 }
-                self.sent += 1;
-                return Ok(t.elapsed());
+                Ok((false, _)) => None,
+                Err(e) if !cluster || t.elapsed() > RETRY_FOR => return Err(e),
+                Err(e) => Some(e),
+            };
+            tokio::time::sleep(PAUSE).await;
+            if let Some(e) = problem {
+                tracing::debug!(game = %self.id, error = %e, "reconnecting");
+                self.reconnect(k.is_multiple_of(2), t).await?;
             }
         }
     }
 
-    /// The game's stored script against the moves sent: (lost, duplicated) events.
+    /// Reopen White's (or Black's) socket on the next node that gives the state, trying
+    /// the nodes in turn until 30 s after `since`.
+    async fn reconnect(&mut self, white: bool, since: Instant) -> Result<(), LoadError> {
+        let n = self.nodes.len();
+        let side = if white {
+            &mut self.white
+        } else {
+            &mut self.black
+        };
+        let mut node = side.node;
+        loop {
+            node = (node + 1) % n;
+            match Side::open(&self.nodes, node, &self.id, side.token.clone()).await {
+                Ok(s) => {
+                    *side = s;
+                    return Ok(());
+                }
+                Err(e) if since.elapsed() > RETRY_FOR => return Err(e),
+                Err(_) => tokio::time::sleep(PAUSE).await,
+            }
+        }
+    }
+
+    /// The game's stored script against the moves sent: (lost, duplicated) events. A
+    /// last move sent and never acknowledged counts as neither, stored or not.
     pub(crate) async fn check(self, addr: SocketAddr) -> Result<(u64, u64), LoadError> {
         let path = format!("/api/games/{}/script", self.id);
         let script = http(addr, "GET", &path, "").await?;
@@ -146,11 +285,18 @@ impl Bots {
             .collect::<Result<_, _>>()?;
         let mut lost = 0;
         let mut dup = 0;
-        for k in 0..self.sent.max(stored.len() as u64) {
+        let mut expected_len = self.sent;
+        if self.pending
+            && stored.len() as u64 == self.sent + 1
+            && stored[self.sent as usize]["move"] == MOVES[self.sent as usize % 4]
+        {
+            expected_len += 1;
+        }
+        for k in 0..expected_len.max(stored.len() as u64) {
             let expected = MOVES[k as usize % 4];
             match stored.get(k as usize) {
-                Some(e) if k < self.sent && e["move"] == expected => {}
-                Some(_) if k >= self.sent => dup += 1,
+                Some(e) if k < expected_len && e["move"] == expected => {}
+                Some(_) if k >= expected_len => dup += 1,
                 Some(_) => lost += 1,
                 None => lost += 1,
             }

@@ -12,6 +12,7 @@ use futures_util::{SinkExt, StreamExt};
 use tokio_tungstenite::tungstenite::Message;
 
 use crate::bots::{connect, next_text};
+use crate::process::cpu_us;
 use crate::report::Phase;
 use crate::{LoadError, phase};
 
@@ -188,5 +189,5 @@ pub(crate) async fn echo_baseline(
     for task in tasks {
         let _ = task.await;
     }
-    Ok(phase(count.load(Relaxed), t, cpu0, Some(pid)))
+    Ok(phase(count.load(Relaxed), t, cpu0, cpu_us(pid)))
 }

@@ -39,6 +39,9 @@ pub enum LoadError {
     /// The durable echo's log could not take a frame.
     #[error("the durable echo's log: {0}")]
     EchoLog(&'static str),
+    /// The run asked for something that cannot be (a cluster without NATS, ...).
+    #[error("{0}")]
+    Usage(String),
     /// A bot task panicked or was cancelled.
     #[error("a bot task: {0}")]
     Task(#[from] tokio::task::JoinError),

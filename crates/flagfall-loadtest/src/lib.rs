@@ -16,14 +16,28 @@
 //! preallocated file and `fdatasync`ed by one group-commit thread before it is echoed),
 //! which tells what a durable acknowledgement alone costs on the machine, in the same run.
 //!
+//!
+//! On a cluster (`nodes` > 1: `flagfall serve --node nK --nats URL` each, one PostgreSQL
+//! database) game i is created on node i mod N, its White connects to that node and its
+//! Black to the next, so every game has a player whose actions the owner gets over NATS;
+//! the report adds each node's CPU, the requests routed between nodes (their
+//! `flagfall_cluster_routed_total`), and with `failover` a phase in which the node owning
+//! the most games is killed with SIGKILL while they play: the time from the kill to each
+//! of its games' first move acknowledged after it. Bots whose socket fails reconnect to
+//! another node and resend the same frame (same `id`). When the games need more sockets
+//! than one process may open, the bots run in several processes (this one and
+//! `flagfall loadtest --bots-worker` children), driven together.
+//!
 //! - [`bots`]: the bot games (knight shuffles: legal moves forever, never a result);
 //! - [`echo`]: the echo baselines;
+//! - [`group`]: the groups of bots, in this process or a child;
 //! - [`process`]: child processes, CPU and memory readings, the open-file limit;
 //! - [`report`]: the figures.
 
 mod bots;
 mod echo;
 mod error;
+mod group;
 mod process;
 mod report;
 
@@ -33,21 +47,29 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering::Relaxed};
 use std::time::{Duration, Instant};
 
-use futures_util::StreamExt;
-
 pub use echo::serve_echo;
 pub use error::LoadError;
+pub use group::bots_worker;
 pub use process::raise_nofile;
-pub use report::{ClosedLoop, Latency, OpenLoop, Phase, Report};
+pub use report::{ClosedLoop, Cluster, Failover, Latency, OpenLoop, Phase, Report};
 
-use bots::{Bots, open_game};
-use process::{ChildServer, cpu_us, free_port, rss_kib, spawn_child};
+use bots::{node_name, open_game};
+use group::{Answer, Cmd, Group, unix_us};
+use process::{ChildServer, cpu_us, free_port, metric, rss_kib, spawn_child};
 
 /// Which server to load.
 #[derive(Debug, Clone)]
 pub enum Target {
-    /// Start `exe serve` (this program) on a free loopback port with `database`.
-    Spawn { exe: PathBuf, database: String },
+    /// Start `exe serve` (this program) on free loopback ports with `database`: one
+    /// node, or `nodes` nodes of a cluster over NATS at `nats` (named n1, n2, ...).
+    Spawn {
+        exe: PathBuf,
+        database: String,
+        nodes: usize,
+        nats: Option<String>,
+        /// The nodes' `--lease-ms` (their default when `None`).
+        lease_ms: Option<u64>,
+    },
     /// A server already listening (started with `--socket-rate 0`).
     External(SocketAddr),
 }
@@ -65,16 +87,80 @@ pub struct LoadConfig {
     pub target: Target,
     /// A directory for the durable echo's log file (removed by the caller).
     pub scratch: PathBuf,
+    /// After the open loop, kill (SIGKILL) the node owning the most games and measure
+    /// how long its games take to move again, watching for this long after the kill
+    /// (a cluster of the tool's own only).
+    pub failover: Option<Duration>,
+    /// The most games one bots process holds [default: as many as its open-file limit
+    /// allows, two sockets each].
+    pub games_per_process: Option<usize>,
 }
 
-/// Run the load test (see the module documentation).
-pub async fn run(cfg: LoadConfig) -> Result<Report, LoadError> {
-    let nofile_limit = raise_nofile();
-    // The server this run loads: a child of ours (stopped at the end), or one running.
-    let (server, addr) = match &cfg.target {
-        Target::Spawn { exe, database } => {
+/// How long the games play before the failover's kill.
+const BEFORE_KILL: Duration = Duration::from_secs(2);
+/// File descriptors a bots process keeps for itself (HTTP, pipes, the runtime).
+const SPARE_FILES: u64 = 1000;
+
+/// The counters of the nodes' `/metrics` a run reports: requests routed to another
+/// node, games taken over by a node's scan, games a node dropped (it lost the lease).
+const COUNTERS: [&str; 3] = [
+    "flagfall_cluster_routed_total",
+    "flagfall_cluster_takeovers_total",
+    "flagfall_cluster_dropped_games_total",
+];
+
+/// The sum over the nodes of each counter's growth from `before` to `after`.
+fn growth(before: &[[f64; 3]], after: &[[f64; 3]]) -> [u64; 3] {
+    let mut out = [0; 3];
+    for (k, o) in out.iter_mut().enumerate() {
+        *o = after
+            .iter()
+            .zip(before)
+            .map(|(a, b)| (a[k] - b[k]).max(0.0))
+            .sum::<f64>() as u64;
+    }
+    out
+}
+
+/// The servers of a run: each node's address, and its process when the tool started it.
+struct Nodes {
+    addrs: Vec<SocketAddr>,
+    /// The processes (none for a server not ours, and once killed).
+    children: Vec<Option<ChildServer>>,
+    killed: Vec<bool>,
+}
+
+impl Nodes {
+    async fn start(target: &Target) -> Result<Nodes, LoadError> {
+        let (exe, database, n, nats, lease_ms) = match target {
+            Target::External(addr) => {
+                return Ok(Nodes {
+                    addrs: vec![*addr],
+                    children: vec![None],
+                    killed: vec![false],
+                });
+            }
+            Target::Spawn {
+                exe,
+                database,
+                nodes,
+                nats,
+                lease_ms,
+            } => (exe, database, *nodes, nats, lease_ms),
+        };
+        if n > 1 && nats.is_none() {
+            return Err(LoadError::Usage(
+                "several nodes need NATS (--nats URL)".into(),
+            ));
+        }
+        let mut nodes = Nodes {
+            addrs: Vec::new(),
+            children: Vec::new(),
+            killed: vec![false; n.max(1)],
+        };
+        for i in 0..n.max(1) {
             let addr = free_port()?;
-            let args = [
+            let mut args = vec![
                 "serve",
                 "--listen",
                 &addr.to_string(),
@@ -90,40 +176,187 @@ pub async fn run(cfg: LoadConfig) -> Result<Report, LoadError> {
                 "--sockets-per-token",
                 "0",
             ]
-            .map(String::from);
-            (Some(spawn_child(exe, &args, addr, "/healthz").await?), addr)
+            .into_iter()
+            .map(String::from)
+            .collect::<Vec<_>>();
+            if let Some(nats) = nats.as_ref().filter(|_| n > 1) {
+                args.extend(["--node".into(), node_name(i), "--nats".into(), nats.clone()]);
+                if let Some(ms) = lease_ms {
+                    args.extend(["--lease-ms".into(), ms.to_string()]);
+                }
+            }
+            nodes
+                .children
+                .push(Some(spawn_child(exe, &args, addr, "/healthz").await?));
+            nodes.addrs.push(addr);
         }
-        Target::External(addr) => (None, *addr),
-    };
-    let server_pid = server.as_ref().map(ChildServer::pid);
-    let open = open_loop(&cfg, addr, server_pid.as_deref()).await?;
+        Ok(nodes)
+    }
+
+    fn len(&self) -> usize {
+        self.addrs.len()
+    }
+
+    /// The pid of node `i`, when the tool started it and it runs.
+    fn pid(&self, i: usize) -> Option<String> {
+        self.children.get(i)?.as_ref().map(ChildServer::pid)
+    }
+
+    /// The nodes still running (indexes).
+    fn alive(&self) -> Vec<usize> {
+        (0..self.len()).filter(|&i| !self.killed[i]).collect()
+    }
+
+    fn is_spawned(&self) -> bool {
+        self.children.iter().any(Option::is_some)
+    }
+
+    /// Each running node's CPU time so far, microseconds (0 for a node not ours).
+    fn cpu(&self) -> Vec<u64> {
+        (0..self.len())
+            .map(|i| self.pid(i).map_or(0, |p| cpu_us(&p)))
+            .collect()
+    }
+
+    /// The nodes' resident memory together, KiB.
+    fn rss(&self) -> u64 {
+        (0..self.len())
+            .filter_map(|i| self.pid(i))
+            .map(|p| rss_kib(&p))
+            .sum()
+    }
+
+    /// Each node's [`COUNTERS`] (0 for a node that is gone or has none).
+    async fn counters(&self) -> Vec<[f64; 3]> {
+        let mut out = Vec::new();
+        for (i, &addr) in self.addrs.iter().enumerate() {
+            let mut c = [0.0; 3];
+            if !self.killed[i] {
+                for (k, name) in COUNTERS.iter().enumerate() {
+                    c[k] = metric(addr, name).await.unwrap_or(0.0);
+                }
+            }
+            out.push(c);
+        }
+        out
+    }
+
+    /// SIGKILL node `i`.
+    fn kill(&mut self, i: usize) {
+        if let Some(c) = self.children.get_mut(i).and_then(Option::take) {
+            c.kill();
+            self.killed[i] = true;
+        }
+    }
+
+    /// SIGTERM the running nodes and wait for them.
+    fn stop(self) -> Result<(), LoadError> {
+        for c in self.children.into_iter().flatten() {
+            c.stop()?;
+        }
+        Ok(())
+    }
+}
+
+/// Run the load test (see the module documentation).
+pub async fn run(cfg: LoadConfig) -> Result<Report, LoadError> {
+    let nofile_limit = raise_nofile();
+    let mut nodes = Nodes::start(&cfg.target).await?;
+    if cfg.failover.is_some() && (nodes.len() < 2 || !nodes.is_spawned()) {
+        return Err(LoadError::Usage(
+            "--failover needs a cluster of the tool's own (--nodes 2 or more)".into(),
+        ));
+    }
+    let mut groups = bot_groups(&cfg, nofile_limit)?;
+    let result = drive(&cfg, &mut nodes, &mut groups).await;
+    for g in groups {
+        g.finish().await;
+    }
+    let (open, cluster) = result?;
     let closed = if cfg.conns > 0 {
-        Some(closed_loops(&cfg, addr, server_pid.as_deref()).await?)
+        // On the nodes still running, the games spread over them as in the open loop.
+        let alive = nodes.alive();
+        let pids: Vec<String> = alive.iter().filter_map(|&i| nodes.pid(i)).collect();
+        let addrs: Arc<[SocketAddr]> = alive.iter().map(|&i| nodes.addrs[i]).collect();
+        Some(closed_loops(&cfg, addrs, &pids).await?)
     } else {
         None
     };
-    if let Some(s) = server {
-        s.stop()?;
-    }
+    nodes.stop()?;
     Ok(Report {
         open,
+        cluster,
         closed,
         nofile_limit,
     })
 }
 
-/// Phase 1: open the games (measuring memory), play them at the set rate, then check
-/// every game's stored script.
-async fn open_loop(
+/// The groups of bots: this process alone when the games' sockets fit in its open-file
+/// limit, else as many processes (this one and children) as they need.
+fn bot_groups(cfg: &LoadConfig, nofile_limit: u64) -> Result<Vec<Group>, LoadError> {
+    let per_process = match cfg.games_per_process {
+        Some(n) => n,
+        None if nofile_limit > SPARE_FILES => ((nofile_limit - SPARE_FILES) / 2) as usize,
+        None => usize::MAX,
+    };
+    let processes = cfg.games.div_ceil(per_process.max(1)).max(1);
+    let mut groups = vec![Group::local()];
+    if processes > 1 {
+        let exe = match &cfg.target {
+            Target::Spawn { exe, .. } => exe.clone(),
+            Target::External(_) => {
+                std::env::current_exe().map_err(LoadError::io("finding this program"))?
+            }
+        };
+        for _ in 1..processes {
+            groups.push(Group::spawn(&exe)?);
+        }
+    }
+    Ok(groups)
+}
+
+/// Open the games over the groups, play them (and fail a node over), check them.
+async fn drive(
     cfg: &LoadConfig,
-    addr: SocketAddr,
-    server_pid: Option<&str>,
-) -> Result<OpenLoop, LoadError> {
-    let server_rss = || server_pid.map_or(0, rss_kib);
-    let (server_before, bots_before) = (server_rss(), rss_kib("self"));
-    let (bots, mut errors) = open_games(addr, cfg.games).await;
-    let (server_after, bots_after) = (server_rss(), rss_kib("self"));
-    let games = bots.len();
+    nodes: &mut Nodes,
+    groups: &mut [Group],
+) -> Result<(OpenLoop, Option<Cluster>), LoadError> {
+    let bots_rss = |groups: &[Group]| groups.iter().map(|g| rss_kib(&g.pid)).sum::<u64>();
+    let bots_cpu = |groups: &[Group]| groups.iter().map(|g| cpu_us(&g.pid)).sum::<u64>();
+    // Open: game i of the run is number i everywhere (its nodes follow from it).
+    let (server_before, bots_before) = (nodes.rss(), bots_rss(groups));
+    let opening = (Instant::now(), nodes.counters().await);
+    let share = cfg.games.div_ceil(groups.len());
+    for (k, g) in groups.iter().enumerate() {
+        let first = (k * share).min(cfg.games);
+        let games = share.min(cfg.games - first);
+        g.send(Cmd::Open {
+            nodes: nodes.addrs.clone(),
+            first,
+            games,
+        })?;
+    }
+    let mut owners: Vec<Vec<usize>> = Vec::new();
+    let mut errors = 0;
+    for g in groups.iter_mut() {
+        match g.answer().await? {
+            Answer::Opened {
+                owners: o,
+                errors: e,
+            } => {
+                owners.push(o);
+                errors += e;
+            }
+            other => {
+                return Err(LoadError::unexpected(
+                    "opening the games",
+                    format!("{other:?}"),
+                ));
+            }
+        }
+    }
+    let (server_after, bots_after) = (nodes.rss(), bots_rss(groups));
+    let games: usize = owners.iter().map(Vec::len).sum();
     let per_game = |after: u64, before: u64| {
         if games > 0 {
             after.saturating_sub(before) as f64 / games as f64
@@ -131,26 +364,67 @@ async fn open_loop(
             0.0
         }
     };
+    // The open loop.
     let started = Instant::now();
-    let cpu0 = (server_pid.map_or(0, cpu_us), cpu_us("self"));
-    let (finished, mut all, failed) = play_at_rate(bots, cfg.rate, cfg.duration).await?;
-    errors += failed;
+    let cpu0 = (nodes.cpu(), bots_cpu(groups));
+    let routed0 = nodes.counters().await;
+    let opened_in = opening.0.elapsed().as_secs_f64();
+    let while_opening = growth(&opening.1, &routed0);
+    let played = play(groups, &owners, cfg.rate, cfg.duration).await?;
+    let mut all = played.latencies_us;
+    errors += played.errors;
     let seconds = started.elapsed().as_secs_f64();
     // Saturating: a reading of a process that is gone is 0.
-    let server_cpu = server_pid.map_or(0, cpu_us).saturating_sub(cpu0.0);
-    let bots_cpu = cpu_us("self").saturating_sub(cpu0.1);
+    let cpu1 = (nodes.cpu(), bots_cpu(groups));
+    let routed1 = nodes.counters().await;
+    let node_cpu: Vec<u64> = cpu1
+        .0
+        .iter()
+        .zip(&cpu0.0)
+        .map(|(a, b)| a.saturating_sub(*b))
+        .collect();
+    let bots_cpu_used = cpu1.1.saturating_sub(cpu0.1);
     all.sort_unstable();
-    let mut lost = 0;
-    let mut duplicated = 0;
-    for b in finished {
-        let (l, d) = b.check(addr).await?;
-        lost += l;
-        duplicated += d;
+    let moves = all.len() as u64;
+    let per_move = |cpu: u64| cpu as f64 / (moves as f64).max(1.0);
+    let [routed, takeovers, dropped] = growth(&routed0, &routed1);
+    // The failover: the games keep moving, the node owning the most is killed.
+    let failover = match cfg.failover {
+        Some(watch) => {
+            let (f, failed) = fail_over(cfg, nodes, groups, &owners, watch).await?;
+            errors += failed;
+            Some(f)
+        }
+        None => None,
+    };
+    // Every game's stored script, read from a node still running.
+    let alive = nodes.alive();
+    let (mut lost, mut duplicated) = (0, 0);
+    for g in groups.iter() {
+        g.send(Cmd::Check {
+            alive: alive.clone(),
+        })?;
     }
-    let per_move = |cpu: u64| cpu as f64 / (all.len() as f64).max(1.0);
-    Ok(OpenLoop {
+    for g in groups.iter_mut() {
+        match g.answer().await? {
+            Answer::Checked {
+                lost: l,
+                duplicated: d,
+            } => {
+                lost += l;
+                duplicated += d;
+            }
+            other => {
+                return Err(LoadError::unexpected(
+                    "checking the games",
+                    format!("{other:?}"),
+                ));
+            }
+        }
+    }
+    let open = OpenLoop {
         games,
-        moves: all.len() as u64,
+        moves,
         seconds,
         latency: Latency {
             p50_ms: percentile(&all, 0.50),
@@ -160,96 +434,156 @@ async fn open_loop(
         },
         server_rss_per_game_kib: per_game(server_after, server_before),
         bots_rss_per_game_kib: per_game(bots_after, bots_before),
-        server_cpu_us_per_move: per_move(server_cpu),
-        bots_cpu_us_per_move: per_move(bots_cpu),
+        server_cpu_us_per_move: per_move(node_cpu.iter().sum()),
+        bots_cpu_us_per_move: per_move(bots_cpu_used),
+        bots_processes: groups.len(),
+        opened_in_s: opened_in,
+        reconnects: played.reconnects,
         lost,
         duplicated,
         errors,
+    };
+    let cluster = (nodes.len() > 1).then(|| Cluster {
+        nodes: nodes.len(),
+        node_cpu_us_per_move: node_cpu.iter().map(|&c| per_move(c)).collect(),
+        routed,
+        takeovers,
+        dropped,
+        opening_takeovers: while_opening[1],
+        opening_dropped: while_opening[2],
+        failover,
+    });
+    Ok((open, cluster))
+}
+
+/// Play every group at its share of `rate` for `d`.
+async fn play(
+    groups: &mut [Group],
+    owners: &[Vec<usize>],
+    rate: f64,
+    d: Duration,
+) -> Result<Played, LoadError> {
+    let games: usize = owners.iter().map(Vec::len).sum::<usize>().max(1);
+    for (g, o) in groups.iter().zip(owners) {
+        g.send(Cmd::Play {
+            rate: rate * o.len() as f64 / games as f64,
+            millis: d.as_millis() as u64,
+        })?;
+    }
+    collect_played(groups).await
+}
+
+async fn collect_played(groups: &mut [Group]) -> Result<Played, LoadError> {
+    let (mut all, mut errors, mut reconnects, mut after) = (Vec::new(), 0, 0, Vec::new());
+    for g in groups.iter_mut() {
+        match g.answer().await? {
+            Answer::Played {
+                latencies_us,
+                errors: e,
+                reconnects: r,
+                after_kill,
+            } => {
+                all.extend(latencies_us);
+                errors += e;
+                reconnects += r;
+                after.push(after_kill);
+            }
+            other => return Err(LoadError::unexpected("playing", format!("{other:?}"))),
+        }
+    }
+    Ok(Played {
+        latencies_us: all,
+        errors,
+        reconnects,
+        after_kill: after,
     })
 }
 
-/// Open `games` games, 64 at a time: the bots of those that opened, and how many did not.
-async fn open_games(addr: SocketAddr, games: usize) -> (Vec<Bots>, u64) {
-    let opening = futures_util::stream::iter((0..games).map(|_| open_game(addr)))
-        .buffer_unordered(64)
-        .collect::<Vec<_>>()
-        .await;
-    let mut bots = Vec::with_capacity(games);
-    let mut errors = 0;
-    for b in opening {
-        match b {
-            Ok(b) => bots.push(b),
-            Err(e) => {
-                errors += 1;
-                tracing::warn!(error = %e, "a bot game did not open");
+/// What the groups played together.
+struct Played {
+    latencies_us: Vec<u64>,
+    errors: u64,
+    reconnects: u64,
+    /// Each group's games' first acknowledgements after a kill.
+    after_kill: Vec<Vec<Option<u64>>>,
+}
+
+/// The failover phase: the games play at the same rate; after 2 s the node owning the
+/// most games (its `flagfall_cluster_owned_games`, else the owners the games reported
+/// when they opened) is killed with SIGKILL; each of its games' time from the kill to its
+/// first acknowledged move after it. Also the bots that failed.
+async fn fail_over(
+    cfg: &LoadConfig,
+    nodes: &mut Nodes,
+    groups: &mut [Group],
+    owners: &[Vec<usize>],
+    watch: Duration,
+) -> Result<(Failover, u64), LoadError> {
+    let games: usize = owners.iter().map(Vec::len).sum::<usize>().max(1);
+    for (g, o) in groups.iter().zip(owners) {
+        g.send(Cmd::Play {
+            rate: cfg.rate * o.len() as f64 / games as f64,
+            millis: (BEFORE_KILL + watch).as_millis() as u64,
+        })?;
+    }
+    tokio::time::sleep(BEFORE_KILL).await;
+    let mut owned = vec![0.0; nodes.len()];
+    for (i, &addr) in nodes.addrs.iter().enumerate() {
+        owned[i] = metric(addr, "flagfall_cluster_owned_games")
+            .await
+            .unwrap_or(0.0);
+    }
+    if owned.iter().all(|&o| o == 0.0) {
+        for &o in owners.iter().flatten() {
+            if let Some(c) = owned.get_mut(o) {
+                *c += 1.0;
             }
         }
     }
-    (bots, errors)
-}
-
-/// Every game moves once an interval (`games / rate`), spread over the interval, for
-/// `duration`: the bots, every latency in microseconds, and the bots that failed.
-async fn play_at_rate(
-    bots: Vec<Bots>,
-    rate: f64,
-    duration: Duration,
-) -> Result<(Vec<Bots>, Vec<u64>, u64), LoadError> {
-    let games = bots.len();
-    let per_game_interval = if rate > 0.0 {
-        Duration::from_secs_f64(games as f64 / rate)
-    } else {
-        Duration::ZERO
-    };
-    let stop = Arc::new(AtomicBool::new(false));
-    let err_count = Arc::new(AtomicU64::new(0));
-    let mut tasks = Vec::new();
-    for (i, mut b) in bots.into_iter().enumerate() {
-        let stop = stop.clone();
-        let errs = err_count.clone();
-        tasks.push(tokio::spawn(async move {
-            let mut lat = Vec::new();
-            // Spread the games over one interval.
-            let offset = per_game_interval.mul_f64(i as f64 / games.max(1) as f64);
-            let mut next = tokio::time::Instant::now() + offset;
-            while !stop.load(Relaxed) {
-                tokio::time::sleep_until(next).await;
-                match b.step().await {
-                    Ok(d) => lat.push(d.as_micros() as u64),
-                    Err(e) => {
-                        errs.fetch_add(1, Relaxed);
-                        tracing::warn!(error = %e, "bot");
-                        break;
-                    }
-                }
-                next += per_game_interval;
-                let now = tokio::time::Instant::now();
-                if next < now {
-                    next = now;
+    let victim = (0..nodes.len())
+        .max_by(|&a, &b| owned[a].total_cmp(&owned[b]))
+        .unwrap_or(0);
+    nodes.kill(victim);
+    let at = unix_us();
+    for g in groups.iter() {
+        g.send(Cmd::Killed { at_unix_us: at })?;
+    }
+    let played = collect_played(groups).await?;
+    let (failed, after) = (played.errors, played.after_kill);
+    let mut times: Vec<u64> = Vec::new();
+    let mut measured = 0;
+    for (o, a) in owners.iter().zip(&after) {
+        for (&owner, first) in o.iter().zip(a) {
+            if owner == victim {
+                measured += 1;
+                if let Some(t) = first {
+                    times.push(t.saturating_sub(at));
                 }
             }
-            (b, lat)
-        }));
+        }
     }
-    tokio::time::sleep(duration).await;
-    stop.store(true, Relaxed);
-    let mut all = Vec::new();
-    let mut finished = Vec::new();
-    for t in tasks {
-        let (b, lat) = t.await?;
-        all.extend(lat);
-        finished.push(b);
-    }
-    Ok((finished, all, err_count.load(Relaxed)))
+    times.sort_unstable();
+    Ok((
+        Failover {
+            node: node_name(victim),
+            games: measured,
+            recovered: times.len(),
+            watched_ms: watch.as_millis() as u64,
+            median_ms: percentile(&times, 0.5),
+            p90_ms: percentile(&times, 0.9),
+            max_ms: times.last().map_or(0.0, |m| *m as f64 / 1000.0),
+        },
+        failed,
+    ))
 }
 
 /// Phase 2: flagfall, then the bare echo, then the durable echo, each in a closed loop.
 async fn closed_loops(
     cfg: &LoadConfig,
-    addr: SocketAddr,
-    server_pid: Option<&str>,
+    nodes: Arc<[SocketAddr]>,
+    server_pids: &[String],
 ) -> Result<ClosedLoop, LoadError> {
-    let flagfall = closed_loop(addr, server_pid, cfg.conns, cfg.closed_duration).await?;
+    let flagfall = closed_loop(nodes, server_pids, cfg.conns, cfg.closed_duration).await?;
     let exe = match &cfg.target {
         Target::Spawn { exe, .. } => exe.clone(),
         Target::External(_) => {
@@ -295,20 +629,22 @@ async fn closed_loops(
     })
 }
 
-/// Closed loop over `conns` sockets (`conns / 2` games): moves per second acknowledged.
+/// Closed loop over `conns` sockets (`conns / 2` games, spread over `nodes` as in the
+/// open loop): moves per second acknowledged.
 async fn closed_loop(
-    addr: SocketAddr,
-    server_pid: Option<&str>,
+    nodes: Arc<[SocketAddr]>,
+    server_pids: &[String],
     conns: usize,
     d: Duration,
 ) -> Result<Phase, LoadError> {
     let mut games = Vec::new();
-    for _ in 0..conns.div_ceil(2) {
-        games.push(open_game(addr).await?);
+    for i in 0..conns.div_ceil(2) {
+        games.push(open_game(nodes.clone(), i).await?);
     }
     let stop = Arc::new(AtomicBool::new(false));
     let count = Arc::new(AtomicU64::new(0));
-    let cpu0 = (server_pid.map_or(0, cpu_us), cpu_us("self"));
+    let servers_cpu = || server_pids.iter().map(|p| cpu_us(p)).sum::<u64>();
+    let cpu0 = (servers_cpu(), cpu_us("self"));
     let t = Instant::now();
     let tasks: Vec<_> = games
         .into_iter()
@@ -330,16 +666,17 @@ async fn closed_loop(
     for task in tasks {
         let _ = task.await;
     }
-    Ok(phase(count.load(Relaxed), t, cpu0, server_pid))
+    Ok(phase(count.load(Relaxed), t, cpu0, servers_cpu()))
 }
 
-/// The figures of a closed-loop run that started at `t` with CPU readings `cpu0`.
-fn phase(count: u64, t: Instant, cpu0: (u64, u64), server_pid: Option<&str>) -> Phase {
+/// The figures of a closed-loop run that started at `t` with CPU readings `cpu0`, the
+/// servers' CPU now being `server_cpu`.
+fn phase(count: u64, t: Instant, cpu0: (u64, u64), server_cpu: u64) -> Phase {
     let secs = t.elapsed().as_secs_f64();
     let n = (count as f64).max(1.0);
     Phase {
         per_sec: count as f64 / secs,
-        server_cpu_us: server_pid.map_or(0, cpu_us).saturating_sub(cpu0.0) as f64 / n,
+        server_cpu_us: server_cpu.saturating_sub(cpu0.0) as f64 / n,
         bots_cpu_us: cpu_us("self").saturating_sub(cpu0.1) as f64 / n,
     }
 }
@@ -350,4 +687,126 @@ fn percentile(sorted: &[u64], p: f64) -> f64 {
     }
     let i = ((sorted.len() as f64 - 1.0) * p).round() as usize;
     sorted[i.min(sorted.len() - 1)] as f64 / 1000.0
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::bots::node_index;
+    use crate::process::metric_in;
+
+    #[test]
+    fn node_names_and_indexes_agree() {
+        assert_eq!(node_name(0), "n1");
+        assert_eq!(node_index("n3", 3), Some(2));
+        assert_eq!(node_index("n4", 3), None);
+        assert_eq!(node_index("n0", 3), None);
+        assert_eq!(node_index("other", 3), None);
+    }
+
+    #[test]
+    fn a_metric_is_read_from_the_exposition() {
+        let text = "# HELP flagfall_cluster_routed Requests\n\
+                    # TYPE flagfall_cluster_routed counter\n\
+                    flagfall_cluster_routed_total 1234\n\
+                    flagfall_cluster_routed_in_total 7\n\
+                    flagfall_cluster_owned_games 42\n";
+        assert_eq!(metric_in(text, "flagfall_cluster_routed_total"), 1234.0);
+        assert_eq!(metric_in(text, "flagfall_cluster_owned_games"), 42.0);
+        assert_eq!(metric_in(text, "flagfall_cluster_takeovers_total"), 0.0);
+    }
+
+    #[test]
+    fn commands_and_answers_cross_a_pipe_unchanged() {
+        let cmd = Cmd::Open {
+            nodes: vec!["127.0.0.1:9".parse().expect("an address")],
+            first: 5,
+            games: 3,
+        };
+        let line = serde_json::to_string(&cmd).expect("serialise");
+        assert!(!line.contains('\n'));
+        match serde_json::from_str(&line).expect("parse") {
+            Cmd::Open {
+                nodes,
+                first: 5,
+                games: 3,
+            } => assert_eq!(nodes[0].port(), 9),
+            other => panic!("{other:?}"),
+        }
+        let answer = Answer::Played {
+            latencies_us: vec![1, 2],
+            errors: 0,
+            reconnects: 3,
+            after_kill: vec![None, Some(10)],
+        };
+        let line = serde_json::to_string(&answer).expect("serialise");
+        match serde_json::from_str(&line).expect("parse") {
+            Answer::Played {
+                after_kill,
+                reconnects: 3,
+                ..
+            } => assert_eq!(after_kill, vec![None, Some(10)]),
+            other => panic!("{other:?}"),
+        }
+    }
+
+    #[test]
+    fn percentiles_of_sorted_microseconds_are_milliseconds() {
+        let v: Vec<u64> = (1..=10).map(|i| i * 1000).collect();
+        assert_eq!(percentile(&v, 0.5), 6.0);
+        assert_eq!(percentile(&v, 0.9), 9.0);
+        assert_eq!(percentile(&[], 0.9), 0.0);
+    }
+
+    #[test]
+    fn the_report_names_the_cluster_and_the_failover() {
+        let report = Report {
+            open: OpenLoop {
+                games: 10,
+                moves: 100,
+                seconds: 1.0,
+                server_cpu_us_per_move: 300.0,
+                ..OpenLoop::default()
+            },
+            cluster: Some(Cluster {
+                nodes: 3,
+                node_cpu_us_per_move: vec![100.0, 120.0, 80.0],
+                routed: 50,
+                takeovers: 0,
+                dropped: 2,
+                opening_takeovers: 1,
+                opening_dropped: 0,
+                failover: Some(Failover {
+                    node: "n2".into(),
+                    games: 4,
+                    recovered: 4,
+                    watched_ms: 15000,
+                    median_ms: 3500.0,
+                    p90_ms: 3900.0,
+                    max_ms: 4100.0,
+                }),
+            }),
+            closed: None,
+            nofile_limit: 20000,
+        };
+        let text = report.to_string();
+        assert!(
+            text.contains("cluster: 3 nodes; CPU per move by node: n1 100 us, n2 120 us, n3 80 us (sum 300 us)"),
+            "{text}"
+        );
+        assert!(
+            text.contains(
+                "routed messages: 50 (0.50 per move); server CPU per routed message: 600 us"
+            ),
+            "{text}"
+        );
+        assert!(
+            text.contains("while the games opened (0.0 s): 1 games taken over, 0 dropped; during the open loop: 0 taken over, 2 dropped by a running node (lease lost), 0 bot sockets reopened elsewhere"),
+            "{text}"
+        );
+        assert!(
+            text.contains("failover: n2 killed (SIGKILL) owning 4 games; 4 moved again within 15.0 s; kill to first acknowledged move: median 3500 ms, p90 3900 ms, max 4100 ms"),
+            "{text}"
+        );
+    }
 }

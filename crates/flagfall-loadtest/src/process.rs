@@ -103,6 +103,31 @@ impl ChildServer {
     }
 }
 
+impl ChildServer {
+    /// SIGKILL, and reap the process.
+    pub(crate) fn kill(mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// The value of an unlabelled metric on a node's `/metrics` (0 when it is absent).
+pub(crate) async fn metric(addr: SocketAddr, name: &str) -> Result<f64, LoadError> {
+    let text = http(addr, "GET", "/metrics", "").await?;
+    Ok(metric_in(&text, name))
+}
+
+/// The value of `name` in a Prometheus text exposition (0 when it is absent).
+pub(crate) fn metric_in(text: &str, name: &str) -> f64 {
+    text.lines()
+        .filter(|l| !l.starts_with('#'))
+        .find_map(|l| {
+            let (key, value) = l.rsplit_once(' ')?;
+            (key == name).then(|| value.trim().parse().ok())?
+        })
+        .unwrap_or(0.0)
+}
+
 impl Drop for ChildServer {
     fn drop(&mut self) {
         if let Ok(None) = self.child.try_wait() {

@@ -5,6 +5,8 @@
 #[derive(Debug, Clone, Default)]
 pub struct Report {
     pub open: OpenLoop,
+    /// The cluster's figures, when the run had several nodes.
+    pub cluster: Option<Cluster>,
     /// The closed-loop comparison, when it ran (`conns` > 0).
     pub closed: Option<ClosedLoop>,
     /// The open-file limit of the bots' process.
@@ -28,6 +30,13 @@ pub struct OpenLoop {
     /// CPU per move: the server process, and the bots (microseconds).
     pub server_cpu_us_per_move: f64,
     pub bots_cpu_us_per_move: f64,
+    /// The processes the bots ran in (this one, and children when the sockets needed
+    /// more files than one process may open).
+    pub bots_processes: usize,
+    /// Seconds the games took to open (created, both players connected).
+    pub opened_in_s: f64,
+    /// Sockets the bots reopened on another node (a cluster: a node gone, a game moved).
+    pub reconnects: u64,
     /// Events the bots sent that the store does not hold, and stored events no bot sent.
     pub lost: u64,
     pub duplicated: u64,
@@ -44,6 +53,51 @@ impl OpenLoop {
     pub fn moves_per_sec(&self) -> f64 {
         self.moves as f64 / self.seconds
     }
+}
+
+/// A run over several nodes.
+#[derive(Debug, Clone, Default)]
+pub struct Cluster {
+    pub nodes: usize,
+    /// Each node's CPU during the open loop over the moves of all (microseconds); they
+    /// add up to the open loop's server CPU per move.
+    pub node_cpu_us_per_move: Vec<f64>,
+    /// Requests the nodes sent to another node during the open loop (the sum of their
+    /// `flagfall_cluster_routed_total`).
+    pub routed: u64,
+    /// Games a node's scan took over during the open loop (the sum of their
+    /// `flagfall_cluster_takeovers_total`): none is expected while every node runs.
+    pub takeovers: u64,
+    /// Games a running node dropped during the open loop because it lost their lease
+    /// (`flagfall_cluster_dropped_games_total`): none is expected either.
+    pub dropped: u64,
+    /// The same two while the games opened.
+    pub opening_takeovers: u64,
+    pub opening_dropped: u64,
+    /// The failover, when it ran.
+    pub failover: Option<Failover>,
+}
+
+impl Cluster {
+    /// Routed requests per move of the open loop.
+    pub fn routed_per_move(&self, open: &OpenLoop) -> f64 {
+        self.routed as f64 / (open.moves as f64).max(1.0)
+    }
+}
+
+/// A node killed (SIGKILL) while its games played: from the kill to each of its games'
+/// first move acknowledged after it (by the node that took the game over).
+#[derive(Debug, Clone, Default)]
+pub struct Failover {
+    /// The node killed (the one that owned the most games).
+    pub node: String,
+    /// Its games, and those that moved again within `watched_ms` of the kill.
+    pub games: usize,
+    pub recovered: usize,
+    pub watched_ms: u64,
+    pub median_ms: f64,
+    pub p90_ms: f64,
+    pub max_ms: f64,
 }
 
 /// Latency percentiles, milliseconds.
@@ -112,6 +166,58 @@ impl std::fmt::Display for Report {
             "CPU per move: server {:.0} us, bots {:.0} us",
             o.server_cpu_us_per_move, o.bots_cpu_us_per_move
         )?;
+        if let Some(c) = &self.cluster {
+            let per_node: Vec<String> = c
+                .node_cpu_us_per_move
+                .iter()
+                .enumerate()
+                .map(|(i, us)| format!("n{} {us:.0} us", i + 1))
+                .collect();
+            writeln!(
+                f,
+                "cluster: {} nodes; CPU per move by node: {} (sum {:.0} us)",
+                c.nodes,
+                per_node.join(", "),
+                o.server_cpu_us_per_move
+            )?;
+            let routed_cpu = if c.routed > 0 {
+                o.server_cpu_us_per_move * o.moves as f64 / c.routed as f64
+            } else {
+                0.0
+            };
+            writeln!(
+                f,
+                "routed messages: {} ({:.2} per move); server CPU per routed message: {routed_cpu:.0} us (all the nodes' CPU over the routed messages)",
+                c.routed,
+                c.routed_per_move(o)
+            )?;
+            writeln!(
+                f,
+                "while the games opened ({:.1} s): {} games taken over, {} dropped; during the open loop: {} taken over, {} dropped by a running node (lease lost), {} bot sockets reopened elsewhere",
+                o.opened_in_s,
+                c.opening_takeovers,
+                c.opening_dropped,
+                c.takeovers,
+                c.dropped,
+                o.reconnects
+            )?;
+            if let Some(fo) = &c.failover {
+                writeln!(
+                    f,
+                    "failover: {} killed (SIGKILL) owning {} games; {} moved again within {:.1} s; kill to first acknowledged move: median {:.0} ms, p90 {:.0} ms, max {:.0} ms",
+                    fo.node,
+                    fo.games,
+                    fo.recovered,
+                    fo.watched_ms as f64 / 1000.0,
+                    fo.median_ms,
+                    fo.p90_ms,
+                    fo.max_ms
+                )?;
+            }
+        }
+        if o.bots_processes > 1 {
+            writeln!(f, "bots: {} processes", o.bots_processes)?;
+        }
         writeln!(
             f,
             "lost events: {}, duplicated events: {}, bot errors: {}",

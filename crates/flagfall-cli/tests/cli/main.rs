@@ -2,6 +2,7 @@
 
 mod analyze;
 mod event;
+mod loadtest;
 mod pair;
 mod replay;
 mod rules;

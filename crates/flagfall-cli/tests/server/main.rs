@@ -608,3 +608,140 @@ async fn loadtest_runs_against_its_own_server_process() {
         "a durable echo rate: {stdout}"
     );
 }
+
+/// Issue 22: `flagfall loadtest --nodes 3 --failover` end to end: three nodes over
+/// PostgreSQL (`FLAGFALL_TEST_POSTGRES`, required) and a NATS server of the test's own
+/// (`nats-server` on the PATH), every game's players on two nodes, the node owning the
+/// most games killed with SIGKILL while they play: every one of its games moves again,
+/// nothing is lost or doubled. Ignored by default (it needs those servers).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+#[ignore = "needs FLAGFALL_TEST_POSTGRES and nats-server"]
+async fn loadtest_over_three_nodes_survives_a_killed_node() {
+    assert!(
+        std::env::var("FLAGFALL_TEST_POSTGRES").is_ok_and(|v| !v.is_empty()),
+        "FLAGFALL_TEST_POSTGRES must name a PostgreSQL server for a cluster"
+    );
+    let db = Db::new().await;
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .and_then(|l| l.local_addr())
+        .expect("a free port")
+        .port();
+    let mut nats = tokio::process::Command::new("nats-server")
+        .args(["-a", "127.0.0.1", "-p", &port.to_string()])
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .kill_on_drop(true)
+        .spawn()
+        .expect("start nats-server (is it on the PATH?)");
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+    while tokio::net::TcpStream::connect(("127.0.0.1", port))
+        .await
+        .is_err()
+    {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "nats-server did not listen"
+        );
+        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+    }
+    let out = tokio::process::Command::new(env!("CARGO_BIN_EXE_flagfall"))
+        .args([
+            "loadtest",
+            "--games",
+            "30",
+            "--rate",
+            "60",
+            "--duration",
+            "2",
+            "--conns",
+            "0",
+            "--nodes",
+            "3",
+            "--nats",
+            &format!("nats://127.0.0.1:{port}"),
+            "--failover",
+            "12",
+            "--database",
+            &db.url,
+        ])
+        .output()
+        .await
+        .expect("run flagfall loadtest");
+    let _ = nats.kill().await;
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "loadtest failed: {stdout}\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(
+        stdout.contains("cluster: 3 nodes; CPU per move by node: n1 "),
+        "{stdout}"
+    );
+    // Black's moves are routed: about one routed request for every two moves.
+    let number_after = |marker: &str| -> f64 {
+        stdout
+            .split_once(marker)
+            .and_then(|(_, rest)| rest.split_whitespace().next())
+            .and_then(|n| n.trim_matches(|c: char| !c.is_ascii_digit()).parse().ok())
+            .unwrap_or_else(|| panic!("no number after {marker:?} in {stdout}"))
+    };
+    assert!(number_after("routed messages: ") > 0.0, "{stdout}");
+    // The killed node owned a third of the games (10), and every one moved again.
+    let owned = number_after("(SIGKILL) owning ");
+    assert!(owned >= 5.0, "{stdout}");
+    assert_eq!(number_after(" games; "), owned, "{stdout}");
+    assert!(
+        stdout.contains("lost events: 0, duplicated events: 0, bot errors: 0"),
+        "{stdout}"
+    );
+}
+
+/// Issue 22: games beyond what one process of bots may hold go to child processes of
+/// bots (`--bots-worker`), driven together: here 7 games at most 3 a process, so three
+/// processes, every game played and checked.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn loadtest_spreads_its_bots_over_processes() {
+    let db = Db::new().await;
+    let out = tokio::process::Command::new(env!("CARGO_BIN_EXE_flagfall"))
+        .args([
+            "loadtest",
+            "--games",
+            "7",
+            "--games-per-process",
+            "3",
+            "--rate",
+            "70",
+            "--duration",
+            "1",
+            "--conns",
+            "0",
+            "--database",
+            &db.url,
+        ])
+        .output()
+        .await
+        .expect("run flagfall loadtest");
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "loadtest failed: {stdout}\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(
+        stdout.contains("open loop: 7 games (14 sockets)"),
+        "{stdout}"
+    );
+    assert!(stdout.contains("bots: 3 processes"), "{stdout}");
+    assert!(
+        stdout.contains("lost events: 0, duplicated events: 0, bot errors: 0"),
+        "{stdout}"
+    );
+    let moves: u64 = stdout
+        .split_once("sockets), ")
+        .and_then(|(_, rest)| rest.split_whitespace().next())
+        .and_then(|n| n.parse().ok())
+        .unwrap_or_else(|| panic!("no move count in {stdout}"));
+    // 70 moves a second for a second, every process playing its share.
+    assert!(moves >= 35, "{stdout}");
+}
