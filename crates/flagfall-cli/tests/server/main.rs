@@ -615,7 +615,7 @@ async fn loadtest_runs_against_its_own_server_process() {
 /// most games killed with SIGKILL while they play: every one of its games moves again,
 /// nothing is lost or doubled. Ignored by default (it needs those servers).
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-#[ignore = "needs FLAGFALL_TEST_POSTGRES and nats-server"]
+#[ignore = "needs FLAGFALL_TEST_POSTGRES and nats-server: scripts/test-cluster runs it"]
 async fn loadtest_over_three_nodes_survives_a_killed_node() {
     assert!(
         std::env::var("FLAGFALL_TEST_POSTGRES").is_ok_and(|v| !v.is_empty()),
