@@ -148,7 +148,9 @@ async fn remote(
         let Target::Remote(node) = &*t else {
             return Ok(None);
         };
-        let why = match ask(s, node, &req()).await {
+        // Boxed: the request's future is large, and a socket on a single node never makes
+        // one; inline it would enlarge every socket's task.
+        let why = match Box::pin(ask(s, node, &req())).await {
             Ok(Resp::NotFound) => {
                 return Err(Gone::Unavailable("the game is not available".into()));
             }
@@ -163,7 +165,7 @@ async fn remote(
             )));
         }
         tokio::time::sleep(REROUTE_EVERY).await;
-        reroute(s, id, t).await?;
+        Box::pin(reroute(s, id, t)).await?;
     }
 }
 

@@ -89,12 +89,15 @@ const TAKE_EXPIRED: &str = concat!(
      RETURNING game_id, epoch"
 );
 
-/// Live games nobody ever leased (or whose lease was released), oldest first.
+/// Live games nobody ever leased (or whose lease was released), oldest first; only those
+/// created more than a lease ago (by the creator's clock): a game just created is claimed
+/// by the node that created it a moment later, and a scan in between would move it.
 const TAKE_UNLEASED: &str = concat!(
     "INSERT INTO game_leases (game_id, owner, epoch, expires) \
      SELECT id, $1, nextval('lease_epochs'), ",
     lease_interval!(2),
     " FROM (SELECT g.id FROM games g WHERE g.status = 'live' \
+     AND g.created_ms < floor(EXTRACT(EPOCH FROM clock_timestamp()) * 1000)::BIGINT - $2 \
      AND NOT EXISTS (SELECT 1 FROM game_leases l WHERE l.game_id = g.id) \
      ORDER BY g.created_ms, g.id LIMIT $3) AS free \
      ON CONFLICT (game_id) DO NOTHING \

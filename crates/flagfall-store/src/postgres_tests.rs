@@ -238,6 +238,13 @@ async fn lease_takeovers() {
         g.created_ms = i as i64;
         store.create_game(&g).await.unwrap();
     }
+    // A game created just now is left to its creator, who claims it a moment later.
+    let mut fresh = game("n1");
+    fresh.created_ms = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap()
+        .as_millis() as i64;
+    store.create_game(&fresh).await.unwrap();
     let mut old = Vec::new();
     for id in ["l1", "l2", "l3", "f1"] {
         old.push(store.lease_claim(id, "A", 200).await.unwrap().unwrap());
@@ -295,6 +302,11 @@ async fn lease_takeovers() {
         "unexpired: kept"
     );
     assert_eq!(store.lease_of("h1").await.unwrap().unwrap().epoch, h1);
+    assert_eq!(
+        store.lease_of("n1").await.unwrap(),
+        None,
+        "a game created less than a lease ago is not taken over"
+    );
     assert!(
         store
             .lease_take_over("D", 60_000, 10)
