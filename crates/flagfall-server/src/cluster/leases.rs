@@ -27,6 +27,9 @@ pub async fn renew(shared: Arc<Shared>) {
             _ = tick.tick() => {}
             _ = shutdown.wait_for(|d| *d) => return,
         }
+        // The leases held before the renewal is sent: a game claimed while it runs is
+        // not in its answer, and is not lost for that.
+        let before = cluster.owned_snapshot();
         let sent = Instant::now();
         match shared
             .store
@@ -40,9 +43,9 @@ pub async fn renew(shared: Arc<Shared>) {
                 // Games this node believes it serves but whose lease is gone or newer:
                 // taken over. Checked before the validity is extended, so that a node
                 // resumed after a pause never acts on them again.
-                let lost: Vec<(String, i64)> = cluster
-                    .owned_snapshot()
-                    .into_iter()
+                let lost: Vec<(String, i64)> = before
+                    .iter()
+                    .map(|(g, e)| (g.clone(), *e))
                     .filter(|(g, e)| held.get(g) != Some(e))
                     .collect();
                 for (game, epoch) in lost {
@@ -53,9 +56,10 @@ pub async fn renew(shared: Arc<Shared>) {
                 // Leases held in the database that no task of this node serves (this
                 // node restarted with its name, or a load failed): serve them again, or
                 // let them go.
+                // (A game released while the renewal ran, in `before`, is not one.)
                 let known = cluster.owned_snapshot();
                 for (game, epoch) in held {
-                    if known.contains_key(&game) {
+                    if known.contains_key(&game) || before.contains_key(&game) {
                         continue;
                     }
                     let shared = shared.clone();
