@@ -139,7 +139,8 @@ test('every control on every page can be reached and clicked at desktop and phon
       ['otb-black', otb.urls.black, '.clock.bottom .time'],
       ['online-white', online.urls.white, '.clock.bottom .time'],
       ['spectator', otb.urls.spectator, 'button.flip'],
-      ['director', otb.urls.director, `.dcard[data-game="${otb.id}"]`],
+      // The card shows before its game's state arrives; its controls come with the state.
+      ['director', otb.urls.director, `.dcard[data-game="${otb.id}"] button`],
       ['practice', practice.urls.white, '.clock.bottom .time'],
     ];
     for (const [name, url, ready] of pages) {
