@@ -548,6 +548,23 @@ async fn event_updates_rebuild_the_state() {
     srv.stop().await;
 }
 
+/// `flagfall loadtest ARGS`: its standard output, once it exited successfully.
+async fn loadtest(args: &[&str]) -> String {
+    let out = tokio::process::Command::new(env!("CARGO_BIN_EXE_flagfall"))
+        .arg("loadtest")
+        .args(args)
+        .output()
+        .await
+        .expect("run flagfall loadtest");
+    let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
+    assert!(
+        out.status.success(),
+        "loadtest failed: {stdout}\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    stdout
+}
+
 /// Issue 9: the load generator runs end to end against the server it starts in its own
 /// process (and the echo baseline, plain and durable, in others), and finds nothing lost
 /// or duplicated.
@@ -555,31 +572,21 @@ async fn event_updates_rebuild_the_state() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn loadtest_runs_against_its_own_server_process() {
     let db = Db::new().await;
-    let out = tokio::process::Command::new(env!("CARGO_BIN_EXE_flagfall"))
-        .args([
-            "loadtest",
-            "--games",
-            "6",
-            "--rate",
-            "60",
-            "--duration",
-            "1",
-            "--conns",
-            "4",
-            "--closed-duration",
-            "1",
-            "--database",
-            &db.url,
-        ])
-        .output()
-        .await
-        .expect("run flagfall loadtest");
-    let stdout = String::from_utf8_lossy(&out.stdout);
-    assert!(
-        out.status.success(),
-        "loadtest failed: {stdout}\n{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    let stdout = loadtest(&[
+        "--games",
+        "6",
+        "--rate",
+        "60",
+        "--duration",
+        "1",
+        "--conns",
+        "4",
+        "--closed-duration",
+        "1",
+        "--database",
+        &db.url,
+    ])
+    .await;
     assert!(
         stdout.contains("open loop: 6 games (12 sockets)"),
         "{stdout}"
@@ -644,36 +651,26 @@ async fn loadtest_over_three_nodes_survives_a_killed_node() {
         );
         tokio::time::sleep(std::time::Duration::from_millis(50)).await;
     }
-    let out = tokio::process::Command::new(env!("CARGO_BIN_EXE_flagfall"))
-        .args([
-            "loadtest",
-            "--games",
-            "30",
-            "--rate",
-            "60",
-            "--duration",
-            "2",
-            "--conns",
-            "0",
-            "--nodes",
-            "3",
-            "--nats",
-            &format!("nats://127.0.0.1:{port}"),
-            "--failover",
-            "12",
-            "--database",
-            &db.url,
-        ])
-        .output()
-        .await
-        .expect("run flagfall loadtest");
+    let stdout = loadtest(&[
+        "--games",
+        "30",
+        "--rate",
+        "60",
+        "--duration",
+        "2",
+        "--conns",
+        "0",
+        "--nodes",
+        "3",
+        "--nats",
+        &format!("nats://127.0.0.1:{port}"),
+        "--failover",
+        "12",
+        "--database",
+        &db.url,
+    ])
+    .await;
     let _ = nats.kill().await;
-    let stdout = String::from_utf8_lossy(&out.stdout);
-    assert!(
-        out.status.success(),
-        "loadtest failed: {stdout}\n{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
     assert!(
         stdout.contains("cluster: 3 nodes; CPU per move by node: n1 "),
         "{stdout}"
@@ -703,31 +700,21 @@ async fn loadtest_over_three_nodes_survives_a_killed_node() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn loadtest_spreads_its_bots_over_processes() {
     let db = Db::new().await;
-    let out = tokio::process::Command::new(env!("CARGO_BIN_EXE_flagfall"))
-        .args([
-            "loadtest",
-            "--games",
-            "7",
-            "--games-per-process",
-            "3",
-            "--rate",
-            "70",
-            "--duration",
-            "1",
-            "--conns",
-            "0",
-            "--database",
-            &db.url,
-        ])
-        .output()
-        .await
-        .expect("run flagfall loadtest");
-    let stdout = String::from_utf8_lossy(&out.stdout);
-    assert!(
-        out.status.success(),
-        "loadtest failed: {stdout}\n{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    let stdout = loadtest(&[
+        "--games",
+        "7",
+        "--games-per-process",
+        "3",
+        "--rate",
+        "70",
+        "--duration",
+        "1",
+        "--conns",
+        "0",
+        "--database",
+        &db.url,
+    ])
+    .await;
     assert!(
         stdout.contains("open loop: 7 games (14 sockets)"),
         "{stdout}"
