@@ -267,6 +267,32 @@ mod tests {
         }
     }
 
+    /// A name entered before the one-limit rule (up to 200 characters) stays readable in
+    /// a stored log, while a new entry of it is refused.
+    #[test]
+    fn a_stored_log_keeps_the_names_it_took() {
+        use crate::change::{Change, Origin};
+        let base = Event::new("Club", Format::Swiss, Some(3)).unwrap();
+        let o = Origin::new("director", 1);
+        let add = |name: String| Change::AddPlayer {
+            player: NewPlayer {
+                name,
+                ..NewPlayer::default()
+            },
+            check_in: false,
+        };
+        let long = "L".repeat(100);
+        let mut old = base.clone();
+        old.apply_stored(add(long.clone()), &o).unwrap();
+        old.apply_stored(add("Ann".into()), &o).unwrap();
+        let again = Event::replay(base.clone(), &old.log).expect("the stored log replays");
+        assert_eq!(again.players[0].name, long);
+        let msg = base.clone().apply(add(long), &o).unwrap_err().to_string();
+        assert_eq!(msg, "name: 100 characters, longer than the 64 it may have");
+        // A control character was never accepted, stored or not.
+        assert!(base.clone().apply_stored(add("A\nB".into()), &o).is_err());
+    }
+
     #[test]
     fn an_event_file_is_checked_whole() {
         let mut e = Event::new("Club", Format::Swiss, Some(3)).unwrap();
