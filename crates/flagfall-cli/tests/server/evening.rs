@@ -1265,7 +1265,7 @@ async fn an_evening_survives_kill_9() {
 }
 
 /// A line of FIDE's combined rating list (the columns FIDE publishes).
-fn fide_line(id: u64, name: &str, fed: &str, blitz: u32) -> String {
+pub(crate) fn fide_line(id: u64, name: &str, fed: &str, blitz: u32) -> String {
     let mut cols: Vec<char> = vec![' '; 162];
     let mut put = |at: usize, text: &str| {
         for (i, c) in text.chars().enumerate() {

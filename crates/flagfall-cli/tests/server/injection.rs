@@ -729,3 +729,48 @@ async fn names_at_the_limit_pair_on_the_server() {
     assert_eq!(got, [a.clone(), b.clone()], "{setup}");
     srv.stop().await;
 }
+
+/// Item 7, the rating list: a title with a control character in FIDE's list is refused
+/// naming the player and the field, and nothing of the list is taken.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_rating_list_with_a_control_character_is_refused() {
+    let srv = Server::start().await;
+    let addr = srv.addr;
+    let ev = Evening::create(addr, board_evening(json!({}))).await;
+    ev.director(
+        "POST",
+        "/players",
+        json!({"players":[{"name":"Magnus Carlsen"},{"name":"Ann Other"}]}),
+        201,
+    )
+    .await;
+    let before = file(&ev).await;
+    let mut line: Vec<char> = crate::evening::fide_line(1_503_014, "Carlsen, Magnus", "NOR", 2850)
+        .chars()
+        .collect();
+    for (i, c) in "G\u{b}M".chars().enumerate() {
+        line[84 + i] = c;
+    }
+    let list = [
+        "ID Number      Name                                                         Fed Sex Tit  WTit OTit           FOA SRtng SGm SK RRtng RGm Rk BRtng BGm BK B-day Flag".to_string(),
+        line.into_iter().collect(),
+    ]
+    .join("\n")
+        + "\n";
+    let got = call(
+        addr,
+        "POST",
+        &ev.path("/ratings?rating=blitz"),
+        Some(&ev.director),
+        &list,
+    )
+    .await;
+    refused_naming(
+        got,
+        400,
+        "title: holds a control character (U+000B)",
+        "a title with a vertical tab",
+    );
+    assert_eq!(file(&ev).await, before, "nothing of the list taken");
+    srv.stop().await;
+}
