@@ -14,6 +14,7 @@ mod evening_nodes;
 mod evening_speed;
 mod faults;
 mod flood;
+mod injection;
 mod lifecycle;
 mod lobby;
 mod pg_restart;

@@ -268,10 +268,10 @@ async fn create(State(s): State<AppState>, body: Bytes) -> Result<Response, ApiE
     if let Some(p) = &b.pab_points {
         event.set_pab_points(p).map_err(event_error)?;
     }
-    event.site = b.site;
-    event.date = b.date;
+    event.set_site(b.site.as_deref()).map_err(event_error)?;
+    event.set_date(b.date.as_deref()).map_err(event_error)?;
     if let Some(r) = b.report {
-        event.report = report_info(r)?;
+        event.set_report(report_info(r)?).map_err(event_error)?;
     }
     event.check_in = b.check_in.unwrap_or(true);
     event.paper_mode = b.play == Play::Board;
@@ -309,6 +309,7 @@ async fn import_event(
     event.upgrade();
     event
         .validate()
+        .and_then(|()| flagfall_events::text::event(&event))
         .map_err(|e| refused(StatusCode::BAD_REQUEST, format!("event file: {e}")))?;
     let play = q.play.unwrap_or(Play::Board);
     if play == Play::Server {
@@ -415,6 +416,23 @@ async fn add_players(
     };
     if players.is_empty() {
         return Err(refused(StatusCode::BAD_REQUEST, "no players in the upload"));
+    }
+    // Every name by the events library's rules (one line, a game's 64 characters), and
+    // each once in the upload, before anything is entered: the error names the player.
+    let mut names = std::collections::HashSet::new();
+    for (i, p) in players.iter().enumerate() {
+        let name = flagfall_events::text::new_player(p)
+            .map_err(|e| refused(StatusCode::BAD_REQUEST, format!("players[{}].{e}", i + 1)))?;
+        if !names.insert(name.clone()) {
+            let shown: String = name.chars().take(40).collect();
+            return Err(refused(
+                StatusCode::BAD_REQUEST,
+                format!(
+                    "players[{}].name: {shown:?} is in the upload twice (each player's link is tied to their name)",
+                    i + 1
+                ),
+            ));
+        }
     }
     let done = h
         .run(
@@ -719,6 +737,7 @@ async fn set_report(
     let w = director(&h.now(), &headers)?;
     let v: Value = parse(&body, "report")?;
     let info = report_info(v)?;
+    flagfall_events::text::report(&info).map_err(event_error)?;
     let done = h.run(Op::SetReport(Box::new(info)), origin(&w)).await?;
     Ok(answer(&h, &done))
 }
@@ -867,6 +886,13 @@ async fn set_result(
         return Err(refused(
             StatusCode::BAD_REQUEST,
             "with `game`, give that game's one `result`",
+        ));
+    }
+    if matches!(w, Who::Player(_)) && results.iter().any(|r| !r.is_played()) {
+        return Err(refused(
+            StatusCode::FORBIDDEN,
+            "a player reports the result of a game played (1-0, 0-1 or 1/2); a forfeit \
+             (+-, -+, --) or a result not in (*) is the director's to enter",
         ));
     }
     let op = match (&w, b.game) {
@@ -1109,7 +1135,7 @@ async fn pgn(s: &AppState, snap: &Snap) -> Result<String, ApiError> {
                 let game_pgn = flagfall_game::pgn::to_pgn(&script);
                 out.push_str(&format!(
                     "[Event \"{}\"]\n[Round \"{}.{}\"]\n",
-                    snap.event.name.replace(['"', '\\'], " "),
+                    flagfall_game::pgn::tag_value(&snap.event.name),
                     r.number,
                     b.number
                 ));
