@@ -3,7 +3,9 @@
 //!
 //! A press may be credited part of the network delay: the least of what the client
 //! claims (`lag_ms`), half the round trip the server measured from its own ping to the
-//! pong that answers it, and the player's quota. The quota starts at 3 times the gain,
+//! pong that answers it (bounded by the transport's round trip, which the client cannot
+//! stretch by holding its pong back: [`Pings::rtt_for_credit_ms`]), and the player's
+//! quota. The quota starts at 3 times the gain,
 //! each press adds the gain, it never exceeds 7 times the gain, and the credit is taken
 //! from it. The gain per move is `min(100, 0.4 × (base s + 40 × increment s) + 15)`
 //! centiseconds (scalachess `LagTracker.init`, with `Clock.Config.estimateTotalSeconds`).
