@@ -485,6 +485,10 @@ async fn a_held_back_pong_buys_no_time() {
     );
     let (honest_credit, honest_charged) = white_credit_and_charge(&srv, &honest).await;
     let (cheat_credit, cheat_charged) = white_credit_and_charge(&srv, &cheat).await;
+    println!(
+        "30 moves: honest credited {honest_credit} ms, charged {honest_charged} ms; \
+         pongs held 4 s credited {cheat_credit} ms, charged {cheat_charged} ms"
+    );
     assert!(
         cheat_credit <= honest_credit + 30,
         "holding pongs back earned {cheat_credit} ms against an honest {honest_credit} ms"
