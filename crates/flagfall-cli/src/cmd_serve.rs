@@ -47,6 +47,17 @@ pub struct Args {
     /// Seconds a client has to send a request's headers, and again its body.
     #[arg(long, value_name = "S", default_value_t = flagfall_server::limits::HEADER_TIMEOUT.as_secs())]
     request_timeout: u64,
+    /// Load balancers whose word on the client's address is taken, as addresses or CIDR
+    /// ranges separated by commas (10.0.0.0/8,fd00::/8). Only a connection from one of
+    /// them is read for the client's address (--client-address-from); every other
+    /// connection is its own client, whatever headers it sends. Default: none.
+    #[arg(long, value_name = "CIDR[,CIDR...]")]
+    trusted_proxies: Option<String>,
+    /// Where a trusted proxy puts the client's address: x-forwarded-for (the rightmost
+    /// address that is not a trusted proxy), forwarded (RFC 7239 `for=`), or
+    /// proxy-protocol (a PROXY v1/v2 header begins each of its connections).
+    #[arg(long, value_name = "SOURCE", default_value = "x-forwarded-for")]
+    client_address_from: flagfall_server::limits::ClientAddressFrom,
     /// Join a cluster of nodes sharing one PostgreSQL database (--database postgres://...)
     /// through this NATS server, e.g. nats://127.0.0.1:4222 (docs/cluster.md). Without it
     /// the server is a single node.
@@ -75,6 +86,11 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
             args.socket_rate
         );
     }
+    let trusted_proxies = match &args.trusted_proxies {
+        None => Vec::new(),
+        Some(list) => flagfall_server::limits::parse_trusted_proxies(list)
+            .map_err(|e| anyhow::anyhow!("--trusted-proxies: {e}"))?,
+    };
     let cluster = match (args.nats, args.node) {
         (Some(nats), Some(node)) => {
             let c = flagfall_server::cluster::ClusterConfig {
@@ -111,6 +127,8 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
                 sockets_per_token: args.sockets_per_token,
                 unstarted_expiry: std::time::Duration::from_secs(args.unstarted_expiry.max(1)),
                 evening_idle: flagfall_server::limits::EVENING_IDLE,
+                trusted_proxies,
+                client_address_from: args.client_address_from,
             },
             cluster,
         };

@@ -20,6 +20,7 @@ mod lobby;
 mod pg_restart;
 mod rematch;
 mod support;
+mod transport;
 mod trust;
 
 use serde_json::{Value, json};

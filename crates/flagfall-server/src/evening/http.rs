@@ -1159,11 +1159,19 @@ struct LiveQuery {
     token: Option<String>,
 }
 
+/// The largest message an evening's live socket reads: it is read only, and a client
+/// has nothing to send on it but pongs and a close; a longer message closes it (1009).
+pub const LIVE_MAX_MESSAGE_BYTES: usize = 1024;
+
 /// `GET /ws/events/{id}[?token=DIRECTOR]`: the live evening. First a `state` message
 /// (the event, the latest round, the standings); then a `change` message after every
 /// stored change (its log rows, what followed, and the round and standings when they
 /// changed). Read only. With the director's token (a browser cannot set a WebSocket's
-/// headers) the players' reports and disagreements come too.
+/// headers) the players' reports and disagreements come too. Treated as a game's socket
+/// is (docs/protocol.md "Limits"): a small read buffer and a read limit, every frame
+/// counted against the frame rate and the flood close, the server's pings and a
+/// dead-socket close, the director's sockets counted against the per-token cap (and
+/// every socket against its address's connections).
 async fn live(
     State(s): State<AppState>,
     Path(id): Path<String>,
@@ -1171,51 +1179,84 @@ async fn live(
     ws: WebSocketUpgrade,
 ) -> Result<Response, ApiError> {
     let h = evening(&s, &id).await?;
+    let mut counted = None;
     let director = match &q.token {
         None => false,
-        Some(t) => match h.now().tokens.get(&crate::token_hash(t)) {
-            Some(w) if w.is_director() => true,
-            _ => {
-                return Err(refused(
-                    StatusCode::FORBIDDEN,
-                    format!("the token is not event {id}'s director's"),
-                ));
+        Some(t) => {
+            let hash = crate::token_hash(t);
+            match h.now().tokens.get(&hash) {
+                Some(w) if w.is_director() => {}
+                _ => {
+                    return Err(refused(
+                        StatusCode::FORBIDDEN,
+                        format!("the token is not event {id}'s director's"),
+                    ));
+                }
             }
-        },
+            let max = s.limits.sockets_per_token;
+            match s.token_sockets.enter(hash, max) {
+                Some(c) => counted = Some(c),
+                None => {
+                    return Err(refused(
+                        StatusCode::TOO_MANY_REQUESTS,
+                        format!(
+                            "{max} sockets are open with this token, the most allowed: close one first"
+                        ),
+                    ));
+                }
+            }
+            true
+        }
     };
-    let mut shutdown = s.shutdown.clone();
     Ok(ws
-        .max_message_size(crate::socket::MAX_MESSAGE_BYTES)
+        .max_message_size(LIVE_MAX_MESSAGE_BYTES)
+        .max_frame_size(LIVE_MAX_MESSAGE_BYTES)
+        .read_buffer_size(crate::socket::READ_BUFFER_BYTES)
+        .write_buffer_size(0)
         .on_upgrade(move |socket| async move {
-            run_live(socket, &s, h, director, &mut shutdown).await;
+            let _counted = counted;
+            run_live(socket, s, h, director).await;
         }))
 }
 
-async fn run_live(
-    mut socket: WebSocket,
-    s: &AppState,
-    mut h: EveningHandle,
-    director: bool,
-    shutdown: &mut tokio::sync::watch::Receiver<bool>,
-) {
+/// Send `m` on a live socket, failing after [`crate::socket::WRITE_TIMEOUT`] (a reader
+/// that stopped reading is dropped).
+async fn send_live(socket: &mut WebSocket, m: Message) -> Result<(), ()> {
+    match tokio::time::timeout(crate::socket::WRITE_TIMEOUT, socket.send(m)).await {
+        Ok(Ok(())) => Ok(()),
+        _ => Err(()),
+    }
+}
+
+async fn run_live(mut socket: WebSocket, s: AppState, h: EveningHandle, director: bool) {
+    use crate::socket::{Admit, close};
+    use axum::extract::ws::close_code;
     let viewer = if director {
         Viewer::Director
     } else {
         Viewer::Public
     };
+    let mut shutdown = s.shutdown.clone();
+    let mut h = h;
     // Subscribe before reading the state: nothing between the two is missed.
     let mut rx = h.live.subscribe();
     let first = view::live_state(&h.now(), viewer);
-    if socket.send(Message::Text(first.into())).await.is_err() {
+    if send_live(&mut socket, Message::Text(first.into()))
+        .await
+        .is_err()
+    {
         return;
     }
+    let mut pings = crate::lag::Pings::default();
+    let mut ping = tokio::time::interval(crate::socket::PING_EVERY);
+    let mut limit = crate::socket::RateLimit::own(&s);
     loop {
         tokio::select! {
             msg = rx.recv() => match msg {
                 Ok(live) => {
                     let text = if director { Some(&live.director) } else { live.public.as_ref() };
                     if let Some(text) = text
-                        && socket.send(Message::Text(text.to_string().into())).await.is_err()
+                        && send_live(&mut socket, Message::Text(text.to_string().into())).await.is_err()
                     {
                         return;
                     }
@@ -1223,7 +1264,7 @@ async fn run_live(
                 Err(tokio::sync::broadcast::error::RecvError::Lagged(_)) => {
                     // Too far behind: the whole state again.
                     let again = view::live_state(&h.now(), viewer);
-                    if socket.send(Message::Text(again.into())).await.is_err() {
+                    if send_live(&mut socket, Message::Text(again.into())).await.is_err() {
                         return;
                     }
                 }
@@ -1232,23 +1273,66 @@ async fn run_live(
             // The task was unloaded in the instant before this socket subscribed (an
             // evening with a socket is not unloaded): follow the evening loaded again.
             _ = h.closed() => {
-                let Ok(Some(again)) = task::handle(s, &h.now().id).await else { return };
+                let Ok(Some(again)) = task::handle(&s, &h.now().id).await else { return };
                 h = again;
                 rx = h.live.subscribe();
                 let state = view::live_state(&h.now(), viewer);
-                if socket.send(Message::Text(state.into())).await.is_err() {
+                if send_live(&mut socket, Message::Text(state.into())).await.is_err() {
                     return;
                 }
             }
-            incoming = socket.recv() => match incoming {
-                Some(Ok(Message::Close(_))) | None | Some(Err(_)) => return,
-                Some(Ok(_)) => {}
-            },
+            incoming = socket.recv() => {
+                let frame = match incoming {
+                    None | Some(Ok(Message::Close(_))) => return,
+                    Some(Err(e)) => {
+                        let mut reason = format!("closing: {e}");
+                        while reason.len() > 120 {
+                            reason.pop();
+                        }
+                        let _ = send_live(&mut socket, close(crate::limits::close_code_for(e), &reason)).await;
+                        tokio::time::sleep(std::time::Duration::from_millis(200)).await;
+                        return;
+                    }
+                    Some(Ok(f)) => f,
+                };
+                // The answer to this socket's own ping, once, is free; every other frame
+                // counts against the rate and the flood close, and is otherwise ignored.
+                if let Message::Pong(p) = &frame
+                    && pings.pong(p.as_ref())
+                {
+                    continue;
+                }
+                match limit.take() {
+                    Admit::Yes | Admit::Dropped => {}
+                    Admit::Flooding => {
+                        s.metrics.frame_errors.inc();
+                        let _ = send_live(&mut socket, close(close_code::POLICY, "flooding: too many messages a second")).await;
+                        // The closing handshake: what the client still sends is read (and
+                        // dropped) until its close, for a second at most; closing at once
+                        // would reset the connection over the unread frames, and the
+                        // client could lose the close frame to the reset.
+                        let until = tokio::time::Instant::now() + std::time::Duration::from_secs(1);
+                        while let Ok(Some(Ok(m))) = tokio::time::timeout_at(until, socket.recv()).await {
+                            if matches!(m, Message::Close(_)) {
+                                break;
+                            }
+                        }
+                        return;
+                    }
+                }
+            }
+            _ = ping.tick() => {
+                if pings.unanswered() >= crate::socket::PINGS_UNANSWERED_CLOSE {
+                    tracing::debug!(evening = %h.now().id, "no pong to the live socket's pings: closing");
+                    return;
+                }
+                let nonce = pings.ping();
+                if send_live(&mut socket, Message::Ping(nonce.to_vec().into())).await.is_err() {
+                    return;
+                }
+            }
             _ = async { shutdown.wait_for(|d| *d).await.is_ok() } => {
-                let _ = socket.send(Message::Close(Some(axum::extract::ws::CloseFrame {
-                    code: 1001,
-                    reason: "server going away".into(),
-                }))).await;
+                let _ = send_live(&mut socket, close(close_code::AWAY, "server going away")).await;
                 return;
             }
         }
