@@ -82,9 +82,31 @@ pub fn optional(field: &str, text: Option<&str>, max: usize) -> Result<Option<St
     }
 }
 
-/// A player's name: one line of at most [`MAX_NAME_CHARS`] characters.
+/// A character that reorders the text around it when shown (the Unicode bidirectional
+/// embeddings, overrides and isolates, U+202A-U+202E and U+2066-U+2069): in a name on a
+/// pairing list or the projector it would make one name read as another. The plain
+/// direction marks (U+200E, U+200F, U+061C) and right-to-left scripts stay allowed.
+/// The same rule as a game's names (`flagfall_protocol::is_bidi_control`).
+pub fn is_bidi_control(c: char) -> bool {
+    matches!(c, '\u{202A}'..='\u{202E}' | '\u{2066}'..='\u{2069}')
+}
+
+/// A player's name: one line of at most [`MAX_NAME_CHARS`] characters, with no
+/// bidirectional override ([`is_bidi_control`]). A name stored before this rule still
+/// replays (`Event::apply_stored`).
 pub fn player_name(field: &str, name: &str) -> Result<String, EventError> {
-    line(field, name, MAX_NAME_CHARS)
+    let t = line(field, name, MAX_NAME_CHARS)?;
+    if let Some(c) = t.chars().find(|&c| is_bidi_control(c)) {
+        return Err(bad(
+            field,
+            format!(
+                "holds a bidirectional override (U+{:04X}), which would make the name read \
+                 as another on screen",
+                c as u32
+            ),
+        ));
+    }
+    Ok(t)
 }
 
 /// A date: `YYYY-MM-DD` or `YYYY.MM.DD`.
@@ -247,6 +269,15 @@ mod tests {
         assert_eq!(e, "name: 65 characters, longer than the 64 it may have");
         // A name with an emoji and a combining accent is a name.
         assert!(player_name("name", "Zoë 🦄 Jose\u{301}").is_ok());
+        // A right-to-left name and a direction mark are names; an override is not (it
+        // would show "Ann\u{202E}rekaM" as another name).
+        assert!(player_name("name", "\u{5D3}\u{5E0}\u{5D4} \u{200F}Cohen").is_ok());
+        for c in ['\u{202A}', '\u{202E}', '\u{2066}', '\u{2069}'] {
+            let e = player_name("name", &format!("Ann{c}rekaM"))
+                .unwrap_err()
+                .to_string();
+            assert!(e.starts_with("name: holds a bidirectional override"), "{e}");
+        }
         assert_eq!(optional("x", Some("  "), 5).unwrap(), None);
         assert_eq!(optional("x", None, 5).unwrap(), None);
     }

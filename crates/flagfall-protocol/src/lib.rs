@@ -54,8 +54,18 @@ pub const MAX_SIMULTANEOUS_MS: u64 = 2_000;
 /// and `black`, a challenge's `name`, an accepter's `name`).
 pub const MAX_NAME_CHARS: usize = 64;
 
-/// Check a player name given in field `field`: at most [`MAX_NAME_CHARS`] characters and
-/// no control characters (a newline would end a PGN tag, a tab would break a listing).
+/// A character that reorders the text around it when shown (the Unicode bidirectional
+/// embeddings, overrides and isolates, U+202A-U+202E and U+2066-U+2069): in a name it
+/// would make "Ann" read as another name on a pairing list. The plain direction marks
+/// (U+200E, U+200F, U+061C) only settle the direction of neutral characters and stay
+/// allowed, as does any right-to-left script itself.
+pub fn is_bidi_control(c: char) -> bool {
+    matches!(c, '\u{202A}'..='\u{202E}' | '\u{2066}'..='\u{2069}')
+}
+
+/// Check a player name given in field `field`: at most [`MAX_NAME_CHARS`] characters,
+/// no control characters (a newline would end a PGN tag, a tab would break a listing)
+/// and no bidirectional override ([`is_bidi_control`]).
 pub fn check_name(field: &str, name: &str) -> Result<(), SetupError> {
     let bad = |message: String| SetupError {
         field: field.to_string(),
@@ -70,6 +80,13 @@ pub fn check_name(field: &str, name: &str) -> Result<(), SetupError> {
     if let Some(c) = name.chars().find(|c| c.is_control()) {
         return Err(bad(format!(
             "a name may not hold control characters (found U+{:04X})",
+            c as u32
+        )));
+    }
+    if let Some(c) = name.chars().find(|&c| is_bidi_control(c)) {
+        return Err(bad(format!(
+            "a name may not hold a bidirectional override (found U+{:04X}): it would \
+             make the name read as another on screen",
             c as u32
         )));
     }

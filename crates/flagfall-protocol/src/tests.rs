@@ -474,3 +474,19 @@ fn online_sends_promotion_moves_once_a_piece_and_no_illegal_claim() {
         "over the board it is offered"
     );
 }
+
+#[test]
+fn a_name_holds_no_bidirectional_override() {
+    // A right-to-left name, with a direction mark, is a name.
+    assert!(crate::check_name("white", "\u{5D3}\u{5E0}\u{5D4} \u{200F}Cohen").is_ok());
+    // An override or isolate would make one name read as another on screen.
+    for c in ['\u{202A}', '\u{202E}', '\u{2066}', '\u{2069}'] {
+        let e = crate::check_name("black", &format!("Ann{c}rekaM")).unwrap_err();
+        assert_eq!(e.field, "black");
+        assert!(
+            e.message.contains("bidirectional override"),
+            "{}",
+            e.message
+        );
+    }
+}
