@@ -1,13 +1,15 @@
 // The director console (`/direct/{id}?token=`, `/direct/`): every live game whose director
 // link this browser holds, as a small board with clocks, pending claims and the director's
 // actions. Director tokens are per game; the console remembers them in localStorage.
+// A finished game's rematch is directed with the same token: once the players agree on
+// one, the console adds the new game (docs/protocol.md, "Rematch").
 // As the game page: a controller per game owning its model (changed only by the reducer
 // of model.ts), snabbdom views, one render per animation frame for the whole console.
 import { Chessground } from 'chessground';
 import type { Api as CgApi } from 'chessground/api';
 import type { Key } from 'chessground/types';
 import { attributesModule, classModule, eventListenersModule, h, init, propsModule, type VNode } from 'snabbdom';
-import { wsUrl } from './api';
+import { getRematch, wsUrl } from './api';
 import { formatClock, LiveClock, spokenClock } from './clock';
 import { browserSocket, Connection, type ConnStatus } from './connection';
 import { calledText, initialModel, lastMoveSquares, reduce, resultText, rulingText, type Model } from './model';
@@ -26,12 +28,16 @@ export class CardCtrl {
   result = '1-0';
   gone = false;
   cg: CgApi | null = null;
+  /** The new game of this game's rematch, once the players accepted one. */
+  rematch: string | null = null;
+  private rematchTimer: ReturnType<typeof setInterval> | null = null;
   private readonly connection: Connection;
 
   constructor(
     readonly id: string,
-    token: string,
+    readonly token: string,
     private readonly redraw: () => void,
+    private readonly onRematch: (id: string, token: string) => void = () => {},
   ) {
     this.connection = new Connection({
       url: wsUrl(id, token),
@@ -40,6 +46,7 @@ export class CardCtrl {
         this.model = reduce(this.model, msg);
         const s = this.model.state;
         if (s && (msg.type === 'state' || msg.type === 'event')) this.clock.update(s.clock, performance.now());
+        if (s && (s.result !== '*' || s.reason) && !this.rematchTimer && !this.rematch) this.watchRematch();
         this.redraw();
       },
       onStatus: (st, d) => {
@@ -57,6 +64,32 @@ export class CardCtrl {
   stop(): void {
     this.connection.stop();
     this.cg?.destroy();
+    if (this.rematchTimer) clearInterval(this.rematchTimer);
+  }
+
+  /** After the game: ask every 3 s, for half an hour, whether the players agreed on a
+   * rematch; its game joins the console, directed with the same token. */
+  private watchRematch(): void {
+    const until = Date.now() + 30 * 60_000;
+    const poll = async (): Promise<void> => {
+      if (Date.now() > until) {
+        if (this.rematchTimer) clearInterval(this.rematchTimer);
+        return;
+      }
+      try {
+        const v = await getRematch(this.id, this.token);
+        if (v.status === 'accepted' && v.game && !this.rematch) {
+          this.rematch = v.game.id;
+          if (this.rematchTimer) clearInterval(this.rematchTimer);
+          this.onRematch(v.game.id, this.token);
+          this.redraw();
+        }
+      } catch {
+        /* asked again at the next tick */
+      }
+    };
+    this.rematchTimer = setInterval(() => void poll(), 3000);
+    void poll();
   }
 
   send(a: Record<string, unknown>): void {
@@ -220,6 +253,9 @@ export function cardView(card: CardCtrl): VNode {
       h('div.dinfo', [
         h('div.dclocks', [clockV(card, 'white'), clockV(card, 'black')]),
         rt ? h('p.banner', [h('strong', rt), s.reason ? ` by ${REASON_TEXT[s.reason] ?? s.reason} ` : ' ', citeV(s.rule)]) : null,
+        card.rematch
+          ? h('p.rematch', ['Rematch: ', h('a', { attrs: { href: `/direct/${card.rematch}?token=${card.token}` } }, `game ${card.rematch}`), ', on this console with the same link.'])
+          : null,
         ct
           ? h('div.called', { attrs: { role: 'alert' } }, [
               h('p', ct),
@@ -257,7 +293,16 @@ export function mountDirector(root: HTMLElement, id: string | null, token: strin
       render();
     });
   };
-  const cards = ids.map((gid) => new CardCtrl(gid, games[gid], redraw));
+  // A rematch of a game on the console joins it (the same director token directs it).
+  const addRematch = (gid: string, token: string): void => {
+    if (cards.some((c) => c.id === gid)) return;
+    rememberDirectorGame(gid, token);
+    const card = new CardCtrl(gid, token, redraw, addRematch);
+    cards.push(card);
+    card.start();
+    redraw();
+  };
+  const cards = ids.map((gid) => new CardCtrl(gid, games[gid], redraw, addRematch));
   const mountPoint = document.createElement('div');
   root.replaceChildren(mountPoint);
   let vnode: VNode | HTMLElement = mountPoint;

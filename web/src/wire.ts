@@ -288,11 +288,13 @@ export type RematchStatus = "none" | "offered" | "declined" | "accepted";
 
 export type RematchGame = { id: string, 
 /**
- * The colour the asking player has in the new game (the other one).
+ * The colour the asking player has in the new game (the other one); null for the
+ * director, who directs the new game with the same token.
  */
-color: Color, 
+color: Color | null, 
 /**
- * The asking player's page in the new game (with the new token).
+ * The asking player's page in the new game (with the new token); the director's
+ * console of it for the director.
  */
 url: string, };
 

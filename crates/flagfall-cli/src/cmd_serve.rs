@@ -70,6 +70,56 @@ pub struct Args {
     /// another node about this long after it died.
     #[arg(long, value_name = "MS", default_value_t = flagfall_server::cluster::DEFAULT_LEASE.as_millis() as u64)]
     lease_ms: u64,
+    /// The node's NATS credentials file (a user JWT and its nkey seed, as `nsc` writes
+    /// it). Without --nats-creds, --nats-nkey, --nats-user or FLAGFALL_NATS_TOKEN the
+    /// node connects without credentials (a warning): see docs/cluster.md.
+    #[arg(long, value_name = "FILE", requires = "nats", group = "nats_auth")]
+    nats_creds: Option<std::path::PathBuf>,
+    /// A file holding the node's NATS nkey seed (`SU...`).
+    #[arg(long, value_name = "FILE", requires = "nats", group = "nats_auth")]
+    nats_nkey: Option<std::path::PathBuf>,
+    /// The node's NATS user; its password is read from the environment variable
+    /// FLAGFALL_NATS_PASSWORD (never a flag: flags show in `ps`).
+    #[arg(long, value_name = "NAME", requires = "nats", group = "nats_auth")]
+    nats_user: Option<String>,
+    /// CA certificates (PEM) of the NATS server's certificate: TLS to NATS (as a
+    /// tls:// URL), verified against these instead of the system's roots.
+    #[arg(long, value_name = "FILE", requires = "nats")]
+    nats_tls_ca: Option<std::path::PathBuf>,
+    /// This node's TLS client certificate (PEM), for a NATS server that verifies
+    /// clients; with --nats-tls-key.
+    #[arg(long, value_name = "FILE", requires_all = ["nats", "nats_tls_key"])]
+    nats_tls_cert: Option<std::path::PathBuf>,
+    /// The key (PEM) of --nats-tls-cert.
+    #[arg(long, value_name = "FILE", requires_all = ["nats", "nats_tls_cert"])]
+    nats_tls_key: Option<std::path::PathBuf>,
+}
+
+/// The node's NATS credentials from the flags and the environment: at most one way.
+fn nats_auth(args: &Args) -> anyhow::Result<flagfall_server::cluster::NatsAuth> {
+    use flagfall_server::cluster::{NatsAuth, PASSWORD_ENV, TOKEN_ENV};
+    let token = std::env::var(TOKEN_ENV).ok();
+    let flagged = args.nats_creds.is_some() || args.nats_nkey.is_some() || args.nats_user.is_some();
+    if token.is_some() && flagged {
+        anyhow::bail!(
+            "{TOKEN_ENV} is set as well as --nats-creds, --nats-nkey or --nats-user: \
+             give the node one way to log in to NATS"
+        );
+    }
+    Ok(if let Some(p) = &args.nats_creds {
+        NatsAuth::Creds(p.clone())
+    } else if let Some(p) = &args.nats_nkey {
+        NatsAuth::Nkey(p.clone())
+    } else if let Some(user) = &args.nats_user {
+        NatsAuth::UserPassword {
+            user: user.clone(),
+            password: std::env::var(PASSWORD_ENV).unwrap_or_default(),
+        }
+    } else if let Some(t) = token {
+        NatsAuth::Token(t)
+    } else {
+        NatsAuth::None
+    })
 }
 
 pub fn run(args: Args) -> anyhow::Result<ExitCode> {
@@ -91,12 +141,18 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         Some(list) => flagfall_server::limits::parse_trusted_proxies(list)
             .map_err(|e| anyhow::anyhow!("--trusted-proxies: {e}"))?,
     };
+    let auth = nats_auth(&args)?;
     let cluster = match (args.nats, args.node) {
         (Some(nats), Some(node)) => {
             let c = flagfall_server::cluster::ClusterConfig {
                 nats,
                 node,
                 lease: std::time::Duration::from_millis(args.lease_ms),
+                auth,
+                tls: flagfall_server::cluster::NatsTls {
+                    ca: args.nats_tls_ca,
+                    cert: args.nats_tls_cert.zip(args.nats_tls_key),
+                },
             };
             c.check().map_err(anyhow::Error::msg)?;
             Some(c)

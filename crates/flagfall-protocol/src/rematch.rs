@@ -46,9 +46,11 @@ pub enum RematchStatus {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
 pub struct RematchGame {
     pub id: String,
-    /// The colour the asking player has in the new game (the other one).
-    pub color: ColorName,
-    /// The asking player's page in the new game (with the new token).
+    /// The colour the asking player has in the new game (the other one); null for the
+    /// director, who directs the new game with the same token.
+    pub color: Option<ColorName>,
+    /// The asking player's page in the new game (with the new token); the director's
+    /// console of it for the director.
     pub url: String,
 }
 

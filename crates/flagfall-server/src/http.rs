@@ -535,10 +535,10 @@ async fn websocket(
     };
     let meta = route.meta().clone();
     let mut counted = None;
-    let role = match q.token.as_deref() {
+    let hash = q.token.as_deref().map(crate::token_hash);
+    let role = match hash.clone() {
         None => Role::Spectator,
-        Some(t) => {
-            let hash = crate::token_hash(t);
+        Some(hash) => {
             let roles = [Role::White, Role::Black, Role::Director];
             // A deputy director of the game's evening directs its games too.
             let position = match meta.token_hashes.iter().position(|x| *x == hash) {
@@ -584,7 +584,7 @@ async fn websocket(
         .on_upgrade(move |socket| async move {
             // Counted as long as the socket is open.
             let _counted = counted;
-            crate::socket::run(s, id, role, route, socket, transport).await
+            crate::socket::run(s, id, (role, hash), route, socket, transport).await
         })
 }
 

@@ -60,6 +60,9 @@ pub struct ClusterMetrics {
     pub routed: Counter,
     /// Requests this node answered as the owner for another node.
     pub routed_in: Counter,
+    /// Requests on this node's subject refused: unreadable, without a reply subject, or
+    /// naming a token that is not the game's (a node never sends one: forged).
+    pub refused_requests: Counter,
     /// Messages of games served elsewhere relayed to this node's sockets.
     pub relayed: Counter,
     /// Renewals of all this node's leases (one statement each).
@@ -174,6 +177,11 @@ impl Default for Metrics {
                 r,
                 "flagfall_cluster_routed_in",
                 "Requests answered as a game's owner for another node",
+            ),
+            refused_requests: counter(
+                r,
+                "flagfall_cluster_refused_requests",
+                "Requests on this node's NATS subject refused: unreadable, without a reply subject, or with a token not the game's",
             ),
             relayed: counter(
                 r,

@@ -7,6 +7,12 @@
 //! In a practice game the computer accepts an offer at once and plays the other colour in
 //! the new game (with its stored settings).
 //!
+//! A game with a director keeps its director: the new game's director token is the
+//! finished game's (its hash copied), so the director's link directs the rematch too,
+//! and `GET .../rematch?token=<director's token>` answers the director with the new
+//! game's console link (null colour). A player's call for the director in the rematch
+//! reaches someone who can answer it. A game without a director has none in its rematch.
+//!
 //! The rematch is stored (`rematches`, one row per finished game; flagfall-store
 //! `rematch.rs`), so a restart forgets no offer. The database keeps no token: a player's
 //! token in the new game is derived from their token of the finished game
@@ -48,8 +54,17 @@ fn other(c: ColorName) -> ColorName {
     }
 }
 
-/// The rematch of game `game` as the player `me`, holding `token`, sees it.
-fn view(game: &str, row: Option<&RematchRow>, me: ColorName, token: &str) -> RematchView {
+/// Who asks about a rematch.
+#[derive(Clone, Copy)]
+enum Asker {
+    /// A player, of this colour in the finished game.
+    Player(ColorName),
+    /// The director (who watches the rematch, and directs its game with the same token).
+    Director,
+}
+
+/// The rematch of game `game` as `me`, holding `token`, sees it.
+fn view(game: &str, row: Option<&RematchRow>, me: Asker, token: &str) -> RematchView {
     let Some(row) = row else {
         return RematchView {
             status: RematchStatus::None,
@@ -60,11 +75,19 @@ fn view(game: &str, row: Option<&RematchRow>, me: ColorName, token: &str) -> Rem
     RematchView {
         status: row.status,
         by: Some(row.offered_by),
-        game: row.new_game.as_ref().map(|id| RematchGame {
-            id: id.clone(),
-            // The colours swap: White of the finished game is Black of the new one.
-            color: other(me),
-            url: format!("/play/{id}?token={}", derived_token(game, token)),
+        game: row.new_game.as_ref().map(|id| match me {
+            Asker::Player(me) => RematchGame {
+                id: id.clone(),
+                // The colours swap: White of the finished game is Black of the new one.
+                color: Some(other(me)),
+                url: format!("/play/{id}?token={}", derived_token(game, token)),
+            },
+            // The director's token of the finished game directs the new one.
+            Asker::Director => RematchGame {
+                id: id.clone(),
+                color: None,
+                url: format!("/direct/{id}?token={token}"),
+            },
         }),
     }
 }
@@ -116,12 +139,20 @@ pub struct TokenQuery {
     token: Option<String>,
 }
 
-/// The colour `token` plays in game `id`, with the game's state; a refusal otherwise.
-async fn player(
+/// What the finished game hands its rematch: its state, and the hash of its director's
+/// token (the new game's director token when the setup has a director).
+struct Finished {
+    state: flagfall_protocol::State,
+    director_hash: String,
+}
+
+/// Who `token` is in game `id` (a player or the director), with the game; a refusal
+/// otherwise.
+async fn asker(
     s: &Arc<Shared>,
     id: &str,
     token: Option<&str>,
-) -> Result<(ColorName, flagfall_protocol::State), Response> {
+) -> Result<(Asker, Finished), Response> {
     let Some(token) = token else {
         return Err(error(
             StatusCode::BAD_REQUEST,
@@ -142,26 +173,29 @@ async fn player(
         }
     };
     let me = match role {
-        Role::White => ColorName::White,
-        Role::Black => ColorName::Black,
-        _ => {
-            return Err(error(
-                StatusCode::FORBIDDEN,
-                "only the players offer or answer a rematch, not the director",
-            ));
-        }
+        Role::White => Asker::Player(ColorName::White),
+        Role::Black => Asker::Player(ColorName::Black),
+        _ => Asker::Director,
     };
     let state = state_of(s, id).await?;
-    Ok((me, state))
+    let director_hash = h.meta.token_hashes[2].clone();
+    Ok((
+        me,
+        Finished {
+            state,
+            director_hash,
+        },
+    ))
 }
 
-/// `GET /api/games/{id}/rematch?token=`: where the rematch stands, for this player.
+/// `GET /api/games/{id}/rematch?token=`: where the rematch stands, for this player (or
+/// the director).
 pub async fn get_rematch(
     State(s): State<Arc<Shared>>,
     Path(id): Path<String>,
     Query(q): Query<TokenQuery>,
 ) -> Response {
-    let (me, _) = match player(&s, &id, q.token.as_deref()).await {
+    let (me, _) = match asker(&s, &id, q.token.as_deref()).await {
         Ok(p) => p,
         Err(r) => return r,
     };
@@ -182,10 +216,17 @@ pub async fn post_rematch(
         Ok(b) => b,
         Err(e) => return error(StatusCode::BAD_REQUEST, format!("rematch body: {e}")),
     };
-    let (me, state) = match player(&s, &id, Some(&body.token)).await {
-        Ok(p) => p,
+    let (me, finished) = match asker(&s, &id, Some(&body.token)).await {
+        Ok((Asker::Player(me), f)) => (me, f),
+        Ok((Asker::Director, _)) => {
+            return error(
+                StatusCode::FORBIDDEN,
+                "only the players offer or answer a rematch, not the director",
+            );
+        }
         Err(r) => return r,
     };
+    let state = &finished.state;
     if state.result == "*" && state.reason.is_none() {
         return error(
             StatusCode::CONFLICT,
@@ -204,8 +245,10 @@ pub async fn post_rematch(
             "the practice computer is busy: try the rematch again in a few minutes",
         );
     }
-    match act(&s, &id, &state, me, &body, computer).await {
-        Ok(row) => axum::Json(view(&id, row.as_ref(), me, &body.token)).into_response(),
+    match act(&s, &id, &finished, me, &body, computer).await {
+        Ok(row) => {
+            axum::Json(view(&id, row.as_ref(), Asker::Player(me), &body.token)).into_response()
+        }
         Err(r) => r,
     }
 }
@@ -215,7 +258,7 @@ pub async fn post_rematch(
 async fn act(
     s: &Arc<Shared>,
     id: &str,
-    state: &flagfall_protocol::State,
+    state: &Finished,
     me: ColorName,
     body: &RematchBody,
     computer: Option<ComputerConfig>,
@@ -263,14 +306,14 @@ async fn act(
 async fn accept(
     s: &Arc<Shared>,
     id: &str,
-    state: &flagfall_protocol::State,
+    finished: &Finished,
     by: ColorName,
     offer_hash: &str,
     accepter_hash: &str,
     computer: Option<ComputerConfig>,
 ) -> Result<bool, Response> {
     let (new, mode, computer) =
-        swapped_game(state, computer).map_err(IntoResponse::into_response)?;
+        swapped_game(finished, computer).map_err(IntoResponse::into_response)?;
     // The offerer plays the other colour in the new game.
     let (token_white, token_black) = match other(by) {
         ColorName::White => (offer_hash, accepter_hash),
@@ -321,9 +364,10 @@ async fn practice_of(s: &Arc<Shared>, id: &str) -> Result<Option<ComputerConfig>
 /// with the colours (and names) swapped; in a practice game the computer plays the other
 /// colour too, its settings stored with the game.
 fn swapped_game(
-    state: &flagfall_protocol::State,
+    finished: &Finished,
     computer: Option<ComputerConfig>,
 ) -> Result<(NewGame, flagfall_protocol::Mode, Option<ComputerConfig>), ApiError> {
+    let state = &finished.state;
     let mut body: CreateGame = serde_json::from_value(state.setup.clone()).map_err(|e| {
         ApiError::Refused(
             StatusCode::INTERNAL_SERVER_ERROR,
@@ -336,7 +380,8 @@ fn swapped_game(
         // Online games always flag automatically; the setup line says so already.
         body.auto_flag = Some(true);
     }
-    let (line, _) = body.setup_line()?;
+    let (line, setup) = body.setup_line()?;
+    let directed = setup.director;
     let computer = computer.map(|mut cfg| {
         cfg.color = other(cfg.color);
         cfg
@@ -356,8 +401,13 @@ fn swapped_game(
         mode: body.mode(),
         token_white: String::new(),
         token_black: String::new(),
-        // Nobody receives the new game's director token (as before): only its hash is kept.
-        token_director: token_hash(&random_hex(32)?),
+        // The director of the finished game directs its rematch with the same token;
+        // without a director nobody needs one (a hash of a token nobody holds).
+        token_director: if directed {
+            finished.director_hash.clone()
+        } else {
+            token_hash(&random_hex(32)?)
+        },
         created_ms: now_unix_ms(),
         practice,
     };

@@ -211,6 +211,7 @@ async fn state_now(
     id: &str,
     t: &mut Target,
     role: Role,
+    hash: Option<&str>,
 ) -> Result<(u64, Message), Gone> {
     for _ in 0..2 {
         if let Target::Local(h) = t {
@@ -220,9 +221,10 @@ async fn state_now(
                 None => Err(Gone::Unavailable("the game is not available".into())),
             };
         }
+        // The owner finds the role from the token's hash, as this node did.
         let req = || crate::cluster::route::Req::State {
             game: id.to_string(),
-            role,
+            token_hash: hash.map(str::to_string),
         };
         if let Some(crate::cluster::route::Resp::State { n, text }) = remote(s, id, t, req).await? {
             return Ok((n, Message::Text(Utf8Bytes::from(text))));
@@ -238,7 +240,7 @@ async fn act(
     s: &Arc<Shared>,
     id: &str,
     t: &mut Target,
-    role: Role,
+    hash: Option<&str>,
     frame: &str,
     make: impl Fn() -> Act,
 ) -> Result<Reply, Gone> {
@@ -258,7 +260,7 @@ async fn act(
         let a = make();
         let req = || crate::cluster::route::Req::Act {
             game: id.to_string(),
-            role,
+            token_hash: hash.map(str::to_string),
             frame: frame.to_string(),
             rtt_ms: a.rtt_ms,
             waited_ms: a.received.elapsed().as_millis() as u64,
@@ -496,7 +498,7 @@ async fn answer(
     s: &Arc<Shared>,
     id: &str,
     t: &mut Target,
-    role: Role,
+    (role, hash): (Role, Option<&str>),
     rtt_ms: Option<u64>,
     received: Instant,
     body: &str,
@@ -548,7 +550,7 @@ async fn answer(
                 rtt_ms,
                 received,
             };
-            match act(s, id, t, role, body, make).await {
+            match act(s, id, t, hash, body, make).await {
                 Ok(Reply::Stored(n)) => Ok(Answer::Stored(n)),
                 Ok(Reply::Direct(text)) => Ok(Answer::Text(text)),
                 Ok(Reply::Moved) | Err(Gone::Moved) => Err(Gone::Moved),
@@ -560,14 +562,18 @@ async fn answer(
     }
 }
 
+/// Serve one socket on game `id` acting as `role`, its token hashing to `hash` (`None`:
+/// a spectator's; a game's owner on another node finds the role from it again), over a
+/// connection whose transport bounds the lag credit (`transport`).
 pub async fn run(
     s: Arc<Shared>,
     id: String,
-    role: Role,
+    (role, hash): (Role, Option<String>),
     route: crate::Route,
     socket: WebSocket,
     transport: crate::limits::Transport,
 ) {
+    let hash = hash.as_deref();
     s.metrics.sockets.inc();
     let _gauge = Gauge(s.clone());
     let (mut sink, mut stream) = socket.split();
@@ -588,7 +594,7 @@ pub async fn run(
             Target::Remote(node)
         }
     };
-    let (mut last_n, state) = match state_now(&s, &id, &mut t, role).await {
+    let (mut last_n, state) = match state_now(&s, &id, &mut t, role, hash).await {
         Ok(st) => st,
         Err(Gone::Moved) => {
             let _ = sink.send(close(MOVED_CODE, crate::game::MOVED)).await;
@@ -667,7 +673,7 @@ pub async fn run(
                     }
                     continue;
                 };
-                let answer = match answer(&s, &id, &mut t, role, pings.rtt_for_credit_ms(transport.rtt_bound_us()), received, body.as_str()).await {
+                let answer = match answer(&s, &id, &mut t, (role, hash), pings.rtt_for_credit_ms(transport.rtt_bound_us()), received, body.as_str()).await {
                     Ok(Answer::Text(text)) => Some(text),
                     Ok(Answer::None) => None,
                     Ok(Answer::Stored(n)) => {
@@ -700,7 +706,7 @@ pub async fn run(
                 // The same frame again: a retried id, answered with its event (or, with
                 // no id, a state).
                 let again = if parse_frame(&frame).is_ok_and(|f| matches!(f, ClientFrame::Action { id: Some(_), .. })) {
-                    answer(&s, &id, &mut t, role, pings.rtt_for_credit_ms(transport.rtt_bound_us()), Instant::now(), &frame).await
+                    answer(&s, &id, &mut t, (role, hash), pings.rtt_for_credit_ms(transport.rtt_bound_us()), Instant::now(), &frame).await
                 } else {
                     Ok(Answer::None)
                 };
@@ -711,7 +717,7 @@ pub async fn run(
                         last_n = last_n.max(n);
                         Message::Text(Utf8Bytes::from(text))
                     }
-                    _ => match state_now(&s, &id, &mut t, role).await {
+                    _ => match state_now(&s, &id, &mut t, role, hash).await {
                         Ok((n, state)) => {
                             last_n = n;
                             state
@@ -736,7 +742,7 @@ pub async fn run(
                     Some(Delivery::Msg(m)) if m.n.is_some_and(|n| n > last_n + 1) => {
                         // A gap (a message lost between nodes, NATS restarting): read the
                         // state again rather than skip an event.
-                        match state_now(&s, &id, &mut t, role).await {
+                        match state_now(&s, &id, &mut t, role, hash).await {
                             Ok((n, state)) => {
                                 last_n = n;
                                 if timed(&mut sink, state).await.is_err() {
@@ -763,7 +769,7 @@ pub async fn run(
                         }
                     }
                     Some(Delivery::Lagged) => {
-                        let Ok((n, state)) = state_now(&s, &id, &mut t, role).await else { break };
+                        let Ok((n, state)) = state_now(&s, &id, &mut t, role, hash).await else { break };
                         last_n = n;
                         if timed(&mut sink, state).await.is_err() {
                             break;

@@ -121,6 +121,8 @@ async fn node(name: &str, nats: &Nats, db: &PgDb) -> flagfall_server::Running {
             nats: nats.url(),
             node: name.into(),
             lease: Duration::from_millis(crate::infra::LEASE_MS),
+            auth: nats.auth(name),
+            tls: Default::default(),
         }),
     })
     .await

@@ -180,7 +180,7 @@ pub struct Log(Arc<Mutex<Vec<String>>>);
 
 impl Log {
     /// Read `from` on a thread of its own; `on_line` sees every line first.
-    fn follow(
+    pub fn follow(
         &self,
         from: impl std::io::Read + Send + 'static,
         mut on_line: impl FnMut(&str) + Send + 'static,
@@ -260,21 +260,55 @@ pub fn nats_binary() -> PathBuf {
     )
 }
 
-/// The test's own nats-server on a loopback port (core NATS: no JetStream).
+/// The nodes the test's nats-server has credentials for.
+pub const NODE_NAMES: [&str; 3] = ["n1", "n2", "n3"];
+/// A user of the test's nats-server that is not a node (another application sharing
+/// it, a monitor): it may log in, but neither publish nor subscribe on `flagfall.>`.
+pub const OTHER_USER: (&str, &str) = ("other-app", "other-app-password");
+
+/// The test's own nats-server on a loopback port (core NATS: no JetStream), with
+/// authorization as docs/cluster.md configures it: each node logs in with an nkey of
+/// its own, allowed `flagfall.>` (and its replies' inboxes) only; [`OTHER_USER`] with a
+/// password, kept off `flagfall.>`; nobody without credentials.
 pub struct Nats {
     pub port: u16,
     bin: PathBuf,
     child: Option<Child>,
     pub log: Log,
+    /// The configuration file and the nodes' seed files.
+    dir: tempfile::TempDir,
 }
 
 impl Nats {
     pub async fn start() -> Nats {
+        let dir = tempfile::tempdir().expect("a directory for nats-server's configuration");
+        let port = free_port();
+        let mut users = String::new();
+        for name in NODE_NAMES {
+            let key = nkeys::KeyPair::new_user();
+            let seed = key.seed().expect("an nkey seed");
+            std::fs::write(dir.path().join(format!("{name}.nk")), format!("{seed}\n"))
+                .expect("write a node's seed");
+            users.push_str(&format!(
+                "    {{ nkey: \"{}\", permissions: {{ publish: [\"flagfall.>\"], \
+                 subscribe: [\"flagfall.>\", \"_INBOX.>\"], allow_responses: true }} }}\n",
+                key.public_key()
+            ));
+        }
+        let (user, password) = OTHER_USER;
+        users.push_str(&format!(
+            "    {{ user: \"{user}\", password: \"{password}\", permissions: {{ \
+             publish: {{ deny: [\"flagfall.>\"] }}, subscribe: {{ deny: [\"flagfall.>\"] }} }} }}\n"
+        ));
+        let conf =
+            format!("listen: \"127.0.0.1:{port}\"\nauthorization {{\n  users: [\n{users}  ]\n}}\n");
+        std::fs::write(dir.path().join("nats.conf"), conf).expect("write nats.conf");
         let mut n = Nats {
-            port: free_port(),
+            port,
             bin: nats_binary(),
             child: None,
             log: Log::default(),
+            dir,
         };
         n.launch().await;
         n
@@ -284,9 +318,25 @@ impl Nats {
         format!("nats://127.0.0.1:{}", self.port)
     }
 
+    /// The file holding node `name`'s nkey seed (`flagfall serve --nats-nkey`).
+    pub fn seed_file(&self, name: &str) -> PathBuf {
+        assert!(
+            NODE_NAMES.contains(&name),
+            "the test's nats-server has no credentials for a node {name:?} (NODE_NAMES)"
+        );
+        self.dir.path().join(format!("{name}.nk"))
+    }
+
+    /// Node `name`'s credentials, for a node started in the test's process.
+    pub fn auth(&self, name: &str) -> flagfall_server::cluster::NatsAuth {
+        flagfall_server::cluster::NatsAuth::Nkey(self.seed_file(name))
+    }
+
     async fn launch(&mut self) {
+        let conf = self.dir.path().join("nats.conf");
         let mut child = Command::new(&self.bin)
-            .args(["-a", "127.0.0.1", "-p", &self.port.to_string()])
+            .arg("-c")
+            .arg(&conf)
             .stdin(Stdio::null())
             .stdout(Stdio::null())
             .stderr(Stdio::piped())
@@ -533,6 +583,8 @@ impl Node {
                 name,
                 "--nats",
                 &nats.url(),
+                "--nats-nkey",
+                nats.seed_file(name).to_str().expect("a UTF-8 path"),
                 "--database",
                 &db.url_via(proxy.port),
                 "--lease-ms",
@@ -689,7 +741,7 @@ pub struct Cluster {
     pub nats: Nats,
     pub dir: Arc<Directory>,
     /// Dropped last: after the nodes are gone.
-    _db: PgDb,
+    db: PgDb,
 }
 
 impl Cluster {
@@ -709,13 +761,28 @@ impl Cluster {
             nodes,
             nats,
             dir,
-            _db: db,
+            db,
         };
         // Every node healthy (its database and NATS reached) before a test begins.
         for n in &c.nodes {
             c.wait_health(n, 200, Duration::from_secs(15)).await;
         }
         c
+    }
+
+    /// Game `game`'s stored events, in order: `(n, by_role, json)`.
+    pub async fn events(&self, game: &str) -> Vec<(i64, Option<String>, String)> {
+        let pool = sqlx::PgPool::connect(&self.db.url_via(self.db.upstream().port()))
+            .await
+            .expect("connect to the test's database");
+        let rows: Vec<(i64, Option<String>, String)> =
+            sqlx::query_as("SELECT n, by_role, json FROM events WHERE game_id = $1 ORDER BY n")
+                .bind(game)
+                .fetch_all(&pool)
+                .await
+                .expect("read the game's events");
+        pool.close().await;
+        rows
     }
 
     /// Poll `node`'s /healthz until it answers `want` (any other answer, or none within

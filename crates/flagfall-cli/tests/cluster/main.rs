@@ -21,6 +21,7 @@
 mod client;
 mod evening;
 mod infra;
+mod nats_auth;
 mod table;
 
 use std::time::Duration;

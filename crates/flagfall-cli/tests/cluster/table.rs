@@ -31,6 +31,7 @@ pub struct Game {
     pub id: String,
     pub white: String,
     pub black: String,
+    pub director: String,
 }
 
 /// Create an OTB game (USCF, G/5) on `addr`.
@@ -51,6 +52,7 @@ pub async fn create_game(addr: SocketAddr) -> Game {
         id: s(&v["id"]),
         white: s(&v["tokens"]["white"]),
         black: s(&v["tokens"]["black"]),
+        director: s(&v["tokens"]["director"]),
     }
 }
 

@@ -357,3 +357,127 @@ async fn the_practice_computer_accepts_a_rematch_and_plays_the_other_colour() {
     }
     srv.stop().await;
 }
+
+/// A finished game's rematch, offered by White and accepted by Black: the new game's id.
+async fn finished_and_rematched(srv: &Server, setup: &str) -> (flagfall_protocol::Created, String) {
+    let g = srv.create(setup).await;
+    let mut white = srv.connect(&g.id, Some(&g.tokens.white)).await;
+    white.send(json!({"move":"e2e4","press":true})).await;
+    white.event().await;
+    white.send(json!({"resign":true})).await;
+    white.event().await;
+    let (status, v) = rematch(srv, &g.id, &g.tokens.white, "offer").await;
+    assert_eq!(status, 200, "{v}");
+    let (status, v) = rematch(srv, &g.id, &g.tokens.black, "accept").await;
+    assert_eq!(status, 200, "{v}");
+    let new_id = v["game"]["id"].as_str().expect("the new game").to_string();
+    (g, new_id)
+}
+
+/// Issue 30 (5): a rematch of a directed game keeps its director. The director's token
+/// of the finished game shows the director the new game's console link, and directs the
+/// new game: a player's call for the director there is answered (the clock runs again),
+/// never left to freeze the clocks for good. The director still cannot offer or accept.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_rematch_of_a_directed_game_is_directed_with_the_same_token() {
+    let srv = Server::start().await;
+    let (g, new_id) = finished_and_rematched(
+        &srv,
+        r#"{"rules":"uscf-2020","time_control":"G/5;d0","white":"Ann","black":"Bob"}"#,
+    )
+    .await;
+    let d = srv
+        .get_json(&format!(
+            "/api/games/{}/rematch?token={}",
+            g.id, g.tokens.director
+        ))
+        .await;
+    assert_eq!(d["status"], "accepted", "{d}");
+    assert_eq!(d["game"]["id"], new_id, "{d}");
+    assert_eq!(d["game"]["color"], Value::Null, "{d}");
+    assert_eq!(
+        d["game"]["url"],
+        format!("/direct/{new_id}?token={}", g.tokens.director),
+        "{d}"
+    );
+    let (status, v) = rematch(&srv, &g.id, &g.tokens.director, "accept").await;
+    assert_eq!(status, 403, "the director answers no rematch: {v}");
+    // The players' links to the new game.
+    let token_of = |v: &Value| {
+        v["game"]["url"]
+            .as_str()
+            .unwrap()
+            .split("token=")
+            .nth(1)
+            .unwrap()
+            .to_string()
+    };
+    let path = |token: &str| format!("/api/games/{}/rematch?token={token}", g.id);
+    let bob_token = token_of(&srv.get_json(&path(&g.tokens.black)).await);
+    let ann_token = token_of(&srv.get_json(&path(&g.tokens.white)).await);
+    let mut bob = srv.connect(&new_id, Some(&bob_token)).await;
+    let mut ann = srv.connect(&new_id, Some(&ann_token)).await;
+    let mut director = srv.connect(&new_id, Some(&g.tokens.director)).await;
+    assert_eq!(director.initial["role"], "director");
+    assert_eq!(ann.initial["actions"]["black"]["call_director"], true);
+    bob.send(json!({"move":"d2d4","press":true})).await;
+    bob.event().await;
+    ann.send(json!({"call_director":true,"reason":"he is talking"}))
+        .await;
+    let ev = ann.event().await;
+    assert_eq!(ev["update"]["called"]["by"], "black", "{ev}");
+    assert_eq!(ev["update"]["running"], Value::Null, "{ev}");
+    let seen = director.until_n(2).await;
+    assert_eq!(seen["update"]["called"]["by"], "black");
+    // The director answers the call: the clock runs again.
+    director.send(json!({"start_clock":true})).await;
+    let ev = director.event().await;
+    assert_eq!(ev["update"]["called"], Value::Null, "{ev}");
+    assert_eq!(ev["update"]["running"], "black", "{ev}");
+    ann.send(json!({"move":"d7d5","press":true})).await;
+    assert_eq!(ann.event().await["update"]["running"], "white");
+    srv.assert_replay_matches(&new_id).await;
+    srv.stop().await;
+}
+
+/// Issue 30 (5): a game without a director has none in its rematch: its players are
+/// not offered a call, a call is refused and the clock keeps running; the director's
+/// token of the finished game (which nobody uses) directs nothing there.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_rematch_of_an_undirected_game_offers_no_call() {
+    let srv = Server::start().await;
+    let (g, new_id) = finished_and_rematched(
+        &srv,
+        r#"{"rules":"uscf-2020","time_control":"G/5;d0","director":false}"#,
+    )
+    .await;
+    let state = srv.state(&new_id).await;
+    assert_eq!(state["setup"]["director"], false, "{state}");
+    let link = srv
+        .get_json(&format!(
+            "/api/games/{}/rematch?token={}",
+            g.id, g.tokens.black
+        ))
+        .await;
+    let token = link["game"]["url"]
+        .as_str()
+        .unwrap()
+        .split("token=")
+        .nth(1)
+        .unwrap()
+        .to_string();
+    let mut white = srv.connect(&new_id, Some(&token)).await;
+    assert_eq!(white.initial["actions"]["white"]["call_director"], false);
+    white.send(json!({"move":"e2e4","press":true})).await;
+    white.event().await;
+    white.send(json!({"call_director":true,"id":"c"})).await;
+    let r = white.until_type("refused").await;
+    assert_eq!(r["id"], "c", "{r}");
+    assert_eq!(srv.state(&new_id).await["running"], "black");
+    assert_eq!(
+        srv.ws_status(&new_id, Some(&g.tokens.director)).await,
+        403,
+        "the finished game's director token directs nothing in an undirected rematch"
+    );
+    srv.stop().await;
+}

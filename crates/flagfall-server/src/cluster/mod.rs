@@ -24,6 +24,7 @@ pub mod relay;
 pub mod route;
 
 use std::collections::HashMap;
+use std::path::PathBuf;
 use std::sync::{Arc, Mutex, Weak};
 use std::time::Duration;
 
@@ -46,15 +47,62 @@ pub const TAKE_PER_SCAN: i64 = 200;
 /// How long a node waits for a game's owner to answer over NATS.
 pub const REQUEST_TIMEOUT: Duration = Duration::from_secs(3);
 
+/// How a node proves who it is to NATS (docs/cluster.md, "What must stay private").
+/// Without any, NATS must be reachable by the nodes alone: whoever can publish on
+/// `flagfall.>` can ask an owner anything a node can.
+#[derive(Clone, Default)]
+pub enum NatsAuth {
+    /// No credentials (a developer's NATS on loopback): logged as a warning.
+    #[default]
+    None,
+    /// A credentials file (`--nats-creds`: a user JWT and its nkey seed, as `nsc`
+    /// writes it).
+    Creds(PathBuf),
+    /// A file holding an nkey seed (`--nats-nkey`: `SU...`, as `nk -gen user` writes it).
+    Nkey(PathBuf),
+    /// A user and password (`--nats-user`, the password from `FLAGFALL_NATS_PASSWORD`).
+    UserPassword { user: String, password: String },
+    /// A token (`FLAGFALL_NATS_TOKEN`).
+    Token(String),
+}
+
+impl std::fmt::Debug for NatsAuth {
+    /// Never the secrets: a configuration printed in a log names the method only.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            NatsAuth::None => f.write_str("None"),
+            NatsAuth::Creds(p) => write!(f, "Creds({})", p.display()),
+            NatsAuth::Nkey(p) => write!(f, "Nkey({})", p.display()),
+            NatsAuth::UserPassword { user, .. } => write!(f, "UserPassword({user}, ***)"),
+            NatsAuth::Token(_) => f.write_str("Token(***)"),
+        }
+    }
+}
+
+/// TLS to NATS: a `tls://` URL, or any of these, makes the node require it.
+#[derive(Debug, Clone, Default)]
+pub struct NatsTls {
+    /// The CA certificates (PEM) that sign the NATS server's certificate
+    /// (`--nats-tls-ca`); the system's roots without it.
+    pub ca: Option<PathBuf>,
+    /// This node's client certificate and key (PEM), for a server that verifies
+    /// clients (`--nats-tls-cert`, `--nats-tls-key`).
+    pub cert: Option<(PathBuf, PathBuf)>,
+}
+
 /// How to join a cluster (`flagfall serve --nats URL --node NAME`).
 #[derive(Debug, Clone)]
 pub struct ClusterConfig {
-    /// The NATS server (`nats://127.0.0.1:4222`).
+    /// The NATS server (`nats://127.0.0.1:4222`, `tls://nats.internal:4222`).
     pub nats: String,
     /// This node's name, unique in the cluster: letters, digits, `-` and `_`.
     pub node: String,
     /// The lease of each game this node serves.
     pub lease: Duration,
+    /// The node's credentials on NATS.
+    pub auth: NatsAuth,
+    /// TLS to NATS.
+    pub tls: NatsTls,
 }
 
 impl ClusterConfig {
@@ -86,8 +134,118 @@ impl ClusterConfig {
                 self.nats
             ));
         }
+        if let NatsAuth::UserPassword { user, password } = &self.auth {
+            if user.is_empty() {
+                return Err("--nats-user: a user name is needed".into());
+            }
+            if password.is_empty() {
+                return Err(format!(
+                    "--nats-user {user}: the password is read from the environment variable \
+                     {PASSWORD_ENV}, which is empty or not set"
+                ));
+            }
+        }
+        if let NatsAuth::Token(t) = &self.auth
+            && t.is_empty()
+        {
+            return Err(format!("{TOKEN_ENV}: the token is empty"));
+        }
         Ok(())
     }
+
+    /// Whether the node talks TLS to NATS.
+    pub fn tls_required(&self) -> bool {
+        self.nats.starts_with("tls://") || self.tls.ca.is_some() || self.tls.cert.is_some()
+    }
+
+    /// The connection's options: the credentials read (a clear error naming the flag and
+    /// the file when one cannot be read), TLS, and what NATS says logged.
+    async fn options(&self) -> Result<async_nats::ConnectOptions, String> {
+        let mut o = async_nats::ConnectOptions::new();
+        match &self.auth {
+            NatsAuth::None => {
+                tracing::warn!(
+                    nats = %self.nats,
+                    "NATS without credentials: whoever reaches this NATS server can act on any \
+                     game as any node; keep it private or give the nodes credentials \
+                     (--nats-creds, --nats-nkey, --nats-user; docs/cluster.md)"
+                );
+            }
+            NatsAuth::Creds(path) => {
+                o = o.credentials_file(path).await.map_err(|e| {
+                    format!(
+                        "--nats-creds {}: cannot read the credentials: {e}",
+                        path.display()
+                    )
+                })?;
+            }
+            NatsAuth::Nkey(path) => {
+                let text = std::fs::read_to_string(path).map_err(|e| {
+                    format!("--nats-nkey {}: cannot read the seed: {e}", path.display())
+                })?;
+                let seed = text
+                    .lines()
+                    .map(str::trim)
+                    .find(|l| l.starts_with("SU"))
+                    .ok_or_else(|| {
+                        format!(
+                            "--nats-nkey {}: no user nkey seed (a line beginning SU) in the file",
+                            path.display()
+                        )
+                    })?;
+                // Checked here: a bad seed is otherwise an error deep in the handshake.
+                if let Err(e) = nkeys::KeyPair::from_seed(seed) {
+                    return Err(format!(
+                        "--nats-nkey {}: not a valid nkey seed: {e}",
+                        path.display()
+                    ));
+                }
+                o = o.nkey(seed.to_string());
+            }
+            NatsAuth::UserPassword { user, password } => {
+                o = o.user_and_password(user.clone(), password.clone());
+            }
+            NatsAuth::Token(t) => o = o.token(t.clone()),
+        }
+        if self.tls_required() {
+            o = o.require_tls(true);
+            if let Some(ca) = &self.tls.ca {
+                readable(ca, "--nats-tls-ca")?;
+                o = o.add_root_certificates(ca.clone());
+            }
+            if let Some((cert, key)) = &self.tls.cert {
+                readable(cert, "--nats-tls-cert")?;
+                readable(key, "--nats-tls-key")?;
+                o = o.add_client_certificate(cert.clone(), key.clone());
+            }
+        }
+        let node = self.node.clone();
+        Ok(o.event_callback(move |event| {
+            let node = node.clone();
+            async move {
+                match event {
+                    async_nats::Event::Connected => tracing::info!(node = %node, "NATS connected"),
+                    // A refused login or a subject the node may not use: the operator's to fix.
+                    async_nats::Event::ServerError(e) => {
+                        tracing::error!(node = %node, error = %e, "NATS refused this node")
+                    }
+                    e => tracing::warn!(node = %node, "NATS: {e}"),
+                }
+            }
+        }))
+    }
+}
+
+/// The environment variable `--nats-user`'s password is read from (not a flag: a flag
+/// shows in `ps`).
+pub const PASSWORD_ENV: &str = "FLAGFALL_NATS_PASSWORD";
+/// The environment variable a NATS token is read from.
+pub const TOKEN_ENV: &str = "FLAGFALL_NATS_TOKEN";
+
+fn readable(path: &std::path::Path, flag: &str) -> Result<(), String> {
+    std::fs::File::open(path)
+        .map(drop)
+        .map_err(|e| format!("{flag} {}: cannot read it: {e}", path.display()))
 }
 
 /// This node's part of the cluster, shared by its tasks.
@@ -109,7 +267,10 @@ impl Cluster {
     /// Connect to NATS.
     pub async fn connect(config: &ClusterConfig) -> Result<Arc<Cluster>, ServerError> {
         config.check().map_err(ServerError::Config)?;
-        let nats = async_nats::ConnectOptions::new()
+        let nats = config
+            .options()
+            .await
+            .map_err(ServerError::Config)?
             .name(format!("flagfall {}", config.node))
             .request_timeout(Some(REQUEST_TIMEOUT))
             .retry_on_initial_connect()
@@ -245,6 +406,8 @@ mod tests {
             nats: nats.into(),
             node: node.into(),
             lease: Duration::from_millis(lease_ms),
+            auth: NatsAuth::None,
+            tls: NatsTls::default(),
         }
     }
 

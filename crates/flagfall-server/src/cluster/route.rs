@@ -7,11 +7,18 @@
 //! by the owner: the answer to an action comes after its commit. Core NATS carries no
 //! durability claim and needs none: a request lost is answered with an error, and the
 //! client sends the action again with the same `id`, which the owner recognises.
+//!
+//! The owner trusts nothing in a request but that it came over NATS (whose credentials
+//! keep strangers off, docs/cluster.md): an action or a state names the hash of the
+//! socket's token, never a role, and the owner finds the role as the socket's node did
+//! (the game's tokens, then its evening's deputies); how long the asking node held an
+//! action is bounded by what one request can take ([`MAX_ROUTED_WAIT`]); anything it
+//! cannot read is refused and counted (`flagfall_cluster_refused_requests_total`).
 
 use std::sync::Arc;
 use std::time::Duration;
 
-use flagfall_protocol::{ClientFrame, Role, parse_frame};
+use flagfall_protocol::{ClientFrame, Role, ServerMsg, parse_frame};
 use futures_util::StreamExt;
 use serde::{Deserialize, Serialize};
 use tokio::sync::oneshot;
@@ -20,22 +27,34 @@ use tokio::time::Instant;
 use crate::game::{Act, Cmd, Reply, RoundCmd};
 use crate::{ServerError, Shared};
 
+/// The most of an action's `waited_ms` the owner believes: one request's timeout (an
+/// asking node that waited longer tried an owner that did not answer, and a game
+/// loaded anew never dates an action before its loading anyway). Never earlier than
+/// the game's last event either (`crate::game`'s `stamp`).
+pub const MAX_ROUTED_WAIT: Duration = super::REQUEST_TIMEOUT;
+
 /// A request to a game's owner.
 #[derive(Debug, Serialize, Deserialize)]
-#[serde(tag = "kind", rename_all = "snake_case")]
+#[serde(tag = "kind", rename_all = "snake_case", deny_unknown_fields)]
 pub enum Req {
     /// A client's action frame (parsed again by the owner).
     Act {
         game: String,
-        role: Role,
+        /// The hash of the socket's token ([`crate::token_hash`]); the owner finds its
+        /// role. `None`: a spectator's socket (refused: spectators do not act).
+        token_hash: Option<String>,
         frame: String,
         rtt_ms: Option<u64>,
         /// How long the asking node held it before sending (charged to no one, as the
-        /// time an action waits in a game's queue).
+        /// time an action waits in a game's queue), at most [`MAX_ROUTED_WAIT`].
         waited_ms: u64,
     },
-    /// The `state` message for a socket acting as `role`, and its event number.
-    State { game: String, role: Role },
+    /// The `state` message for the socket of `token_hash` (`None`: a spectator's), and
+    /// its event number.
+    State {
+        game: String,
+        token_hash: Option<String>,
+    },
     /// The game clock now (a ping's answer).
     Ping { game: String },
     /// The state object `GET /api/games/{id}` answers.
@@ -132,6 +151,11 @@ pub async fn serve(shared: Arc<Shared>) -> Result<(), ServerError> {
     tokio::spawn(async move {
         while let Some(msg) = sub.next().await {
             let Some(reply) = msg.reply.clone() else {
+                // Nobody to answer: not a node's request.
+                shared.metrics.cluster.refused_requests.inc();
+                tracing::warn!(
+                    "a message without a reply subject on this node's requests: dropped"
+                );
                 continue;
             };
             let shared = shared.clone();
@@ -140,7 +164,11 @@ pub async fn serve(shared: Arc<Shared>) -> Result<(), ServerError> {
                 let received = Instant::now();
                 let resp = match serde_json::from_slice::<Req>(&msg.payload) {
                     Ok(req) => answer(&shared, req, received).await,
-                    Err(e) => Resp::Unavailable(format!("unreadable request: {e}")),
+                    Err(e) => {
+                        shared.metrics.cluster.refused_requests.inc();
+                        tracing::warn!(error = %e, "an unreadable request on this node's subject: refused");
+                        Resp::Unavailable(format!("unreadable request: {e}"))
+                    }
                 };
                 shared.metrics.cluster.routed_in.inc();
                 let body = serde_json::to_vec(&resp).unwrap_or_default();
@@ -151,6 +179,37 @@ pub async fn serve(shared: Arc<Shared>) -> Result<(), ServerError> {
         }
     });
     Ok(())
+}
+
+/// Why a routed request's token gives it no role.
+enum Refusal {
+    /// Not a hash of one of the game's tokens (nor of a deputy's of its evening).
+    NotTheGames,
+    /// The evening's deputies could not be read.
+    Unavailable(String),
+}
+
+/// The role of the socket whose token hashes to `token_hash` on game `game`, found as
+/// the socket's node found it (`crate::http`'s `websocket`): a player's or the
+/// director's token of the game, or a deputy's of its evening.
+async fn role_of(
+    shared: &Arc<Shared>,
+    game: &str,
+    meta: &crate::game::GameMeta,
+    token_hash: Option<&str>,
+) -> Result<Role, Refusal> {
+    let Some(hash) = token_hash else {
+        return Ok(Role::Spectator);
+    };
+    let roles = [Role::White, Role::Black, Role::Director];
+    if let Some(i) = meta.token_hashes.iter().position(|x| x == hash) {
+        return Ok(roles[i]);
+    }
+    match crate::evening::deputy_of_game(shared, game, hash).await {
+        Ok(true) => Ok(Role::Director),
+        Ok(false) => Err(Refusal::NotTheGames),
+        Err(e) => Err(Refusal::Unavailable(e.to_string())),
+    }
 }
 
 /// The owner's answer to one request: from the game's task (an action) or its
@@ -166,18 +225,38 @@ async fn answer(shared: &Arc<Shared>, req: Req, received: Instant) -> Resp {
     };
     match req {
         Req::Act {
-            role,
+            token_hash,
             frame,
             rtt_ms,
             waited_ms,
             ..
         } => {
             let Ok(ClientFrame::Action { id, lag_ms, action }) = parse_frame(&frame) else {
+                shared.metrics.cluster.refused_requests.inc();
                 return Resp::Unavailable("not an action frame".into());
             };
-            let received = received
-                .checked_sub(Duration::from_millis(waited_ms.min(10_000)))
-                .unwrap_or(received);
+            let role = match role_of(shared, &game, &h.meta, token_hash.as_deref()).await {
+                Ok(Role::Spectator) | Err(Refusal::NotTheGames) => {
+                    // A node never sends this (its socket checked the token): forged, or
+                    // a deputy removed since the socket opened.
+                    shared.metrics.cluster.refused_requests.inc();
+                    tracing::warn!(game = %game, "a routed action without a token of the game: refused");
+                    return Resp::Direct(
+                        ServerMsg::Refused {
+                            id,
+                            reason: format!(
+                                "the token is not one of game {game}'s players' or director's"
+                            ),
+                            rule: None,
+                        }
+                        .to_text(),
+                    );
+                }
+                Err(Refusal::Unavailable(why)) => return Resp::Unavailable(why),
+                Ok(role) => role,
+            };
+            let waited = Duration::from_millis(waited_ms).min(MAX_ROUTED_WAIT);
+            let received = received.checked_sub(waited).unwrap_or(received);
             let (tx, rx) = oneshot::channel();
             let cmd = Cmd::Act(
                 Act {
@@ -199,7 +278,16 @@ async fn answer(shared: &Arc<Shared>, req: Req, received: Instant) -> Resp {
                 Ok(Reply::Moved) | Err(_) => Resp::NotOwner,
             }
         }
-        Req::State { role, .. } => {
+        Req::State { token_hash, .. } => {
+            let role = match role_of(shared, &game, &h.meta, token_hash.as_deref()).await {
+                Ok(role) => role,
+                Err(Refusal::NotTheGames) => {
+                    shared.metrics.cluster.refused_requests.inc();
+                    tracing::warn!(game = %game, "a routed state for a token not the game's: refused");
+                    return Resp::Unavailable(format!("the token is not one of game {game}'s"));
+                }
+                Err(Refusal::Unavailable(why)) => return Resp::Unavailable(why),
+            };
             match crate::socket::local_state(shared, &game, &mut h, role).await {
                 Some((n, text)) => Resp::State { n, text },
                 None => Resp::NotOwner,
@@ -222,6 +310,34 @@ async fn answer(shared: &Arc<Shared>, req: Req, received: Instant) -> Resp {
                 Ok(begun) => Resp::Round(begun),
                 Err(_) => Resp::NotOwner,
             }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_request_names_a_token_hash_never_a_role() {
+        let ok = r#"{"kind":"act","game":"ab","token_hash":null,"frame":"{}","rtt_ms":null,"waited_ms":0}"#;
+        assert!(matches!(
+            serde_json::from_str::<Req>(ok),
+            Ok(Req::Act {
+                token_hash: None,
+                ..
+            })
+        ));
+        // The format before issue 30 named the role: refused, not read as a spectator's.
+        for bad in [
+            r#"{"kind":"act","game":"ab","role":"director","token_hash":null,"frame":"{}","rtt_ms":null,"waited_ms":0}"#,
+            r#"{"kind":"act","game":"ab","role":"director","frame":"{}","rtt_ms":null,"waited_ms":0}"#,
+            r#"{"kind":"state","game":"ab","role":"director"}"#,
+            r#"{"kind":"state","game":"ab","token_hash":null,"extra":1}"#,
+            r#"{"kind":"shout","game":"ab"}"#,
+            "not json",
+        ] {
+            assert!(serde_json::from_str::<Req>(bad).is_err(), "{bad}");
         }
     }
 }
