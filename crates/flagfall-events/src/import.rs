@@ -32,8 +32,31 @@ impl ImportError {
 /// The columns a players CSV may have.
 const CSV_COLUMNS: [&str; 5] = ["name", "rating", "federation", "fide_id", "uscf_id"];
 
-/// Split one CSV line (RFC 4180 quoting, no embedded newlines); fields are trimmed.
-fn csv_fields(line: &str) -> Result<Vec<String>, String> {
+/// The separators a players CSV may use: a comma, and the semicolon and tab that a
+/// spreadsheet saves with where the comma is the decimal mark (much of Europe).
+const CSV_SEPARATORS: [(char, &str); 3] = [(',', "commas"), (';', "semicolons"), ('\t', "tabs")];
+
+/// The separator of a CSV whose header line is `header`: the one of [`CSV_SEPARATORS`]
+/// that stands most often outside quotes (a comma when none does: one column).
+fn csv_separator(header: &str) -> (char, &'static str) {
+    let mut counts = [0usize; 3];
+    let mut quoted = false;
+    for c in header.chars() {
+        if c == '"' {
+            quoted = !quoted;
+        } else if !quoted && let Some(i) = CSV_SEPARATORS.iter().position(|(s, _)| *s == c) {
+            counts[i] += 1;
+        }
+    }
+    let best = (0..3)
+        .max_by_key(|&i| (counts[i], std::cmp::Reverse(i)))
+        .unwrap_or(0);
+    CSV_SEPARATORS[best]
+}
+
+/// Split one CSV line at `sep` (RFC 4180 quoting, no embedded newlines); fields are
+/// trimmed.
+fn csv_fields(line: &str, sep: char) -> Result<Vec<String>, String> {
     let mut out = Vec::new();
     let mut cur = String::new();
     let mut chars = line.chars().peekable();
@@ -55,7 +78,7 @@ fn csv_fields(line: &str) -> Result<Vec<String>, String> {
             cur.clear();
             quoted = true;
             was_quoted = true;
-        } else if c == ',' {
+        } else if c == sep {
             out.push(std::mem::take(&mut cur).trim().to_string());
             was_quoted = false;
         } else {
@@ -70,8 +93,10 @@ fn csv_fields(line: &str) -> Result<Vec<String>, String> {
 }
 
 /// Players from CSV with a header line naming the columns (`name` required; `rating`,
-/// `federation`, `fide_id`, `uscf_id` optional, any order, case-insensitive). Blank lines and a
-/// byte-order mark are skipped. `source_name` names the text in errors.
+/// `federation`, `fide_id`, `uscf_id` optional, any order, case-insensitive), separated
+/// by commas, semicolons or tabs (whichever the header uses: [`csv_separator`]; errors
+/// name it). Blank lines and a byte-order mark are skipped. `source_name` names the text
+/// in errors.
 pub fn players_from_csv(text: &str, source_name: &str) -> Result<Vec<NewPlayer>, ImportError> {
     let mut lines = text
         .lines()
@@ -86,7 +111,8 @@ pub fn players_from_csv(text: &str, source_name: &str) -> Result<Vec<NewPlayer>,
         });
     };
     let at = |n: usize, message: String| ImportError::at(source_name, n, message);
-    let cols: Vec<String> = csv_fields(header)
+    let (sep, sep_name) = csv_separator(header);
+    let cols: Vec<String> = csv_fields(header, sep)
         .map_err(|m| at(hn, m))?
         .into_iter()
         .map(|c| c.to_ascii_lowercase())
@@ -96,26 +122,37 @@ pub fn players_from_csv(text: &str, source_name: &str) -> Result<Vec<NewPlayer>,
         at(
             hn,
             format!(
-                "the header has no \"name\" column (columns: {})",
-                cols.join(",")
+                "the header has no \"name\" column (read as separated by {sep_name}: \
+                 columns {})",
+                cols.iter()
+                    .map(|c| format!("{c:?}"))
+                    .collect::<Vec<_>>()
+                    .join(", ")
             ),
         )
     })?;
     if let Some(c) = cols.iter().find(|c| !CSV_COLUMNS.contains(&c.as_str())) {
         return Err(at(
             hn,
-            format!("unknown column {c:?} (known: {})", CSV_COLUMNS.join(", ")),
+            format!(
+                "unknown column {c:?} (read as separated by {sep_name}; known: {})",
+                CSV_COLUMNS.join(", ")
+            ),
         ));
     }
     let (rating_col, fed_col, id_col) = (find("rating"), find("federation"), find("fide_id"));
     let uscf_col = find("uscf_id");
     let mut out = Vec::new();
     for (n, line) in lines {
-        let f = csv_fields(line).map_err(|m| at(n, m))?;
+        let f = csv_fields(line, sep).map_err(|m| at(n, m))?;
         if f.len() != cols.len() {
             return Err(at(
                 n,
-                format!("{} field(s), the header has {}", f.len(), cols.len()),
+                format!(
+                    "{} field(s) separated by {sep_name}, the header has {}",
+                    f.len(),
+                    cols.len()
+                ),
             ));
         }
         let get = |c: Option<usize>| c.map(|i| f[i].as_str()).filter(|s| !s.is_empty());
@@ -215,6 +252,47 @@ pub fn result_lines(text: &str, source_name: &str) -> Result<Vec<ResultLine>, Im
 mod tests {
     use super::*;
 
+    /// A spreadsheet saved where the comma is the decimal mark separates with semicolons
+    /// (Excel's "CSV") or tabs ("Unicode text"); the header tells which, and an error
+    /// names the separator it read.
+    #[test]
+    fn csv_players_separated_by_semicolons_or_tabs() {
+        for (sep, name) in [(";", "semicolons"), ("\t", "tabs"), (",", "commas")] {
+            let text = format!(
+                "\u{feff}Name{sep}Rating{sep}Federation\r\n\"Núñez; José, Jr\"{sep}1850{sep}ESP\r\nZoë{sep}{sep}\r\n"
+            );
+            let p = players_from_csv(&text, "club.csv").expect("a spreadsheet's CSV");
+            assert_eq!(p.len(), 2, "{name}");
+            assert_eq!(p[0].name, "Núñez; José, Jr", "{name}");
+            assert_eq!(p[0].rating, Some(1850), "{name}");
+            assert_eq!(p[0].federation.as_deref(), Some("ESP"), "{name}");
+            assert_eq!((p[1].name.as_str(), p[1].rating), ("Zoë", None), "{name}");
+            let err = players_from_csv(&format!("name{sep}rating\nAnn\n"), "club.csv")
+                .unwrap_err()
+                .to_string();
+            assert_eq!(
+                err,
+                format!("club.csv line 2: 1 field(s) separated by {name}, the header has 2")
+            );
+        }
+        // A header in another language: the error says how it was read.
+        let err = players_from_csv("Nom;Classement\nAnn;1500\n", "club.csv")
+            .unwrap_err()
+            .to_string();
+        assert_eq!(
+            err,
+            "club.csv line 1: the header has no \"name\" column (read as separated by \
+             semicolons: columns \"nom\", \"classement\")"
+        );
+        let err = players_from_csv("name;club\nAnn;X\n", "club.csv")
+            .unwrap_err()
+            .to_string();
+        assert!(
+            err.contains("unknown column \"club\" (read as separated by semicolons;"),
+            "{err}"
+        );
+    }
+
     #[test]
     fn csv_players_with_quotes_and_errors() {
         let text = "Name,Rating,federation\n\"Smith, Ann\",1800,USA\nBob,,\n";
@@ -234,7 +312,7 @@ mod tests {
         let err = players_from_csv("name,rating\nAnn\n", "t.csv").unwrap_err();
         assert_eq!(
             err.to_string(),
-            "t.csv line 2: 1 field(s), the header has 2"
+            "t.csv line 2: 1 field(s) separated by commas, the header has 2"
         );
         let err = players_from_csv("name,club\nAnn,X\n", "t.csv").unwrap_err();
         assert!(err.to_string().contains("unknown column \"club\""), "{err}");
