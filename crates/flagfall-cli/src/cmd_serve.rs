@@ -63,9 +63,10 @@ pub struct Args {
     /// Forbidden pairs one evening may hold.
     #[arg(long, value_name = "N", default_value_t = flagfall_server::limits::EVENING_FORBIDDEN)]
     evening_forbidden: usize,
-    /// Changes one evening's log may hold (each is replayed when the evening loads).
-    #[arg(long, value_name = "N", default_value_t = flagfall_server::limits::EVENING_CHANGES)]
-    evening_changes: usize,
+    /// Mebibytes one evening's stored log may hold (each change is replayed when the
+    /// evening loads).
+    #[arg(long, value_name = "MIB", default_value_t = flagfall_server::limits::EVENING_LOG_MIB)]
+    evening_log_mib: usize,
     /// Deputy directors' tokens one evening may have.
     #[arg(long, value_name = "N", default_value_t = flagfall_server::limits::DEPUTIES_PER_EVENING)]
     deputies_per_evening: usize,
@@ -166,7 +167,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
                 evening_players: args.evening_players,
                 evening_rounds: args.evening_rounds,
                 evening_forbidden: args.evening_forbidden,
-                evening_changes: args.evening_changes,
+                evening_log_bytes: args.evening_log_mib.saturating_mul(1 << 20),
                 deputies_per_evening: args.deputies_per_evening,
                 evening_threads: args.evening_threads,
                 evening_queue: args.evening_queue,

@@ -107,8 +107,9 @@ pub struct Limits {
     pub evening_rounds: u32,
     /// Forbidden pairs one evening may hold.
     pub evening_forbidden: usize,
-    /// Changes one evening's log may hold (each is replayed when the evening loads).
-    pub evening_changes: usize,
+    /// Bytes one evening's stored log may hold (every change is stored, and replayed
+    /// when the evening loads; a pairing or a deleted round records the whole round).
+    pub evening_log_bytes: usize,
     /// Deputy directors' tokens one evening may have.
     pub deputies_per_evening: usize,
     /// Threads that run the evenings' CPU-bound work (pairing, standings, exports,
@@ -140,7 +141,7 @@ impl Default for Limits {
             evening_players: EVENING_PLAYERS,
             evening_rounds: EVENING_ROUNDS,
             evening_forbidden: EVENING_FORBIDDEN,
-            evening_changes: EVENING_CHANGES,
+            evening_log_bytes: EVENING_LOG_MIB << 20,
             deputies_per_evening: DEPUTIES_PER_EVENING,
             evening_threads: 0,
             evening_queue: EVENING_QUEUE,
@@ -162,7 +163,7 @@ impl Limits {
             evening_players: flagfall_events::event::MAX_PLAYERS,
             evening_rounds: flagfall_events::event::MAX_ROUNDS,
             evening_forbidden: usize::MAX,
-            evening_changes: usize::MAX,
+            evening_log_bytes: usize::MAX,
             deputies_per_evening: usize::MAX,
             evening_queue: usize::MAX,
             evening_jobs_per_address: 0,
@@ -224,9 +225,10 @@ pub const EVENING_PLAYERS: usize = 1000;
 pub const EVENING_ROUNDS: u32 = 50;
 /// Default: forbidden pairs per evening (family members, team mates: a few per player).
 pub const EVENING_FORBIDDEN: usize = 5000;
-/// Default: changes per evening's log. A thousand-player evening of 13 rounds logs
-/// about 10,000 (entries, results, corrections); each is replayed when it loads.
-pub const EVENING_CHANGES: usize = 100_000;
+/// Default: mebibytes of an evening's stored log. A thousand-player evening of 13 rounds
+/// logs about 4 MiB (entries, pairings, results, corrections); a stranger deleting and
+/// pairing a round again and again logs the whole round each time.
+pub const EVENING_LOG_MIB: usize = 32;
 /// Default: deputy directors per evening (one per room or section, a few spare).
 pub const DEPUTIES_PER_EVENING: usize = 8;
 /// Default: evening requests doing CPU-bound work in flight on the server at once.

@@ -33,7 +33,11 @@ async fn call_from(
     let mut s = socket.connect(addr).await.expect("connect");
     let auth = token.map_or(String::new(), |t| format!("Authorization: Bearer {t}\r\n"));
     let large = body.len() > 16 << 10;
-    let expect = if large { "Expect: 100-continue\r\n" } else { "" };
+    let expect = if large {
+        "Expect: 100-continue\r\n"
+    } else {
+        ""
+    };
     let req = format!(
         "{method} {path} HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\n{auth}{expect}Content-Type: application/json\r\nContent-Length: {}\r\n\r\n",
         body.len()
@@ -513,6 +517,7 @@ async fn an_evenings_size_is_bounded() {
         evening_rounds: 9,
         evening_forbidden: 3,
         deputies_per_evening: 2,
+        evening_log_bytes: 40_000,
         ..flagfall_server::limits::Limits::unlimited()
     })
     .await;
@@ -628,6 +633,35 @@ async fn an_evenings_size_is_bounded() {
     .await;
     assert_eq!(s, 409, "{b}");
     assert!(b.contains("--deputies-per-evening"), "{b}");
+    // The log: a stranger pairing and deleting a round again and again logs the whole
+    // round each time, until the evening's log is full; the change over it is refused
+    // and stores nothing.
+    let churn = evening_of(srv.addr, "board", 20).await;
+    let mut refused = None;
+    for i in 0..200 {
+        let before = churn.get("").await;
+        let (method, tail, ok) = if i % 2 == 0 {
+            ("POST", "/rounds", 201)
+        } else {
+            ("DELETE", "/rounds/1", 200)
+        };
+        let (s, b) = crate::evening::call(
+            srv.addr,
+            method,
+            &churn.path(tail),
+            Some(&churn.director),
+            "",
+        )
+        .await;
+        if s == 413 {
+            refused = Some((b, before));
+            break;
+        }
+        assert_eq!(s, ok, "{method} {tail}: {b}");
+    }
+    let (b, before) = refused.expect("the log never filled");
+    assert!(b.contains("--evening-log-mib"), "{b}");
+    assert_eq!(churn.get("").await, before, "a refused change was stored");
     srv.stop().await;
 }
 

@@ -367,9 +367,10 @@ async fn import_event(
             players: 0,
             rounds: 0,
             forbidden: 0,
-            changes: 0,
+            log_bytes: 0,
         };
-        task::Sizes::of_event(&event, event.log.len())
+        // The file's log is part of its body (at most 4 MiB): within any log limit.
+        task::Sizes::of_event(&event, 0)
             .check(&zero, &limits)
             .map_err(ApiError::from)?;
         Ok::<_, ApiError>(event)
@@ -396,13 +397,17 @@ async fn import_event(
 /// they may read).
 async fn get_event(
     State(s): State<AppState>,
+    ClientAddress(addr): ClientAddress,
     Path(id): Path<String>,
     headers: HeaderMap,
 ) -> Result<Response, ApiError> {
     let h = evening(&s, &id).await?;
     let snap = h.now();
     let viewer = reader(&snap, &headers)?;
-    Ok(axum::Json(view::summary(&snap, viewer)).into_response())
+    // Every player and setting (thousands of players): off the async workers.
+    let ticket = admit(&s, addr, Some(&id))?;
+    let v = job(&s, ticket, move || view::summary(&snap, viewer)).await?;
+    Ok(axum::Json(v).into_response())
 }
 
 /// `POST /api/events/{id}/deputy`: a second director token.
@@ -1101,13 +1106,21 @@ async fn get_rating_changes(
 /// `GET /api/events/{id}/log` (director): every change, who, when, what before.
 async fn get_log(
     State(s): State<AppState>,
+    ClientAddress(addr): ClientAddress,
     Path(id): Path<String>,
     headers: HeaderMap,
 ) -> Result<Response, ApiError> {
     let h = evening(&s, &id).await?;
     let snap = h.now();
     director(&snap, &headers)?;
-    Ok(axum::Json(json!({"log": snap.event.log})).into_response())
+    // Megabytes for a long evening: written off the async workers.
+    let ticket = admit(&s, addr, Some(&id))?;
+    let text = job(&s, ticket, move || {
+        serde_json::to_string(&json!({"log": snap.event.log}))
+            .map_err(|e| ApiError::Failed(crate::ServerError::Corrupt(e.to_string())))
+    })
+    .await??;
+    Ok(([(header::CONTENT_TYPE, "application/json")], text).into_response())
 }
 
 /// `GET /api/events/{id}/me` (a player's token): their board this round, their game.

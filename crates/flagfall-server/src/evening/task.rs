@@ -257,6 +257,7 @@ async fn load(
         serde_json::from_str(&row.settings).map_err(|e| corrupt("settings", &e))?;
     let log = shared.store.tournament_log(id).await?;
     let seq = log.len() as i64;
+    let log_bytes = log.iter().map(|r| r.json.len()).sum();
     // The event from its base and every change: CPU-bound for a big evening.
     let owned = id.to_string();
     let (event, reports) = shared
@@ -283,6 +284,7 @@ async fn load(
         reports,
         tokens,
         seq,
+        log_bytes,
         disputes: BTreeMap::new(),
     };
     let snap = Arc::new(snap);
@@ -453,9 +455,11 @@ impl Work {
 
     fn row(&mut self, row: &LogRow) {
         self.snap.seq += 1;
+        let json = serde_json::to_string(row).unwrap_or_default();
+        self.snap.log_bytes += json.len();
         self.rows.push(TournamentLogRow {
             seq: self.snap.seq,
-            json: serde_json::to_string(row).unwrap_or_default(),
+            json,
         });
     }
 }
@@ -1356,6 +1360,7 @@ impl Task {
                         r,
                     )?);
                     snap.seq = r.seq;
+                    snap.log_bytes += r.json.len();
                 }
                 Ok::<_, ServerError>((snap, effects, rows))
             })
@@ -1496,21 +1501,21 @@ pub(crate) struct Sizes {
     pub players: usize,
     pub rounds: u32,
     pub forbidden: usize,
-    pub changes: usize,
+    pub log_bytes: usize,
 }
 
 impl Sizes {
     pub fn of(snap: &Snap) -> Sizes {
-        Sizes::of_event(&snap.event, snap.seq.max(0) as usize)
+        Sizes::of_event(&snap.event, snap.log_bytes)
     }
 
-    /// Of an event whose log holds `changes` rows.
-    pub fn of_event(event: &Event, changes: usize) -> Sizes {
+    /// Of an event whose stored log holds `log_bytes`.
+    pub fn of_event(event: &Event, log_bytes: usize) -> Sizes {
         Sizes {
             players: event.players.len(),
             rounds: event.planned_rounds().max(event.rounds_paired()),
             forbidden: event.forbidden.len(),
-            changes,
+            log_bytes,
         }
     }
 
@@ -1544,11 +1549,11 @@ impl Sizes {
                 self.forbidden, limits.evening_forbidden
             )));
         }
-        if over(self.changes, before.changes, limits.evening_changes) {
+        if over(self.log_bytes, before.log_bytes, limits.evening_log_bytes) {
             return Err(Refusal::TooBig(format!(
-                "the evening's log holds {} changes, the most this server keeps for one \
-                 evening (--evening-changes)",
-                before.changes
+                "the evening's log holds {} bytes: this change would take it past the {} \
+                 this server keeps for one evening (--evening-log-mib)",
+                before.log_bytes, limits.evening_log_bytes
             )));
         }
         Ok(())
