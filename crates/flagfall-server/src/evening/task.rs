@@ -314,6 +314,7 @@ async fn load(
         live,
         waiting_at: HashMap::new(),
         creator,
+        paid: 0,
     };
     tokio::spawn(task.run(rx));
     Ok(Some(h))
@@ -412,6 +413,10 @@ struct Task {
     /// against. Kept in memory: unknown after a restart until the director's next
     /// change.
     creator: Option<IpAddr>,
+    /// The server games the command being done has counted against the director's
+    /// address already: a command tried again (another node changed the evening in
+    /// between) counts only what its new try creates beyond them.
+    paid: u32,
 }
 
 /// A change in the making: a copy of the state, and what it will store.
@@ -675,6 +680,7 @@ impl Task {
     /// Take the results of those of `ids` whose stored games have ended (once: another
     /// node may have taken one already, or take it meanwhile).
     async fn finished_games(&mut self, ids: &[String], origin: Origin) -> Result<(), Refusal> {
+        self.paid = 0;
         self.catch_up().await.map_err(Refusal::Failed)?;
         match self.finished_games_once(ids, origin.clone()).await {
             Err(Refusal::Raced(_)) => self.finished_games_once(ids, origin).await,
@@ -747,7 +753,7 @@ impl Task {
     /// waits for the director (the change that completed the round stands), and an
     /// asked pairing is refused (`429`).
     async fn settle(
-        &self,
+        &mut self,
         w: Work,
         origin: &Origin,
         asking: Option<IpAddr>,
@@ -821,19 +827,23 @@ impl Task {
     /// for them (`asking`: the director's request), else of the evening's director as
     /// this task knows it: refused (`429`, nothing taken) when that address may not
     /// create so many now.
-    fn charge(&self, w: &Work, asking: Option<IpAddr>) -> Result<(), Refusal> {
+    fn charge(&mut self, w: &Work, asking: Option<IpAddr>) -> Result<(), Refusal> {
         let (Some(bucket), Some(addr)) = (&self.shared.creations, asking.or(self.creator)) else {
             return Ok(());
         };
         let n = u32::try_from(w.games.len()).unwrap_or(u32::MAX);
-        bucket.take(addr, n).map_err(|mut later| {
-            later.message = format!(
-                "this would start {n} server games, counted against what your address may \
+        let due = n.saturating_sub(self.paid);
+        bucket
+            .take(addr, due)
+            .map(|()| self.paid = self.paid.max(n))
+            .map_err(|mut later| {
+                later.message = format!(
+                    "this would start {n} server games, counted against what your address may \
                  create: {}",
-                later.message
-            );
-            Refusal::Later(later)
-        })
+                    later.message
+                );
+                Refusal::Later(later)
+            })
     }
 
     /// Do `op`. The games of a round it deletes or re-pairs are held (no action on
@@ -844,6 +854,7 @@ impl Task {
     /// up first, and when another node stores a change in the instant between, the op is
     /// tried once more on top of it (refused then if it no longer applies).
     async fn exec(&mut self, op: Op, origin: Origin, asker: &Asker) -> Result<Done, Refusal> {
+        self.paid = 0;
         self.catch_up().await.map_err(Refusal::Failed)?;
         if let Some(addr) = asker.director_address {
             self.creator = Some(addr);
@@ -883,8 +894,10 @@ impl Task {
             Op::Changes(changes) => {
                 if changes.iter().any(|c| matches!(c, Change::PairNext)) {
                     // A result that did not come in by itself (a failed store) is taken
-                    // before the round is refused for missing it.
+                    // before the round is refused for missing it (its own count of games).
+                    let paid = self.paid;
                     self.reconcile().await;
+                    self.paid = paid;
                     w = self.work().await?;
                 }
                 for change in changes {
