@@ -428,7 +428,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
             }
             let mut event = Event::new(&name, format, rounds)?;
             event.paper_mode = paper;
-            event.site = site;
+            event.set_site(site.as_deref())?;
             event.initial_colour = initial_colour;
             event.check_in = check_in;
             let settings = Settings {
@@ -583,11 +583,8 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
             uscf_chief_td,
             uscf_assistant_td,
         } => {
-            if let Some(d) = &end_date {
-                check_date(d)?;
-            }
             let info = change(&file, |event| {
-                let r = &mut event.report;
+                let mut r = event.report.clone();
                 for (slot, value) in [
                     (&mut r.end_date, end_date),
                     (&mut r.city, city),
@@ -605,6 +602,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
                         *slot = Some(v).filter(|v| !v.trim().is_empty());
                     }
                 }
+                event.set_report(r)?;
                 Ok(event.report.clone())
             })?;
             println!("{}", serde_json::to_string_pretty(&info)?);
@@ -856,8 +854,7 @@ struct Settings {
 /// `event new`: apply and check the settings, write the file, say what was created.
 fn new_event(file: &Path, mut event: Event, settings: Settings) -> anyhow::Result<()> {
     if let Some(d) = settings.date {
-        check_date(&d)?;
-        event.date = Some(d);
+        event.set_date(Some(&d))?;
     }
     if let Some(id) = settings.ruleset {
         event.set_ruleset(&id)?;
@@ -1132,21 +1129,6 @@ fn describe_time_control(check: &TimeControlCheck) -> String {
         out.push_str(v);
     }
     out
-}
-
-fn check_date(d: &str) -> anyhow::Result<()> {
-    let ok = d.len() == 10
-        && d.chars().enumerate().all(|(i, c)| {
-            if i == 4 || i == 7 {
-                c == '-' || c == '.'
-            } else {
-                c.is_ascii_digit()
-            }
-        });
-    if !ok {
-        bail!("date {d:?} is not in the form YYYY-MM-DD");
-    }
-    Ok(())
 }
 
 /// The built-in ruleset ids, the values `event new --ruleset` takes.

@@ -84,6 +84,17 @@ pub struct Args {
     /// Of those, in flight on one evening at once (more: 429); 0 lifts it.
     #[arg(long, value_name = "N", default_value_t = flagfall_server::limits::EVENING_JOBS_PER_EVENING)]
     evening_jobs_per_evening: usize,
+    /// Load balancers whose word on the client's address is taken, as addresses or CIDR
+    /// ranges separated by commas (10.0.0.0/8,fd00::/8). Only a connection from one of
+    /// them is read for the client's address (--client-address-from); every other
+    /// connection is its own client, whatever headers it sends. Default: none.
+    #[arg(long, value_name = "CIDR[,CIDR...]")]
+    trusted_proxies: Option<String>,
+    /// Where a trusted proxy puts the client's address: x-forwarded-for (the rightmost
+    /// address that is not a trusted proxy), forwarded (RFC 7239 `for=`), or
+    /// proxy-protocol (a PROXY v1/v2 header begins each of its connections).
+    #[arg(long, value_name = "SOURCE", default_value = "x-forwarded-for")]
+    client_address_from: flagfall_server::limits::ClientAddressFrom,
     /// Join a cluster of nodes sharing one PostgreSQL database (--database postgres://...)
     /// through this NATS server, e.g. nats://127.0.0.1:4222 (docs/cluster.md). Without it
     /// the server is a single node.
@@ -126,6 +137,11 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
             flagfall_events::event::MAX_ROUNDS
         );
     }
+    let trusted_proxies = match &args.trusted_proxies {
+        None => Vec::new(),
+        Some(list) => flagfall_server::limits::parse_trusted_proxies(list)
+            .map_err(|e| anyhow::anyhow!("--trusted-proxies: {e}"))?,
+    };
     let cluster = match (args.nats, args.node) {
         (Some(nats), Some(node)) => {
             let c = flagfall_server::cluster::ClusterConfig {
@@ -173,6 +189,8 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
                 evening_queue: args.evening_queue,
                 evening_jobs_per_address: args.evening_jobs_per_address,
                 evening_jobs_per_evening: args.evening_jobs_per_evening,
+                trusted_proxies,
+                client_address_from: args.client_address_from,
             },
             cluster,
         };

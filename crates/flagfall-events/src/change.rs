@@ -388,6 +388,27 @@ impl Event {
     /// Make one change: on success it is logged (with `origin`) and what followed is
     /// returned; on error the event is unchanged and the error names what is wrong.
     pub fn apply(&mut self, change: Change, origin: &Origin) -> Result<Vec<Effect>, EventError> {
+        self.apply_as(change, origin, false)
+    }
+
+    /// [`Event::apply`] for a change read back from a stored log (a server loading an
+    /// evening, [`Event::replay`]): the same, except that a player entered before the
+    /// text rules of [`crate::text`] keeps the name it was accepted with (at most 200
+    /// characters, no control character) rather than making the evening unreadable.
+    pub fn apply_stored(
+        &mut self,
+        change: Change,
+        origin: &Origin,
+    ) -> Result<Vec<Effect>, EventError> {
+        self.apply_as(change, origin, true)
+    }
+
+    fn apply_as(
+        &mut self,
+        change: Change,
+        origin: &Origin,
+        stored: bool,
+    ) -> Result<Vec<Effect>, EventError> {
         let by = origin.by.trim();
         if by.is_empty() || by.chars().count() > 200 || by.chars().any(char::is_control) {
             return Err(EventError::BadName(format!(
@@ -395,7 +416,7 @@ impl Event {
                 origin.by
             )));
         }
-        let (before, effects) = self.make(&change, by)?;
+        let (before, effects) = self.make(&change, by, stored)?;
         self.log.push(LogEntry {
             seq: self.log.len() as u64 + 1,
             at: origin.at,
@@ -413,7 +434,7 @@ impl Event {
         let mut event = base;
         for entry in entries {
             event
-                .apply(
+                .apply_stored(
                     entry.change.clone(),
                     &Origin::new(entry.by.clone(), entry.at),
                 )
@@ -422,11 +443,15 @@ impl Event {
         Ok(event)
     }
 
-    fn make(&mut self, change: &Change, by: &str) -> Result<Outcome, EventError> {
+    fn make(&mut self, change: &Change, by: &str, stored: bool) -> Result<Outcome, EventError> {
         match change {
             Change::AddPlayer { player, check_in } => {
                 let paired = self.rounds_paired();
-                let id = self.add_player(player.clone())?;
+                let id = if stored {
+                    self.add_stored_player(player.clone())?
+                } else {
+                    self.add_player(player.clone())?
+                };
                 let p = &mut self.players[id as usize - 1];
                 p.checked_in = *check_in;
                 let mut effects = vec![Effect::PlayerAdded {
@@ -731,17 +756,7 @@ impl Event {
                 "players {a} and {b} are already a forbidden pair"
             )));
         }
-        let note = match note.map(str::trim) {
-            Some(n) if n.chars().count() > 200 || n.chars().any(char::is_control) => {
-                return Err(EventError::BadValue {
-                    what: "forbidden pair note",
-                    value: n.to_string(),
-                    expected: "at most 200 characters without control characters",
-                });
-            }
-            Some("") | None => None,
-            Some(n) => Some(n.to_string()),
-        };
+        let note = crate::text::optional("note", note, crate::text::MAX_TEXT_CHARS)?;
         let (lo, hi) = (a.min(b), a.max(b));
         self.forbidden.push(ForbiddenPair { a: lo, b: hi, note });
         self.forbidden.sort_by_key(|f| (f.a, f.b));
@@ -794,15 +809,19 @@ impl Event {
                 });
             }
             for (what, text) in [("title", &u.title), ("birth", &u.birth)] {
-                if let Some(t) = text
-                    && (t.chars().count() > 20 || t.chars().any(char::is_control))
-                {
-                    return Err(EventError::BadValue {
-                        what,
-                        value: t.clone(),
-                        expected: "at most 20 characters",
-                    });
-                }
+                crate::text::optional(
+                    &format!("player {} {what}", u.player),
+                    text.as_deref(),
+                    crate::text::MAX_SHORT_CHARS,
+                )?;
+            }
+            if let Some(c) = u.sex
+                && crate::text::breaks_line(c)
+            {
+                return Err(EventError::BadName(format!(
+                    "player {} sex: a control character",
+                    u.player
+                )));
             }
         }
         let mut before = Vec::new();

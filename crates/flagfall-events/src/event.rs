@@ -26,6 +26,7 @@ use thiserror::Error;
 
 pub use crate::format::{Format, MAX_ROUNDS};
 use crate::spelling::{Spelled, spelled};
+use crate::text;
 pub use crate::tiebreak::ByeKind;
 use crate::tiebreak::{
     self, Colour, Crosstable, CrosstableGame, GameOutcome, HalfPoints, PlayerInfo, RoundEntry,
@@ -746,19 +747,16 @@ pub(crate) fn check_uscf_id(id: &str) -> Result<(), EventError> {
     }
 }
 
-fn check_name(name: &str, what: &str) -> Result<String, EventError> {
+/// A player's name as events stored before the one-limit rule took it (at most 200
+/// characters, no control character): only for replaying a stored log
+/// ([`Event::apply_stored`]), never for new text ([`crate::text`]).
+fn stored_name(name: &str) -> Result<String, EventError> {
     let t = name.trim();
-    if t.is_empty() {
-        return Err(EventError::BadName(format!("the {what} is empty")));
-    }
-    if t.chars().count() > 200 {
+    if t.is_empty() || t.chars().count() > text::MAX_TEXT_CHARS || t.chars().any(char::is_control) {
         return Err(EventError::BadName(format!(
-            "the {what} is longer than 200 characters"
-        )));
-    }
-    if t.chars().any(char::is_control) {
-        return Err(EventError::BadName(format!(
-            "the {what} {t:?} contains a control character"
+            "the stored player name {:?} is empty, longer than {} characters or holds a control character",
+            t.chars().take(40).collect::<String>(),
+            text::MAX_TEXT_CHARS
         )));
     }
     Ok(t.to_string())
@@ -783,7 +781,7 @@ pub enum Cell<'a> {
 impl Event {
     /// A new event with no players.
     pub fn new(name: &str, format: Format, rounds: Option<u32>) -> Result<Event, EventError> {
-        let name = check_name(name, "event name")?;
+        let name = text::line("name", name, text::MAX_TEXT_CHARS)?;
         let rounds = match (format.is_round_robin(), rounds) {
             (true, _) => 0,
             (false, None) => {
@@ -821,6 +819,28 @@ impl Event {
             report: ReportInfo::default(),
             log: Vec::new(),
         })
+    }
+
+    /// Set the site (PGN `Site`, TRF `022`): one line ([`crate::text`]); blank clears it.
+    pub fn set_site(&mut self, site: Option<&str>) -> Result<(), EventError> {
+        self.site = text::optional("site", site, text::MAX_TEXT_CHARS)?;
+        Ok(())
+    }
+
+    /// Set the start date (`YYYY-MM-DD` or `YYYY.MM.DD`); blank clears it.
+    pub fn set_date(&mut self, date: Option<&str>) -> Result<(), EventError> {
+        self.date = match date.map(str::trim) {
+            None | Some("") => None,
+            Some(d) => Some(text::date("date", d)?),
+        };
+        Ok(())
+    }
+
+    /// Set the report details after checking every text field ([`text::report`]).
+    pub fn set_report(&mut self, report: ReportInfo) -> Result<(), EventError> {
+        text::report(&report)?;
+        self.report = report;
+        Ok(())
     }
 
     /// Set the time control after checking its notation.
@@ -896,8 +916,22 @@ impl Event {
     /// below it move down one number, in the rounds already paired too (FIDE C.04.2: pairing
     /// numbers are re-assigned by the initial ranking when late entrants join; for the US
     /// Swiss the same order, see docs/events.md).
+    ///
+    /// The name follows [`crate::text`]: one line of at most [`text::MAX_NAME_CHARS`]
+    /// characters (a game's limit: a server evening's games carry the names).
     pub fn add_player(&mut self, new: NewPlayer) -> Result<u32, EventError> {
-        let name = check_name(&new.name, "player name")?;
+        let name = text::new_player(&new)?;
+        self.enter_player(new, name)
+    }
+
+    /// [`Event::add_player`] for a player entered before the one-limit rule, replayed from
+    /// a stored log: the name as it was accepted then ([`stored_name`]).
+    pub(crate) fn add_stored_player(&mut self, new: NewPlayer) -> Result<u32, EventError> {
+        let name = stored_name(&new.name)?;
+        self.enter_player(new, name)
+    }
+
+    fn enter_player(&mut self, new: NewPlayer, name: String) -> Result<u32, EventError> {
         if self.players.len() >= MAX_PLAYERS {
             return Err(EventError::NotAllowed(format!(
                 "an event holds at most {MAX_PLAYERS} players"

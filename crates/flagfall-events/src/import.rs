@@ -140,10 +140,8 @@ pub fn players_from_csv(text: &str, source_name: &str) -> Result<Vec<NewPlayer>,
                 }
             })
             .transpose()?;
-        let name = f[name_col].clone();
-        if name.is_empty() {
-            return Err(at(n, "the name is empty".into()));
-        }
+        let name =
+            crate::text::player_name("name", &f[name_col]).map_err(|e| at(n, e.to_string()))?;
         out.push(NewPlayer {
             name,
             rating,
@@ -155,7 +153,8 @@ pub fn players_from_csv(text: &str, source_name: &str) -> Result<Vec<NewPlayer>,
     Ok(out)
 }
 
-/// The players of a TRF file's `001` records, in file order.
+/// The players of a TRF file's `001` records, in file order. Their names are checked
+/// where they are entered (`Event::add_player`, [`crate::text`]).
 pub fn players_from_trf(trf: &Trf) -> Vec<NewPlayer> {
     trf.players
         .iter()
@@ -244,6 +243,19 @@ mod tests {
             err.to_string(),
             "t.csv line 2: a quoted field is not closed"
         );
+        let err = players_from_csv("name\nAnn\rLee\n", "t.csv").unwrap_err();
+        assert!(
+            err.to_string()
+                .starts_with("t.csv line 2: name: holds a control character (U+000D)"),
+            "{err}"
+        );
+        let err = players_from_csv(&format!("name\n{}\n", "B".repeat(65)), "t.csv").unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            "t.csv line 2: name: 65 characters, longer than the 64 it may have"
+        );
+        let err = players_from_csv("name,rating\n,1800\n", "t.csv").unwrap_err();
+        assert_eq!(err.to_string(), "t.csv line 2: name: empty");
         let err = players_from_csv("\n\n", "t.csv").unwrap_err();
         assert!(
             err.to_string().starts_with("t.csv: no header line"),

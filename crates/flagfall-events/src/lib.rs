@@ -10,6 +10,7 @@
 //! - [`import`]: players from CSV or TRF, a round's results as text lines.
 //! - [`export`]: TRF-2026, PGN, standings CSV and a printable crosstable.
 //! - [`uscf`]: US Chess's rating report, the three dBase III files.
+//! - [`text`]: the rules for every text an event takes (one line, the name limit).
 //! - [`tiebreak`]: FIDE C.07 and US Chess tiebreaks over a crosstable.
 //! - [`rating_list`]: FIDE's published rating list, read to fill ratings and ids.
 //! - [`rating`]: Glicko-2, the US Chess blitz estimate, performance ratings.
@@ -24,5 +25,6 @@ pub mod rating;
 pub mod rating_list;
 pub mod rating_report;
 mod spelling;
+pub mod text;
 pub mod tiebreak;
 pub mod uscf;

@@ -656,14 +656,17 @@ impl Trf {
     #[must_use]
     pub fn to_trf_string(&self) -> String {
         let mut out = String::new();
+        // Header text is written as one line whatever it holds ([`one_line`]): a newline
+        // in a name or a site must not start a record of its own.
         if let Some(name) = &self.name {
-            let _ = writeln!(out, "012 {name}");
+            let _ = writeln!(out, "012 {}", one_line(name));
         }
         for h in &self.headers {
+            let tag = fit(&h.tag, 3);
             if h.text.is_empty() {
-                let _ = writeln!(out, "{}", h.tag);
+                let _ = writeln!(out, "{tag}");
             } else {
-                let _ = writeln!(out, "{} {}", h.tag, h.text);
+                let _ = writeln!(out, "{tag} {}", one_line(&h.text));
             }
         }
         if let Some(n) = self.total_rounds {
@@ -679,8 +682,49 @@ impl Trf {
     }
 }
 
+/// A character that continues the one before it on screen: a combining mark (the
+/// common blocks: U+0300-036F, U+1AB0-1AFF, U+1DC0-1DFF, U+20D0-20FF, U+FE20-FE2F), a
+/// variation selector (U+FE00-FE0F) or the zero-width joiner of an emoji sequence.
+fn continues(c: char) -> bool {
+    matches!(c,
+        '\u{0300}'..='\u{036F}'
+        | '\u{1AB0}'..='\u{1AFF}'
+        | '\u{1DC0}'..='\u{1DFF}'
+        | '\u{20D0}'..='\u{20FF}'
+        | '\u{FE20}'..='\u{FE2F}'
+        | '\u{FE00}'..='\u{FE0F}'
+        | '\u{200D}')
+}
+
+/// `text` as one line: a control character or a line or paragraph separator (which would
+/// end the line, or let the rest be read as another record) written as a space.
+fn one_line(text: &str) -> String {
+    text.chars()
+        .map(|c| {
+            if c.is_control() || c == '\u{2028}' || c == '\u{2029}' {
+                ' '
+            } else {
+                c
+            }
+        })
+        .collect()
+}
+
+/// `text` in at most `width` columns, one column per character (Unicode scalar value, as
+/// [`Trf::parse`] counts them: not bytes), as one line ([`one_line`]). A cut never
+/// separates a letter from the accent or joiner that follows it: the letter goes too.
 fn fit(text: &str, width: usize) -> String {
-    text.chars().take(width).collect()
+    let chars: Vec<char> = one_line(text).chars().collect();
+    if chars.len() <= width {
+        return chars.into_iter().collect();
+    }
+    let mut end = width;
+    while end > 0 && continues(chars[end]) {
+        end -= 1;
+    }
+    // `end` is now the first character left out that starts a new letter; when the
+    // cut fell inside a letter's marks, the letter (at `end`) is left out with them.
+    chars[..end].iter().collect()
 }
 
 impl fmt::Display for TrfPlayer {
@@ -688,7 +732,7 @@ impl fmt::Display for TrfPlayer {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let mut line = String::new();
         let _ = write!(line, "001 {:>4} ", self.number);
-        line.push(self.sex.unwrap_or(' '));
+        line.push(self.sex.filter(|c| !c.is_control()).unwrap_or(' '));
         let _ = write!(line, "{:>3} ", fit(&self.title, 3));
         let _ = write!(line, "{:<33} ", fit(&self.name, 33));
         match self.rating {

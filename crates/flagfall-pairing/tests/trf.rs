@@ -293,3 +293,107 @@ fn writes_minimal_records_that_read_back() {
     assert_eq!(&line[101..109], "0000 - H", "round 2 in columns 102-109");
     assert_eq!(Trf::parse(&text).expect("reads back"), trf);
 }
+
+/// A player with `name` and a game in round 1, for the column tests below.
+fn named(number: u32, name: &str) -> flagfall_pairing::trf::TrfPlayer {
+    flagfall_pairing::trf::TrfPlayer {
+        number,
+        sex: Some('m'),
+        title: "FM".into(),
+        name: name.into(),
+        rating: Some(2012),
+        federation: "ESP".into(),
+        fide_id: Some(2_200_000 + u64::from(number)),
+        birth_date: "1990/05/17".into(),
+        points_tenths: 10,
+        rank: Some(number),
+        rounds: vec![Some(TrfRoundEntry {
+            opponent: Some(if number == 1 { 2 } else { 1 }),
+            colour: Some(if number == 1 {
+                Colour::White
+            } else {
+                Colour::Black
+            }),
+            result: ResultCode::Win,
+        })],
+    }
+}
+
+/// TRF columns are characters (Unicode scalar values), in the writer and the reader: a
+/// name with accents (two bytes each in UTF-8), an emoji (four bytes), a combining accent
+/// (a second character), or longer than the 33 columns of the name field shifts nothing
+/// after it, and reads back as written (cut to 33 characters, never between a letter and
+/// its accent).
+#[test]
+fn multi_byte_names_keep_the_columns() {
+    let names = [
+        "José Núñez-Müller",
+        "Ann 🦄 Lee",
+        "Jose\u{301} Nun\u{303}ez",
+        "Þórður Ægir Ólafsson Øster Łódź Żółć",
+    ];
+    let trf = Trf {
+        name: Some("Ünïcödé open".into()),
+        total_rounds: Some(1),
+        initial_colour: Some(Colour::White),
+        headers: Vec::new(),
+        players: names
+            .iter()
+            .enumerate()
+            .map(|(i, n)| named(i as u32 + 1, n))
+            .collect(),
+    };
+    let text = trf.to_trf_string();
+    for line in text.lines().filter(|l| l.starts_with("001")) {
+        let cols: Vec<char> = line.chars().collect();
+        // Rating in columns 49-52, federation 54-56, FIDE id 58-68, points 81-84, the
+        // round from column 92: where they belong whatever the name holds.
+        let at = |from: usize, to: usize| cols[from - 1..to].iter().collect::<String>();
+        assert_eq!(at(49, 52), "2012", "{line}");
+        assert_eq!(at(54, 56), "ESP", "{line}");
+        assert_eq!(at(81, 84), " 1.0", "{line}");
+        assert_eq!(cols.len(), 99, "{line}");
+    }
+    let back = Trf::parse(&text).expect("reads back");
+    assert_eq!(back.name.as_deref(), Some("Ünïcödé open"));
+    for (p, name) in back.players.iter().zip(names) {
+        let expected: String = name.chars().take(33).collect::<String>();
+        assert_eq!(p.name, expected.trim_end());
+        assert_eq!(p.rating, Some(2012));
+        assert_eq!(p.federation, "ESP");
+        assert_eq!(p.round(1).map(|r| r.result), Some(ResultCode::Win));
+    }
+    // A name longer than 33 characters whose 34th is a combining accent loses the
+    // letter with it rather than printing a bare letter the name does not have.
+    let cut = Trf {
+        players: vec![named(1, &format!("{}e\u{301}x", "A".repeat(32)))],
+        ..Trf::default()
+    };
+    let back = Trf::parse(&cut.to_trf_string()).expect("reads back");
+    assert_eq!(back.players[0].name, "A".repeat(32));
+}
+
+/// Text that holds a newline (stored before the input rules, or edited by hand) is
+/// written as one line: no `001` record or header of its own.
+#[test]
+fn newlines_in_text_cannot_make_records() {
+    let fake = "001    9 m    Fake Player                       2800";
+    let trf = Trf {
+        name: Some(format!("Open\n{fake}")),
+        total_rounds: Some(1),
+        initial_colour: None,
+        headers: vec![flagfall_pairing::trf::HeaderLine {
+            tag: "022".into(),
+            text: format!("Reno\r\n{fake}\u{2028}x"),
+        }],
+        players: vec![named(1, &format!("Ann\n{fake}")), named(2, "Bob\u{85}Lee")],
+    };
+    let text = trf.to_trf_string();
+    let back = Trf::parse(&text).expect("reads back");
+    assert_eq!(back.players.len(), 2, "{text}");
+    assert_eq!(back.players[0].name, "Ann 001    9 m    Fake Player");
+    assert_eq!(back.players[1].name, "Bob Lee");
+    assert!(back.players.iter().all(|p| p.number != 9));
+    assert_eq!(back.name.as_deref(), Some(format!("Open {fake}").as_str()));
+    assert_eq!(text.lines().count(), 5, "{text}");
+}

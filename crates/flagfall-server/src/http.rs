@@ -528,8 +528,10 @@ async fn websocket(
     State(s): State<AppState>,
     Path(id): Path<String>,
     Query(q): Query<WsQuery>,
+    transport: Option<axum::Extension<crate::limits::Transport>>,
     ws: WebSocketUpgrade,
 ) -> Response {
+    let transport = transport.map(|t| t.0).unwrap_or_default();
     let route = match route_or_404(&s, &id).await {
         Ok(r) => r,
         Err(r) => return r,
@@ -585,7 +587,7 @@ async fn websocket(
         .on_upgrade(move |socket| async move {
             // Counted as long as the socket is open.
             let _counted = counted;
-            crate::socket::run(s, id, role, route, socket).await
+            crate::socket::run(s, id, role, route, socket, transport).await
         })
 }
 

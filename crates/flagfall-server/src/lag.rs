@@ -3,7 +3,9 @@
 //!
 //! A press may be credited part of the network delay: the least of what the client
 //! claims (`lag_ms`), half the round trip the server measured from its own ping to the
-//! pong that answers it, and the player's quota. The quota starts at 3 times the gain,
+//! pong that answers it (bounded by the transport's round trip, which the client cannot
+//! stretch by holding its pong back: [`Pings::rtt_for_credit_ms`]), and the player's
+//! quota. The quota starts at 3 times the gain,
 //! each press adds the gain, it never exceeds 7 times the gain, and the credit is taken
 //! from it. The gain per move is `min(100, 0.4 × (base s + 40 × increment s) + 15)`
 //! centiseconds (scalachess `LagTracker.init`, with `Clock.Config.estimateTotalSeconds`).
@@ -63,11 +65,19 @@ impl Quota {
 /// The pings a socket sent and the round trip their pongs showed. Only a pong whose
 /// payload is the nonce of a ping this socket sent counts, timed from when the server
 /// sent that ping; unsolicited or replayed pongs are ignored.
+///
+/// A genuine pong may still be held back: the client's application decides when it
+/// answers. So the round trip a credit may use is bounded by one the client cannot
+/// stretch ([`Pings::rtt_for_credit_ms`]): the transport's (the kernel's TCP round trip,
+/// or a trusted proxy's), else an estimate that rises only a quarter of the way to each
+/// new measurement and falls at once, so that a sudden long pong earns little.
 #[derive(Debug, Default)]
 pub struct Pings {
     /// The outstanding ping: its nonce and when it went out.
     outstanding: Option<([u8; 8], Instant)>,
     rtt: Option<Duration>,
+    /// The slowly rising estimate (used where the transport measures nothing).
+    estimate: Option<Duration>,
     /// Pings sent in a row that no pong answered.
     unanswered: u32,
 }
@@ -93,7 +103,13 @@ impl Pings {
     pub fn pong(&mut self, payload: &[u8]) -> bool {
         match self.outstanding {
             Some((nonce, sent)) if payload == nonce => {
-                self.rtt = Some(sent.elapsed());
+                let r = sent.elapsed();
+                self.rtt = Some(r);
+                self.estimate = Some(match self.estimate {
+                    None => r / ESTIMATE_RISE,
+                    Some(e) if r <= e => r,
+                    Some(e) => e + (r - e) / ESTIMATE_RISE,
+                });
                 self.outstanding = None;
                 self.unanswered = 0;
                 true
@@ -109,8 +125,29 @@ impl Pings {
 
     /// The last round trip measured, in whole milliseconds (rounded up).
     pub fn rtt_ms(&self) -> Option<u64> {
-        self.rtt.map(|d| (d.as_micros() as u64).div_ceil(1000))
+        self.rtt.map(ms_up)
     }
+
+    /// The round trip a press's credit may use (half of it, [`Quota::press`]), in whole
+    /// milliseconds: the last one measured by the pings, bounded by what the transport
+    /// vouches for (`transport_us`, [`crate::limits::Transport::rtt_bound_us`]), or,
+    /// where the transport measures nothing, by the slowly rising estimate. `None`: no
+    /// ping answered, no credit.
+    pub fn rtt_for_credit_ms(&self, transport_us: Option<u64>) -> Option<u64> {
+        let rtt = self.rtt?;
+        let bound = match transport_us {
+            Some(us) => Duration::from_micros(us),
+            None => self.estimate?,
+        };
+        Some(ms_up(rtt.min(bound)))
+    }
+}
+
+/// The estimate moves this fraction of the way up to a longer round trip.
+const ESTIMATE_RISE: u32 = 4;
+
+fn ms_up(d: Duration) -> u64 {
+    (d.as_micros() as u64).div_ceil(1000)
 }
 
 #[cfg(test)]
@@ -160,5 +197,33 @@ mod tests {
         assert!(p.rtt_ms().is_some());
         // The same answer again is not a new measurement.
         assert!(!p.pong(&nonce));
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn a_held_pong_earns_little() {
+        let mut p = Pings::default();
+        let answer = |p: &mut Pings, after: Duration| {
+            let nonce = p.ping();
+            async move {
+                tokio::time::advance(after).await;
+                nonce
+            }
+        };
+        let n = answer(&mut p, Duration::from_millis(100)).await;
+        assert!(p.pong(&n));
+        // A transport bound of 30 ms caps a 100 ms pong.
+        assert_eq!(p.rtt_for_credit_ms(Some(30_000)), Some(30));
+        // Without one, the estimate: a quarter of the first.
+        assert_eq!(p.rtt_for_credit_ms(None), Some(25));
+        // A pong held 4 s raises it by a quarter of the gap only.
+        let n = answer(&mut p, Duration::from_secs(4)).await;
+        assert!(p.pong(&n));
+        assert_eq!(p.rtt_ms(), Some(4000));
+        assert_eq!(p.rtt_for_credit_ms(None), Some(25 + (4000 - 25) / 4 + 1));
+        assert_eq!(p.rtt_for_credit_ms(Some(1_000)), Some(1));
+        // A quick one brings it down at once.
+        let n = answer(&mut p, Duration::from_millis(20)).await;
+        assert!(p.pong(&n));
+        assert_eq!(p.rtt_for_credit_ms(None), Some(20));
     }
 }

@@ -22,7 +22,6 @@ use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
 use tokio::net::{TcpListener, TcpStream};
 use tokio::sync::watch;
 use tower::ServiceExt;
-use tower_http::timeout::TimeoutBody;
 
 /// The Content-Security-Policy of every answer. The web UI (`web/dist`) loads its own
 /// script and stylesheet, opens a WebSocket to its own origin, and shows `data:` images
@@ -122,6 +121,58 @@ pub struct Limits {
     pub evening_jobs_per_address: usize,
     /// Of those, in flight on one evening at once; over it `429`; 0: no limit.
     pub evening_jobs_per_evening: usize,
+    /// The load balancers whose word on the client's address is taken
+    /// (`--trusted-proxies`); empty: none, every limit is keyed by the TCP peer.
+    pub trusted_proxies: Vec<ipnet::IpNet>,
+    /// Where a trusted proxy puts the client's address (`--client-address-from`).
+    pub client_address_from: ClientAddressFrom,
+}
+
+/// Where the client's address is read on a connection from a trusted proxy
+/// (docs/protocol.md "Limits", "Behind a load balancer"). One source, chosen by the
+/// operator: a proxy that appends to `X-Forwarded-For` passes a client's own `Forwarded`
+/// header on untouched (and the other way round), and a proxy in TCP mode without
+/// `send-proxy` passes a client's own PROXY line on; trusting two sources would trust
+/// what the client wrote.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ClientAddressFrom {
+    /// The rightmost address of `X-Forwarded-For` that is not a trusted proxy (nginx
+    /// `$proxy_add_x_forwarded_for`, HAProxy `option forwardfor`).
+    XForwardedFor,
+    /// The rightmost `for=` of `Forwarded` (RFC 7239) that is not a trusted proxy.
+    Forwarded,
+    /// The PROXY protocol, version 1 or 2 (HAProxy `send-proxy`/`send-proxy-v2`, nginx's
+    /// stream module `proxy_protocol on`): a trusted proxy's connection must begin with
+    /// the header.
+    ProxyProtocol,
+}
+
+impl std::str::FromStr for ClientAddressFrom {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, String> {
+        match s {
+            "x-forwarded-for" => Ok(ClientAddressFrom::XForwardedFor),
+            "forwarded" => Ok(ClientAddressFrom::Forwarded),
+            "proxy-protocol" => Ok(ClientAddressFrom::ProxyProtocol),
+            _ => Err(format!(
+                "{s:?}: expected x-forwarded-for, forwarded or proxy-protocol"
+            )),
+        }
+    }
+}
+
+/// Parse `--trusted-proxies`: addresses or CIDR ranges separated by commas
+/// (`10.0.0.0/8,fd00::/8,192.0.2.7`).
+pub fn parse_trusted_proxies(s: &str) -> Result<Vec<ipnet::IpNet>, String> {
+    s.split(',')
+        .map(str::trim)
+        .filter(|x| !x.is_empty())
+        .map(|x| {
+            x.parse::<ipnet::IpNet>()
+                .or_else(|_| x.parse::<IpAddr>().map(ipnet::IpNet::from))
+                .map_err(|_| format!("{x:?} is not an address or a CIDR range (10.0.0.0/8)"))
+        })
+        .collect()
 }
 
 impl Default for Limits {
@@ -147,6 +198,8 @@ impl Default for Limits {
             evening_queue: EVENING_QUEUE,
             evening_jobs_per_address: EVENING_JOBS_PER_ADDRESS,
             evening_jobs_per_evening: EVENING_JOBS_PER_EVENING,
+            trusted_proxies: Vec::new(),
+            client_address_from: ClientAddressFrom::XForwardedFor,
         }
     }
 }
@@ -239,10 +292,10 @@ pub const EVENING_JOBS_PER_ADDRESS: usize = 4;
 /// Default: of those, on one evening at once (its console, projector and pages).
 pub const EVENING_JOBS_PER_EVENING: usize = 16;
 
-/// The address of the client that sent a request (what every per-address limit is
-/// keyed on): the TCP peer ([`serve`] puts it in every request's `ConnectInfo`). The one
-/// place to change when the address comes from a trusted proxy.
-pub fn client_address(extensions: &axum::http::Extensions) -> Option<IpAddr> {
+/// The address of the client that sent a request, as every per-address limit keys it:
+/// the `ConnectInfo` [`serve`] gives every request ([`client_address`]: the TCP peer, or
+/// what a trusted proxy says).
+pub fn request_address(extensions: &axum::http::Extensions) -> Option<IpAddr> {
     extensions
         .get::<ConnectInfo<std::net::SocketAddr>>()
         .map(|c| c.0.ip())
@@ -375,7 +428,7 @@ where
             move |req: Request, next: Next| {
                 let bucket = bucket.clone();
                 async move {
-                    let Some(addr) = client_address(req.extensions()) else {
+                    let Some(addr) = request_address(req.extensions()) else {
                         return (
                             StatusCode::INTERNAL_SERVER_ERROR,
                             axum::Json(
@@ -462,11 +515,197 @@ impl<K: Eq + std::hash::Hash + Clone> Drop for Counted<K> {
     }
 }
 
-/// A connection that holds its address's count as long as it is open (a WebSocket's
+/// Whether `ip` is one of the trusted proxies.
+fn trusted(limits: &Limits, ip: IpAddr) -> bool {
+    let ip = ip.to_canonical();
+    limits.trusted_proxies.iter().any(|n| n.contains(&ip))
+}
+
+/// The client's address, the one source of it for every per-address limit (open
+/// connections, creations, and whatever else is keyed by address: they read the
+/// `ConnectInfo` that [`serve`] sets from this). `peer` is the TCP peer; `proxied` the
+/// address a PROXY protocol header gave. A peer that is not a trusted proxy is the
+/// client, whatever headers it sends; a trusted proxy's word is taken from the one
+/// source the operator chose ([`ClientAddressFrom`]): the rightmost address that is
+/// not itself a trusted proxy (each proxy appends the address it saw; what is left of
+/// the last untrusted one was written by the client). A header missing or unreadable
+/// leaves the proxy's own address: its clients share one bucket, never a forged one.
+pub fn client_address(
+    limits: &Limits,
+    peer: IpAddr,
+    proxied: Option<IpAddr>,
+    headers: &axum::http::HeaderMap,
+) -> IpAddr {
+    let peer = peer.to_canonical();
+    if !trusted(limits, peer) {
+        return peer;
+    }
+    let chain: Vec<Option<IpAddr>> = match limits.client_address_from {
+        ClientAddressFrom::ProxyProtocol => return proxied.unwrap_or(peer),
+        ClientAddressFrom::XForwardedFor => headers
+            .get_all("x-forwarded-for")
+            .iter()
+            .flat_map(|v| v.to_str().unwrap_or("\u{0}").split(','))
+            .map(|a| parse_node(a.trim()))
+            .collect(),
+        ClientAddressFrom::Forwarded => headers
+            .get_all(header::FORWARDED)
+            .iter()
+            .flat_map(|v| v.to_str().unwrap_or("\u{0}").split(','))
+            .map(|element| {
+                element
+                    .split(';')
+                    .filter_map(|pair| pair.trim().split_once('='))
+                    .find(|(k, _)| k.trim().eq_ignore_ascii_case("for"))
+                    .and_then(|(_, v)| parse_node(v.trim().trim_matches('"')))
+            })
+            .collect(),
+    };
+    for hop in chain.iter().rev() {
+        match hop {
+            Some(ip) if trusted(limits, *ip) => continue,
+            Some(ip) => return ip.to_canonical(),
+            // `unknown`, an obfuscated name, garbage: nothing left of it can be trusted.
+            None => return peer,
+        }
+    }
+    // Every hop a trusted proxy (a proxy's own request): the innermost one.
+    chain.first().copied().flatten().unwrap_or(peer)
+}
+
+/// An address of `X-Forwarded-For` or of a `for=`: `192.0.2.1`, `192.0.2.1:4711`,
+/// `2001:db8::1`, `[2001:db8::1]:4711`.
+fn parse_node(s: &str) -> Option<IpAddr> {
+    if let Ok(ip) = s.parse::<IpAddr>() {
+        return Some(ip);
+    }
+    if let Ok(sa) = s.parse::<std::net::SocketAddr>() {
+        return Some(sa.ip());
+    }
+    let inner = s.strip_prefix('[')?.split(']').next()?;
+    inner.parse().ok()
+}
+
+/// The header a trusted proxy puts the round trip it measured to the client in,
+/// microseconds (nginx `$tcpinfo_rtt`, HAProxy `%[fc_rtt(us)]`); with its variation in
+/// [`RTTVAR_HEADER`] (`$tcpinfo_rttvar`, `%[fc_rttvar(us)]`). Read from trusted proxies
+/// only (docs/protocol.md "Lag compensation").
+pub const RTT_HEADER: &str = "x-client-rtt";
+/// See [`RTT_HEADER`].
+pub const RTTVAR_HEADER: &str = "x-client-rttvar";
+
+/// The round trip to the client as the transport measured it, which the client's
+/// application cannot stretch (the kernel times the TCP acknowledgements; its
+/// WebSocket pongs it may hold back): the bound of a socket's lag credit
+/// (docs/protocol.md "Lag compensation"). Every request carries one.
+#[derive(Clone, Default)]
+pub struct Transport {
+    /// The accepted socket, for `TCP_INFO` (a direct client).
+    kernel: Option<Arc<FdSlot>>,
+    /// What a trusted proxy measured (µs): round trip and its variation.
+    forwarded_us: Option<(u64, Option<u64>)>,
+}
+
+impl Transport {
+    /// The largest round trip the transport vouches for, in microseconds. On a direct
+    /// connection twice the least round trip the kernel has measured (`tcpi_min_rtt`):
+    /// the smoothed round trip will not do, as a client that holds its pongs back also
+    /// leaves the server's pings to its kernel's delayed acknowledgement (40 to 200 ms),
+    /// which the smoothed round trip and its variation take in. Behind a trusted proxy,
+    /// the smoothed round trip it passes plus four times its variation, twice the round
+    /// trip when no variation is passed. `None`: no transport measurement (a trusted
+    /// proxy that forwards none, a system without `TCP_INFO`).
+    pub fn rtt_bound_us(&self) -> Option<u64> {
+        if let Some(k) = &self.kernel {
+            return k.min_rtt_us().map(|m| m.saturating_mul(2));
+        }
+        let (rtt, var) = self.forwarded_us?;
+        Some(match var {
+            Some(v) => rtt.saturating_add(v.saturating_mul(4)),
+            None => rtt.saturating_mul(2),
+        })
+    }
+}
+
+/// An accepted socket's descriptor while its connection is open (`None` once it is
+/// closed: a number the system may give to another socket is never asked).
+#[derive(Default)]
+struct FdSlot(Mutex<Option<i32>>);
+
+impl FdSlot {
+    /// `tcpi_min_rtt` (µs) of the socket, where the system tells it.
+    fn min_rtt_us(&self) -> Option<u64> {
+        let fd = self.0.lock().unwrap_or_else(|p| p.into_inner());
+        tcp_min_rtt_us((*fd)?)
+    }
+
+    fn close(&self) {
+        *self.0.lock().unwrap_or_else(|p| p.into_inner()) = None;
+    }
+}
+
+#[cfg(target_os = "linux")]
+fn tcp_min_rtt_us(fd: i32) -> Option<u64> {
+    let mut info = std::mem::MaybeUninit::<libc::tcp_info>::zeroed();
+    let mut len = std::mem::size_of::<libc::tcp_info>() as libc::socklen_t;
+    // SAFETY: `fd` is an open TCP socket (the slot is emptied under its lock before the
+    // socket closes, and this runs under that lock); `info` and `len` describe a
+    // writable buffer of `len` bytes.
+    let r = unsafe {
+        libc::getsockopt(
+            fd,
+            libc::IPPROTO_TCP,
+            libc::TCP_INFO,
+            info.as_mut_ptr().cast(),
+            &mut len,
+        )
+    };
+    // An older kernel fills less of the structure: it must reach `tcpi_min_rtt`.
+    let needed = std::mem::offset_of!(libc::tcp_info, tcpi_min_rtt) + 4;
+    if r != 0 || (len as usize) < needed {
+        return None;
+    }
+    // SAFETY: the structure was zeroed, and getsockopt wrote the first `len` bytes.
+    let info = unsafe { info.assume_init() };
+    // No sample yet: the kernel's "infinite" minimum.
+    (info.tcpi_min_rtt != u32::MAX).then(|| u64::from(info.tcpi_min_rtt))
+}
+
+#[cfg(not(target_os = "linux"))]
+fn tcp_min_rtt_us(_fd: i32) -> Option<u64> {
+    None
+}
+
+/// What one connection knows of its client: the TCP peer, whether it is a trusted
+/// proxy, the address of a PROXY header, and its place in the per-address count.
+struct Conn {
+    peer: std::net::SocketAddr,
+    trusted: bool,
+    proxied: Option<IpAddr>,
+    /// Counted under its client's address while open. A trusted proxy's connection
+    /// without a PROXY header is counted under the client of its latest request (for a
+    /// WebSocket: the upgrade's).
+    counted: Mutex<Option<Counted<IpAddr>>>,
+    fd: Arc<FdSlot>,
+}
+
+/// A connection that holds its client's count as long as it is open (a WebSocket's
 /// too, after the upgrade).
 struct Guarded {
     tcp: TcpStream,
-    _counted: Counted<IpAddr>,
+    conn: Arc<Conn>,
+}
+
+impl Drop for Guarded {
+    fn drop(&mut self) {
+        // Before the socket closes (its field drops after this).
+        self.conn.fd.close();
+        self.conn
+            .counted
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .take();
+    }
 }
 
 impl AsyncRead for Guarded {
@@ -495,13 +734,112 @@ impl AsyncWrite for Guarded {
     }
 }
 
+/// The longest PROXY protocol header read: version 1 is at most 107 bytes; version 2
+/// is 16 bytes and what they announce (addresses and TLVs).
+const PROXY_V2_SIGNATURE: &[u8; 12] = b"\r\n\r\n\0\r\nQUIT\n";
+
+/// Read the PROXY protocol header a trusted proxy's connection begins with (exactly
+/// its bytes: what follows is the HTTP request) and the client's address in it (`None`
+/// for a `LOCAL` or `UNKNOWN` header: the proxy's own connection, a health check).
+async fn read_proxy_header(tcp: &mut TcpStream) -> Result<Option<IpAddr>, String> {
+    use tokio::io::AsyncReadExt;
+    let mut head = [0u8; 16];
+    tcp.read_exact(&mut head[..6])
+        .await
+        .map_err(|e| e.to_string())?;
+    if &head[..6] == b"PROXY " {
+        let mut line = head[..6].to_vec();
+        while !line.ends_with(b"\r\n") {
+            if line.len() >= 107 {
+                return Err("a PROXY line longer than 107 bytes".into());
+            }
+            let mut b = [0u8; 1];
+            tcp.read_exact(&mut b).await.map_err(|e| e.to_string())?;
+            line.push(b[0]);
+        }
+        let text = std::str::from_utf8(&line).map_err(|_| "a PROXY line that is not text")?;
+        let h = ppp::v1::Header::try_from(text).map_err(|e| format!("PROXY line: {e}"))?;
+        return Ok(match h.addresses {
+            ppp::v1::Addresses::Tcp4(a) => Some(IpAddr::V4(a.source_address)),
+            ppp::v1::Addresses::Tcp6(a) => Some(IpAddr::V6(a.source_address)),
+            ppp::v1::Addresses::Unknown => None,
+        });
+    }
+    tcp.read_exact(&mut head[6..])
+        .await
+        .map_err(|e| e.to_string())?;
+    if &head[..12] != PROXY_V2_SIGNATURE {
+        return Err("the connection does not begin with a PROXY protocol header".into());
+    }
+    let len = usize::from(u16::from_be_bytes([head[14], head[15]]));
+    let mut all = head.to_vec();
+    all.resize(16 + len, 0);
+    tcp.read_exact(&mut all[16..])
+        .await
+        .map_err(|e| e.to_string())?;
+    let h = ppp::v2::Header::try_from(&all[..]).map_err(|e| format!("PROXY header: {e}"))?;
+    if h.command == ppp::v2::Command::Local {
+        return Ok(None);
+    }
+    Ok(match h.addresses {
+        ppp::v2::Addresses::IPv4(a) => Some(IpAddr::V4(a.source_address)),
+        ppp::v2::Addresses::IPv6(a) => Some(IpAddr::V6(a.source_address)),
+        _ => None,
+    })
+}
+
 /// How long a shutdown waits for requests in flight before it returns anyway.
 const DRAIN: Duration = Duration::from_secs(5);
 
+/// A request body with a deadline for the whole of it: a client that trickles a byte
+/// every few seconds is cut off when the deadline passes, not when it pauses
+/// (`tower_http`'s `TimeoutBody` restarts its timer on every chunk).
+struct DeadlineBody {
+    inner: Incoming,
+    deadline: Pin<Box<tokio::time::Sleep>>,
+}
+
+impl hyper::body::Body for DeadlineBody {
+    type Data = bytes::Bytes;
+    type Error = axum::BoxError;
+
+    fn poll_frame(
+        mut self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+    ) -> Poll<Option<Result<hyper::body::Frame<bytes::Bytes>, Self::Error>>> {
+        if self.deadline.as_mut().poll(cx).is_ready() {
+            return Poll::Ready(Some(
+                Err("the request body took longer than allowed".into()),
+            ));
+        }
+        Pin::new(&mut self.inner)
+            .poll_frame(cx)
+            .map_err(axum::BoxError::from)
+    }
+
+    fn is_end_stream(&self) -> bool {
+        self.inner.is_end_stream()
+    }
+
+    fn size_hint(&self) -> hyper::body::SizeHint {
+        self.inner.size_hint()
+    }
+}
+
+fn too_many_connections() -> Response {
+    (
+        StatusCode::TOO_MANY_REQUESTS,
+        [(header::CONNECTION, HeaderValue::from_static("close"))],
+        axum::Json(serde_json::json!({"error": "too many open connections from your address"})),
+    )
+        .into_response()
+}
+
 /// Serve `app` on `listener` until `shutdown` completes: HTTP/1.1 with a header timeout,
-/// a body timeout, and a limit of open connections per address (a connection over it
-/// is answered `429` and closed). Every request carries its peer's address
-/// (`ConnectInfo`) for the per-address creation limit.
+/// a deadline for each request's body, and a limit of open connections per client
+/// address (a connection over it is answered `429` and closed). Every request carries
+/// its client's address as `ConnectInfo` ([`client_address`]: the peer, or what a
+/// trusted proxy says) and its [`Transport`].
 pub async fn serve(
     listener: TcpListener,
     app: Router,
@@ -509,11 +847,12 @@ pub async fn serve(
     shutdown: impl Future<Output = ()> + Send + 'static,
 ) -> std::io::Result<()> {
     let counts: Arc<Counts<IpAddr>> = Arc::new(Counts::default());
+    let limits = Arc::new(limits);
     let (stop_tx, stop_rx) = watch::channel(false);
     let mut tasks = tokio::task::JoinSet::new();
     tokio::pin!(shutdown);
     loop {
-        let (tcp, peer) = tokio::select! {
+        let (mut tcp, peer) = tokio::select! {
             r = listener.accept() => match r {
                 Ok(x) => x,
                 Err(e) => {
@@ -531,28 +870,105 @@ pub async fn serve(
         if let Err(e) = tcp.set_nodelay(true) {
             tracing::debug!(error = %e, "TCP_NODELAY not set");
         }
-        let Some(counted) = counts.enter(peer.ip(), limits.connections_per_address) else {
-            let _ = tcp.try_write(TOO_MANY_CONNECTIONS);
-            continue;
+        let is_trusted = trusted(&limits, peer.ip());
+        // A direct client is counted at once, before anything of it is read.
+        let counted = if is_trusted {
+            None
+        } else {
+            let Some(c) = counts.enter(peer.ip().to_canonical(), limits.connections_per_address)
+            else {
+                let _ = tcp.try_write(TOO_MANY_CONNECTIONS);
+                continue;
+            };
+            Some(c)
         };
-        let io = TokioIo::new(Guarded {
-            tcp,
-            _counted: counted,
-        });
+        let fd = Arc::new(FdSlot::default());
+        #[cfg(unix)]
+        if !is_trusted {
+            use std::os::fd::AsRawFd;
+            *fd.0.lock().unwrap_or_else(|p| p.into_inner()) = Some(tcp.as_raw_fd());
+        }
         let app = app.clone();
-        let body_timeout = limits.body_timeout;
-        let svc = hyper::service::service_fn(move |req: Request<Incoming>| {
-            let mut req = req.map(|b| Body::new(TimeoutBody::new(body_timeout, b)));
-            req.extensions_mut().insert(ConnectInfo(peer));
-            app.clone().oneshot(req)
-        });
-        let conn = hyper::server::conn::http1::Builder::new()
-            .timer(TokioTimer::new())
-            .header_read_timeout(limits.header_timeout)
-            .serve_connection(io, svc)
-            .with_upgrades();
+        let limits = limits.clone();
+        let counts = counts.clone();
         let mut stop = stop_rx.clone();
         tasks.spawn(async move {
+            let mut proxied = None;
+            if is_trusted && limits.client_address_from == ClientAddressFrom::ProxyProtocol {
+                match tokio::time::timeout(limits.header_timeout, read_proxy_header(&mut tcp)).await
+                {
+                    Ok(Ok(a)) => proxied = a,
+                    Ok(Err(e)) => {
+                        tracing::debug!(%peer, error = %e, "refused a trusted proxy's connection");
+                        return;
+                    }
+                    Err(_) => return,
+                }
+            }
+            let conn = Arc::new(Conn {
+                peer,
+                trusted: is_trusted,
+                proxied,
+                counted: Mutex::new(counted),
+                fd,
+            });
+            if let Some(client) = proxied {
+                match counts.enter(client.to_canonical(), limits.connections_per_address) {
+                    Some(c) => *conn.counted.lock().unwrap_or_else(|p| p.into_inner()) = Some(c),
+                    None => {
+                        let _ = tcp.try_write(TOO_MANY_CONNECTIONS);
+                        return;
+                    }
+                }
+            }
+            let io = TokioIo::new(Guarded {
+                tcp,
+                conn: conn.clone(),
+            });
+            let body_timeout = limits.body_timeout;
+            let header_timeout = limits.header_timeout;
+            let svc = hyper::service::service_fn(move |req: Request<Incoming>| {
+                let app = app.clone();
+                let conn = conn.clone();
+                let limits = limits.clone();
+                let counts = counts.clone();
+                async move {
+                    let client =
+                        client_address(&limits, conn.peer.ip(), conn.proxied, req.headers());
+                    if conn.trusted && conn.proxied.is_none() {
+                        // Counted under the client of this request.
+                        let mut slot = conn.counted.lock().unwrap_or_else(|p| p.into_inner());
+                        if slot.as_ref().map(|c| c.key) != Some(client) {
+                            match counts.enter(client, limits.connections_per_address) {
+                                Some(c) => *slot = Some(c),
+                                None => return Ok(too_many_connections()),
+                            }
+                        }
+                    }
+                    let transport = Transport {
+                        kernel: (!conn.trusted).then(|| conn.fd.clone()),
+                        forwarded_us: if conn.trusted {
+                            forwarded_rtt(req.headers())
+                        } else {
+                            None
+                        },
+                    };
+                    let deadline = Box::pin(tokio::time::sleep(body_timeout));
+                    let mut req = req.map(|inner| Body::new(DeadlineBody { inner, deadline }));
+                    req.extensions_mut()
+                        .insert(ConnectInfo(std::net::SocketAddr::new(
+                            client,
+                            conn.peer.port(),
+                        )));
+                    req.extensions_mut().insert(transport);
+                    app.oneshot(req).await
+                }
+            });
+            let conn = hyper::server::conn::http1::Builder::new()
+                .timer(TokioTimer::new())
+                .header_read_timeout(header_timeout)
+                .serve_connection(io, svc)
+                .with_upgrades();
             tokio::pin!(conn);
             tokio::select! {
                 r = conn.as_mut() => {
@@ -573,9 +989,17 @@ pub async fn serve(
     Ok(())
 }
 
+/// The round trip a trusted proxy measured, from [`RTT_HEADER`] and [`RTTVAR_HEADER`].
+fn forwarded_rtt(headers: &axum::http::HeaderMap) -> Option<(u64, Option<u64>)> {
+    let read = |name: &str| -> Option<u64> {
+        headers.get(name)?.to_str().ok()?.trim().parse::<u64>().ok()
+    };
+    Some((read(RTT_HEADER)?, read(RTTVAR_HEADER)))
+}
+
 const TOO_MANY_CONNECTIONS: &[u8] = b"HTTP/1.1 429 Too Many Requests\r\nContent-Type: application/json\r\nContent-Length: 56\r\nConnection: close\r\n\r\n{\"error\":\"too many open connections from your address\"}\n";
 
-/// The client's address as a handler's argument ([`client_address`]; `None` when the
+/// The client's address as a handler's argument ([`request_address`]; `None` when the
 /// request did not come through [`serve`], as in a unit test's router).
 pub struct ClientAddress(pub Option<IpAddr>);
 
@@ -586,6 +1010,80 @@ impl<S: Send + Sync> axum::extract::FromRequestParts<S> for ClientAddress {
         parts: &mut axum::http::request::Parts,
         _state: &S,
     ) -> Result<Self, Self::Rejection> {
-        Ok(ClientAddress(client_address(&parts.extensions)))
+        Ok(ClientAddress(request_address(&parts.extensions)))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn behind(from: ClientAddressFrom) -> Limits {
+        Limits {
+            trusted_proxies: parse_trusted_proxies("10.0.0.0/8, 192.0.2.7").unwrap(),
+            client_address_from: from,
+            ..Limits::default()
+        }
+    }
+
+    fn headers(pairs: &[(&'static str, &str)]) -> axum::http::HeaderMap {
+        let mut h = axum::http::HeaderMap::new();
+        for (k, v) in pairs {
+            h.append(*k, v.parse().unwrap());
+        }
+        h
+    }
+
+    #[test]
+    fn the_client_is_the_rightmost_untrusted_hop() {
+        let l = behind(ClientAddressFrom::XForwardedFor);
+        let proxy: IpAddr = "10.1.2.3".parse().unwrap();
+        let stranger: IpAddr = "203.0.113.9".parse().unwrap();
+        let xff = headers(&[("x-forwarded-for", "1.1.1.1, 198.51.100.4, 10.9.9.9")]);
+        // A trusted proxy: the last hop not trusted.
+        assert_eq!(
+            client_address(&l, proxy, None, &xff),
+            "198.51.100.4".parse::<IpAddr>().unwrap()
+        );
+        // A stranger's header is nothing.
+        assert_eq!(client_address(&l, stranger, None, &xff), stranger);
+        // No header, garbage, `unknown`: the proxy itself.
+        assert_eq!(client_address(&l, proxy, None, &headers(&[])), proxy);
+        let junk = headers(&[("x-forwarded-for", "1.1.1.1, junk")]);
+        assert_eq!(client_address(&l, proxy, None, &junk), proxy);
+        // Two header lines are one list; IPv6 with a port.
+        let two = headers(&[
+            ("x-forwarded-for", "1.1.1.1"),
+            ("x-forwarded-for", "[2001:db8::1]:4711"),
+        ]);
+        assert_eq!(
+            client_address(&l, proxy, None, &two),
+            "2001:db8::1".parse::<IpAddr>().unwrap()
+        );
+        // Forwarded is not read when X-Forwarded-For is the source.
+        let fwd = headers(&[("forwarded", "for=198.51.100.77")]);
+        assert_eq!(client_address(&l, proxy, None, &fwd), proxy);
+    }
+
+    #[test]
+    fn forwarded_and_proxy_protocol_sources() {
+        let l = behind(ClientAddressFrom::Forwarded);
+        let proxy: IpAddr = "192.0.2.7".parse().unwrap();
+        let h = headers(&[(
+            "forwarded",
+            "for=1.1.1.1;proto=https, for=\"[2001:db8::2]:80\";by=10.0.0.1, for=10.0.0.5",
+        )]);
+        assert_eq!(
+            client_address(&l, proxy, None, &h),
+            "2001:db8::2".parse::<IpAddr>().unwrap()
+        );
+        let xff = headers(&[("x-forwarded-for", "198.51.100.4")]);
+        assert_eq!(client_address(&l, proxy, None, &xff), proxy);
+        let l = behind(ClientAddressFrom::ProxyProtocol);
+        let from: IpAddr = "198.51.100.8".parse().unwrap();
+        assert_eq!(client_address(&l, proxy, Some(from), &xff), from);
+        assert_eq!(client_address(&l, proxy, None, &xff), proxy);
+        assert!(parse_trusted_proxies("10.0.0.0/33").is_err());
+        assert!(parse_trusted_proxies("nope").is_err());
     }
 }

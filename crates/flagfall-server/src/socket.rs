@@ -33,11 +33,11 @@ pub const RATE_PER_SEC: f64 = 20.0;
 pub const BURST: f64 = 40.0;
 /// Frames over the limit in a row on one socket before it is closed (1008).
 pub const FLOOD_CLOSE_AFTER: u32 = 20;
-/// How often the server pings (and measures the round trip from its pong).
 /// The close code of a socket whose node stopped serving its game (a cluster node that
 /// lost the game's lease): 1012, "service restart": reconnect.
 pub const MOVED_CODE: u16 = 1012;
-const PING_EVERY: Duration = Duration::from_secs(5);
+/// How often the server pings (and measures the round trip from its pong).
+pub const PING_EVERY: Duration = Duration::from_secs(5);
 
 /// How long one send to a socket may take: a peer that stopped reading (gone without a
 /// close, its buffers full) is dropped instead of holding its task, and the server's
@@ -74,7 +74,7 @@ fn with_role(text: &str, role: Role) -> String {
     format!("{{\"role\":\"{}\",{body}", role.as_str())
 }
 
-fn close(code: u16, reason: &str) -> Message {
+pub(crate) fn close(code: u16, reason: &str) -> Message {
     Message::Close(Some(CloseFrame {
         code,
         reason: Utf8Bytes::from(reason.to_string()),
@@ -419,15 +419,15 @@ impl Drop for Share {
 }
 
 /// A socket's rate limit: its player's bucket, and the frames it had dropped in a row.
-struct RateLimit {
-    rate: f64,
+pub(crate) struct RateLimit {
+    pub(crate) rate: f64,
     share: Share,
     /// Frames dropped in a row on this socket.
     over_limit: u32,
 }
 
 /// What the limit does with a frame.
-enum Admit {
+pub(crate) enum Admit {
     Yes,
     /// Over the limit: dropped, the client told.
     Dropped,
@@ -444,7 +444,12 @@ impl RateLimit {
         }
     }
 
-    fn take(&mut self) -> Admit {
+    /// A socket's own bucket (a spectator's; an evening's live socket).
+    pub(crate) fn own(s: &Shared) -> RateLimit {
+        RateLimit::new(s, "", Role::Spectator)
+    }
+
+    pub(crate) fn take(&mut self) -> Admit {
         if !self.share.take() {
             self.over_limit += 1;
             return if self.over_limit > FLOOD_CLOSE_AFTER {
@@ -555,7 +560,14 @@ async fn answer(
     }
 }
 
-pub async fn run(s: Arc<Shared>, id: String, role: Role, route: crate::Route, socket: WebSocket) {
+pub async fn run(
+    s: Arc<Shared>,
+    id: String,
+    role: Role,
+    route: crate::Route,
+    socket: WebSocket,
+    transport: crate::limits::Transport,
+) {
     s.metrics.sockets.inc();
     let _gauge = Gauge(s.clone());
     let (mut sink, mut stream) = socket.split();
@@ -620,21 +632,15 @@ pub async fn run(s: Arc<Shared>, id: String, role: Role, route: crate::Route, so
                         break;
                     }
                 };
+                // Every frame the client sends counts (text, binary, ping, pong, close
+                // aside), in the same bucket and towards the same flood close; the one
+                // exception is the pong that answers this socket's own ping, once.
+                let is_binary = matches!(frame, Message::Binary(_));
                 let body = match frame {
-                    Message::Text(t) => t,
-                    Message::Binary(_) => {
-                        s.metrics.frame_errors.inc();
-                        let msg = ServerMsg::Error { id: None, message: "text frames only: send JSON".into() };
-                        if timed(&mut sink, text(&msg)).await.is_err() { break; }
-                        continue;
-                    }
-                    Message::Pong(p) => {
-                        // Only the answer to this socket's own ping counts.
-                        pings.pong(p.as_ref());
-                        continue;
-                    }
-                    Message::Ping(_) => continue,
+                    Message::Text(t) => Some(t),
+                    Message::Pong(p) if pings.pong(p.as_ref()) => continue,
                     Message::Close(_) => break,
+                    Message::Binary(_) | Message::Ping(_) | Message::Pong(_) => None,
                 };
                 match limit.take() {
                     Admit::Yes => {}
@@ -651,7 +657,17 @@ pub async fn run(s: Arc<Shared>, id: String, role: Role, route: crate::Route, so
                         break;
                     }
                 }
-                let answer = match answer(&s, &id, &mut t, role, pings.rtt_ms(), received, body.as_str()).await {
+                let Some(body) = body else {
+                    // A binary frame is answered; a ping (answered by the WebSocket layer)
+                    // and an unsolicited pong are not.
+                    if is_binary {
+                        s.metrics.frame_errors.inc();
+                        let msg = ServerMsg::Error { id: None, message: "text frames only: send JSON".into() };
+                        if timed(&mut sink, text(&msg)).await.is_err() { break; }
+                    }
+                    continue;
+                };
+                let answer = match answer(&s, &id, &mut t, role, pings.rtt_for_credit_ms(transport.rtt_bound_us()), received, body.as_str()).await {
                     Ok(Answer::Text(text)) => Some(text),
                     Ok(Answer::None) => None,
                     Ok(Answer::Stored(n)) => {
@@ -684,7 +700,7 @@ pub async fn run(s: Arc<Shared>, id: String, role: Role, route: crate::Route, so
                 // The same frame again: a retried id, answered with its event (or, with
                 // no id, a state).
                 let again = if parse_frame(&frame).is_ok_and(|f| matches!(f, ClientFrame::Action { id: Some(_), .. })) {
-                    answer(&s, &id, &mut t, role, pings.rtt_ms(), Instant::now(), &frame).await
+                    answer(&s, &id, &mut t, role, pings.rtt_for_credit_ms(transport.rtt_bound_us()), Instant::now(), &frame).await
                 } else {
                     Ok(Answer::None)
                 };

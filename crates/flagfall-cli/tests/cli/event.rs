@@ -822,3 +822,66 @@ fn an_evening_with_check_in_forbidden_pairs_corrections_and_reports() {
     }
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// Issue 30: the command line takes text by the events library's rules: a line end in the
+/// site, a date that is not one, a report detail on two lines or a name over a game's 64
+/// characters is refused naming the field, and the file is not written or not changed.
+#[test]
+fn text_with_line_ends_is_refused() {
+    let dir = temp_dir("text-rules");
+    let file = dir.join("e.json");
+    let f = file.to_str().unwrap();
+    let new = |extra: &[&str]| -> String {
+        let mut args = vec![
+            "event", "new", f, "--name", "X", "--format", "swiss", "--rounds", "3",
+        ];
+        args.extend_from_slice(extra);
+        fails(&args)
+    };
+    let err = new(&["--site", "Reno\n001    9 m    Fake"]);
+    assert!(
+        err.contains("site: holds a control character (U+000A)"),
+        "{err}"
+    );
+    let err = new(&["--date", "2026-11\n[X"]);
+    assert!(err.contains("date: "), "{err}");
+    assert!(!file.exists(), "nothing written");
+    ok(&[
+        "event",
+        "new",
+        f,
+        "--name",
+        "X",
+        "--format",
+        "swiss",
+        "--rounds",
+        "3",
+        "--site",
+        "Reno",
+        "--date",
+        "2026-11-28",
+    ]);
+    let before = std::fs::read_to_string(&file).unwrap();
+    let err = fails(&[
+        "event",
+        "report-info",
+        f,
+        "--chief-arbiter",
+        "Ann\r\n[White \"X\"]",
+    ]);
+    assert!(
+        err.contains("report.chief_arbiter: holds a control character"),
+        "{err}"
+    );
+    let long = "N".repeat(65);
+    let err = fails(&["event", "add-player", f, "--name", &long]);
+    assert!(
+        err.contains("name: 65 characters, longer than the 64"),
+        "{err}"
+    );
+    assert_eq!(
+        std::fs::read_to_string(&file).unwrap(),
+        before,
+        "the file unchanged"
+    );
+}

@@ -15,11 +15,13 @@ mod evening_nodes;
 mod evening_speed;
 mod faults;
 mod flood;
+mod injection;
 mod lifecycle;
 mod lobby;
 mod pg_restart;
 mod rematch;
 mod support;
+mod transport;
 mod trust;
 
 use serde_json::{Value, json};

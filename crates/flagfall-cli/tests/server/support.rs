@@ -681,6 +681,11 @@ impl Process {
         cpu_of(&format!("/proc/{}/stat", self.child.id()))
     }
 
+    /// The process's id.
+    pub fn pid(&self) -> u32 {
+        self.child.id()
+    }
+
     /// Whether the process is still running (it has not exited or crashed).
     pub fn alive(&mut self) -> bool {
         matches!(self.child.try_wait(), Ok(None))

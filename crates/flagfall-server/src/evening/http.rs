@@ -316,10 +316,10 @@ async fn create(
     if let Some(p) = &b.pab_points {
         event.set_pab_points(p).map_err(event_error)?;
     }
-    event.site = b.site;
-    event.date = b.date;
+    event.set_site(b.site.as_deref()).map_err(event_error)?;
+    event.set_date(b.date.as_deref()).map_err(event_error)?;
     if let Some(r) = b.report {
-        event.report = report_info(r)?;
+        event.set_report(report_info(r)?).map_err(event_error)?;
     }
     event.check_in = b.check_in.unwrap_or(true);
     event.paper_mode = b.play == Play::Board;
@@ -362,6 +362,7 @@ async fn import_event(
         event.upgrade();
         event
             .validate()
+            .and_then(|()| flagfall_events::text::event(&event))
             .map_err(|e| refused(StatusCode::BAD_REQUEST, format!("event file: {e}")))?;
         let zero = task::Sizes {
             players: 0,
@@ -540,6 +541,23 @@ fn read_players(format: &str, body: &[u8]) -> Result<Vec<NewPlayer>, ApiError> {
     };
     if players.is_empty() {
         return Err(refused(StatusCode::BAD_REQUEST, "no players in the upload"));
+    }
+    // Every name by the events library's rules (one line, a game's 64 characters), and
+    // each once in the upload, before anything is entered: the error names the player.
+    let mut names = std::collections::HashSet::new();
+    for (i, p) in players.iter().enumerate() {
+        let name = flagfall_events::text::new_player(p)
+            .map_err(|e| refused(StatusCode::BAD_REQUEST, format!("players[{}].{e}", i + 1)))?;
+        if !names.insert(name.clone()) {
+            let shown: String = name.chars().take(40).collect();
+            return Err(refused(
+                StatusCode::BAD_REQUEST,
+                format!(
+                    "players[{}].name: {shown:?} is in the upload twice (each player's link is tied to their name)",
+                    i + 1
+                ),
+            ));
+        }
     }
     Ok(players)
 }
@@ -859,6 +877,7 @@ async fn set_report(
     let w = director(&h.now(), &headers)?;
     let v: Value = parse(&body, "report")?;
     let info = report_info(v)?;
+    flagfall_events::text::report(&info).map_err(event_error)?;
     let ticket = admit(&s, addr, Some(&id))?;
     let done = h
         .run_as(
@@ -1027,6 +1046,13 @@ async fn set_result(
         return Err(refused(
             StatusCode::BAD_REQUEST,
             "with `game`, give that game's one `result`",
+        ));
+    }
+    if matches!(w, Who::Player(_)) && results.iter().any(|r| !r.is_played()) {
+        return Err(refused(
+            StatusCode::FORBIDDEN,
+            "a player reports the result of a game played (1-0, 0-1 or 1/2); a forfeit \
+             (+-, -+, --) or a result not in (*) is the director's to enter",
         ));
     }
     let op = match (&w, b.game) {
@@ -1312,7 +1338,7 @@ fn server_pgn(snap: &Snap, games: Vec<(u32, u32, String)>) -> Result<String, Api
         let game_pgn = flagfall_game::pgn::to_pgn(&script);
         out.push_str(&format!(
             "[Event \"{}\"]\n[Round \"{round}.{board}\"]\n",
-            snap.event.name.replace(['"', '\\'], " "),
+            flagfall_game::pgn::tag_value(&snap.event.name),
         ));
         // The game's own tags follow (its Event tag, if any, is the server's).
         out.push_str(
@@ -1332,11 +1358,19 @@ struct LiveQuery {
     token: Option<String>,
 }
 
+/// The largest message an evening's live socket reads: it is read only, and a client
+/// has nothing to send on it but pongs and a close; a longer message closes it (1009).
+pub const LIVE_MAX_MESSAGE_BYTES: usize = 1024;
+
 /// `GET /ws/events/{id}[?token=DIRECTOR]`: the live evening. First a `state` message
 /// (the event, the latest round, the standings); then a `change` message after every
 /// stored change (its log rows, what followed, and the round and standings when they
 /// changed). Read only. With the director's token (a browser cannot set a WebSocket's
-/// headers) the players' reports and disagreements come too.
+/// headers) the players' reports and disagreements come too. Treated as a game's socket
+/// is (docs/protocol.md "Limits"): a small read buffer and a read limit, every frame
+/// counted against the frame rate and the flood close, the server's pings and a
+/// dead-socket close, the director's sockets counted against the per-token cap (and
+/// every socket against its address's connections).
 async fn live(
     State(s): State<AppState>,
     ClientAddress(addr): ClientAddress,
@@ -1345,27 +1379,56 @@ async fn live(
     ws: WebSocketUpgrade,
 ) -> Result<Response, ApiError> {
     let h = evening(&s, &id).await?;
+    let mut counted = None;
     let director = match &q.token {
         None => false,
-        Some(t) => match h.now().tokens.get(&crate::token_hash(t)) {
-            Some(w) if w.is_director() => true,
-            _ => {
-                return Err(refused(
-                    StatusCode::FORBIDDEN,
-                    format!("the token is not event {id}'s director's"),
-                ));
+        Some(t) => {
+            let hash = crate::token_hash(t);
+            match h.now().tokens.get(&hash) {
+                Some(w) if w.is_director() => {}
+                _ => {
+                    return Err(refused(
+                        StatusCode::FORBIDDEN,
+                        format!("the token is not event {id}'s director's"),
+                    ));
+                }
             }
-        },
+            let max = s.limits.sockets_per_token;
+            match s.token_sockets.enter(hash, max) {
+                Some(c) => counted = Some(c),
+                None => {
+                    return Err(refused(
+                        StatusCode::TOO_MANY_REQUESTS,
+                        format!(
+                            "{max} sockets are open with this token, the most allowed: close one first"
+                        ),
+                    ));
+                }
+            }
+            true
+        }
     };
     // The first state (with the standings) is made off the async workers, counted
     // against the address as any such request.
     let ticket = admit(&s, addr, None)?;
-    let mut shutdown = s.shutdown.clone();
     Ok(ws
-        .max_message_size(crate::socket::MAX_MESSAGE_BYTES)
+        .max_message_size(LIVE_MAX_MESSAGE_BYTES)
+        .max_frame_size(LIVE_MAX_MESSAGE_BYTES)
+        .read_buffer_size(crate::socket::READ_BUFFER_BYTES)
+        .write_buffer_size(0)
         .on_upgrade(move |socket| async move {
-            run_live(socket, &s, h, director, ticket, &mut shutdown).await;
+            let _counted = counted;
+            run_live(socket, s, h, director, ticket).await;
         }))
+}
+
+/// Send `m` on a live socket, failing after [`crate::socket::WRITE_TIMEOUT`] (a reader
+/// that stopped reading is dropped).
+async fn send_live(socket: &mut WebSocket, m: Message) -> Result<(), ()> {
+    match tokio::time::timeout(crate::socket::WRITE_TIMEOUT, socket.send(m)).await {
+        Ok(Ok(())) => Ok(()),
+        _ => Err(()),
+    }
 }
 
 /// The live socket's whole state, made off the async workers (`ticket`: the request's
@@ -1385,40 +1448,49 @@ async fn live_state(
 
 async fn run_live(
     mut socket: WebSocket,
-    s: &AppState,
-    mut h: EveningHandle,
+    s: AppState,
+    h: EveningHandle,
     director: bool,
     ticket: Ticket,
-    shutdown: &mut tokio::sync::watch::Receiver<bool>,
 ) {
+    use crate::socket::{Admit, close};
+    use axum::extract::ws::close_code;
     let viewer = if director {
         Viewer::Director
     } else {
         Viewer::Public
     };
+    let mut shutdown = s.shutdown.clone();
+    let mut h = h;
     // Subscribe before reading the state: nothing between the two is missed.
     let mut rx = h.live.subscribe();
-    let Some(first) = live_state(s, &h, viewer, Some(ticket)).await else {
+    let Some(first) = live_state(&s, &h, viewer, Some(ticket)).await else {
         return;
     };
-    if socket.send(Message::Text(first.into())).await.is_err() {
+    if send_live(&mut socket, Message::Text(first.into()))
+        .await
+        .is_err()
+    {
         return;
     }
+    let mut pings = crate::lag::Pings::default();
+    let mut ping = tokio::time::interval(crate::socket::PING_EVERY);
+    let mut limit = crate::socket::RateLimit::own(&s);
     loop {
         tokio::select! {
             msg = rx.recv() => match msg {
                 Ok(live) => {
                     let text = if director { Some(&live.director) } else { live.public.as_ref() };
                     if let Some(text) = text
-                        && socket.send(Message::Text(text.to_string().into())).await.is_err()
+                        && send_live(&mut socket, Message::Text(text.to_string().into())).await.is_err()
                     {
                         return;
                     }
                 }
                 Err(tokio::sync::broadcast::error::RecvError::Lagged(_)) => {
                     // Too far behind: the whole state again.
-                    let Some(again) = live_state(s, &h, viewer, None).await else { return };
-                    if socket.send(Message::Text(again.into())).await.is_err() {
+                    let Some(again) = live_state(&s, &h, viewer, None).await else { return };
+                    if send_live(&mut socket, Message::Text(again.into())).await.is_err() {
                         return;
                     }
                 }
@@ -1427,23 +1499,66 @@ async fn run_live(
             // The task was unloaded in the instant before this socket subscribed (an
             // evening with a socket is not unloaded): follow the evening loaded again.
             _ = h.closed() => {
-                let Ok(Some(again)) = task::handle(s, &h.now().id).await else { return };
+                let Ok(Some(again)) = task::handle(&s, &h.now().id).await else { return };
                 h = again;
                 rx = h.live.subscribe();
-                let Some(state) = live_state(s, &h, viewer, None).await else { return };
-                if socket.send(Message::Text(state.into())).await.is_err() {
+                let Some(state) = live_state(&s, &h, viewer, None).await else { return };
+                if send_live(&mut socket, Message::Text(state.into())).await.is_err() {
                     return;
                 }
             }
-            incoming = socket.recv() => match incoming {
-                Some(Ok(Message::Close(_))) | None | Some(Err(_)) => return,
-                Some(Ok(_)) => {}
-            },
+            incoming = socket.recv() => {
+                let frame = match incoming {
+                    None | Some(Ok(Message::Close(_))) => return,
+                    Some(Err(e)) => {
+                        let mut reason = format!("closing: {e}");
+                        while reason.len() > 120 {
+                            reason.pop();
+                        }
+                        let _ = send_live(&mut socket, close(crate::limits::close_code_for(e), &reason)).await;
+                        tokio::time::sleep(std::time::Duration::from_millis(200)).await;
+                        return;
+                    }
+                    Some(Ok(f)) => f,
+                };
+                // The answer to this socket's own ping, once, is free; every other frame
+                // counts against the rate and the flood close, and is otherwise ignored.
+                if let Message::Pong(p) = &frame
+                    && pings.pong(p.as_ref())
+                {
+                    continue;
+                }
+                match limit.take() {
+                    Admit::Yes | Admit::Dropped => {}
+                    Admit::Flooding => {
+                        s.metrics.frame_errors.inc();
+                        let _ = send_live(&mut socket, close(close_code::POLICY, "flooding: too many messages a second")).await;
+                        // The closing handshake: what the client still sends is read (and
+                        // dropped) until its close, for a second at most; closing at once
+                        // would reset the connection over the unread frames, and the
+                        // client could lose the close frame to the reset.
+                        let until = tokio::time::Instant::now() + std::time::Duration::from_secs(1);
+                        while let Ok(Some(Ok(m))) = tokio::time::timeout_at(until, socket.recv()).await {
+                            if matches!(m, Message::Close(_)) {
+                                break;
+                            }
+                        }
+                        return;
+                    }
+                }
+            }
+            _ = ping.tick() => {
+                if pings.unanswered() >= crate::socket::PINGS_UNANSWERED_CLOSE {
+                    tracing::debug!(evening = %h.now().id, "no pong to the live socket's pings: closing");
+                    return;
+                }
+                let nonce = pings.ping();
+                if send_live(&mut socket, Message::Ping(nonce.to_vec().into())).await.is_err() {
+                    return;
+                }
+            }
             _ = async { shutdown.wait_for(|d| *d).await.is_ok() } => {
-                let _ = socket.send(Message::Close(Some(axum::extract::ws::CloseFrame {
-                    code: 1001,
-                    reason: "server going away".into(),
-                }))).await;
+                let _ = send_live(&mut socket, close(close_code::AWAY, "server going away")).await;
                 return;
             }
         }

@@ -98,6 +98,13 @@ pub struct BoardReports {
     pub black: Option<Vec<RecordedResult>>,
 }
 
+// An evening's players play the server's games under their names: the evening takes no
+// name a game would refuse (issue 30: a 65-character name failed every pairing).
+const _: () = assert!(
+    flagfall_events::text::MAX_NAME_CHARS == flagfall_protocol::MAX_NAME_CHARS,
+    "an evening's name limit is a game's"
+);
+
 /// A player's token when the director enters them: derived from the director's own token,
 /// the evening and the name (SHA-256 of a label and the three, as a challenge's creator
 /// token is derived from its secret). The store keeps only its hash, as for any token, and

@@ -340,7 +340,7 @@ fn replay_row(
     }
     match serde_json::from_str::<LogRow>(&r.json).map_err(|e| corrupt("log", &e))? {
         LogRow::Change(entry) => event
-            .apply(entry.change, &Origin::new(entry.by, entry.at))
+            .apply_stored(entry.change, &Origin::new(entry.by, entry.at))
             .map_err(|e| corrupt(&format!("log row {}", r.seq), &e)),
         LogRow::Report(rep) => {
             note_report(event, reports, &rep);
@@ -990,7 +990,10 @@ impl Task {
             }
             Op::SetReport(report) => {
                 let report = *report;
-                w.snap.event.report = report.clone();
+                w.snap
+                    .event
+                    .set_report(report.clone())
+                    .map_err(Refusal::Event)?;
                 w.row(&LogRow::Details {
                     report,
                     by: origin.by.clone(),
@@ -1097,9 +1100,11 @@ fn report(
                  corrects it if it is wrong"
         )));
     }
-    if results.len() != b.games.len() || results.contains(&RecordedResult::Pending) {
+    // Players report games played; a forfeit (or `*`) is the director's to enter.
+    if results.len() != b.games.len() || results.iter().any(|r| !r.is_played()) {
         return Err(Refusal::Conflict(format!(
-            "board {board} has {} game(s): report one result for each (1-0, 0-1 or 1/2)",
+            "board {board} has {} game(s): report one result for each (1-0, 0-1 or 1/2); \
+             a forfeit is the director's to enter",
             b.games.len()
         )));
     }
