@@ -47,6 +47,43 @@ pub struct Args {
     /// Seconds a client has to send a request's headers, and again its body.
     #[arg(long, value_name = "S", default_value_t = flagfall_server::limits::HEADER_TIMEOUT.as_secs())]
     request_timeout: u64,
+    /// Evenings one client address may create or import a minute, sustained (bursts of
+    /// --evening-burst); 0 lifts the limit.
+    #[arg(long, value_name = "N", default_value_t = flagfall_server::limits::EVENINGS_PER_MINUTE)]
+    evenings_per_minute: u32,
+    /// Evenings one client address may create or import at once.
+    #[arg(long, value_name = "N", default_value_t = flagfall_server::limits::EVENING_BURST)]
+    evening_burst: u32,
+    /// Players one evening may hold (at most the events library's 2,000).
+    #[arg(long, value_name = "N", default_value_t = flagfall_server::limits::EVENING_PLAYERS)]
+    evening_players: usize,
+    /// Rounds one evening may play (a round robin's follow from its players; at most 200).
+    #[arg(long, value_name = "N", default_value_t = flagfall_server::limits::EVENING_ROUNDS)]
+    evening_rounds: u32,
+    /// Forbidden pairs one evening may hold.
+    #[arg(long, value_name = "N", default_value_t = flagfall_server::limits::EVENING_FORBIDDEN)]
+    evening_forbidden: usize,
+    /// Mebibytes one evening's stored log may hold (each change is replayed when the
+    /// evening loads).
+    #[arg(long, value_name = "MIB", default_value_t = flagfall_server::limits::EVENING_LOG_MIB)]
+    evening_log_mib: usize,
+    /// Deputy directors' tokens one evening may have.
+    #[arg(long, value_name = "N", default_value_t = flagfall_server::limits::DEPUTIES_PER_EVENING)]
+    deputies_per_evening: usize,
+    /// Threads for the evenings' CPU-bound work (pairing, standings, exports, imports),
+    /// off the threads serving sockets and games; 0: half the cores, at least one.
+    #[arg(long, value_name = "N", default_value_t = 0)]
+    evening_threads: usize,
+    /// Evening requests doing such work in flight on the server at once (running or
+    /// waiting for a thread); more are refused (503).
+    #[arg(long, value_name = "N", default_value_t = flagfall_server::limits::EVENING_QUEUE)]
+    evening_queue: usize,
+    /// Of those, in flight from one client address at once (more: 429); 0 lifts it.
+    #[arg(long, value_name = "N", default_value_t = flagfall_server::limits::EVENING_JOBS_PER_ADDRESS)]
+    evening_jobs_per_address: usize,
+    /// Of those, in flight on one evening at once (more: 429); 0 lifts it.
+    #[arg(long, value_name = "N", default_value_t = flagfall_server::limits::EVENING_JOBS_PER_EVENING)]
+    evening_jobs_per_evening: usize,
     /// Load balancers whose word on the client's address is taken, as addresses or CIDR
     /// ranges separated by commas (10.0.0.0/8,fd00::/8). Only a connection from one of
     /// them is read for the client's address (--client-address-from); every other
@@ -136,6 +173,20 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
             args.socket_rate
         );
     }
+    if args.evening_players > flagfall_events::event::MAX_PLAYERS {
+        anyhow::bail!(
+            "--evening-players {}: an event holds at most {} players",
+            args.evening_players,
+            flagfall_events::event::MAX_PLAYERS
+        );
+    }
+    if args.evening_rounds > flagfall_events::event::MAX_ROUNDS {
+        anyhow::bail!(
+            "--evening-rounds {}: an event plays at most {} rounds",
+            args.evening_rounds,
+            flagfall_events::event::MAX_ROUNDS
+        );
+    }
     let trusted_proxies = match &args.trusted_proxies {
         None => Vec::new(),
         Some(list) => flagfall_server::limits::parse_trusted_proxies(list)
@@ -183,6 +234,17 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
                 sockets_per_token: args.sockets_per_token,
                 unstarted_expiry: std::time::Duration::from_secs(args.unstarted_expiry.max(1)),
                 evening_idle: flagfall_server::limits::EVENING_IDLE,
+                evenings_per_minute: args.evenings_per_minute,
+                evening_burst: args.evening_burst,
+                evening_players: args.evening_players,
+                evening_rounds: args.evening_rounds,
+                evening_forbidden: args.evening_forbidden,
+                evening_log_bytes: args.evening_log_mib.saturating_mul(1 << 20),
+                deputies_per_evening: args.deputies_per_evening,
+                evening_threads: args.evening_threads,
+                evening_queue: args.evening_queue,
+                evening_jobs_per_address: args.evening_jobs_per_address,
+                evening_jobs_per_evening: args.evening_jobs_per_evening,
                 trusted_proxies,
                 client_address_from: args.client_address_from,
             },

@@ -24,7 +24,7 @@ type AppState = Arc<Shared>;
 struct WebDist;
 
 pub fn router(shared: Arc<Shared>) -> Router {
-    let limited = crate::limits::creation_limit(&shared.limits);
+    let limited = crate::limits::limited_by(shared.creations.clone());
     Router::new()
         .route(
             "/api/games",
@@ -91,6 +91,8 @@ pub(crate) fn server_error(e: crate::ServerError) -> Response {
 pub enum ApiError {
     Refused(StatusCode, String),
     Failed(crate::ServerError),
+    /// Over a limit that lifts with time (`429`, `503`), with its `Retry-After`.
+    Later(crate::limits::Later),
 }
 
 impl IntoResponse for ApiError {
@@ -98,6 +100,7 @@ impl IntoResponse for ApiError {
         match self {
             ApiError::Refused(status, message) => error(status, message),
             ApiError::Failed(e) => server_error(e),
+            ApiError::Later(l) => l.response(),
         }
     }
 }

@@ -17,6 +17,7 @@
 pub mod bus;
 pub mod challenge;
 pub mod cluster;
+pub mod cpu;
 pub mod evening;
 pub mod game;
 pub mod heartbeat;
@@ -147,6 +148,13 @@ pub struct Shared {
     pub(crate) player_buckets: Arc<socket::PlayerBuckets>,
     /// The loaded blitz evenings (issue 21), one task each.
     pub(crate) evenings: evening::Evenings,
+    /// The evenings' CPU-bound work, off the async workers.
+    pub cpu: cpu::Jobs,
+    /// Games, practice games, challenges, accepts, rematches and an evening's server
+    /// games, per client address (`None`: no limit).
+    pub creations: Option<Arc<limits::Bucket>>,
+    /// Evenings created or imported, per client address (`None`: no limit).
+    pub evening_creations: Option<Arc<limits::Bucket>>,
     /// This node's part of a cluster (`None`: a single node).
     pub cluster: Option<Arc<cluster::Cluster>>,
 }
@@ -692,6 +700,19 @@ async fn serve_inner(
         token_sockets: Arc::default(),
         player_buckets: Arc::default(),
         evenings: evening::Evenings::default(),
+        cpu: cpu::Jobs::new(&config.limits),
+        creations: limits::Bucket::new(
+            config.limits.creates_per_minute,
+            config.limits.create_burst,
+            "games or challenges created from your address",
+            "--creates-per-minute, --create-burst",
+        ),
+        evening_creations: limits::Bucket::new(
+            config.limits.evenings_per_minute,
+            config.limits.evening_burst,
+            "evenings created or imported from your address",
+            "--evenings-per-minute, --evening-burst",
+        ),
     });
     let beating = tokio::spawn(heartbeat::run(
         store.clone(),

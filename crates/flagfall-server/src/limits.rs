@@ -95,6 +95,32 @@ pub struct Limits {
     /// How long an evening's task stays loaded without a command and with no live
     /// socket before it is unloaded (loaded again on the next request).
     pub evening_idle: Duration,
+    /// Evenings (created or imported) one address may make a minute, sustained (bursts
+    /// of [`Limits::evening_burst`]); 0: no limit.
+    pub evenings_per_minute: u32,
+    /// The burst of evenings one address may make at once.
+    pub evening_burst: u32,
+    /// Players one evening may hold (at its creation, entering players, importing).
+    pub evening_players: usize,
+    /// Rounds one evening may plan (a Swiss's rounds; a round robin's, from its players).
+    pub evening_rounds: u32,
+    /// Forbidden pairs one evening may hold.
+    pub evening_forbidden: usize,
+    /// Bytes one evening's stored log may hold (every change is stored, and replayed
+    /// when the evening loads; a pairing or a deleted round records the whole round).
+    pub evening_log_bytes: usize,
+    /// Deputy directors' tokens one evening may have.
+    pub deputies_per_evening: usize,
+    /// Threads that run the evenings' CPU-bound work (pairing, standings, exports,
+    /// imports) off the async workers; 0: half the cores, at least one.
+    pub evening_threads: usize,
+    /// Evening requests doing such work that may be in flight on the server at once
+    /// (running or waiting for a thread); over it `503`.
+    pub evening_queue: usize,
+    /// Of those, in flight from one address at once; over it `429`; 0: no limit.
+    pub evening_jobs_per_address: usize,
+    /// Of those, in flight on one evening at once; over it `429`; 0: no limit.
+    pub evening_jobs_per_evening: usize,
     /// The load balancers whose word on the client's address is taken
     /// (`--trusted-proxies`); empty: none, every limit is keyed by the TCP peer.
     pub trusted_proxies: Vec<ipnet::IpNet>,
@@ -161,6 +187,17 @@ impl Default for Limits {
             sockets_per_token: SOCKETS_PER_TOKEN,
             unstarted_expiry: UNSTARTED_EXPIRY,
             evening_idle: EVENING_IDLE,
+            evenings_per_minute: EVENINGS_PER_MINUTE,
+            evening_burst: EVENING_BURST,
+            evening_players: EVENING_PLAYERS,
+            evening_rounds: EVENING_ROUNDS,
+            evening_forbidden: EVENING_FORBIDDEN,
+            evening_log_bytes: EVENING_LOG_MIB << 20,
+            deputies_per_evening: DEPUTIES_PER_EVENING,
+            evening_threads: 0,
+            evening_queue: EVENING_QUEUE,
+            evening_jobs_per_address: EVENING_JOBS_PER_ADDRESS,
+            evening_jobs_per_evening: EVENING_JOBS_PER_EVENING,
             trusted_proxies: Vec::new(),
             client_address_from: ClientAddressFrom::XForwardedFor,
         }
@@ -168,15 +205,34 @@ impl Default for Limits {
 }
 
 impl Limits {
-    /// No per-address limit (the timeouts and the engine cap stay): for load tests from
-    /// one machine.
+    /// No per-address limit (the timeouts and the engine cap stay), and evenings as
+    /// large as the events library takes: for load tests from one machine.
     pub fn unlimited() -> Limits {
         Limits {
             connections_per_address: 0,
             creates_per_minute: 0,
             sockets_per_token: 0,
+            evenings_per_minute: 0,
+            evening_players: flagfall_events::event::MAX_PLAYERS,
+            evening_rounds: flagfall_events::event::MAX_ROUNDS,
+            evening_forbidden: usize::MAX,
+            evening_log_bytes: usize::MAX,
+            deputies_per_evening: usize::MAX,
+            evening_queue: usize::MAX,
+            evening_jobs_per_address: 0,
+            evening_jobs_per_evening: 0,
             ..Limits::default()
         }
+    }
+
+    /// The threads for the evenings' CPU-bound work ([`Limits::evening_threads`], or half
+    /// the cores, at least one).
+    pub fn evening_threads(&self) -> usize {
+        if self.evening_threads > 0 {
+            return self.evening_threads;
+        }
+        let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+        (cores / 2).max(1)
     }
 }
 
@@ -208,55 +264,187 @@ pub const UNSTARTED_EXPIRY: Duration = Duration::from_secs(30 * 60);
 pub const EVENING_IDLE: Duration = Duration::from_secs(15 * 60);
 /// Default: creations per address at once.
 pub const CREATE_BURST: u32 = 60;
+/// Default: evenings (created or imported) per address a minute, sustained. A director
+/// sets up an evening or two a night; a few more are mistakes made again.
+pub const EVENINGS_PER_MINUTE: u32 = 5;
+/// Default: evenings per address at once.
+pub const EVENING_BURST: u32 = 10;
+/// Default: players per evening. A big open blitz has a few hundred; a thousand pair in
+/// about a second on one core. A server for larger events raises it (`--evening-players`,
+/// up to the events library's [`flagfall_events::event::MAX_PLAYERS`]).
+pub const EVENING_PLAYERS: usize = 1000;
+/// Default: rounds per evening (a round robin's from its players): a blitz evening plays
+/// 5 to 13; a round robin of 51 players plays 50.
+pub const EVENING_ROUNDS: u32 = 50;
+/// Default: forbidden pairs per evening (family members, team mates: a few per player).
+pub const EVENING_FORBIDDEN: usize = 5000;
+/// Default: mebibytes of an evening's stored log. A thousand-player evening of 13 rounds
+/// logs about 4 MiB (entries, pairings, results, corrections); a stranger deleting and
+/// pairing a round again and again logs the whole round each time.
+pub const EVENING_LOG_MIB: usize = 32;
+/// Default: deputy directors per evening (one per room or section, a few spare).
+pub const DEPUTIES_PER_EVENING: usize = 8;
+/// Default: evening requests doing CPU-bound work in flight on the server at once.
+pub const EVENING_QUEUE: usize = 64;
+/// Default: of those, from one address at once (a director's console asks a few
+/// things at once; a script asking more waits its turn).
+pub const EVENING_JOBS_PER_ADDRESS: usize = 4;
+/// Default: of those, on one evening at once (its console, projector and pages).
+pub const EVENING_JOBS_PER_EVENING: usize = 16;
 
-/// A function that puts a route under the per-address creation limit (`tower_governor`,
-/// keyed by the client's address: the `ConnectInfo` [`serve`] gives every request, see
-/// [`client_address`] a token bucket shared by every route it is given): a
-/// request over it is answered `429` with the seconds to wait.
-pub fn creation_limit<S>(limits: &Limits) -> Box<dyn Fn(MethodRouter<S>) -> MethodRouter<S>>
+/// The address of the client that sent a request, as every per-address limit keys it:
+/// the `ConnectInfo` [`serve`] gives every request ([`client_address`]: the TCP peer, or
+/// what a trusted proxy says).
+pub fn request_address(extensions: &axum::http::Extensions) -> Option<IpAddr> {
+    extensions
+        .get::<ConnectInfo<std::net::SocketAddr>>()
+        .map(|c| c.0.ip())
+}
+
+/// A token bucket per client address (the `governor` crate): `per_minute` sustained,
+/// `burst` at once. What it counts is named in its refusals.
+pub struct Bucket {
+    limiter: governor::DefaultKeyedRateLimiter<IpAddr>,
+    /// What is counted, as a refusal names it ("games created from your address").
+    what: &'static str,
+    /// The flags that set it.
+    flags: &'static str,
+    burst: u32,
+}
+
+/// A refusal of a [`Bucket`]: its message and the seconds to wait.
+#[derive(Debug, Clone)]
+pub struct Later {
+    /// `429` (the client's share), `503` (the server's).
+    pub status: StatusCode,
+    pub message: String,
+    pub retry_after: u64,
+}
+
+impl Later {
+    /// The answer, with its `Retry-After`.
+    pub fn response(&self) -> Response {
+        let mut r = (
+            self.status,
+            axum::Json(serde_json::json!({ "error": self.message })),
+        )
+            .into_response();
+        r.headers_mut()
+            .insert(header::RETRY_AFTER, HeaderValue::from(self.retry_after));
+        r
+    }
+}
+
+impl Bucket {
+    /// `None` when `per_minute` is 0 (no limit).
+    pub fn new(
+        per_minute: u32,
+        burst: u32,
+        what: &'static str,
+        flags: &'static str,
+    ) -> Option<Arc<Bucket>> {
+        let every = Duration::from_millis((60_000 / u64::from(per_minute.max(1))).max(1));
+        if per_minute == 0 {
+            return None;
+        }
+        let burst = burst.max(1);
+        let quota = governor::Quota::with_period(every)?
+            .allow_burst(std::num::NonZeroU32::new(burst).unwrap_or(std::num::NonZeroU32::MIN));
+        let bucket = Arc::new(Bucket {
+            limiter: governor::RateLimiter::keyed(quota),
+            what,
+            flags,
+            burst,
+        });
+        // Forget addresses that have been quiet (the limiter keeps one entry per address).
+        let weak = Arc::downgrade(&bucket);
+        tokio::spawn(async move {
+            let mut tick = tokio::time::interval(Duration::from_secs(60));
+            loop {
+                tick.tick().await;
+                match weak.upgrade() {
+                    Some(b) => b.limiter.retain_recent(),
+                    None => return,
+                }
+            }
+        });
+        Some(bucket)
+    }
+
+    /// Take `n` from `addr`'s bucket, all or none.
+    pub fn take(&self, addr: IpAddr, n: u32) -> Result<(), Later> {
+        use governor::clock::Clock;
+        let Some(n) = std::num::NonZeroU32::new(n) else {
+            return Ok(());
+        };
+        match self.limiter.check_key_n(&addr, n) {
+            Ok(Ok(())) => Ok(()),
+            Ok(Err(not_until)) => {
+                let wait = not_until.wait_time_from(self.limiter.clock().now());
+                let secs = wait.as_secs() + u64::from(wait.subsec_nanos() > 0);
+                let asked = if n.get() > 1 {
+                    format!(" ({} at once)", n.get())
+                } else {
+                    String::new()
+                };
+                Err(Later {
+                    status: StatusCode::TOO_MANY_REQUESTS,
+                    message: format!(
+                        "too many {}{asked}: wait {secs} s ({})",
+                        self.what, self.flags
+                    ),
+                    retry_after: secs.max(1),
+                })
+            }
+            Err(_) => Err(Later {
+                status: StatusCode::TOO_MANY_REQUESTS,
+                message: format!(
+                    "too many {} at once: {} asked, at most {} on this server ({})",
+                    self.what,
+                    n.get(),
+                    self.burst,
+                    self.flags
+                ),
+                retry_after: 60,
+            }),
+        }
+    }
+}
+
+/// A function that puts a route under a per-address bucket (`None`: no limit): a
+/// request over it is answered `429` with the seconds to wait (`Retry-After`).
+pub fn limited_by<S>(
+    bucket: Option<Arc<Bucket>>,
+) -> Box<dyn Fn(MethodRouter<S>) -> MethodRouter<S> + Send + Sync>
 where
     S: Clone + Send + Sync + 'static,
 {
-    let unlimited = Box::new(|route| route);
-    if limits.creates_per_minute == 0 {
-        return unlimited;
-    }
-    let every_ms = (60_000 / u64::from(limits.creates_per_minute)).max(1);
-    let Some(config) = tower_governor::governor::GovernorConfigBuilder::default()
-        .per_millisecond(every_ms)
-        .burst_size(limits.create_burst.max(1))
-        .finish()
-    else {
-        return unlimited;
+    let Some(bucket) = bucket else {
+        return Box::new(|route| route);
     };
-    let limiter = config.limiter().clone();
-    // Forget addresses that have been quiet (the limiter keeps one entry per address).
-    tokio::spawn(async move {
-        let mut tick = tokio::time::interval(Duration::from_secs(60));
-        loop {
-            tick.tick().await;
-            limiter.retain_recent();
-        }
-    });
-    let layer = tower_governor::GovernorLayer::new(config).error_handler(|e| {
-        let (status, message) = match e {
-            tower_governor::GovernorError::TooManyRequests { wait_time, .. } => (
-                StatusCode::TOO_MANY_REQUESTS,
-                format!(
-                    "too many games or challenges created from your address: wait {wait_time} s"
-                ),
-            ),
-            tower_governor::GovernorError::UnableToExtractKey => (
-                StatusCode::INTERNAL_SERVER_ERROR,
-                "cannot tell the client's address".to_string(),
-            ),
-            tower_governor::GovernorError::Other { code, msg, .. } => {
-                (code, msg.unwrap_or_else(|| "refused".into()))
-            }
-        };
-        (status, axum::Json(serde_json::json!({ "error": message }))).into_response()
-    });
-    Box::new(move |route| route.layer(layer.clone()))
+    Box::new(move |route: MethodRouter<S>| {
+        let bucket = bucket.clone();
+        route.layer(axum::middleware::from_fn(
+            move |req: Request, next: Next| {
+                let bucket = bucket.clone();
+                async move {
+                    let Some(addr) = request_address(req.extensions()) else {
+                        return (
+                            StatusCode::INTERNAL_SERVER_ERROR,
+                            axum::Json(
+                                serde_json::json!({ "error": "cannot tell the client's address" }),
+                            ),
+                        )
+                            .into_response();
+                    };
+                    match bucket.take(addr, 1) {
+                        Ok(()) => next.run(req).await,
+                        Err(later) => later.response(),
+                    }
+                }
+            },
+        ))
+    })
 }
 
 /// A request whose `Content-Length` is over the body limit is refused at once (`413`),
@@ -810,6 +998,21 @@ fn forwarded_rtt(headers: &axum::http::HeaderMap) -> Option<(u64, Option<u64>)> 
 }
 
 const TOO_MANY_CONNECTIONS: &[u8] = b"HTTP/1.1 429 Too Many Requests\r\nContent-Type: application/json\r\nContent-Length: 56\r\nConnection: close\r\n\r\n{\"error\":\"too many open connections from your address\"}\n";
+
+/// The client's address as a handler's argument ([`request_address`]; `None` when the
+/// request did not come through [`serve`], as in a unit test's router).
+pub struct ClientAddress(pub Option<IpAddr>);
+
+impl<S: Send + Sync> axum::extract::FromRequestParts<S> for ClientAddress {
+    type Rejection = std::convert::Infallible;
+
+    async fn from_request_parts(
+        parts: &mut axum::http::request::Parts,
+        _state: &S,
+    ) -> Result<Self, Self::Rejection> {
+        Ok(ClientAddress(request_address(&parts.extensions)))
+    }
+}
 
 #[cfg(test)]
 mod tests {

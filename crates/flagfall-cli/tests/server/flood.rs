@@ -211,7 +211,7 @@ async fn spectate(url: &str, pings: u64) -> bool {
     true
 }
 
-const LONG_GAME: &str = r#"{"rules":"uscf-2020","time_control":"G/10;d0"}"#;
+pub(crate) const LONG_GAME: &str = r#"{"rules":"uscf-2020","time_control":"G/10;d0"}"#;
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn spectators_and_pings_are_served_while_the_game_task_waits_on_a_commit() {
@@ -354,7 +354,7 @@ async fn thousands_of_spectators_do_not_slow_the_players_move_acks() {
 
 /// The tests that time acknowledgements run one at a time (they would flood each
 /// other's server otherwise); the other tests of the suite still load the machine.
-async fn timing_alone() -> tokio::sync::MutexGuard<'static, ()> {
+pub(crate) async fn timing_alone() -> tokio::sync::MutexGuard<'static, ()> {
     static ALONE: tokio::sync::Mutex<()> = tokio::sync::Mutex::const_new(());
     ALONE.lock().await
 }
@@ -676,9 +676,9 @@ const CONTROL: Duration = Duration::from_secs(2);
 /// One flood's acknowledgements: their p99 and count during the flood, and during the
 /// quiet control after it.
 #[derive(Debug, Clone, Copy)]
-struct Measured {
-    flood: (Duration, usize),
-    control: (Duration, usize),
+pub(crate) struct Measured {
+    pub(crate) flood: (Duration, usize),
+    pub(crate) control: (Duration, usize),
 }
 
 impl Measured {
@@ -688,7 +688,7 @@ impl Measured {
     /// (2 cores, several builds) delay a client's thread and the server's by tens or
     /// hundreds of milliseconds now and then, flood or not; a flood that slows the game
     /// slows it beyond what the same machine shows a moment later without it.
-    fn kept_up(&self) -> bool {
+    pub(crate) fn kept_up(&self) -> bool {
         let (p, n) = self.flood;
         n >= 10 && (p < ACK_P99 || (self.control.0 >= ACK_P99 && p <= 2 * self.control.0))
     }
@@ -697,7 +697,7 @@ impl Measured {
 /// Run `flood` at low priority while the bots play, then [`CONTROL`] without it, up to
 /// [`ATTEMPTS`] times until the game keeps up ([`Measured::kept_up`]). Every attempt is
 /// written to `report`. The flood's result and the last measure.
-fn phase<T: Send + 'static, F: std::future::Future<Output = T> + Send + 'static>(
+pub(crate) fn phase<T: Send + 'static, F: std::future::Future<Output = T> + Send + 'static>(
     bots: &Bots,
     name: &str,
     report: &mut String,

@@ -21,11 +21,13 @@ use flagfall_protocol::Mode;
 use serde::Deserialize;
 use serde_json::{Value, json};
 
-use super::task::{self, Done, EveningHandle, Op, Refusal};
+use super::task::{self, Asker, Done, EveningHandle, Op, Refusal};
 use super::view::Viewer;
 use super::{Confirm, Play, Settings, Snap, Who, view};
 use crate::Shared;
+use crate::cpu::Ticket;
 use crate::http::ApiError;
+use crate::limits::ClientAddress;
 
 type AppState = Arc<Shared>;
 
@@ -33,9 +35,9 @@ type AppState = Arc<Shared>;
 pub const MAX_EVENING_BODY: usize = 4 * 1024 * 1024;
 
 /// The routes, with their own body limit (uploads are larger than a game's bodies).
-/// Creating an evening counts against the per-address creation limit, as a game does.
+/// Creating or importing an evening counts against the per-address limit of evenings.
 pub fn routes(shared: &Shared) -> Router<AppState> {
-    let limited = crate::limits::creation_limit(&shared.limits);
+    let limited = crate::limits::limited_by(shared.evening_creations.clone());
     Router::new()
         .route("/api/events", limited(post(create)))
         .route("/api/events/import", limited(post(import_event)))
@@ -95,7 +97,38 @@ impl From<Refusal> for ApiError {
             Refusal::Event(e) => event_error(e),
             Refusal::Conflict(m) | Refusal::Raced(m) => refused(StatusCode::CONFLICT, m),
             Refusal::Failed(e) => ApiError::Failed(e),
+            Refusal::Later(l) => ApiError::Later(l),
+            Refusal::TooBig(m) => refused(StatusCode::PAYLOAD_TOO_LARGE, m),
         }
+    }
+}
+
+/// Admit a request that makes the server work (pairing, standings, exports, imports:
+/// [`crate::cpu`]), from `addr`, on evening `id` if it is one's.
+fn admit(
+    s: &AppState,
+    addr: Option<std::net::IpAddr>,
+    id: Option<&str>,
+) -> Result<Ticket, ApiError> {
+    s.cpu.admit(addr, id).map_err(ApiError::Later)
+}
+
+/// Run `f` off the async workers, holding `ticket` until it is done.
+async fn job<T: Send + 'static>(
+    s: &AppState,
+    ticket: Ticket,
+    f: impl FnOnce() -> T + Send + 'static,
+) -> Result<T, ApiError> {
+    s.cpu.run(Some(ticket), f).await.map_err(ApiError::Failed)
+}
+
+/// How a request counts against the evening's limits: its admission, and the address
+/// of a director (or deputy) asking for a change (what the server games it starts count
+/// against).
+fn asker(w: &Who, addr: Option<std::net::IpAddr>, ticket: Ticket) -> Asker {
+    Asker {
+        director_address: addr.filter(|_| w.is_director()),
+        ticket: Some(ticket),
     }
 }
 
@@ -254,8 +287,23 @@ fn created(id: &str, director: &str) -> Response {
 }
 
 /// `POST /api/events`.
-async fn create(State(s): State<AppState>, body: Bytes) -> Result<Response, ApiError> {
+async fn create(
+    State(s): State<AppState>,
+    ClientAddress(addr): ClientAddress,
+    body: Bytes,
+) -> Result<Response, ApiError> {
     let b: CreateBody = parse(&body, "event body")?;
+    let most = s.limits.evening_rounds;
+    if let Some(r) = b.rounds
+        && r > most
+    {
+        return Err(refused(
+            StatusCode::BAD_REQUEST,
+            format!(
+                "field `rounds`: {r}; an evening on this server plays at most {most} (--evening-rounds)"
+            ),
+        ));
+    }
     let format: Format = b.format.parse().map_err(|e: EventError| event_error(e))?;
     let mut event = Event::new(&b.name, format, b.rounds).map_err(event_error)?;
     event.set_ruleset(&b.rules).map_err(event_error)?;
@@ -287,7 +335,7 @@ async fn create(State(s): State<AppState>, body: Bytes) -> Result<Response, ApiE
         confirm: b.confirm.unwrap_or(Confirm::One),
         auto: b.auto,
     };
-    let (id, director) = task::create(&s, event, settings).await?;
+    let (id, director) = task::create(&s, event, settings, addr).await?;
     Ok(created(&id, &director))
 }
 
@@ -302,15 +350,33 @@ struct ImportQuery {
 /// an evening on this server, its log kept.
 async fn import_event(
     State(s): State<AppState>,
+    ClientAddress(addr): ClientAddress,
     Query(q): Query<ImportQuery>,
     body: Bytes,
 ) -> Result<Response, ApiError> {
-    let mut event: Event = parse(&body, "event file")?;
-    event.upgrade();
-    event
-        .validate()
-        .and_then(|()| flagfall_events::text::event(&event))
-        .map_err(|e| refused(StatusCode::BAD_REQUEST, format!("event file: {e}")))?;
+    let ticket = admit(&s, addr, None)?;
+    let limits = s.limits.clone();
+    // Reading and checking a file of thousands of players: off the async workers.
+    let event = job(&s, ticket, move || {
+        let mut event: Event = parse(&body, "event file")?;
+        event.upgrade();
+        event
+            .validate()
+            .and_then(|()| flagfall_events::text::event(&event))
+            .map_err(|e| refused(StatusCode::BAD_REQUEST, format!("event file: {e}")))?;
+        let zero = task::Sizes {
+            players: 0,
+            rounds: 0,
+            forbidden: 0,
+            log_bytes: 0,
+        };
+        // The file's log is part of its body (at most 4 MiB): within any log limit.
+        task::Sizes::of_event(&event, 0)
+            .check(&zero, &limits)
+            .map_err(ApiError::from)?;
+        Ok::<_, ApiError>(event)
+    })
+    .await??;
     let play = q.play.unwrap_or(Play::Board);
     if play == Play::Server {
         return Err(refused(
@@ -324,7 +390,7 @@ async fn import_event(
         confirm: q.confirm.unwrap_or(Confirm::One),
         auto: false,
     };
-    let (id, director) = task::create(&s, event, settings).await?;
+    let (id, director) = task::create(&s, event, settings, addr).await?;
     Ok(created(&id, &director))
 }
 
@@ -332,18 +398,23 @@ async fn import_event(
 /// they may read).
 async fn get_event(
     State(s): State<AppState>,
+    ClientAddress(addr): ClientAddress,
     Path(id): Path<String>,
     headers: HeaderMap,
 ) -> Result<Response, ApiError> {
     let h = evening(&s, &id).await?;
     let snap = h.now();
     let viewer = reader(&snap, &headers)?;
-    Ok(axum::Json(view::summary(&snap, viewer)).into_response())
+    // Every player and setting (thousands of players): off the async workers.
+    let ticket = admit(&s, addr, Some(&id))?;
+    let v = job(&s, ticket, move || view::summary(&snap, viewer)).await?;
+    Ok(axum::Json(v).into_response())
 }
 
 /// `POST /api/events/{id}/deputy`: a second director token.
 async fn deputy(
     State(s): State<AppState>,
+    ClientAddress(addr): ClientAddress,
     Path(id): Path<String>,
     headers: HeaderMap,
 ) -> Result<Response, ApiError> {
@@ -355,7 +426,10 @@ async fn deputy(
             "only the director makes a deputy's token",
         ));
     }
-    let done = h.run(Op::Deputy, origin(&w)).await?;
+    let ticket = admit(&s, addr, Some(&id))?;
+    let done = h
+        .run_as(Op::Deputy, origin(&w), asker(&w, addr, ticket))
+        .await?;
     let token = done.tokens.first().map(|t| t.1.clone()).unwrap_or_default();
     Ok((
         StatusCode::CREATED,
@@ -382,6 +456,7 @@ enum PlayersBody {
 /// several (`{"players": [...]}`), or a CSV or TRF file. Answers each player's link.
 async fn add_players(
     State(s): State<AppState>,
+    ClientAddress(addr): ClientAddress,
     Path(id): Path<String>,
     Query(q): Query<PlayersQuery>,
     headers: HeaderMap,
@@ -389,12 +464,62 @@ async fn add_players(
 ) -> Result<Response, ApiError> {
     let h = evening(&s, &id).await?;
     let w = director(&h.now(), &headers)?;
+    let ticket = admit(&s, addr, Some(&id))?;
+    let format = upload_format(q.format.as_deref(), &headers, &body)?;
+    // Reading a file of thousands of players: off the async workers (the admission
+    // goes on with the change, below).
+    let (players, ticket) = s
+        .cpu
+        .run(None, move || {
+            read_players(format, &body).map(|players| (players, ticket))
+        })
+        .await??;
+    let most = s.limits.evening_players;
+    let now = h.now().event.players.len();
+    if now + players.len() > most {
+        return Err(refused(
+            StatusCode::PAYLOAD_TOO_LARGE,
+            format!(
+                "{} players added to the {now} entered would make {}: an evening on this \
+                 server holds at most {most} (--evening-players)",
+                players.len(),
+                now + players.len()
+            ),
+        ));
+    }
+    let done = h
+        .run_as(
+            Op::AddPlayers {
+                players,
+                check_in: q.check_in,
+                director_token: (w == Who::Director)
+                    .then(|| bearer(&headers).map(str::to_string))
+                    .flatten(),
+            },
+            origin(&w),
+            asker(&w, addr, ticket),
+        )
+        .await?;
+    let snap = h.now();
+    let list: Vec<Value> = done
+        .tokens
+        .iter()
+        .map(|(name, token)| {
+            json!({"name": name, "number": snap.number_of(name), "token": token,
+                   "link": format!("/events/{id}/player?token={token}")})
+        })
+        .collect();
+    Ok((StatusCode::CREATED, axum::Json(json!({"players": list}))).into_response())
+}
+
+/// The players of an upload in `format` (json, csv or trf).
+fn read_players(format: &str, body: &[u8]) -> Result<Vec<NewPlayer>, ApiError> {
     let text = || {
-        std::str::from_utf8(&body)
+        std::str::from_utf8(body)
             .map_err(|_| refused(StatusCode::BAD_REQUEST, "the file is not UTF-8 text"))
     };
-    let players = match upload_format(q.format.as_deref(), &headers, &body)? {
-        "json" => match parse::<PlayersBody>(&body, "player")? {
+    let players = match format {
+        "json" => match parse::<PlayersBody>(body, "player")? {
             PlayersBody::Many { players } => players,
             PlayersBody::One(p) => vec![p],
         },
@@ -434,28 +559,7 @@ async fn add_players(
             ));
         }
     }
-    let done = h
-        .run(
-            Op::AddPlayers {
-                players,
-                check_in: q.check_in,
-                director_token: (w == Who::Director)
-                    .then(|| bearer(&headers).map(str::to_string))
-                    .flatten(),
-            },
-            origin(&w),
-        )
-        .await?;
-    let snap = h.now();
-    let list: Vec<Value> = done
-        .tokens
-        .iter()
-        .map(|(name, token)| {
-            json!({"name": name, "number": snap.number_of(name), "token": token,
-                   "link": format!("/events/{id}/player?token={token}")})
-        })
-        .collect();
-    Ok((StatusCode::CREATED, axum::Json(json!({"players": list}))).into_response())
+    Ok(players)
 }
 
 /// `GET /api/events/{id}/links` (the director, not a deputy): every player's personal
@@ -465,6 +569,7 @@ async fn add_players(
 /// by an imported file (no token) has `"link": null` and says why.
 async fn get_links(
     State(s): State<AppState>,
+    ClientAddress(addr): ClientAddress,
     Path(id): Path<String>,
     headers: HeaderMap,
 ) -> Result<Response, ApiError> {
@@ -477,8 +582,17 @@ async fn get_links(
             "only the director reads the players' links (a deputy's token does not derive them)",
         ));
     }
-    let token = bearer(&headers).unwrap_or_default();
-    let players: Vec<Value> = snap
+    let token = bearer(&headers).unwrap_or_default().to_string();
+    let ticket = admit(&s, addr, Some(&id))?;
+    // Two hashes a player: off the async workers.
+    let players = job(&s, ticket, move || links(&snap, &token)).await?;
+    Ok(axum::Json(json!({"players": players})).into_response())
+}
+
+/// Every player's link, derived from the director's `token`.
+fn links(snap: &Snap, token: &str) -> Vec<Value> {
+    let id = &snap.id;
+    snap
         .event
         .players
         .iter()
@@ -496,8 +610,7 @@ async fn get_links(
                 json!({"name": p.name, "number": p.id, "link": null, "why": why})
             }
         })
-        .collect();
-    Ok(axum::Json(json!({"players": players})).into_response())
+        .collect()
 }
 
 /// What a player upload is: `?format=` when given; else the `Content-Type`
@@ -561,6 +674,7 @@ struct RatingsQuery {
 /// fills ratings and ids (by FIDE id, else by name).
 async fn ratings(
     State(s): State<AppState>,
+    ClientAddress(addr): ClientAddress,
     Path(id): Path<String>,
     Query(q): Query<RatingsQuery>,
     headers: HeaderMap,
@@ -576,19 +690,28 @@ async fn ratings(
         .unwrap_or("blitz")
         .parse()
         .map_err(|e: EventError| event_error(e))?;
-    let text: String = match String::from_utf8(body.to_vec()) {
-        Ok(t) => t,
-        Err(e) => e.into_bytes().iter().map(|&b| char::from(b)).collect(),
-    };
-    let found = rating_list::lookup(&text, "the rating list", &snap.event.players, rating)
-        .map_err(|e| refused(StatusCode::BAD_REQUEST, e.to_string()))?;
+    let ticket = admit(&s, addr, Some(&id))?;
+    // Reading a rating list of megabytes: off the async workers.
+    let (found, ticket) = s
+        .cpu
+        .run(None, move || {
+            let text: String = match String::from_utf8(body.to_vec()) {
+                Ok(t) => t,
+                Err(e) => e.into_bytes().iter().map(|&b| char::from(b)).collect(),
+            };
+            rating_list::lookup(&text, "the rating list", &snap.event.players, rating)
+                .map_err(|e| refused(StatusCode::BAD_REQUEST, e.to_string()))
+                .map(|found| (found, ticket))
+        })
+        .await??;
     let updated = found.updates.len();
     if updated > 0 {
-        h.run(
+        h.run_as(
             Op::Changes(vec![Change::UpdatePlayers {
                 updates: found.updates.clone(),
             }]),
             origin(&w),
+            asker(&w, addr, ticket),
         )
         .await?;
     }
@@ -614,6 +737,7 @@ struct PlayerActionBody {
 /// (`{"round"}`), `remove` (before round 1).
 async fn player_action(
     State(s): State<AppState>,
+    ClientAddress(addr): ClientAddress,
     Path((id, n, action)): Path<(String, u32, String)>,
     headers: HeaderMap,
     body: Bytes,
@@ -682,7 +806,14 @@ async fn player_action(
             ));
         }
     };
-    let done = h.run(Op::Changes(vec![change]), origin(&w)).await?;
+    let ticket = admit(&s, addr, Some(&id))?;
+    let done = h
+        .run_as(
+            Op::Changes(vec![change]),
+            origin(&w),
+            asker(&w, addr, ticket),
+        )
+        .await?;
     Ok(answer(&h, &done))
 }
 
@@ -704,6 +835,7 @@ struct ForbidBody {
 /// `POST /api/events/{id}/forbidden` `{"a", "b", "note"?}` (or `"allow": true` to lift).
 async fn forbid(
     State(s): State<AppState>,
+    ClientAddress(addr): ClientAddress,
     Path(id): Path<String>,
     headers: HeaderMap,
     body: Bytes,
@@ -720,7 +852,14 @@ async fn forbid(
             note: f.note,
         }
     };
-    let done = h.run(Op::Changes(vec![change]), origin(&w)).await?;
+    let ticket = admit(&s, addr, Some(&id))?;
+    let done = h
+        .run_as(
+            Op::Changes(vec![change]),
+            origin(&w),
+            asker(&w, addr, ticket),
+        )
+        .await?;
     Ok(answer(&h, &done))
 }
 
@@ -729,6 +868,7 @@ async fn forbid(
 /// those set before; logged.
 async fn set_report(
     State(s): State<AppState>,
+    ClientAddress(addr): ClientAddress,
     Path(id): Path<String>,
     headers: HeaderMap,
     body: Bytes,
@@ -738,7 +878,14 @@ async fn set_report(
     let v: Value = parse(&body, "report")?;
     let info = report_info(v)?;
     flagfall_events::text::report(&info).map_err(event_error)?;
-    let done = h.run(Op::SetReport(Box::new(info)), origin(&w)).await?;
+    let ticket = admit(&s, addr, Some(&id))?;
+    let done = h
+        .run_as(
+            Op::SetReport(Box::new(info)),
+            origin(&w),
+            asker(&w, addr, ticket),
+        )
+        .await?;
     Ok(answer(&h, &done))
 }
 
@@ -746,13 +893,19 @@ async fn set_report(
 /// created). 201 with the round.
 async fn pair_next(
     State(s): State<AppState>,
+    ClientAddress(addr): ClientAddress,
     Path(id): Path<String>,
     headers: HeaderMap,
 ) -> Result<Response, ApiError> {
     let h = evening(&s, &id).await?;
     let w = director(&h.now(), &headers)?;
-    h.run(Op::Changes(vec![Change::PairNext]), origin(&w))
-        .await?;
+    let ticket = admit(&s, addr, Some(&id))?;
+    h.run_as(
+        Op::Changes(vec![Change::PairNext]),
+        origin(&w),
+        asker(&w, addr, ticket),
+    )
+    .await?;
     let snap = h.now();
     let r = snap.event.rounds_paired();
     let v = view::round(&snap, r, Viewer::Director).map_err(event_error)?;
@@ -774,15 +927,18 @@ async fn get_round(
 /// `DELETE /api/events/{id}/rounds/{r}`: the latest round, while nothing in it is played.
 async fn delete_round(
     State(s): State<AppState>,
+    ClientAddress(addr): ClientAddress,
     Path((id, r)): Path<(String, u32)>,
     headers: HeaderMap,
 ) -> Result<Response, ApiError> {
     let h = evening(&s, &id).await?;
     let w = director(&h.now(), &headers)?;
+    let ticket = admit(&s, addr, Some(&id))?;
     let done = h
-        .run(
+        .run_as(
             Op::Changes(vec![Change::DeleteRound { round: r }]),
             origin(&w),
+            asker(&w, addr, ticket),
         )
         .await?;
     Ok(answer(&h, &done))
@@ -801,6 +957,7 @@ struct OverrideBody {
 /// the system it breaks (`warnings`), and the log records who made it.
 async fn override_round(
     State(s): State<AppState>,
+    ClientAddress(addr): ClientAddress,
     Path((id, r)): Path<(String, u32)>,
     headers: HeaderMap,
     body: Bytes,
@@ -808,14 +965,16 @@ async fn override_round(
     let h = evening(&s, &id).await?;
     let w = director(&h.now(), &headers)?;
     let o: OverrideBody = parse(&body, "pairing")?;
+    let ticket = admit(&s, addr, Some(&id))?;
     let done = h
-        .run(
+        .run_as(
             Op::Changes(vec![Change::Override {
                 round: r,
                 boards: o.boards,
                 byes: o.byes,
             }]),
             origin(&w),
+            asker(&w, addr, ticket),
         )
         .await?;
     let warnings: Vec<Value> = done
@@ -855,6 +1014,7 @@ fn read_result(text: &str) -> Result<RecordedResult, ApiError> {
 /// (board play, the round being played, its result not in).
 async fn set_result(
     State(s): State<AppState>,
+    ClientAddress(addr): ClientAddress,
     Path((id, r, board)): Path<(String, u32, u32)>,
     headers: HeaderMap,
     body: Bytes,
@@ -920,7 +1080,8 @@ async fn set_result(
             results,
         }]),
     };
-    let done = h.run(op, origin(&w)).await?;
+    let ticket = admit(&s, addr, Some(&id))?;
+    let done = h.run_as(op, origin(&w), asker(&w, addr, ticket)).await?;
     let snap = h.now();
     let v = view::round(&snap, r, Viewer::of(&snap, Some(&w))).map_err(event_error)?;
     Ok(axum::Json(json!({"round": v, "effects": done.effects})).into_response())
@@ -928,42 +1089,64 @@ async fn set_result(
 
 async fn get_standings(
     State(s): State<AppState>,
+    ClientAddress(addr): ClientAddress,
     Path(id): Path<String>,
 ) -> Result<Response, ApiError> {
     let h = evening(&s, &id).await?;
-    Ok(axum::Json(view::standings(&h.now().event).map_err(event_error)?).into_response())
+    let ticket = admit(&s, addr, Some(&id))?;
+    let snap = h.now();
+    let v = job(&s, ticket, move || view::standings(&snap.event)).await?;
+    Ok(axum::Json(v.map_err(event_error)?).into_response())
 }
 
 async fn get_crosstable(
     State(s): State<AppState>,
+    ClientAddress(addr): ClientAddress,
     Path(id): Path<String>,
 ) -> Result<Response, ApiError> {
     let h = evening(&s, &id).await?;
-    Ok(axum::Json(view::crosstable(&h.now().event)).into_response())
+    let ticket = admit(&s, addr, Some(&id))?;
+    let snap = h.now();
+    let v = job(&s, ticket, move || view::crosstable(&snap.event)).await?;
+    Ok(axum::Json(v).into_response())
 }
 
 /// `GET /api/events/{id}/rating-changes`: each player's Glicko-2 and US Chess estimate
 /// over the played games so far (`flagfall_events::rating_report`).
 async fn get_rating_changes(
     State(s): State<AppState>,
+    ClientAddress(addr): ClientAddress,
     Path(id): Path<String>,
 ) -> Result<Response, ApiError> {
     let h = evening(&s, &id).await?;
-    let rows = flagfall_events::rating_report::rating_changes(&h.now().event)
-        .map_err(|e| refused(StatusCode::UNPROCESSABLE_ENTITY, e.to_string()))?;
+    let ticket = admit(&s, addr, Some(&id))?;
+    let snap = h.now();
+    let rows = job(&s, ticket, move || {
+        flagfall_events::rating_report::rating_changes(&snap.event)
+    })
+    .await?
+    .map_err(|e| refused(StatusCode::UNPROCESSABLE_ENTITY, e.to_string()))?;
     Ok(axum::Json(json!({ "players": rows })).into_response())
 }
 
 /// `GET /api/events/{id}/log` (director): every change, who, when, what before.
 async fn get_log(
     State(s): State<AppState>,
+    ClientAddress(addr): ClientAddress,
     Path(id): Path<String>,
     headers: HeaderMap,
 ) -> Result<Response, ApiError> {
     let h = evening(&s, &id).await?;
     let snap = h.now();
     director(&snap, &headers)?;
-    Ok(axum::Json(json!({"log": snap.event.log})).into_response())
+    // Megabytes for a long evening: written off the async workers.
+    let ticket = admit(&s, addr, Some(&id))?;
+    let text = job(&s, ticket, move || {
+        serde_json::to_string(&json!({"log": snap.event.log}))
+            .map_err(|e| ApiError::Failed(crate::ServerError::Corrupt(e.to_string())))
+    })
+    .await??;
+    Ok(([(header::CONTENT_TYPE, "application/json")], text).into_response())
 }
 
 /// `GET /api/events/{id}/me` (a player's token): their board this round, their game.
@@ -988,42 +1171,53 @@ async fn get_me(
 /// is the event file `flagfall event` reads.
 async fn export_as(
     State(s): State<AppState>,
+    ClientAddress(addr): ClientAddress,
     Path((id, kind)): Path<(String, String)>,
     headers: HeaderMap,
 ) -> Result<Response, ApiError> {
     let h = evening(&s, &id).await?;
     let snap = h.now();
-    let event = &snap.event;
-    if let Some(file) = kind.strip_prefix("uscf-") {
+    if kind.starts_with("uscf-") || kind == "json" {
         director(&snap, &headers)?;
-        return uscf_file(event, file);
     }
-    let (mime, text) = match kind.as_str() {
-        "trf" => ("text/plain; charset=utf-8", export::trf(event)),
-        "csv" => {
-            let st = event.standings(None, None).map_err(event_error)?;
-            ("text/csv; charset=utf-8", export::standings_csv(event, &st))
+    if !matches!(kind.as_str(), "trf" | "csv" | "pgn" | "json") && !kind.starts_with("uscf-") {
+        return Err(refused(
+            StatusCode::NOT_FOUND,
+            format!(
+                "no export {kind:?} (trf, pgn, csv, json, uscf-event, uscf-section, uscf-detail)"
+            ),
+        ));
+    }
+    let ticket = admit(&s, addr, Some(&id))?;
+    if kind == "pgn" && snap.settings.play == Play::Server {
+        // The games' scripts from the store, then their PGN off the async workers.
+        let games = server_games(&s, &snap).await?;
+        let text = job(&s, ticket, move || server_pgn(&snap, games)).await??;
+        return Ok(([(header::CONTENT_TYPE, "application/x-chess-pgn")], text).into_response());
+    }
+    // Every export is made off the async workers.
+    job(&s, ticket, move || {
+        let event = &snap.event;
+        if let Some(file) = kind.strip_prefix("uscf-") {
+            return uscf_file(event, file);
         }
-        "pgn" => ("application/x-chess-pgn", pgn(&s, &snap).await?),
-        "json" => {
-            director(&snap, &headers)?;
-            (
+        let (mime, text) = match kind.as_str() {
+            "trf" => ("text/plain; charset=utf-8", export::trf(event)),
+            "csv" => {
+                let st = event.standings(None, None).map_err(event_error)?;
+                ("text/csv; charset=utf-8", export::standings_csv(event, &st))
+            }
+            "pgn" => ("application/x-chess-pgn", export::pgn(event)),
+            _ => (
                 "application/json",
                 serde_json::to_string_pretty(event)
                     .map_err(|e| ApiError::Failed(crate::ServerError::Corrupt(e.to_string())))?
                     + "\n",
-            )
-        }
-        other => {
-            return Err(refused(
-                StatusCode::NOT_FOUND,
-                format!(
-                    "no export {other:?} (trf, pgn, csv, json, uscf-event, uscf-section, uscf-detail)"
-                ),
-            ));
-        }
-    };
-    Ok(([(header::CONTENT_TYPE, mime)], text).into_response())
+            ),
+        };
+        Ok(([(header::CONTENT_TYPE, mime)], text).into_response())
+    })
+    .await?
 }
 
 /// One of US Chess's three rating-report files (dBase III), by the name of its table:
@@ -1100,13 +1294,10 @@ fn today() -> uscf::FileDate {
     }
 }
 
-/// The evening's PGN: with server play, each game's own PGN (moves, clock times and
-/// rulings as comments) with the round and board; on boards, the events library's.
-async fn pgn(s: &AppState, snap: &Snap) -> Result<String, ApiError> {
-    if snap.settings.play == Play::Board {
-        return Ok(export::pgn(&snap.event));
-    }
-    let mut out = String::new();
+/// A server evening's games as stored: round, board, and the game's script text (its
+/// setup and events), in the order of the rounds and boards.
+async fn server_games(s: &AppState, snap: &Snap) -> Result<Vec<(u32, u32, String)>, ApiError> {
+    let mut out = Vec::new();
     for r in &snap.event.round_list {
         for b in &r.boards {
             for rec in &b.games {
@@ -1130,26 +1321,34 @@ async fn pgn(s: &AppState, snap: &Snap) -> Result<String, ApiError> {
                     text.push_str(&e.json);
                     text.push('\n');
                 }
-                let script = flagfall_game::script::parse(&text)
-                    .map_err(|e| ApiError::Failed(crate::ServerError::Corrupt(e.to_string())))?;
-                let game_pgn = flagfall_game::pgn::to_pgn(&script);
-                out.push_str(&format!(
-                    "[Event \"{}\"]\n[Round \"{}.{}\"]\n",
-                    flagfall_game::pgn::tag_value(&snap.event.name),
-                    r.number,
-                    b.number
-                ));
-                // The game's own tags follow (its Event tag, if any, is the server's).
-                out.push_str(
-                    &game_pgn
-                        .lines()
-                        .filter(|l| !l.starts_with("[Event ") && !l.starts_with("[Round "))
-                        .collect::<Vec<_>>()
-                        .join("\n"),
-                );
-                out.push_str("\n\n");
+                out.push((r.number, b.number, text));
             }
         }
+    }
+    Ok(out)
+}
+
+/// The server evening's PGN: each game's own PGN (moves, clock times and rulings as
+/// comments) with the round and board.
+fn server_pgn(snap: &Snap, games: Vec<(u32, u32, String)>) -> Result<String, ApiError> {
+    let mut out = String::new();
+    for (round, board, text) in games {
+        let script = flagfall_game::script::parse(&text)
+            .map_err(|e| ApiError::Failed(crate::ServerError::Corrupt(e.to_string())))?;
+        let game_pgn = flagfall_game::pgn::to_pgn(&script);
+        out.push_str(&format!(
+            "[Event \"{}\"]\n[Round \"{round}.{board}\"]\n",
+            flagfall_game::pgn::tag_value(&snap.event.name),
+        ));
+        // The game's own tags follow (its Event tag, if any, is the server's).
+        out.push_str(
+            &game_pgn
+                .lines()
+                .filter(|l| !l.starts_with("[Event ") && !l.starts_with("[Round "))
+                .collect::<Vec<_>>()
+                .join("\n"),
+        );
+        out.push_str("\n\n");
     }
     Ok(out)
 }
@@ -1174,6 +1373,7 @@ pub const LIVE_MAX_MESSAGE_BYTES: usize = 1024;
 /// every socket against its address's connections).
 async fn live(
     State(s): State<AppState>,
+    ClientAddress(addr): ClientAddress,
     Path(id): Path<String>,
     Query(q): Query<LiveQuery>,
     ws: WebSocketUpgrade,
@@ -1208,6 +1408,9 @@ async fn live(
             true
         }
     };
+    // The first state (with the standings) is made off the async workers, counted
+    // against the address as any such request.
+    let ticket = admit(&s, addr, None)?;
     Ok(ws
         .max_message_size(LIVE_MAX_MESSAGE_BYTES)
         .max_frame_size(LIVE_MAX_MESSAGE_BYTES)
@@ -1215,7 +1418,7 @@ async fn live(
         .write_buffer_size(0)
         .on_upgrade(move |socket| async move {
             let _counted = counted;
-            run_live(socket, s, h, director).await;
+            run_live(socket, s, h, director, ticket).await;
         }))
 }
 
@@ -1228,7 +1431,28 @@ async fn send_live(socket: &mut WebSocket, m: Message) -> Result<(), ()> {
     }
 }
 
-async fn run_live(mut socket: WebSocket, s: AppState, h: EveningHandle, director: bool) {
+/// The live socket's whole state, made off the async workers (`ticket`: the request's
+/// admission, if it is the first).
+async fn live_state(
+    s: &AppState,
+    h: &EveningHandle,
+    viewer: Viewer,
+    ticket: Option<Ticket>,
+) -> Option<String> {
+    let snap = h.now();
+    s.cpu
+        .run(ticket, move || view::live_state(&snap, viewer))
+        .await
+        .ok()
+}
+
+async fn run_live(
+    mut socket: WebSocket,
+    s: AppState,
+    h: EveningHandle,
+    director: bool,
+    ticket: Ticket,
+) {
     use crate::socket::{Admit, close};
     use axum::extract::ws::close_code;
     let viewer = if director {
@@ -1240,7 +1464,9 @@ async fn run_live(mut socket: WebSocket, s: AppState, h: EveningHandle, director
     let mut h = h;
     // Subscribe before reading the state: nothing between the two is missed.
     let mut rx = h.live.subscribe();
-    let first = view::live_state(&h.now(), viewer);
+    let Some(first) = live_state(&s, &h, viewer, Some(ticket)).await else {
+        return;
+    };
     if send_live(&mut socket, Message::Text(first.into()))
         .await
         .is_err()
@@ -1263,7 +1489,7 @@ async fn run_live(mut socket: WebSocket, s: AppState, h: EveningHandle, director
                 }
                 Err(tokio::sync::broadcast::error::RecvError::Lagged(_)) => {
                     // Too far behind: the whole state again.
-                    let again = view::live_state(&h.now(), viewer);
+                    let Some(again) = live_state(&s, &h, viewer, None).await else { return };
                     if send_live(&mut socket, Message::Text(again.into())).await.is_err() {
                         return;
                     }
@@ -1276,7 +1502,7 @@ async fn run_live(mut socket: WebSocket, s: AppState, h: EveningHandle, director
                 let Ok(Some(again)) = task::handle(&s, &h.now().id).await else { return };
                 h = again;
                 rx = h.live.subscribe();
-                let state = view::live_state(&h.now(), viewer);
+                let Some(state) = live_state(&s, &h, viewer, None).await else { return };
                 if send_live(&mut socket, Message::Text(state.into())).await.is_err() {
                     return;
                 }

@@ -154,6 +154,8 @@ pub struct Snap {
     pub tokens: HashMap<String, Who>,
     /// Rows in the stored log.
     pub seq: i64,
+    /// Bytes of the stored log (its rows' JSON).
+    pub log_bytes: usize,
     /// The evening's server games waiting for the director now (a claim for the director
     /// to rule on, or a player's call), by game id: not stored, the games say it again
     /// when they are loaded ([`game_waiting`]).

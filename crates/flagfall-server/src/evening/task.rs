@@ -3,6 +3,7 @@
 //! and published. A change that is refused or not stored leaves the evening as it was.
 
 use std::collections::{BTreeMap, HashMap};
+use std::net::IpAddr;
 use std::sync::Arc;
 
 use flagfall_events::change::{Change, Effect, Origin};
@@ -82,13 +83,18 @@ pub enum Refusal {
     Conflict(String),
     /// The store or the server failed (nothing was changed).
     Failed(ServerError),
+    /// Over a limit that lifts with time: the games a pairing would create, over what
+    /// the evening's director may create now (`429`).
+    Later(crate::limits::Later),
+    /// Over one of the server's size limits of an evening (`413`), named.
+    TooBig(String),
     /// Another writer (another node of a cluster) stored a change of the evening first,
     /// and again when the change was tried once more on top of it.
     Raced(String),
 }
 
 /// What a command did.
-#[derive(Debug, Default)]
+#[derive(Debug, Default, Clone)]
 pub struct Done {
     /// What followed from the changes (the events library's effects).
     pub effects: Vec<Effect>,
@@ -96,10 +102,23 @@ pub struct Done {
     pub tokens: Vec<(String, String)>,
 }
 
+/// Who asks, as the server's limits see it.
+#[derive(Default)]
+pub struct Asker {
+    /// The director's (or a deputy's) client address: the games the change creates are
+    /// counted against it (and it is remembered for the automatic pairings). `None` for
+    /// a player's request.
+    pub director_address: Option<IpAddr>,
+    /// The request's admission ([`crate::cpu::Jobs::admit`]): held until the command is
+    /// done, waiting in the evening's queue included.
+    pub ticket: Option<crate::cpu::Ticket>,
+}
+
 pub(crate) enum Cmd {
     Do {
         op: Op,
         origin: Origin,
+        asker: Asker,
         reply: oneshot::Sender<Result<Done, Refusal>>,
     },
     /// A server game ended (the attempt: a result not taken is tried again).
@@ -116,9 +135,19 @@ pub(crate) enum Cmd {
 impl EveningHandle {
     /// Do `op` as `origin` (who, now).
     pub async fn run(&self, op: Op, origin: Origin) -> Result<Done, Refusal> {
+        self.run_as(op, origin, Asker::default()).await
+    }
+
+    /// Do `op` as `origin`, asked by `asker` (the limits it counts against).
+    pub async fn run_as(&self, op: Op, origin: Origin, asker: Asker) -> Result<Done, Refusal> {
         let (reply, rx) = oneshot::channel();
-        if let Err(mpsc::error::SendError(cmd)) = self.tx.send(Cmd::Do { op, origin, reply }).await
-        {
+        let cmd = Cmd::Do {
+            op,
+            origin,
+            asker,
+            reply,
+        };
+        if let Err(mpsc::error::SendError(cmd)) = self.tx.send(cmd).await {
             // Unloaded (idle) since this handle was taken: load it again, ask it there.
             let again = match self.shared.upgrade() {
                 Some(shared) => handle(&shared, &self.id).await.map_err(Refusal::Failed)?,
@@ -177,6 +206,7 @@ pub async fn create(
     shared: &Arc<Shared>,
     event: Event,
     settings: Settings,
+    creator: Option<IpAddr>,
 ) -> Result<(String, String), ServerError> {
     let id = random_hex(12)?;
     let director = random_hex(32)?;
@@ -198,13 +228,22 @@ pub async fn create(
         .create_tournament(&row, std::slice::from_ref(&token))
         .await?;
     // Load it as any evening is loaded (the base and an empty log).
-    handle(shared, &id).await?;
+    load(shared, &id, creator).await?;
     Ok((id, director))
 }
 
 /// The handle of an evening, loading it from the store if needed; `None` if there is
 /// no such evening.
 pub async fn handle(shared: &Arc<Shared>, id: &str) -> Result<Option<EveningHandle>, ServerError> {
+    load(shared, id, None).await
+}
+
+/// [`handle`]; a task started here remembers `creator` as its director's address.
+async fn load(
+    shared: &Arc<Shared>,
+    id: &str,
+    creator: Option<IpAddr>,
+) -> Result<Option<EveningHandle>, ServerError> {
     if let Some(h) = shared.evenings.lock().get(id).filter(|h| !h.tx.is_closed()) {
         return Ok(Some(h.clone()));
     }
@@ -214,14 +253,29 @@ pub async fn handle(shared: &Arc<Shared>, id: &str) -> Result<Option<EveningHand
     let corrupt = |what: &str, e: &dyn std::fmt::Display| {
         ServerError::Corrupt(format!("evening {id}: {what}: {e}"))
     };
-    let mut event: Event = serde_json::from_str(&row.base).map_err(|e| corrupt("base", &e))?;
     let settings: Settings =
         serde_json::from_str(&row.settings).map_err(|e| corrupt("settings", &e))?;
-    let mut reports: BTreeMap<(u32, u32), BoardReports> = BTreeMap::new();
     let log = shared.store.tournament_log(id).await?;
-    for (i, r) in log.iter().enumerate() {
-        replay_row(id, &mut event, &mut reports, i as i64, r)?;
-    }
+    let seq = log.len() as i64;
+    let log_bytes = log.iter().map(|r| r.json.len()).sum();
+    // The event from its base and every change: CPU-bound for a big evening.
+    let owned = id.to_string();
+    let (event, reports) = shared
+        .cpu
+        .run(None, move || {
+            let id = owned.as_str();
+            let corrupt = |what: &str, e: &dyn std::fmt::Display| {
+                ServerError::Corrupt(format!("evening {id}: {what}: {e}"))
+            };
+            let mut event: Event =
+                serde_json::from_str(&row.base).map_err(|e| corrupt("base", &e))?;
+            let mut reports: BTreeMap<(u32, u32), BoardReports> = BTreeMap::new();
+            for (i, r) in log.iter().enumerate() {
+                replay_row(id, &mut event, &mut reports, i as i64, r)?;
+            }
+            Ok::<_, ServerError>((event, reports))
+        })
+        .await??;
     let tokens = load_tokens(shared, id).await?;
     let snap = Snap {
         id: id.to_string(),
@@ -229,7 +283,8 @@ pub async fn handle(shared: &Arc<Shared>, id: &str) -> Result<Option<EveningHand
         settings,
         reports,
         tokens,
-        seq: log.len() as i64,
+        seq,
+        log_bytes,
         disputes: BTreeMap::new(),
     };
     let snap = Arc::new(snap);
@@ -258,6 +313,8 @@ pub async fn handle(shared: &Arc<Shared>, id: &str) -> Result<Option<EveningHand
         snap_tx,
         live,
         waiting_at: HashMap::new(),
+        creator,
+        paid: 0,
     };
     tokio::spawn(task.run(rx));
     Ok(Some(h))
@@ -351,9 +408,19 @@ struct Task {
     live: broadcast::Sender<Arc<Live>>,
     /// Each game's latest event told with its wait for the director ([`Cmd::Waiting`]).
     waiting_at: HashMap<String, u64>,
+    /// The address of the evening's director (its creator's, then that of the director's
+    /// or a deputy's latest change): what the games of an automatic pairing count
+    /// against. Kept in memory: unknown after a restart until the director's next
+    /// change.
+    creator: Option<IpAddr>,
+    /// The server games the command being done has counted against the director's
+    /// address already: a command tried again (another node changed the evening in
+    /// between) counts only what its new try creates beyond them.
+    paid: u32,
 }
 
 /// A change in the making: a copy of the state, and what it will store.
+#[derive(Clone)]
 struct Work {
     snap: Snap,
     rows: Vec<TournamentLogRow>,
@@ -365,6 +432,18 @@ struct Work {
 }
 
 impl Work {
+    /// A copy of `snap` to change.
+    fn of(snap: &Snap) -> Work {
+        Work {
+            snap: snap.clone(),
+            rows: Vec::new(),
+            tokens: Vec::new(),
+            games: Vec::new(),
+            abort: Vec::new(),
+            done: Done::default(),
+        }
+    }
+
     fn apply(&mut self, change: Change, origin: &Origin) -> Result<Vec<Effect>, EventError> {
         let effects = self.snap.event.apply(change, origin)?;
         let entry = self
@@ -381,9 +460,11 @@ impl Work {
 
     fn row(&mut self, row: &LogRow) {
         self.snap.seq += 1;
+        let json = serde_json::to_string(row).unwrap_or_default();
+        self.snap.log_bytes += json.len();
         self.rows.push(TournamentLogRow {
             seq: self.snap.seq,
-            json: serde_json::to_string(row).unwrap_or_default(),
+            json,
         });
     }
 }
@@ -420,8 +501,14 @@ impl Task {
             };
             let Some(cmd) = cmd else { break };
             match cmd {
-                Cmd::Do { op, origin, reply } => {
-                    let r = self.exec(op, origin).await;
+                Cmd::Do {
+                    op,
+                    origin,
+                    asker,
+                    reply,
+                } => {
+                    let r = self.exec(op, origin, &asker).await;
+                    drop(asker);
                     let _ = reply.send(r);
                 }
                 Cmd::Waiting(id, n, dispute, remote) => self.waiting(id, n, dispute, remote),
@@ -593,6 +680,7 @@ impl Task {
     /// Take the results of those of `ids` whose stored games have ended (once: another
     /// node may have taken one already, or take it meanwhile).
     async fn finished_games(&mut self, ids: &[String], origin: Origin) -> Result<(), Refusal> {
+        self.paid = 0;
         self.catch_up().await.map_err(Refusal::Failed)?;
         match self.finished_games_once(ids, origin.clone()).await {
             Err(Refusal::Raced(_)) => self.finished_games_once(ids, origin).await,
@@ -624,40 +712,138 @@ impl Task {
         if results.is_empty() {
             return Ok(());
         }
-        let mut w = self.work();
-        for (id, result) in results {
-            let Some((round, board, game, pending)) = locate(&w.snap.event, &id) else {
-                continue;
-            };
-            if !pending {
-                continue;
-            }
-            // A game over waits for no one.
-            w.snap.disputes.remove(&id);
-            w.apply(
-                Change::SetGameResult {
-                    round,
-                    board,
-                    game,
-                    result,
-                },
-                &origin,
-            )
-            .map_err(Refusal::Event)?;
-        }
-        self.follow_up(&mut w, &origin).map_err(Refusal::Event)?;
+        // The results, and what follows (an automatic pairing): off the async workers.
+        let state = self.state.clone();
+        let w = self
+            .job(move || {
+                let mut w = Work::of(&state);
+                for (id, result) in results {
+                    let Some((round, board, game, pending)) = locate(&w.snap.event, &id) else {
+                        continue;
+                    };
+                    if !pending {
+                        continue;
+                    }
+                    // A game over waits for no one.
+                    w.snap.disputes.remove(&id);
+                    w.apply(
+                        Change::SetGameResult {
+                            round,
+                            board,
+                            game,
+                            result,
+                        },
+                        &origin,
+                    )
+                    .map_err(Refusal::Event)?;
+                }
+                Ok((w, origin))
+            })
+            .await??;
+        let (w, origin) = w;
+        let w = self.settle(w, &origin, None, None, &[]).await?;
         self.commit(w).await.map(|_| ())
     }
 
-    fn work(&self) -> Work {
-        Work {
-            snap: (*self.state).clone(),
-            rows: Vec::new(),
-            tokens: Vec::new(),
-            games: Vec::new(),
-            abort: Vec::new(),
-            done: Done::default(),
+    /// What follows a change, off the async workers: an automatic pairing and the
+    /// round's server games ([`follow_up`]); the server's limits of an evening's size
+    /// (when `before`, the sizes before an asked change, is given); the held games the
+    /// change unlinked from the evening (`w.abort`). Then the new games are counted
+    /// against the director's address ([`Task::charge`]): over it an automatic pairing
+    /// waits for the director (the change that completed the round stands), and an
+    /// asked pairing is refused (`429`).
+    async fn settle(
+        &mut self,
+        w: Work,
+        origin: &Origin,
+        asking: Option<IpAddr>,
+        before: Option<Sizes>,
+        held: &[String],
+    ) -> Result<Work, Refusal> {
+        let limits = self.shared.limits.clone();
+        let held = held.to_vec();
+        let o = origin.clone();
+        let finish = move |mut w: Work, auto: bool| {
+            follow_up(&mut w, &o, auto).map_err(Refusal::Event)?;
+            if let Some(before) = &before {
+                Sizes::of(&w.snap).check(before, &limits)?;
+            }
+            let linked: std::collections::HashSet<&str> = w
+                .snap
+                .event
+                .round_list
+                .iter()
+                .flat_map(|r| r.boards.iter())
+                .flat_map(|b| b.games.iter())
+                .filter_map(|g| g.game.as_deref())
+                .collect();
+            let abort: Vec<String> = held
+                .iter()
+                .filter(|id| !linked.contains(id.as_str()))
+                .cloned()
+                .collect();
+            w.abort = abort;
+            Ok::<_, Refusal>(w)
+        };
+        let again = finish.clone();
+        let auto = w.snap.settings.auto && w.snap.settings.play == Play::Server;
+        let (done, fallback) = self
+            .job(move || {
+                let fallback = auto.then(|| w.clone());
+                (finish(w, true), fallback)
+            })
+            .await?;
+        let done = done?;
+        match (self.charge(&done, asking), fallback) {
+            (Ok(()), _) => Ok(done),
+            (Err(refused), None) => Err(refused),
+            (Err(refused), Some(w)) => {
+                let Refusal::Later(l) = &refused else {
+                    return Err(refused);
+                };
+                tracing::warn!(evening = %w.snap.id, reason = %l.message, "automatic pairing left to the director");
+                let done = self.job(move || again(w, false)).await??;
+                self.charge(&done, asking)?;
+                Ok(done)
+            }
         }
+    }
+
+    /// Run `f` on the evenings' threads ([`crate::cpu`]), this task waiting for it.
+    async fn job<T: Send + 'static>(
+        &self,
+        f: impl FnOnce() -> T + Send + 'static,
+    ) -> Result<T, Refusal> {
+        self.shared.cpu.run(None, f).await.map_err(Refusal::Failed)
+    }
+
+    /// A copy of the state to change, made off the async workers.
+    async fn work(&self) -> Result<Work, Refusal> {
+        let state = self.state.clone();
+        self.job(move || Work::of(&state)).await
+    }
+
+    /// The server games `w` would create count against the address of whoever asks
+    /// for them (`asking`: the director's request), else of the evening's director as
+    /// this task knows it: refused (`429`, nothing taken) when that address may not
+    /// create so many now.
+    fn charge(&mut self, w: &Work, asking: Option<IpAddr>) -> Result<(), Refusal> {
+        let (Some(bucket), Some(addr)) = (&self.shared.creations, asking.or(self.creator)) else {
+            return Ok(());
+        };
+        let n = u32::try_from(w.games.len()).unwrap_or(u32::MAX);
+        let due = n.saturating_sub(self.paid);
+        bucket
+            .take(addr, due)
+            .map(|()| self.paid = self.paid.max(n))
+            .map_err(|mut later| {
+                later.message = format!(
+                    "this would start {n} server games, counted against what your address may \
+                 create: {}",
+                    later.message
+                );
+                Refusal::Later(later)
+            })
     }
 
     /// Do `op`. The games of a round it deletes or re-pairs are held (no action on
@@ -667,14 +853,19 @@ impl Task {
     /// Another node may have changed the evening since this one last looked: it catches
     /// up first, and when another node stores a change in the instant between, the op is
     /// tried once more on top of it (refused then if it no longer applies).
-    async fn exec(&mut self, op: Op, origin: Origin) -> Result<Done, Refusal> {
+    async fn exec(&mut self, op: Op, origin: Origin, asker: &Asker) -> Result<Done, Refusal> {
+        self.paid = 0;
         self.catch_up().await.map_err(Refusal::Failed)?;
+        if let Some(addr) = asker.director_address {
+            self.creator = Some(addr);
+        }
+        let asking = asker.director_address;
         let mut held = Vec::new();
         let mut r = self
-            .exec_holding(op.clone(), origin.clone(), &mut held)
+            .exec_holding(op.clone(), origin.clone(), asking, &mut held)
             .await;
         if matches!(r, Err(Refusal::Raced(_))) {
-            r = self.exec_holding(op, origin, &mut held).await;
+            r = self.exec_holding(op, origin, asking, &mut held).await;
         }
         let aborted = r.as_ref().map(|(_, a)| a.clone()).unwrap_or_default();
         for id in &held {
@@ -694,16 +885,20 @@ impl Task {
         &mut self,
         op: Op,
         origin: Origin,
+        asking: Option<IpAddr>,
         held: &mut Vec<String>,
     ) -> Result<(Done, Vec<String>), Refusal> {
-        let mut w = self.work();
+        let mut w = self.work().await?;
+        let before = Sizes::of(&w.snap);
         match op {
             Op::Changes(changes) => {
                 if changes.iter().any(|c| matches!(c, Change::PairNext)) {
                     // A result that did not come in by itself (a failed store) is taken
-                    // before the round is refused for missing it.
+                    // before the round is refused for missing it (its own count of games).
+                    let paid = self.paid;
                     self.reconcile().await;
-                    w = self.work();
+                    self.paid = paid;
+                    w = self.work().await?;
                 }
                 for change in changes {
                     // A round deleted or re-paired by hand, or re-paired by the library
@@ -724,7 +919,16 @@ impl Task {
                     if let Some(round) = round {
                         self.hold_round(&mut w, round, &origin, held).await?;
                     }
-                    w.apply(change, &origin).map_err(Refusal::Event)?;
+                    // The change itself (a pairing, a re-pairing): off the async workers.
+                    let o = origin.clone();
+                    let (back, r) = self
+                        .job(move || {
+                            let r = w.apply(change, &o);
+                            (w, r)
+                        })
+                        .await?;
+                    w = back;
+                    r.map_err(Refusal::Event)?;
                 }
             }
             Op::AddPlayers {
@@ -732,50 +936,31 @@ impl Task {
                 check_in,
                 director_token,
             } => {
-                for p in players {
-                    let name = p.name.trim().to_string();
-                    if w.snap.event.players.iter().any(|q| q.name == name) {
-                        return Err(Refusal::Event(EventError::NotAllowed(format!(
-                            "a player named {name:?} is in the event already (each player's link is tied to their name)"
-                        ))));
-                    }
-                    w.apply(
-                        Change::AddPlayer {
-                            player: p,
-                            check_in,
-                        },
-                        &origin,
-                    )
-                    .map_err(|e| {
-                        // The name as far as a person reads it: a name too long is said
-                        // so by the error, not echoed whole.
-                        let shown: String = name.chars().take(40).collect();
-                        let more = if shown.len() < name.len() { "…" } else { "" };
-                        Refusal::Event(EventError::NotAllowed(format!(
-                            "player {shown:?}{more}: {e}"
-                        )))
-                    })?;
-                    let token = match &director_token {
-                        Some(d) => super::player_token(d, &w.snap.id, &name),
-                        None => random_hex(32).map_err(Refusal::Failed)?,
-                    };
-                    let hash = token_hash(&token);
-                    // Entered before by the director and removed: the same name has the
-                    // same link, its hash stored already.
-                    let stored = w.snap.tokens.get(&hash) == Some(&Who::Player(name.clone()));
-                    if !stored {
-                        w.tokens.push(TournamentToken {
-                            token_hash: hash.clone(),
-                            tournament_id: w.snap.id.clone(),
-                            role: "player".into(),
-                            player: Some(name.clone()),
-                        });
-                    }
-                    w.snap.tokens.insert(hash, Who::Player(name.clone()));
-                    w.done.tokens.push((name, token));
-                }
+                let o = origin.clone();
+                let (back, r) = self
+                    .job(move || {
+                        let r = add_players(&mut w, players, check_in, director_token, &o);
+                        (w, r)
+                    })
+                    .await?;
+                w = back;
+                r?;
             }
             Op::Deputy => {
+                let deputies = w
+                    .snap
+                    .tokens
+                    .values()
+                    .filter(|t| **t == Who::Deputy)
+                    .count();
+                let most = self.shared.limits.deputies_per_evening;
+                if deputies >= most {
+                    return Err(Refusal::Conflict(format!(
+                        "event {} has {deputies} deputies, the most this server allows \
+                         (--deputies-per-evening {most})",
+                        w.snap.id
+                    )));
+                }
                 let token = random_hex(32).map_err(Refusal::Failed)?;
                 let hash = token_hash(&token);
                 w.tokens.push(TournamentToken {
@@ -792,7 +977,17 @@ impl Task {
                 round,
                 board,
                 results,
-            } => self.report(&mut w, player, round, board, results, &origin)?,
+            } => {
+                let o = origin.clone();
+                let (back, r) = self
+                    .job(move || {
+                        let r = report(&mut w, player, round, board, results, &o);
+                        (w, r)
+                    })
+                    .await?;
+                w = back;
+                r?;
+            }
             Op::SetReport(report) => {
                 let report = *report;
                 w.snap
@@ -807,22 +1002,7 @@ impl Task {
                 w.done.effects.push(Effect::SettingChanged);
             }
         }
-        self.follow_up(&mut w, &origin).map_err(Refusal::Event)?;
-        // The held games the change unlinked from the evening are aborted with it.
-        let linked: std::collections::HashSet<&str> = w
-            .snap
-            .event
-            .round_list
-            .iter()
-            .flat_map(|r| r.boards.iter())
-            .flat_map(|b| b.games.iter())
-            .filter_map(|g| g.game.as_deref())
-            .collect();
-        w.abort = held
-            .iter()
-            .filter(|id| !linked.contains(id.as_str()))
-            .cloned()
-            .collect();
+        let w = self.settle(w, &origin, asking, Some(before), held).await?;
         let aborted = w.abort.clone();
         self.commit(w).await.map(|done| (done, aborted))
     }
@@ -866,104 +1046,105 @@ impl Task {
             "game {id} moved between servers while its round changed: try again"
         ))))
     }
+}
 
-    /// A player's report: refused unless it is their board of the latest round and its
-    /// result is not in; counted at once (`confirm: one`) or when both agree.
-    fn report(
-        &self,
-        w: &mut Work,
-        player: String,
-        round: u32,
-        board: u32,
-        results: Vec<RecordedResult>,
-        origin: &Origin,
-    ) -> Result<(), Refusal> {
-        if w.snap.settings.play == Play::Server {
-            return Err(Refusal::Conflict(
-                "this evening's games are played on the server: their results arrive by \
+/// A player's report: refused unless it is their board of the latest round and its
+/// result is not in; counted at once (`confirm: one`) or when both agree.
+fn report(
+    w: &mut Work,
+    player: String,
+    round: u32,
+    board: u32,
+    results: Vec<RecordedResult>,
+    origin: &Origin,
+) -> Result<(), Refusal> {
+    if w.snap.settings.play == Play::Server {
+        return Err(Refusal::Conflict(
+            "this evening's games are played on the server: their results arrive by \
                  themselves (ask the director to correct one)"
-                    .into(),
-            ));
-        }
-        let event = &w.snap.event;
-        let latest = event.rounds_paired();
-        if latest == 0 {
-            return Err(Refusal::Conflict("no round has been paired yet".into()));
-        }
-        let number = w
-            .snap
-            .number_of(&player)
-            .ok_or_else(|| Refusal::Conflict(format!("{player} is no longer in the event")))?;
-        if round != latest {
-            return Err(Refusal::Conflict(format!(
-                "round {round} is not the round being played (round {latest}); a result of \
+                .into(),
+        ));
+    }
+    let event = &w.snap.event;
+    let latest = event.rounds_paired();
+    if latest == 0 {
+        return Err(Refusal::Conflict("no round has been paired yet".into()));
+    }
+    let number = w
+        .snap
+        .number_of(&player)
+        .ok_or_else(|| Refusal::Conflict(format!("{player} is no longer in the event")))?;
+    if round != latest {
+        return Err(Refusal::Conflict(format!(
+            "round {round} is not the round being played (round {latest}); a result of \
                  an earlier round is corrected by the director"
-            )));
-        }
-        let b = event.round_list[round as usize - 1]
-            .boards
-            .iter()
-            .find(|b| b.number == board)
-            .ok_or(Refusal::Event(EventError::UnknownBoard {
-                round,
-                board,
-                boards: event.round_list[round as usize - 1].boards.len() as u32,
-            }))?;
-        if b.white != number && b.black != number {
-            return Err(Refusal::Conflict(format!(
-                "{player} does not play on board {board} of round {round}"
-            )));
-        }
-        if b.complete() {
-            return Err(Refusal::Conflict(format!(
-                "the result of round {round} board {board} is in already; the director \
-                 corrects it if it is wrong"
-            )));
-        }
-        // Players report games played; a forfeit (or `*`) is the director's to enter.
-        if results.len() != b.games.len() || results.iter().any(|r| !r.is_played()) {
-            return Err(Refusal::Conflict(format!(
-                "board {board} has {} game(s): report one result for each (1-0, 0-1 or 1/2); \
-                 a forfeit is the director's to enter",
-                b.games.len()
-            )));
-        }
-        let report = Report {
+        )));
+    }
+    let b = event.round_list[round as usize - 1]
+        .boards
+        .iter()
+        .find(|b| b.number == board)
+        .ok_or(Refusal::Event(EventError::UnknownBoard {
             round,
             board,
-            player,
-            results: results.clone(),
-            at: origin.at,
-        };
-        w.row(&LogRow::Report(report.clone()));
-        note_report(&w.snap.event, &mut w.snap.reports, &report);
-        let both = w
-            .snap
-            .reports
-            .get(&(round, board))
-            .cloned()
-            .unwrap_or_default();
-        let agreed = match w.snap.settings.confirm {
-            Confirm::One => Some(results),
-            Confirm::Both => match (&both.white, &both.black) {
-                (Some(a), Some(b)) if a == b => Some(a.clone()),
-                _ => None,
-            },
-        };
-        if let Some(results) = agreed {
-            w.apply(
-                Change::SetResults {
-                    round,
-                    board,
-                    results,
-                },
-                origin,
-            )
-            .map_err(Refusal::Event)?;
-        }
-        Ok(())
+            boards: event.round_list[round as usize - 1].boards.len() as u32,
+        }))?;
+    if b.white != number && b.black != number {
+        return Err(Refusal::Conflict(format!(
+            "{player} does not play on board {board} of round {round}"
+        )));
     }
+    if b.complete() {
+        return Err(Refusal::Conflict(format!(
+            "the result of round {round} board {board} is in already; the director \
+                 corrects it if it is wrong"
+        )));
+    }
+    // Players report games played; a forfeit (or `*`) is the director's to enter.
+    if results.len() != b.games.len() || results.iter().any(|r| !r.is_played()) {
+        return Err(Refusal::Conflict(format!(
+            "board {board} has {} game(s): report one result for each (1-0, 0-1 or 1/2); \
+             a forfeit is the director's to enter",
+            b.games.len()
+        )));
+    }
+    let report = Report {
+        round,
+        board,
+        player,
+        results: results.clone(),
+        at: origin.at,
+    };
+    w.row(&LogRow::Report(report.clone()));
+    note_report(&w.snap.event, &mut w.snap.reports, &report);
+    let both = w
+        .snap
+        .reports
+        .get(&(round, board))
+        .cloned()
+        .unwrap_or_default();
+    let agreed = match w.snap.settings.confirm {
+        Confirm::One => Some(results),
+        Confirm::Both => match (&both.white, &both.black) {
+            (Some(a), Some(b)) if a == b => Some(a.clone()),
+            _ => None,
+        },
+    };
+    if let Some(results) = agreed {
+        w.apply(
+            Change::SetResults {
+                round,
+                board,
+                results,
+            },
+            origin,
+        )
+        .map_err(Refusal::Event)?;
+    }
+    Ok(())
+}
 
+impl Task {
     /// Before a round is deleted or re-paired: its server games that have begun are
     /// marked begun (the events library then refuses); the others are held (`held`), so
     /// that none begins before the change is stored or refused.
@@ -1005,113 +1186,116 @@ impl Task {
         }
         Ok(())
     }
+}
 
-    /// What follows any change: in automatic mode the next round is paired once the
-    /// latest is complete; with server play, every pending game of the latest round
-    /// without a server game gets one.
-    fn follow_up(&self, w: &mut Work, origin: &Origin) -> Result<(), EventError> {
-        let event = &w.snap.event;
-        if w.snap.settings.auto
-            && event.round_list.last().is_some_and(|r| r.complete())
-            && event.rounds_paired() < event.planned_rounds()
-            && w.done
-                .effects
-                .iter()
-                .any(|e| matches!(e, Effect::RoundComplete { .. }))
-        {
-            let auto = Origin::new("server (automatic pairing)", origin.at);
-            // A round that cannot be paired (nobody checked in, ...) waits for the
-            // director; the result that completed the round stands.
-            let mut copy = Work {
-                snap: w.snap.clone(),
-                rows: Vec::new(),
-                tokens: Vec::new(),
-                games: Vec::new(),
-                abort: Vec::new(),
-                done: Done::default(),
-            };
-            if copy.apply(Change::PairNext, &auto).is_ok() {
-                w.snap = copy.snap;
-                w.rows.extend(copy.rows);
-                w.done.effects.extend(copy.done.effects);
-            }
-        }
-        if w.snap.settings.play == Play::Server {
-            self.create_games(w, origin)?;
-        }
-        Ok(())
-    }
-
-    fn create_games(&self, w: &mut Work, origin: &Origin) -> Result<(), EventError> {
-        let Some(round) = w.snap.event.round_list.last() else {
-            return Ok(());
+/// What follows any change: in automatic mode the next round is paired once the
+/// latest is complete; with server play, every pending game of the latest round
+/// without a server game gets one.
+fn follow_up(w: &mut Work, origin: &Origin, auto: bool) -> Result<(), EventError> {
+    let event = &w.snap.event;
+    if auto
+        && w.snap.settings.auto
+        && event.round_list.last().is_some_and(|r| r.complete())
+        && event.rounds_paired() < event.planned_rounds()
+        && w.done
+            .effects
+            .iter()
+            .any(|e| matches!(e, Effect::RoundComplete { .. }))
+    {
+        let auto = Origin::new("server (automatic pairing)", origin.at);
+        // A round that cannot be paired (nobody checked in, ...) waits for the
+        // director; the result that completed the round stands.
+        let mut copy = Work {
+            snap: w.snap.clone(),
+            rows: Vec::new(),
+            tokens: Vec::new(),
+            games: Vec::new(),
+            abort: Vec::new(),
+            done: Done::default(),
         };
-        let r = round.number;
-        let mut todo = Vec::new();
-        for b in &round.boards {
-            for (g, rec) in b.games.iter().enumerate() {
-                if rec.game.is_none() && rec.result == RecordedResult::Pending {
-                    let (white, black) = b.players_of_game(g);
-                    todo.push((b.number, g as u32 + 1, white, black));
-                }
+        if copy.apply(Change::PairNext, &auto).is_ok() {
+            w.snap = copy.snap;
+            w.rows.extend(copy.rows);
+            w.done.effects.extend(copy.done.effects);
+        }
+    }
+    if w.snap.settings.play == Play::Server {
+        create_games(w, origin)?;
+    }
+    Ok(())
+}
+
+fn create_games(w: &mut Work, origin: &Origin) -> Result<(), EventError> {
+    let Some(round) = w.snap.event.round_list.last() else {
+        return Ok(());
+    };
+    let r = round.number;
+    let mut todo = Vec::new();
+    for b in &round.boards {
+        for (g, rec) in b.games.iter().enumerate() {
+            if rec.game.is_none() && rec.result == RecordedResult::Pending {
+                let (white, black) = b.players_of_game(g);
+                todo.push((b.number, g as u32 + 1, white, black));
             }
         }
-        let event = &w.snap.event;
-        let rules = event.ruleset.clone().unwrap_or_else(|| "uscf-2020".into());
-        let tc = event
-            .time_control
-            .clone()
-            .unwrap_or_else(|| "G/5;d0".into());
-        let director = w.snap.director_hash().unwrap_or_default().to_string();
-        let inconsistent = |m: String| EventError::Inconsistent(m);
-        let mut links = Vec::new();
-        for (board, game, white, black) in todo {
-            let name = |n: u32| {
-                event
-                    .player(n)
-                    .map(|p| p.name.clone())
-                    .map_err(|e| inconsistent(e.to_string()))
-            };
-            let (wn, bn) = (name(white)?, name(black)?);
-            let body: CreateGame = serde_json::from_value(json!({
-                "rules": rules, "time_control": tc, "white": wn, "black": bn,
-                "mode": w.snap.settings.mode,
-            }))
-            .map_err(|e| inconsistent(format!("a game of round {r}: {e}")))?;
-            let (line, _) = body
-                .setup_line()
-                .map_err(|e| inconsistent(format!("a game of round {r}: {e}")))?;
-            let token = |n: &str| {
-                w.snap
-                    .token_of(n)
-                    .map(str::to_string)
-                    .ok_or_else(|| inconsistent(format!("player {n:?} has no token")))
-            };
-            let id = random_hex(12).map_err(|e| inconsistent(e.to_string()))?;
-            w.games.push(NewGame {
-                id: id.clone(),
-                setup: line,
-                mode: w.snap.settings.mode,
-                token_white: token(&wn)?,
-                token_black: token(&bn)?,
-                token_director: director.clone(),
-                created_ms: now_unix_ms(),
-                practice: None,
-            });
-            links.push(Change::LinkGame {
-                round: r,
-                board,
-                game,
-                id,
-            });
-        }
-        let server = Origin::new("server", origin.at);
-        for change in links {
-            w.apply(change, &server)?;
-        }
-        Ok(())
     }
+    let event = &w.snap.event;
+    let rules = event.ruleset.clone().unwrap_or_else(|| "uscf-2020".into());
+    let tc = event
+        .time_control
+        .clone()
+        .unwrap_or_else(|| "G/5;d0".into());
+    let director = w.snap.director_hash().unwrap_or_default().to_string();
+    let inconsistent = |m: String| EventError::Inconsistent(m);
+    let mut links = Vec::new();
+    for (board, game, white, black) in todo {
+        let name = |n: u32| {
+            event
+                .player(n)
+                .map(|p| p.name.clone())
+                .map_err(|e| inconsistent(e.to_string()))
+        };
+        let (wn, bn) = (name(white)?, name(black)?);
+        let body: CreateGame = serde_json::from_value(json!({
+            "rules": rules, "time_control": tc, "white": wn, "black": bn,
+            "mode": w.snap.settings.mode,
+        }))
+        .map_err(|e| inconsistent(format!("a game of round {r}: {e}")))?;
+        let (line, _) = body
+            .setup_line()
+            .map_err(|e| inconsistent(format!("a game of round {r}: {e}")))?;
+        let token = |n: &str| {
+            w.snap
+                .token_of(n)
+                .map(str::to_string)
+                .ok_or_else(|| inconsistent(format!("player {n:?} has no token")))
+        };
+        let id = random_hex(12).map_err(|e| inconsistent(e.to_string()))?;
+        w.games.push(NewGame {
+            id: id.clone(),
+            setup: line,
+            mode: w.snap.settings.mode,
+            token_white: token(&wn)?,
+            token_black: token(&bn)?,
+            token_director: director.clone(),
+            created_ms: now_unix_ms(),
+            practice: None,
+        });
+        links.push(Change::LinkGame {
+            round: r,
+            board,
+            game,
+            id,
+        });
+    }
+    let server = Origin::new("server", origin.at);
+    for change in links {
+        w.apply(change, &server)?;
+    }
+    Ok(())
+}
 
+impl Task {
     /// Store `w` in one transaction; then it is the evening's state: games start, the
     /// snapshot and the live message go out.
     async fn commit(&mut self, w: Work) -> Result<Done, Refusal> {
@@ -1141,16 +1325,20 @@ impl Task {
                 return Err(Refusal::Failed(e.into()));
             }
         }
-        for g in &c.games {
+        for (i, g) in c.games.iter().enumerate() {
             if let Err(e) = self.shared.start_new(g, w.snap.settings.mode).await {
                 tracing::error!(game = %g.id, error = %e, "an evening's game not started");
+            }
+            // A round of hundreds of games: the worker's other tasks run between them.
+            if i % 32 == 31 {
+                tokio::task::yield_now().await;
             }
         }
         let snap = Arc::new(w.snap);
         self.state = snap.clone();
         self.snap_tx.send_replace(snap.clone());
         if !c.log.is_empty() {
-            self.publish(&snap, &c.log, &w.done.effects);
+            self.publish(&snap, c.log, w.done.effects.clone()).await;
             let notice = Notice::Seq { seq: snap.seq };
             crate::cluster::evening::publish(&self.shared, &snap.id, notice);
         }
@@ -1172,18 +1360,29 @@ impl Task {
         if rows.is_empty() {
             return Ok(0);
         }
-        let mut snap = (*self.state).clone();
-        let mut effects = Vec::new();
-        for r in &rows {
-            effects.extend(replay_row(
-                &id,
-                &mut snap.event,
-                &mut snap.reports,
-                snap.seq,
-                r,
-            )?);
-            snap.seq = r.seq;
-        }
+        // Replayed off the async workers (another node's pairing is as big as ours).
+        let state = self.state.clone();
+        let job_id = id.clone();
+        let (mut snap, effects, rows) = self
+            .shared
+            .cpu
+            .run(None, move || {
+                let mut snap = (*state).clone();
+                let mut effects = Vec::new();
+                for r in &rows {
+                    effects.extend(replay_row(
+                        &job_id,
+                        &mut snap.event,
+                        &mut snap.reports,
+                        snap.seq,
+                        r,
+                    )?);
+                    snap.seq = r.seq;
+                    snap.log_bytes += r.json.len();
+                }
+                Ok::<_, ServerError>((snap, effects, rows))
+            })
+            .await??;
         // New players' and deputies' tokens came with those rows (one transaction).
         snap.tokens = load_tokens(&self.shared, &id).await?;
         // A game whose result is in waits for no one.
@@ -1199,8 +1398,9 @@ impl Task {
         let snap = Arc::new(snap);
         self.state = snap.clone();
         self.snap_tx.send_replace(snap.clone());
-        self.publish(&snap, &rows, &effects);
-        Ok(rows.len())
+        let n = rows.len();
+        self.publish(&snap, rows, effects).await;
+        Ok(n)
     }
 }
 
@@ -1208,17 +1408,34 @@ impl Task {
     /// The live sockets' message (none when nobody listens): the director's carries the
     /// players' reports and the disputes (the list as it is now, so a dispute the change
     /// settled is seen to go), the public's neither.
-    fn publish(&self, snap: &Snap, rows: &[TournamentLogRow], effects: &[Effect]) {
+    /// Made off the async workers (with the standings, for a big evening).
+    async fn publish(&self, snap: &Arc<Snap>, rows: Vec<TournamentLogRow>, effects: Vec<Effect>) {
         use super::view::{Viewer, live_message};
         if self.live.receiver_count() == 0 {
             return;
         }
-        let public: Arc<str> = live_message(snap, rows, effects, Viewer::Public).into();
-        let director: Arc<str> = live_message(snap, rows, effects, Viewer::Director).into();
-        let _ = self.live.send(Arc::new(Live {
-            public: Some(public),
-            director,
-        }));
+        let snap = snap.clone();
+        let made = self
+            .shared
+            .cpu
+            .run(None, move || {
+                let public: Arc<str> = live_message(&snap, &rows, &effects, Viewer::Public).into();
+                let director: Arc<str> =
+                    live_message(&snap, &rows, &effects, Viewer::Director).into();
+                (public, director)
+            })
+            .await;
+        match made {
+            Ok((public, director)) => {
+                let _ = self.live.send(Arc::new(Live {
+                    public: Some(public),
+                    director,
+                }));
+            }
+            Err(e) => {
+                tracing::error!(evening = %self.state.id, error = %e, "the live message not made")
+            }
+        }
     }
 }
 
@@ -1240,4 +1457,123 @@ fn locate(event: &Event, id: &str) -> Option<(u32, u32, u32, bool)> {
         }
     }
     None
+}
+
+/// Enter `players` in `w` (each with a personal token: derived from the director's
+/// token when the director enters them, random otherwise).
+fn add_players(
+    w: &mut Work,
+    players: Vec<NewPlayer>,
+    check_in: bool,
+    director_token: Option<String>,
+    origin: &Origin,
+) -> Result<(), Refusal> {
+    for p in players {
+        let name = p.name.trim().to_string();
+        if w.snap.event.players.iter().any(|q| q.name == name) {
+            return Err(Refusal::Event(EventError::NotAllowed(format!(
+                "a player named {name:?} is in the event already (each player's link is tied to their name)"
+            ))));
+        }
+        w.apply(
+            Change::AddPlayer {
+                player: p,
+                check_in,
+            },
+            origin,
+        )
+        .map_err(|e| {
+            // The name as far as a person reads it: a name too long is said so by the
+            // error, not echoed whole.
+            let shown: String = name.chars().take(40).collect();
+            let more = if shown.len() < name.len() { "…" } else { "" };
+            Refusal::Event(EventError::NotAllowed(format!(
+                "player {shown:?}{more}: {e}"
+            )))
+        })?;
+        let token = match &director_token {
+            Some(d) => super::player_token(d, &w.snap.id, &name),
+            None => random_hex(32).map_err(Refusal::Failed)?,
+        };
+        let hash = token_hash(&token);
+        // Entered before by the director and removed: the same name has the same link,
+        // its hash stored already.
+        let stored = w.snap.tokens.get(&hash) == Some(&Who::Player(name.clone()));
+        if !stored {
+            w.tokens.push(TournamentToken {
+                token_hash: hash.clone(),
+                tournament_id: w.snap.id.clone(),
+                role: "player".into(),
+                player: Some(name.clone()),
+            });
+        }
+        w.snap.tokens.insert(hash, Who::Player(name.clone()));
+        w.done.tokens.push((name, token));
+    }
+    Ok(())
+}
+
+/// What the server's limits of an evening's size count ([`crate::limits::Limits`]).
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Sizes {
+    pub players: usize,
+    pub rounds: u32,
+    pub forbidden: usize,
+    pub log_bytes: usize,
+}
+
+impl Sizes {
+    pub fn of(snap: &Snap) -> Sizes {
+        Sizes::of_event(&snap.event, snap.log_bytes)
+    }
+
+    /// Of an event whose stored log holds `log_bytes`.
+    pub fn of_event(event: &Event, log_bytes: usize) -> Sizes {
+        Sizes {
+            players: event.players.len(),
+            rounds: event.planned_rounds().max(event.rounds_paired()),
+            forbidden: event.forbidden.len(),
+            log_bytes,
+        }
+    }
+
+    /// Refused (`413`, naming the limit and its flag) when a change made one of them
+    /// grow past the server's limit (`before`: the sizes before it). One already over
+    /// (an evening from before the limit was lowered) may shrink or stay.
+    pub fn check(&self, before: &Sizes, limits: &crate::limits::Limits) -> Result<(), Refusal> {
+        let over = |now: usize, was: usize, most: usize| now > was && now > most;
+        if over(self.players, before.players, limits.evening_players) {
+            return Err(Refusal::TooBig(format!(
+                "this would make {} players: an evening on this server holds at most {} \
+                 (--evening-players)",
+                self.players, limits.evening_players
+            )));
+        }
+        if over(
+            self.rounds as usize,
+            before.rounds as usize,
+            limits.evening_rounds as usize,
+        ) {
+            return Err(Refusal::TooBig(format!(
+                "this would make {} rounds: an evening on this server plays at most {} \
+                 (--evening-rounds; a round robin's rounds follow from its players)",
+                self.rounds, limits.evening_rounds
+            )));
+        }
+        if over(self.forbidden, before.forbidden, limits.evening_forbidden) {
+            return Err(Refusal::TooBig(format!(
+                "this would make {} forbidden pairs: an evening on this server holds at \
+                 most {} (--evening-forbidden)",
+                self.forbidden, limits.evening_forbidden
+            )));
+        }
+        if over(self.log_bytes, before.log_bytes, limits.evening_log_bytes) {
+            return Err(Refusal::TooBig(format!(
+                "the evening's log holds {} bytes: this change would take it past the {} \
+                 this server keeps for one evening (--evening-log-mib)",
+                before.log_bytes, limits.evening_log_bytes
+            )));
+        }
+        Ok(())
+    }
 }

@@ -1,0 +1,133 @@
+//! The evenings' CPU-bound work off the async workers (issue 30, item 1): pairing a
+//! round, replaying a log, standings, crosstables, exports, imports and uploads run on
+//! tokio's blocking threads, at most [`Limits::evening_threads`] at once, so that the
+//! async workers stay free for the sockets and the games. A request that needs such
+//! work is admitted first ([`Jobs::admit`]): at most [`Limits::evening_queue`] in flight
+//! on the server (`503` over it), [`Limits::evening_jobs_per_address`] from one address
+//! and [`Limits::evening_jobs_per_evening`] on one evening (`429` over them), counted
+//! from the request's arrival until its work is done (waiting for a thread included, and
+//! waiting behind the evening's other commands). The evening's task stays the one owner
+//! of its state: it hands a job its copy and waits for the result; readers meanwhile read
+//! the last published snapshot.
+//!
+//! [`Limits::evening_threads`]: crate::limits::Limits::evening_threads
+//! [`Limits::evening_queue`]: crate::limits::Limits::evening_queue
+//! [`Limits::evening_jobs_per_address`]: crate::limits::Limits::evening_jobs_per_address
+//! [`Limits::evening_jobs_per_evening`]: crate::limits::Limits::evening_jobs_per_evening
+
+use std::net::IpAddr;
+use std::sync::Arc;
+
+use axum::http::StatusCode;
+use tokio::sync::Semaphore;
+
+use crate::ServerError;
+use crate::limits::{Counted, Counts, Later, Limits};
+
+/// The evenings' CPU-bound jobs: the threads, and what is in flight.
+pub struct Jobs {
+    threads: Arc<Semaphore>,
+    all: Arc<Counts<()>>,
+    queue: usize,
+    per_address: Arc<Counts<IpAddr>>,
+    max_per_address: usize,
+    per_evening: Arc<Counts<String>>,
+    max_per_evening: usize,
+}
+
+/// One admitted request: counted until dropped (it goes with the request's work).
+pub struct Ticket {
+    _all: Counted<()>,
+    _address: Option<Counted<IpAddr>>,
+    _evening: Option<Counted<String>>,
+}
+
+impl Jobs {
+    pub fn new(limits: &Limits) -> Jobs {
+        Jobs {
+            threads: Arc::new(Semaphore::new(limits.evening_threads())),
+            all: Arc::default(),
+            queue: limits.evening_queue,
+            per_address: Arc::default(),
+            max_per_address: limits.evening_jobs_per_address,
+            per_evening: Arc::default(),
+            max_per_evening: limits.evening_jobs_per_evening,
+        }
+    }
+
+    /// Admit a request from `addr` (on evening `evening`, if it is one's), or say why not:
+    /// `503` when the server has [`Limits::evening_queue`] in flight, `429` when the
+    /// address or the evening has its share.
+    pub fn admit(&self, addr: Option<IpAddr>, evening: Option<&str>) -> Result<Ticket, Later> {
+        let all = self.all.enter((), self.queue.max(1)).ok_or_else(|| Later {
+            status: StatusCode::SERVICE_UNAVAILABLE,
+            message: format!(
+                "the server is busy with {} evening requests (pairings, standings, exports, \
+                 imports): try again in a moment (--evening-queue)",
+                self.queue
+            ),
+            retry_after: 2,
+        })?;
+        let address =
+            match addr {
+                Some(a) => Some(self.per_address.enter(a, self.max_per_address).ok_or_else(
+                    || Later {
+                        status: StatusCode::TOO_MANY_REQUESTS,
+                        message: format!(
+                            "your address has {} evening requests in flight (pairings, \
+                             standings, exports, imports): wait for their answers \
+                             (--evening-jobs-per-address)",
+                            self.max_per_address
+                        ),
+                        retry_after: 1,
+                    },
+                )?),
+                None => None,
+            };
+        let evening = match evening {
+            Some(e) => Some(
+                self.per_evening
+                    .enter(e.to_string(), self.max_per_evening)
+                    .ok_or_else(|| Later {
+                        status: StatusCode::TOO_MANY_REQUESTS,
+                        message: format!(
+                            "event {e} has {} requests in flight (pairings, standings, \
+                             exports): try again in a moment (--evening-jobs-per-evening)",
+                            self.max_per_evening
+                        ),
+                        retry_after: 1,
+                    })?,
+            ),
+            None => None,
+        };
+        Ok(Ticket {
+            _all: all,
+            _address: address,
+            _evening: evening,
+        })
+    }
+
+    /// Run `f` on a blocking thread once one of the evenings' threads is free, holding
+    /// `ticket` (if any) until it is done, even when the caller stops waiting.
+    pub async fn run<T: Send + 'static>(
+        &self,
+        ticket: Option<Ticket>,
+        f: impl FnOnce() -> T + Send + 'static,
+    ) -> Result<T, ServerError> {
+        let permit = self
+            .threads
+            .clone()
+            .acquire_owned()
+            .await
+            .map_err(|e| ServerError::Corrupt(format!("the evenings' threads: {e}")))?;
+        tokio::task::spawn_blocking(move || {
+            let _held = (permit, ticket);
+            f()
+        })
+        .await
+        .map_err(|e| {
+            tracing::error!(error = %e, "an evening's job failed");
+            ServerError::Corrupt(format!("an evening's job failed: {e}"))
+        })
+    }
+}
