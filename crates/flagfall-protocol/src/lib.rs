@@ -14,12 +14,15 @@
 //! - `ruling`: a ruling as the wire carries it; `rulesets`: the rulesets the lobby
 //!   offers (`GET /api/rulesets`);
 //! - `typescript`: the TypeScript declarations of these types (web/src/wire.ts);
+//! - [`evening`]: an evening's answers and live messages (its own module: its
+//!   `Standings`, `Me` and `Dispute` are not the game's);
 //! - [`challenge`]: the lobby's open challenges; [`practice`]: games against the
 //!   computer (their own modules: their `Created` is not the game's).
 
 mod allowed;
 mod body;
 pub mod challenge;
+pub mod evening;
 mod frame;
 mod message;
 pub mod practice;

@@ -317,7 +317,7 @@ struct Live {
     was_live: bool,
     /// What the game waits for the director for (a claim to rule on, a player's call), as
     /// its evening was last told ([`crate::evening::game_waiting`]).
-    waiting: Option<Value>,
+    waiting: Option<flagfall_protocol::evening::DisputeWhat>,
     /// The last failed commit, until the store says whether it landed.
     uncertain: Option<Uncertain>,
     /// After a failed commit of the server's own action, when to try it again.

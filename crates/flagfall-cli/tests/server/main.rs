@@ -13,6 +13,7 @@ mod evening_boards;
 mod evening_limits;
 mod evening_nodes;
 mod evening_speed;
+mod evening_wire;
 mod faults;
 mod flood;
 mod injection;

@@ -35,7 +35,7 @@ pub enum Notice {
     Dispute {
         game: String,
         n: u64,
-        dispute: Option<serde_json::Value>,
+        dispute: Option<flagfall_protocol::evening::DisputeWhat>,
     },
     /// This node loaded the evening: the others tell it their disputes.
     Hello,

@@ -18,6 +18,7 @@ use flagfall_events::event::{
 };
 use flagfall_events::{export, import, uscf};
 use flagfall_protocol::Mode;
+use flagfall_protocol::evening as ev;
 use serde::Deserialize;
 use serde_json::{Value, json};
 
@@ -273,15 +274,15 @@ fn report_info(v: Value) -> Result<ReportInfo, ApiError> {
 fn created(id: &str, director: &str) -> Response {
     (
         StatusCode::CREATED,
-        axum::Json(json!({
-            "id": id,
-            "director_token": director,
-            "urls": {
-                "director": format!("/events/{id}/direct?token={director}"),
-                "projector": format!("/events/{id}/projector"),
-                "join": format!("/events/{id}/join"),
+        axum::Json(ev::EveningCreated {
+            id: id.to_string(),
+            director_token: director.to_string(),
+            urls: ev::EveningUrls {
+                director: format!("/events/{id}/direct?token={director}"),
+                projector: format!("/events/{id}/projector"),
+                join: format!("/events/{id}/join"),
             },
-        })),
+        }),
     )
         .into_response()
 }
@@ -433,7 +434,9 @@ async fn deputy(
     let token = done.tokens.first().map(|t| t.1.clone()).unwrap_or_default();
     Ok((
         StatusCode::CREATED,
-        axum::Json(json!({"deputy_token": token})),
+        axum::Json(ev::DeputyCreated {
+            deputy_token: token,
+        }),
     )
         .into_response())
 }
@@ -501,15 +504,21 @@ async fn add_players(
         )
         .await?;
     let snap = h.now();
-    let list: Vec<Value> = done
+    let players = done
         .tokens
         .iter()
-        .map(|(name, token)| {
-            json!({"name": name, "number": snap.number_of(name), "token": token,
-                   "link": format!("/events/{id}/player?token={token}")})
+        .map(|(name, token)| ev::AddedPlayer {
+            name: name.clone(),
+            number: snap.number_of(name),
+            token: token.clone(),
+            link: format!("/events/{id}/player?token={token}"),
         })
         .collect();
-    Ok((StatusCode::CREATED, axum::Json(json!({"players": list}))).into_response())
+    Ok((
+        StatusCode::CREATED,
+        axum::Json(ev::PlayersAdded { players }),
+    )
+        .into_response())
 }
 
 /// The players of an upload in `format` (json, csv or trf).
@@ -586,11 +595,11 @@ async fn get_links(
     let ticket = admit(&s, addr, Some(&id))?;
     // Two hashes a player: off the async workers.
     let players = job(&s, ticket, move || links(&snap, &token)).await?;
-    Ok(axum::Json(json!({"players": players})).into_response())
+    Ok(axum::Json(ev::PlayerLinks { players }).into_response())
 }
 
 /// Every player's link, derived from the director's `token`.
-fn links(snap: &Snap, token: &str) -> Vec<Value> {
+fn links(snap: &Snap, token: &str) -> Vec<ev::PlayerLink> {
     let id = &snap.id;
     snap
         .event
@@ -599,15 +608,18 @@ fn links(snap: &Snap, token: &str) -> Vec<Value> {
         .map(|p| {
             let mine = super::player_token(token, &snap.id, &p.name);
             let found = snap.tokens.get(&crate::token_hash(&mine)) == Some(&Who::Player(p.name.clone()));
-            if found {
-                json!({"name": p.name, "number": p.id, "link": format!("/events/{id}/player?token={mine}")})
+            let (link, why) = if found {
+                (Some(format!("/events/{id}/player?token={mine}")), None)
+            } else if snap.token_of(&p.name).is_some() {
+                (None, Some("entered by a deputy: the link was answered once, when the player was entered"))
             } else {
-                let why = if snap.token_of(&p.name).is_some() {
-                    "entered by a deputy: the link was answered once, when the player was entered"
-                } else {
-                    "no personal link (the player came with an imported event file)"
-                };
-                json!({"name": p.name, "number": p.id, "link": null, "why": why})
+                (None, Some("no personal link (the player came with an imported event file)"))
+            };
+            ev::PlayerLink {
+                name: p.name.clone(),
+                number: p.id,
+                link,
+                why: why.map(str::to_string),
             }
         })
         .collect()
@@ -715,11 +727,16 @@ async fn ratings(
         )
         .await?;
     }
-    Ok(axum::Json(json!({
-        "updated": updated, "lines": found.lines, "not_found": found.not_found,
-        "unknown_ids": found.unknown_ids, "unrated": found.unrated,
-        "ambiguous": found.ambiguous,
-    }))
+    // Counts of an evening's players and of a list's lines: far below 2^32.
+    let count = |n: usize| u32::try_from(n).unwrap_or(u32::MAX);
+    Ok(axum::Json(ev::RatingLookup {
+        updated: count(updated),
+        lines: count(found.lines),
+        not_found: found.not_found,
+        unknown_ids: found.unknown_ids,
+        unrated: found.unrated,
+        ambiguous: found.ambiguous,
+    })
     .into_response())
 }
 
@@ -819,7 +836,19 @@ async fn player_action(
 
 fn answer(h: &EveningHandle, done: &Done) -> Response {
     let snap = h.now();
-    axum::Json(json!({"effects": done.effects, "seq": snap.seq})).into_response()
+    axum::Json(ev::ChangeAnswer {
+        effects: effects(&done.effects),
+        seq: snap.seq,
+    })
+    .into_response()
+}
+
+/// The effects of a change as the wire carries them.
+fn effects(effects: &[flagfall_events::change::Effect]) -> ev::Effects {
+    effects
+        .iter()
+        .map(|e| serde_json::to_value(e).unwrap_or(Value::Null))
+        .collect()
 }
 
 #[derive(Deserialize)]
@@ -977,14 +1006,17 @@ async fn override_round(
             asker(&w, addr, ticket),
         )
         .await?;
-    let warnings: Vec<Value> = done
+    let warnings: Vec<ev::PairingWarning> = done
         .effects
         .iter()
         .filter_map(|e| match e {
             flagfall_events::change::Effect::PairingReplaced { warnings, .. } => Some(
                 warnings
                     .iter()
-                    .map(|w| json!({"warning": w, "text": w.to_string()}))
+                    .map(|w| ev::PairingWarning {
+                        warning: serde_json::to_value(w).unwrap_or(Value::Null),
+                        text: w.to_string(),
+                    })
                     .collect::<Vec<_>>(),
             ),
             _ => None,
@@ -992,7 +1024,7 @@ async fn override_round(
         .flatten()
         .collect();
     let v = view::round(&h.now(), r, Viewer::Director).map_err(event_error)?;
-    Ok(axum::Json(json!({"round": v, "warnings": warnings})).into_response())
+    Ok(axum::Json(ev::OverrideAnswer { round: v, warnings }).into_response())
 }
 
 #[derive(Deserialize)]
@@ -1084,7 +1116,11 @@ async fn set_result(
     let done = h.run_as(op, origin(&w), asker(&w, addr, ticket)).await?;
     let snap = h.now();
     let v = view::round(&snap, r, Viewer::of(&snap, Some(&w))).map_err(event_error)?;
-    Ok(axum::Json(json!({"round": v, "effects": done.effects})).into_response())
+    Ok(axum::Json(ev::ResultsAnswer {
+        round: v,
+        effects: effects(&done.effects),
+    })
+    .into_response())
 }
 
 async fn get_standings(
@@ -1126,7 +1162,11 @@ async fn get_rating_changes(
     })
     .await?
     .map_err(|e| refused(StatusCode::UNPROCESSABLE_ENTITY, e.to_string()))?;
-    Ok(axum::Json(json!({ "players": rows })).into_response())
+    let players = rows
+        .iter()
+        .map(|r| serde_json::to_value(r).unwrap_or(Value::Null))
+        .collect();
+    Ok(axum::Json(ev::RatingChanges { players }).into_response())
 }
 
 /// `GET /api/events/{id}/log` (director): every change, who, when, what before.
@@ -1142,7 +1182,8 @@ async fn get_log(
     // Megabytes for a long evening: written off the async workers.
     let ticket = admit(&s, addr, Some(&id))?;
     let text = job(&s, ticket, move || {
-        serde_json::to_string(&json!({"log": snap.event.log}))
+        let log = snap.event.log.iter().map(log_entry).collect();
+        serde_json::to_string(&ev::EveningLog { log })
             .map_err(|e| ApiError::Failed(crate::ServerError::Corrupt(e.to_string())))
     })
     .await??;
@@ -1562,5 +1603,21 @@ async fn run_live(
                 return;
             }
         }
+    }
+}
+
+/// A log entry as the wire carries it.
+fn log_entry(e: &flagfall_events::change::LogEntry) -> ev::LogEntryView {
+    ev::LogEntryView {
+        seq: e.seq,
+        at: e.at,
+        by: e.by.clone(),
+        change: serde_json::to_value(&e.change).unwrap_or(Value::Null),
+        before: e
+            .before
+            .iter()
+            .map(|b| serde_json::to_value(b).unwrap_or(Value::Null))
+            .collect(),
+        effects: effects(&e.effects),
     }
 }

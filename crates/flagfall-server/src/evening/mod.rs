@@ -27,30 +27,13 @@ use std::sync::{Arc, Mutex};
 use flagfall_events::change::LogEntry;
 use flagfall_events::event::{Event, RecordedResult, ReportInfo};
 use flagfall_protocol::Mode;
+use flagfall_protocol::evening::DisputeWhat;
 use serde::{Deserialize, Serialize};
 use sha2::Digest;
 
 pub use task::EveningHandle;
 
-/// Where the games of the evening are played.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum Play {
-    /// Every pairing is a game on this server.
-    Server,
-    /// Physical boards: players report their results from their links.
-    Board,
-}
-
-/// How many players of a board must report a result before it counts (board play).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum Confirm {
-    /// The first report counts.
-    One,
-    /// Both players must report the same result.
-    Both,
-}
+pub use flagfall_protocol::evening::{Confirm, Play};
 
 /// The server's settings of an evening (beside the event itself).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -159,7 +142,7 @@ pub struct Snap {
     /// The evening's server games waiting for the director now (a claim for the director
     /// to rule on, or a player's call), by game id: not stored, the games say it again
     /// when they are loaded ([`game_waiting`]).
-    pub disputes: BTreeMap<String, serde_json::Value>,
+    pub disputes: BTreeMap<String, flagfall_protocol::evening::Dispute>,
 }
 
 impl Snap {
@@ -253,28 +236,27 @@ pub(crate) fn game_over(shared: &Arc<crate::Shared>, game_id: &str) {
 }
 
 /// What a game waits for the director for, if anything: a claim for the director to rule
-/// on (`{"kind":"claim","claimant","claim","recommendation"}`) or a player's call
-/// (`{"kind":"call","by","reason"?}`). The evening's console shows it with the game.
-pub(crate) fn dispute_of(game: &flagfall_game::Game) -> Option<serde_json::Value> {
+/// on or a player's call. The evening's console shows it with the game.
+pub(crate) fn dispute_of(game: &flagfall_game::Game) -> Option<DisputeWhat> {
     use flagfall_protocol::ColorName;
+    use flagfall_protocol::evening::Advice;
     if game.is_over() {
         // A game over waits for no one (a call answered by the game's result).
         return None;
     }
     if let Some((claimant, kind, rec)) = game.pending_claim() {
-        return Some(serde_json::json!({
-            "kind": "claim",
-            "claimant": ColorName::from(claimant),
-            "claim": kind.name(),
-            "advice": {"grant": rec.grant, "reasons": rec.reasons},
-        }));
+        return Some(DisputeWhat::Claim {
+            claimant: ColorName::from(claimant),
+            claim: kind.name().to_string(),
+            advice: Advice {
+                grant: rec.grant,
+                reasons: rec.reasons.clone(),
+            },
+        });
     }
-    game.called().map(|c| {
-        serde_json::json!({
-            "kind": "call",
-            "by": ColorName::from(c.by),
-            "reason": c.reason,
-        })
+    game.called().map(|c| DisputeWhat::Call {
+        by: ColorName::from(c.by),
+        reason: c.reason.clone(),
     })
 }
 
@@ -288,7 +270,7 @@ pub(crate) fn game_waiting(
     shared: &Arc<crate::Shared>,
     game_id: &str,
     n: u64,
-    dispute: Option<serde_json::Value>,
+    dispute: Option<DisputeWhat>,
 ) {
     let shared = shared.clone();
     let game_id = game_id.to_string();
@@ -360,6 +342,7 @@ mod tests {
             ],
         );
         let d = dispute_of(&claimed).expect("the claim waits");
+        let d = serde_json::to_value(&d).expect("a dispute serialises");
         assert_eq!(d["kind"], "claim", "{d}");
         assert_eq!(d["claimant"], "black", "{d}");
         assert_eq!(d["claim"], "ilc", "{d}");
@@ -370,7 +353,7 @@ mod tests {
             &[json!({"at":5,"by":"black","call_director":true,"reason":"noise"})],
         );
         assert_eq!(
-            dispute_of(&called),
+            dispute_of(&called).map(|d| serde_json::to_value(&d).expect("a dispute serialises")),
             Some(json!({"kind":"call","by":"black","reason":"noise"}))
         );
     }

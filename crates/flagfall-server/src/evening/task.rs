@@ -9,6 +9,7 @@ use std::sync::Arc;
 use flagfall_events::change::{Change, Effect, Origin};
 use flagfall_events::event::{Event, EventError, NewPlayer, RecordedResult, ReportInfo};
 use flagfall_protocol::CreateGame;
+use flagfall_protocol::evening::{Dispute, DisputeWhat};
 use flagfall_store::{NewGame, TournamentCommit, TournamentLogRow, TournamentToken};
 use serde_json::json;
 use tokio::sync::{broadcast, mpsc, oneshot, watch};
@@ -125,7 +126,7 @@ pub(crate) enum Cmd {
     GameOver(String, u32),
     /// A server game began or stopped waiting for the director (what for, or `None`)
     /// with its `n`th stored event; told by another node (`true`: not told on again).
-    Waiting(String, u64, Option<serde_json::Value>, bool),
+    Waiting(String, u64, Option<DisputeWhat>, bool),
     /// Another node stored a change of the evening (its seq): read the log after ours.
     CatchUp(i64),
     /// Another node loaded the evening: tell it the games waiting for the director.
@@ -179,12 +180,7 @@ impl EveningHandle {
         self.tx.closed().await;
     }
 
-    pub(crate) async fn game_waiting(
-        &self,
-        game_id: String,
-        n: u64,
-        dispute: Option<serde_json::Value>,
-    ) {
+    pub(crate) async fn game_waiting(&self, game_id: String, n: u64, dispute: Option<DisputeWhat>) {
         let _ = self.tx.send(Cmd::Waiting(game_id, n, dispute, false)).await;
     }
 
@@ -526,7 +522,7 @@ impl Task {
                         let notice = Notice::Dispute {
                             game: game.clone(),
                             n,
-                            dispute: dispute.get("what").cloned(),
+                            dispute: Some(dispute.what.clone()),
                         };
                         crate::cluster::evening::publish(&self.shared, &self.state.id, notice);
                     }
@@ -554,7 +550,7 @@ impl Task {
 
     /// Game `id` waits for the director (`dispute`) or no longer does: the evening's
     /// disputes change, and the live socket says so at once (`{"type":"dispute"}`).
-    fn waiting(&mut self, id: String, n: u64, dispute: Option<serde_json::Value>, remote: bool) {
+    fn waiting(&mut self, id: String, n: u64, dispute: Option<DisputeWhat>, remote: bool) {
         // An older telling that arrives late changes nothing.
         match self.waiting_at.get(&id) {
             Some(&seen) if seen > n => return,
@@ -594,15 +590,17 @@ impl Task {
                         .map(|p| p.name.clone())
                         .unwrap_or_default()
                 };
-                let since = snap
-                    .disputes
-                    .get(&id)
-                    .and_then(|d| d.get("since").cloned())
-                    .unwrap_or_else(|| json!(now_unix_ms()));
-                let v = json!({
-                    "game": id, "round": round, "board": board, "game_number": game,
-                    "white": name(white), "black": name(black), "since": since, "what": what,
-                });
+                let since = snap.disputes.get(&id).map_or_else(now_unix_ms, |d| d.since);
+                let v = Dispute {
+                    game: id.clone(),
+                    round,
+                    board,
+                    game_number: game,
+                    white: name(white),
+                    black: name(black),
+                    since,
+                    what,
+                };
                 snap.disputes.insert(id.clone(), v.clone()) != Some(v)
             }
             None => snap.disputes.remove(&id).is_some(),

@@ -1,9 +1,16 @@
 //! The JSON the evening's routes answer (docs/protocol.md, "Evenings").
 
 use flagfall_events::change::Effect;
-use flagfall_events::event::{Board, Cell, Event, EventError, RecordedResult};
+use flagfall_events::event::{Board, Cell, Event, EventError, RecordedResult, RequestedBye};
+use flagfall_events::tiebreak::{ByeKind, Colour, GameOutcome};
+use flagfall_protocol::ColorName;
+use flagfall_protocol::evening::{
+    BoardView, ByeKindName, ByeRequest, CrossCell, CrossOutcome, CrossRow, Crosstable,
+    Disagreement, EveningPlayer, EveningSummary, ForbiddenPairView, GameLink, LiveMessage, Me,
+    PlayerRef, Reported, RoundByeView, RoundView, Standings, StandingsRow,
+};
 use flagfall_store::TournamentLogRow;
-use serde_json::{Value, json};
+use serde_json::Value;
 
 use super::{Snap, Who};
 
@@ -38,160 +45,243 @@ impl Viewer {
     }
 }
 
-fn reported(rep: &super::BoardReports) -> Value {
+fn reported(rep: &super::BoardReports) -> Reported {
     let short = |x: &Option<Vec<RecordedResult>>| {
         x.as_ref()
-            .map(|x| x.iter().map(|r| r.short()).collect::<Vec<_>>())
+            .map(|x| x.iter().map(|r| r.short().to_string()).collect::<Vec<_>>())
     };
-    json!({"white": short(&rep.white), "black": short(&rep.black)})
+    Reported {
+        white: short(&rep.white),
+        black: short(&rep.black),
+    }
 }
 
 /// A player by name and pairing number.
-fn player(event: &Event, n: u32) -> Value {
+fn player(event: &Event, n: u32) -> PlayerRef {
     let name = event.player(n).map(|p| p.name.clone()).unwrap_or_default();
-    json!({"name": name, "number": n})
+    PlayerRef { name, number: n }
 }
 
-fn result(r: RecordedResult) -> Value {
+fn result(r: RecordedResult) -> Option<String> {
     match r {
-        RecordedResult::Pending => Value::Null,
-        r => json!(r.short()),
+        RecordedResult::Pending => None,
+        r => Some(r.short().to_string()),
+    }
+}
+
+/// A result's long name, as the log stores it (`white-wins`).
+fn long_name(r: RecordedResult) -> String {
+    match r {
+        RecordedResult::Pending => "pending",
+        RecordedResult::WhiteWins => "white-wins",
+        RecordedResult::Draw => "draw",
+        RecordedResult::BlackWins => "black-wins",
+        RecordedResult::WhiteWinsByForfeit => "white-wins-by-forfeit",
+        RecordedResult::BlackWinsByForfeit => "black-wins-by-forfeit",
+        RecordedResult::DoubleForfeit => "double-forfeit",
+    }
+    .to_string()
+}
+
+pub(crate) fn bye_kind(k: ByeKind) -> ByeKindName {
+    match k {
+        ByeKind::Pab => ByeKindName::Pab,
+        ByeKind::Full => ByeKindName::Full,
+        ByeKind::Half => ByeKindName::Half,
+        ByeKind::Zero => ByeKindName::Zero,
+        ByeKind::Absent => ByeKindName::Absent,
+    }
+}
+
+fn bye_request(b: RequestedBye) -> ByeRequest {
+    match b {
+        RequestedBye::Full => ByeRequest::Full,
+        RequestedBye::Half => ByeRequest::Half,
+        RequestedBye::Zero => ByeRequest::Zero,
+    }
+}
+
+fn outcome(o: GameOutcome) -> CrossOutcome {
+    match o {
+        GameOutcome::Win => CrossOutcome::Win,
+        GameOutcome::Draw => CrossOutcome::Draw,
+        GameOutcome::Loss => CrossOutcome::Loss,
+        GameOutcome::ForfeitWin => CrossOutcome::ForfeitWin,
+        GameOutcome::ForfeitLoss => CrossOutcome::ForfeitLoss,
+        GameOutcome::DoubleForfeit => CrossOutcome::DoubleForfeit,
+    }
+}
+
+fn colour(c: Colour) -> ColorName {
+    match c {
+        Colour::White => ColorName::White,
+        Colour::Black => ColorName::Black,
     }
 }
 
 /// `GET /api/events/{id}/rounds/{r}` as `viewer` reads it.
-pub fn round(snap: &Snap, r: u32, viewer: Viewer) -> Result<Value, EventError> {
+pub fn round(snap: &Snap, r: u32, viewer: Viewer) -> Result<RoundView, EventError> {
     let event = &snap.event;
     let paired = event.rounds_paired();
     let round = event
         .round_list
         .get((r as usize).wrapping_sub(1))
         .ok_or(EventError::UnknownRound { round: r, paired })?;
-    let boards: Vec<Value> = round
+    let boards = round
         .boards
         .iter()
-        .map(|b| {
-            let games: Vec<Value> = b.games.iter().map(|g| json!(g.game)).collect();
-            let mut v = json!({
-                "board": b.number,
-                "white": player(event, b.white),
-                "black": player(event, b.black),
-                "results": b.games.iter().map(|g| result(g.result)).collect::<Vec<_>>(),
-            });
-            if let Some(Some(first)) = b.games.first().map(|g| g.game.clone()) {
-                v["game"] = json!(first);
-            }
-            if b.games.len() > 1 {
-                v["games"] = json!(games);
-            }
-            if let Some(rep) = snap.reports.get(&(r, b.number))
-                && !b.complete()
-                && viewer.sees(b)
-            {
-                v["reported"] = reported(rep);
-            }
-            v
+        .map(|b| BoardView {
+            board: b.number,
+            white: player(event, b.white),
+            black: player(event, b.black),
+            results: b.games.iter().map(|g| result(g.result)).collect(),
+            game: b.games.first().and_then(|g| g.game.clone()),
+            games: (b.games.len() > 1).then(|| b.games.iter().map(|g| g.game.clone()).collect()),
+            reported: snap
+                .reports
+                .get(&(r, b.number))
+                .filter(|_| !b.complete() && viewer.sees(b))
+                .map(reported),
         })
         .collect();
-    let mut v = json!({"round": r, "boards": boards, "complete": round.complete()});
-    if !round.byes.is_empty() {
-        v["bye"] = round
+    let bye = (!round.byes.is_empty()).then(|| {
+        round
             .byes
             .iter()
             .map(|b| {
-                let mut p = player(event, b.player);
-                p["kind"] = json!(b.kind);
-                p
+                let p = player(event, b.player);
+                RoundByeView {
+                    name: p.name,
+                    number: p.number,
+                    kind: bye_kind(b.kind),
+                }
             })
-            .collect();
-    }
-    if round.manual {
-        v["manual_by"] = json!(round.manual_by);
-    }
-    Ok(v)
+            .collect()
+    });
+    Ok(RoundView {
+        round: r,
+        boards,
+        complete: round.complete(),
+        bye,
+        manual_by: round.manual.then(|| round.manual_by.clone()),
+    })
 }
 
 /// `GET /api/events/{id}/standings` (after the rounds complete).
-pub fn standings(event: &Event) -> Result<Value, EventError> {
+pub fn standings(event: &Event) -> Result<Standings, EventError> {
     let after = event.rounds_complete();
     let st = event.standings(Some(after), None)?;
     let names: Vec<String> = st.tiebreaks.iter().map(ToString::to_string).collect();
-    let rows: Vec<Value> = st
+    let rows = st
         .rows
         .iter()
         .map(|row| {
             let p = event.players.get(row.player);
-            let mut tb = serde_json::Map::new();
-            for (name, v) in names.iter().zip(&row.values) {
-                tb.insert(name.clone(), v.map_or(Value::Null, |v| json!(v.to_f64())));
+            StandingsRow {
+                rank: row.rank,
+                name: p.map(|p| p.name.clone()),
+                number: p.map(|p| p.id),
+                points: row.score.as_f64(),
+                tiebreaks: names
+                    .iter()
+                    .zip(&row.values)
+                    .map(|(name, v)| (name.clone(), v.map(|v| v.to_f64())))
+                    .collect(),
             }
-            json!({
-                "rank": row.rank,
-                "name": p.map(|p| p.name.clone()),
-                "number": p.map(|p| p.id),
-                "points": row.score.as_f64(),
-                "tiebreaks": tb,
-            })
         })
         .collect();
-    Ok(json!({"after_round": after, "tiebreaks": names, "rows": rows}))
+    Ok(Standings {
+        after_round: after,
+        tiebreaks: names,
+        rows,
+    })
 }
 
 /// `GET /api/events/{id}/crosstable`: each player's rounds (opponent, colour, result).
-pub fn crosstable(event: &Event) -> Value {
+pub fn crosstable(event: &Event) -> Crosstable {
     let paired = event.rounds_paired();
-    let rows: Vec<Value> = event
+    let players = event
         .players
         .iter()
         .map(|p| {
-            let rounds: Vec<Value> = (1..=paired)
+            let rounds = (1..=paired)
                 .map(|r| match event.cell(p.id, r) {
                     Cell::Paired {
                         board,
-                        colour,
+                        colour: c,
                         opponent,
                     } => {
-                        let mine: Vec<Value> = board
+                        let results = board
                             .games
                             .iter()
                             .enumerate()
                             .map(|(g, rec)| {
                                 let (w, _) = board.players_of_game(g);
-                                let o = rec.result.white_outcome();
-                                match o {
-                                    None => Value::Null,
-                                    Some(o) if w == p.id => json!(o),
-                                    Some(o) => json!(o.mirrored()),
-                                }
+                                rec.result
+                                    .white_outcome()
+                                    .map(|o| outcome(if w == p.id { o } else { o.mirrored() }))
                             })
                             .collect();
-                        json!({"round": r, "board": board.number, "opponent": opponent,
-                               "colour": colour.name(), "results": mine})
+                        CrossCell::Paired {
+                            round: r,
+                            board: board.number,
+                            opponent,
+                            colour: colour(c),
+                            results,
+                        }
                     }
-                    Cell::Bye(kind) => json!({"round": r, "bye": kind}),
+                    Cell::Bye(kind) => CrossCell::Bye {
+                        round: r,
+                        bye: bye_kind(kind),
+                    },
                 })
                 .collect();
-            json!({"number": p.id, "name": p.name, "points": Event::score_text(event.score_after(p.id, paired)), "rounds": rounds})
+            CrossRow {
+                number: p.id,
+                name: p.name.clone(),
+                points: Event::score_text(event.score_after(p.id, paired)),
+                rounds,
+            }
         })
         .collect();
-    json!({"rounds": paired, "players": rows})
+    Crosstable {
+        rounds: paired,
+        players,
+    }
+}
+
+fn players(e: &Event) -> Vec<EveningPlayer> {
+    e.players
+        .iter()
+        .map(|p| EveningPlayer {
+            number: p.id,
+            name: p.name.clone(),
+            rating: p.rating,
+            federation: p.federation.clone(),
+            fide_id: p.fide_id,
+            uscf_id: p.uscf_id.clone(),
+            checked_in: p.checked_in,
+            paused: p.paused,
+            joined_round: p.joined_round,
+            withdrawn_from: p.withdrawn_from,
+            byes: p.byes.iter().map(|(r, b)| (*r, bye_request(*b))).collect(),
+        })
+        .collect()
+}
+
+fn disputes(snap: &Snap) -> Vec<flagfall_protocol::evening::Dispute> {
+    snap.disputes.values().cloned().collect()
 }
 
 /// `GET /api/events/{id}`: the evening (players, settings, rounds; the disagreements
 /// `viewer` may read, none for the public).
-pub fn summary(snap: &Snap, viewer: Viewer) -> Value {
+pub fn summary(snap: &Snap, viewer: Viewer) -> EveningSummary {
     let e = &snap.event;
-    let players: Vec<Value> = e
-        .players
-        .iter()
-        .map(|p| {
-            json!({"number": p.id, "name": p.name, "rating": p.rating, "federation": p.federation,
-                   "fide_id": p.fide_id, "uscf_id": p.uscf_id, "checked_in": p.checked_in,
-                   "paused": p.paused, "joined_round": p.joined_round,
-                   "withdrawn_from": p.withdrawn_from, "byes": p.byes})
-        })
-        .collect();
-    let disagreements: Vec<Value> = snap
+    let long = |x: &Option<Vec<RecordedResult>>| {
+        x.as_ref()
+            .map(|x| x.iter().copied().map(long_name).collect::<Vec<_>>())
+    };
+    let disagreements = snap
         .reports
         .iter()
         .filter(|((r, b), rep)| {
@@ -202,80 +292,124 @@ pub fn summary(snap: &Snap, viewer: Viewer) -> Value {
                 .is_some_and(|x| !x.complete() && viewer.sees(x));
             open && rep.white.is_some() && rep.black.is_some() && rep.white != rep.black
         })
-        .map(
-            |((r, b), rep)| json!({"round": r, "board": b, "white": rep.white, "black": rep.black}),
-        )
+        .map(|((r, b), rep)| Disagreement {
+            round: *r,
+            board: *b,
+            white: long(&rep.white),
+            black: long(&rep.black),
+        })
         .collect();
-    let mut v = json!({
-        "id": snap.id, "name": e.name, "format": e.format.name(), "rounds": e.planned_rounds(),
-        "rounds_paired": e.rounds_paired(), "rounds_complete": e.rounds_complete(),
-        "time_control": e.time_control, "rules": e.ruleset, "play": snap.settings.play,
-        "mode": snap.settings.mode, "confirm": snap.settings.confirm, "auto": snap.settings.auto,
-        "check_in": e.check_in, "tiebreaks": e.tiebreaks, "players": players,
-        "forbidden": e.forbidden, "report": e.report, "seq": snap.seq,
-    });
-    if viewer != Viewer::Public {
-        v["disagreements"] = json!(disagreements);
+    EveningSummary {
+        id: snap.id.clone(),
+        name: e.name.clone(),
+        format: e.format.name().to_string(),
+        rounds: e.planned_rounds(),
+        rounds_paired: e.rounds_paired(),
+        rounds_complete: e.rounds_complete(),
+        time_control: e.time_control.clone(),
+        rules: e.ruleset.clone(),
+        play: snap.settings.play,
+        mode: snap.settings.mode,
+        confirm: snap.settings.confirm,
+        auto: snap.settings.auto,
+        check_in: e.check_in,
+        tiebreaks: e.tiebreaks.clone(),
+        players: players(e),
+        forbidden: e
+            .forbidden
+            .iter()
+            .map(|f| ForbiddenPairView {
+                a: f.a,
+                b: f.b,
+                note: f.note.clone(),
+            })
+            .collect(),
+        report: serde_json::to_value(&e.report).unwrap_or(Value::Null),
+        seq: snap.seq,
+        disagreements: (viewer != Viewer::Public).then_some(disagreements),
+        // The games waiting for the director are the director's alone: a claim carries
+        // the assistant's advice, a call its reason.
+        disputes: (viewer == Viewer::Director).then(|| disputes(snap)),
     }
-    // The games waiting for the director are the director's alone: a claim carries the
-    // assistant's advice, a call its reason.
-    if viewer == Viewer::Director {
-        v["disputes"] = json!(snap.disputes.values().collect::<Vec<_>>());
-    }
-    v
 }
 
 /// `GET /api/events/{id}/me`: a player's own view (their board this round, their game).
-pub fn me(snap: &Snap, name: &str) -> Value {
+pub fn me(snap: &Snap, name: &str) -> Me {
     let e = &snap.event;
+    let mut v = Me {
+        name: name.to_string(),
+        in_event: false,
+        number: None,
+        checked_in: None,
+        paused: None,
+        withdrawn_from: None,
+        round: None,
+        points: None,
+        board: None,
+        colour: None,
+        opponent: None,
+        results: None,
+        reported: None,
+        games: None,
+        bye: None,
+        rank: None,
+    };
     let Some(p) = e.players.iter().find(|p| p.name == name) else {
-        return json!({"name": name, "in_event": false});
+        return v;
     };
     let latest = e.rounds_paired();
-    let mut v = json!({"name": p.name, "number": p.id, "in_event": true, "checked_in": p.checked_in,
-                       "paused": p.paused, "withdrawn_from": p.withdrawn_from, "round": latest,
-                       "points": Event::score_text(e.score_after(p.id, latest))});
+    v.in_event = true;
+    v.number = Some(p.id);
+    v.checked_in = Some(p.checked_in);
+    v.paused = Some(p.paused);
+    v.withdrawn_from = Some(p.withdrawn_from);
+    v.round = Some(latest);
+    v.points = Some(Event::score_text(e.score_after(p.id, latest)));
     if latest > 0 {
         match e.cell(p.id, latest) {
             Cell::Paired {
                 board,
-                colour,
+                colour: c,
                 opponent,
             } => {
-                v["board"] = json!(board.number);
-                v["colour"] = json!(colour.name());
-                v["opponent"] = player(e, opponent);
-                v["results"] = json!(
-                    board
-                        .games
-                        .iter()
-                        .map(|g| result(g.result))
-                        .collect::<Vec<_>>()
-                );
-                if let Some(rep) = snap.reports.get(&(latest, board.number))
-                    && !board.complete()
-                {
-                    v["reported"] = reported(rep);
-                }
-                let games: Vec<Value> = board
+                v.board = Some(board.number);
+                v.colour = Some(colour(c));
+                v.opponent = Some(player(e, opponent));
+                v.results = Some(board.games.iter().map(|g| result(g.result)).collect());
+                v.reported = snap
+                    .reports
+                    .get(&(latest, board.number))
+                    .filter(|_| !board.complete())
+                    .map(reported);
+                let games: Vec<GameLink> = board
                     .games
                     .iter()
                     .filter_map(|g| g.game.as_ref())
-                    .map(|id| json!({"id": id, "url": format!("/play/{id}")}))
+                    .map(|id| GameLink {
+                        id: id.clone(),
+                        url: format!("/play/{id}"),
+                    })
                     .collect();
-                if !games.is_empty() {
-                    v["games"] = json!(games);
-                }
+                v.games = (!games.is_empty()).then_some(games);
             }
-            Cell::Bye(kind) => v["bye"] = json!(kind),
+            Cell::Bye(kind) => v.bye = Some(bye_kind(kind)),
         }
     }
     if let Ok(st) = e.standings(None, None)
         && let Some(row) = st.rows.iter().find(|r| r.player + 1 == p.id as usize)
     {
-        v["rank"] = json!(row.rank);
+        v.rank = Some(row.rank);
     }
     v
+}
+
+fn text(msg: &LiveMessage) -> String {
+    // A message of plain data: serialising it cannot fail (no map with non-string keys,
+    // no float that JSON cannot write: the tiebreaks are finite).
+    serde_json::to_string(msg).unwrap_or_else(|e| {
+        tracing::error!(error = %e, "an evening's live message did not serialise");
+        String::new()
+    })
 }
 
 /// The live socket's message after a commit, as `viewer` reads it: the log rows it
@@ -292,10 +426,6 @@ pub fn live_message(
         .map(|r| serde_json::from_str(&r.json).unwrap_or(Value::Null))
         .filter(|v: &Value| viewer != Viewer::Public || v.get("report").is_none())
         .collect();
-    let mut v = json!({"type": "change", "seq": snap.seq, "rows": entries, "effects": effects});
-    if viewer == Viewer::Director {
-        v["disputes"] = json!(snap.disputes.values().collect::<Vec<_>>());
-    }
     let latest = snap.event.rounds_paired();
     let round_changed = effects.iter().any(|e| {
         matches!(
@@ -308,50 +438,53 @@ pub fn live_message(
                 | Effect::GameChanged { .. }
         )
     });
-    if round_changed && latest > 0 {
-        v["round"] = round(snap, latest, viewer).unwrap_or(Value::Null);
-    }
     let players_changed = effects.iter().any(|e| {
         matches!(
             e,
             Effect::PlayerChanged { .. } | Effect::PlayerAdded { .. } | Effect::Renumbered
         )
     });
-    if players_changed {
-        v["players"] = summary(snap, viewer)["players"].clone();
-    }
-    if effects.iter().any(|e| {
+    let standings_changed = effects.iter().any(|e| {
         matches!(
             e,
             Effect::StandingsChanged | Effect::RoundComplete { .. } | Effect::Renumbered
         )
-    }) {
-        v["standings"] = standings(&snap.event).unwrap_or(Value::Null);
-    }
-    v.to_string()
+    });
+    text(&LiveMessage::Change {
+        seq: snap.seq,
+        rows: entries,
+        effects: effects
+            .iter()
+            .map(|e| serde_json::to_value(e).unwrap_or(Value::Null))
+            .collect(),
+        round: (round_changed && latest > 0).then(|| round(snap, latest, viewer).ok()),
+        players: players_changed.then(|| players(&snap.event)),
+        standings: standings_changed.then(|| standings(&snap.event).ok()),
+        disputes: (viewer == Viewer::Director).then(|| disputes(snap)),
+    })
 }
 
 /// The live socket's message when a game of the evening begins or stops waiting for the
 /// director: that game's dispute (or null) and all of them now (the director's sockets
 /// only).
 pub fn dispute_message(snap: &Snap, game: &str) -> String {
-    json!({
-        "type": "dispute",
-        "game": game,
-        "dispute": snap.disputes.get(game),
-        "disputes": snap.disputes.values().collect::<Vec<_>>(),
+    text(&LiveMessage::Dispute {
+        game: game.to_string(),
+        dispute: snap.disputes.get(game).cloned(),
+        disputes: disputes(snap),
     })
-    .to_string()
 }
 
 /// The first message of the live socket: everything `viewer` may read.
 pub fn live_state(snap: &Snap, viewer: Viewer) -> String {
     let latest = snap.event.rounds_paired();
-    json!({
-        "type": "state",
-        "event": summary(snap, viewer),
-        "round": if latest > 0 { round(snap, latest, viewer).unwrap_or(Value::Null) } else { Value::Null },
-        "standings": standings(&snap.event).unwrap_or(Value::Null),
+    text(&LiveMessage::State {
+        event: summary(snap, viewer),
+        round: if latest > 0 {
+            round(snap, latest, viewer).ok()
+        } else {
+            None
+        },
+        standings: standings(&snap.event).ok(),
     })
-    .to_string()
 }
