@@ -303,3 +303,220 @@ export type RematchView = { status: RematchStatus,
  * Who offered it (null when nobody did).
  */
 by: Color | null, game: RematchGame | null, };
+
+export type Play = "server" | "board";
+
+export type Confirm = "one" | "both";
+
+export type ByeRequest = "full" | "half" | "zero";
+
+export type ByeKindName = "pab" | "full" | "half" | "zero" | "absent";
+
+export type CrossOutcome = "Win" | "Draw" | "Loss" | "ForfeitWin" | "ForfeitLoss" | "DoubleForfeit";
+
+export type PlayerRef = { name: string, number: number, };
+
+export type EveningPlayer = { number: number, name: string, rating: number | null, federation: string | null, fide_id: number | null, uscf_id: string | null, checked_in: boolean, paused: boolean, joined_round: number, withdrawn_from: number | null, 
+/**
+ * Byes asked in advance, by round.
+ */
+byes: { [key in number]: ByeRequest }, };
+
+export type ForbiddenPairView = { a: number, b: number, note?: string, };
+
+export type Reported = { white: Array<string> | null, black: Array<string> | null, };
+
+export type Disagreement = { round: number, board: number, 
+/**
+ * The results (long names, `white-wins`), one per game.
+ */
+white: Array<string> | null, black: Array<string> | null, };
+
+export type Advice = { grant: boolean, reasons: Array<string>, };
+
+export type DisputeWhat = { "kind": "claim", claimant: Color, claim: string, advice: Advice, } | { "kind": "call", by: Color, reason: string | null, };
+
+export type Dispute = { game: string, round: number, board: number, game_number: number, white: string, black: string, 
+/**
+ * Since when (Unix milliseconds).
+ */
+since: number, what: DisputeWhat, };
+
+export type EveningSummary = { id: string, name: string, format: string, 
+/**
+ * The rounds planned (a round robin not yet started: the rounds its players need).
+ */
+rounds: number, rounds_paired: number, rounds_complete: number, time_control: string | null, rules: string | null, play: Play, mode: Mode, confirm: Confirm, auto: boolean, check_in: boolean, tiebreaks: string, players: Array<EveningPlayer>, forbidden: Array<ForbiddenPairView>, 
+/**
+ * The details the rating reports need (docs/events.md).
+ */
+report: Record<string, string>, seq: number, 
+/**
+ * The disagreements the reader may see: the director's and the boards' players';
+ * absent for the public.
+ */
+disagreements?: Array<Disagreement>, 
+/**
+ * The games waiting for the director: the director's only.
+ */
+disputes?: Array<Dispute>, };
+
+export type BoardView = { board: number, white: PlayerRef, black: PlayerRef, 
+/**
+ * One per game (short form, `1-0`); null until known.
+ */
+results: Array<string | null>, 
+/**
+ * The server game of the board's first game.
+ */
+game?: string, 
+/**
+ * Each game's server game, when the board has more than one.
+ */
+games?: Array<string | null>, 
+/**
+ * The players' reports, to the director and the board's players while not complete.
+ */
+reported?: Reported, };
+
+export type RoundByeView = { name: string, number: number, kind: ByeKindName, };
+
+export type RoundView = { round: number, boards: Array<BoardView>, complete: boolean, bye?: Array<RoundByeView>, 
+/**
+ * Set by hand, by whom (present only for a round paired by hand).
+ */
+manual_by?: string | null, };
+
+export type StandingsRow = { rank: number, name: string | null, number: number | null, points: number, 
+/**
+ * Each tiebreak's value, by its name; null where it does not apply.
+ */
+tiebreaks: { [key in string]: number | null }, };
+
+export type Standings = { after_round: number, tiebreaks: Array<string>, rows: Array<StandingsRow>, };
+
+export type CrossCell = { round: number, board: number, opponent: number, colour: Color, 
+/**
+ * One per game, from this player's row; null until known.
+ */
+results: Array<CrossOutcome | null>, } | { round: number, bye: ByeKindName, };
+
+export type CrossRow = { number: number, name: string, 
+/**
+ * The score written out (`3½`).
+ */
+points: string, rounds: Array<CrossCell>, };
+
+export type Crosstable = { rounds: number, players: Array<CrossRow>, };
+
+export type GameLink = { id: string, url: string, };
+
+export type Me = { name: string, in_event: boolean, number?: number, checked_in?: boolean, paused?: boolean, 
+/**
+ * Present (and maybe null) for a player of the evening.
+ */
+withdrawn_from?: number | null, 
+/**
+ * The latest round paired.
+ */
+round?: number, 
+/**
+ * The score written out (`3½`).
+ */
+points?: string, board?: number, colour?: Color, opponent?: PlayerRef, results?: Array<string | null>, reported?: Reported, games?: Array<GameLink>, bye?: ByeKindName, rank?: number, };
+
+export type LiveMessage = { "type": "state", event: EveningSummary, round: RoundView | null, standings: Standings | null, } | { "type": "change", seq: number, 
+/**
+ * The stored log rows (docs/events.md); the public is not sent the reports.
+ */
+rows: Array<unknown>, 
+/**
+ * What followed (`{"effect": "round-paired", "round": 3}`, docs/events.md).
+ */
+effects: Array<{ effect: string; round?: number; [k: string]: unknown }>, round?: RoundView | null, players?: Array<EveningPlayer>, standings?: Standings | null, 
+/**
+ * The director's sockets only.
+ */
+disputes?: Array<Dispute>, } | { "type": "dispute", game: string, dispute: Dispute | null, disputes: Array<Dispute>, };
+
+export type EveningUrls = { 
+/**
+ * The director's console (with the director's token).
+ */
+director: string, projector: string, join: string, };
+
+export type EveningCreated = { id: string, director_token: string, urls: EveningUrls, };
+
+export type DeputyCreated = { deputy_token: string, };
+
+export type AddedPlayer = { name: string, number: number | null, token: string, link: string, };
+
+export type PlayersAdded = { players: Array<AddedPlayer>, };
+
+export type PlayerLink = { name: string, number: number, link: string | null, why?: string, };
+
+export type PlayerLinks = { players: Array<PlayerLink>, };
+
+export type ChangeAnswer = { effects: Array<{ effect: string; round?: number; [k: string]: unknown }>, seq: number, };
+
+export type PairingWarning = { 
+/**
+ * The warning as data (docs/events.md).
+ */
+warning: unknown, 
+/**
+ * The warning in words.
+ */
+text: string, };
+
+export type OverrideAnswer = { round: RoundView, warnings: Array<PairingWarning>, };
+
+export type ResultsAnswer = { round: RoundView, effects: Array<{ effect: string; round?: number; [k: string]: unknown }>, };
+
+export type RatingLookup = { 
+/**
+ * Players updated.
+ */
+updated: number, 
+/**
+ * Lines of the list read.
+ */
+lines: number, 
+/**
+ * Pairing numbers: no FIDE id, a name the list does not have.
+ */
+not_found: Array<number>, 
+/**
+ * Pairing numbers: a FIDE id the list does not have.
+ */
+unknown_ids: Array<number>, 
+/**
+ * Pairing numbers: listed without the rating asked for.
+ */
+unrated: Array<number>, 
+/**
+ * Pairing numbers whose name several listed players have, with their ids.
+ */
+ambiguous: Array<[number, Array<number>]>, };
+
+export type RatingChanges = { players: Array<Record<string, unknown>>, };
+
+export type LogEntryView = { seq: number, 
+/**
+ * Unix milliseconds.
+ */
+at: number, 
+/**
+ * Who: `director`, a deputy, a player's name, `game {id}`.
+ */
+by: string, 
+/**
+ * The change (`{"change": "set-result", ...}`, docs/events.md).
+ */
+change: { change: string; [k: string]: unknown }, 
+/**
+ * What the change replaced, where it replaced something.
+ */
+before?: Array<unknown>, effects?: Array<{ effect: string; round?: number; [k: string]: unknown }>, };
+
+export type EveningLog = { log: Array<LogEntryView>, };

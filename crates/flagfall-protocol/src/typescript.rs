@@ -4,6 +4,7 @@
 
 use ts_rs::{Config, TS};
 
+use crate::evening as ev;
 use crate::practice::{ComputerConfig, PracticeBody};
 use crate::*;
 
@@ -48,6 +49,46 @@ pub fn typescript() -> String {
         RematchStatus::decl(&cfg),
         RematchGame::decl(&cfg),
         RematchView::decl(&cfg),
+        ev::Play::decl(&cfg),
+        ev::Confirm::decl(&cfg),
+        ev::ByeRequest::decl(&cfg),
+        ev::ByeKindName::decl(&cfg),
+        ev::CrossOutcome::decl(&cfg),
+        ev::PlayerRef::decl(&cfg),
+        ev::EveningPlayer::decl(&cfg),
+        ev::ForbiddenPairView::decl(&cfg),
+        ev::Reported::decl(&cfg),
+        ev::Disagreement::decl(&cfg),
+        ev::Advice::decl(&cfg),
+        ev::DisputeWhat::decl(&cfg),
+        ev::Dispute::decl(&cfg),
+        ev::EveningSummary::decl(&cfg),
+        ev::BoardView::decl(&cfg),
+        ev::RoundByeView::decl(&cfg),
+        ev::RoundView::decl(&cfg),
+        ev::StandingsRow::decl(&cfg),
+        ev::Standings::decl(&cfg),
+        ev::CrossCell::decl(&cfg),
+        ev::CrossRow::decl(&cfg),
+        ev::Crosstable::decl(&cfg),
+        ev::GameLink::decl(&cfg),
+        ev::Me::decl(&cfg),
+        ev::LiveMessage::decl(&cfg),
+        ev::EveningUrls::decl(&cfg),
+        ev::EveningCreated::decl(&cfg),
+        ev::DeputyCreated::decl(&cfg),
+        ev::AddedPlayer::decl(&cfg),
+        ev::PlayersAdded::decl(&cfg),
+        ev::PlayerLink::decl(&cfg),
+        ev::PlayerLinks::decl(&cfg),
+        ev::ChangeAnswer::decl(&cfg),
+        ev::PairingWarning::decl(&cfg),
+        ev::OverrideAnswer::decl(&cfg),
+        ev::ResultsAnswer::decl(&cfg),
+        ev::RatingLookup::decl(&cfg),
+        ev::RatingChanges::decl(&cfg),
+        ev::LogEntryView::decl(&cfg),
+        ev::EveningLog::decl(&cfg),
     ];
     let mut out = String::from(
         "// Generated from the Rust types of crates/flagfall-protocol by ts-rs\n\
