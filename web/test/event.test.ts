@@ -1,12 +1,14 @@
 // The evening's pages: their routes, their reducers and what they say in words.
 import { describe, expect, it } from 'vitest';
-import { disputeText, resultText, type Dispute, type EventSummary, type RoundView } from '../src/event/common';
+import type { Dispute, EveningSummary, RoundView } from '../src/wire';
+import { disputeText, resultText } from '../src/event/common';
 import { initialConsole, initialPlayer, myBoard, reduceConsole, reducePlayer } from '../src/event/model';
 import { route } from '../src/router';
+import { gameState } from './fixtures';
 
-const event = (over: Partial<EventSummary> = {}): EventSummary => ({
+const event = (over: Partial<EveningSummary> = {}): EveningSummary => ({
   id: 'e1', name: 'Friday', format: 'round-robin', rounds: 1, rounds_paired: 0, rounds_complete: 0, time_control: 'G/5;d0', rules: 'uscf-2020',
-  play: 'server', mode: 'otb', confirm: 'one', auto: false, check_in: true, players: [], disagreements: [], disputes: [], seq: 0, ...over,
+  play: 'server', mode: 'otb', confirm: 'one', auto: false, check_in: true, tiebreaks: 'BH', players: [], forbidden: [], report: {}, disagreements: [], disputes: [], seq: 0, ...over,
 });
 
 const call: Dispute = { game: 'g1', round: 1, board: 2, game_number: 1, white: 'Ann', black: 'Bo', since: 0, what: { kind: 'call', by: 'black', reason: 'noise' } };
@@ -31,7 +33,7 @@ describe('the console reducer', () => {
     expect(m.round?.boards[0].game).toBe('g1');
     m = reduceConsole(m, { type: 'live', msg: { type: 'dispute', game: 'g1', dispute: call, disputes: [call] } });
     expect(m.disputes).toEqual([call]);
-    const record = { moves: [{ uci: 'e2e4' }], clock: { white_ms: 1, black_ms: 2, running: null }, rulings: [], result: '*' };
+    const record = gameState({ moves: [{ uci: 'e2e4', san: 'e4', by: 'white', at: 10, fen: 'rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq - 0 1' }], clock: { white_ms: 1, black_ms: 2, running: null } });
     m = reduceConsole(m, { type: 'record', game: 'g1', record });
     expect(m.records.g1).toEqual(record);
     // A record of a game that waits for no one is not kept.
@@ -43,7 +45,7 @@ describe('the console reducer', () => {
 
   it('applies a change: the round and players it carries, the rest kept', () => {
     let m = reduceConsole(initialConsole(), { type: 'live', msg: { type: 'state', event: event(), round: null, standings: null } });
-    const players = [{ name: 'Ann', number: 1, rating: null, federation: null, checked_in: true, paused: false, joined_round: null, withdrawn_from: null, byes: {} }];
+    const players = [{ name: 'Ann', number: 1, rating: null, federation: null, fide_id: null, uscf_id: null, checked_in: true, paused: false, joined_round: 1, withdrawn_from: null, byes: {} }];
     m = reduceConsole(m, { type: 'live', msg: { type: 'change', seq: 3, rows: [], effects: [], players, round: { ...round, boards: [{ ...round.boards[0], results: ['1-0'] }] } } });
     expect(m.event?.players).toEqual(players);
     expect(m.round?.boards[0].results).toEqual(['1-0']);

@@ -1,6 +1,6 @@
 // The evening's venue page (`/events/{id}/join`): its route, its reducer, finding a board by name.
 import { describe, expect, it } from 'vitest';
-import type { RoundView } from '../src/event/common';
+import type { RoundView } from '../src/wire';
 import { boardsFor, fold, reduceJoin, type JoinModel } from '../src/event/joinmodel';
 import { route } from '../src/router';
 

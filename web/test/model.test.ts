@@ -1,37 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import { allowedClaims, calledText, canCallDirector, checkColor, claimFeedback, fenAfter, initialModel, lastMoveSquares, longNotation, moveRows, reduce, rulingText, shownRulings } from '../src/model';
 import type { GameState, ServerMessage, StateUpdate } from '../src/protocol';
-import { actions, player, PROMOTION_RANKS } from './fixtures';
+import { actions, gameState, player, PROMOTION_RANKS } from './fixtures';
 
 const START = 'rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1';
 
-function state(over: Partial<GameState> = {}): GameState {
-  return {
-    id: 'g1',
-    setup: { rules: 'uscf-2020', time_control: 'G/3;d0' },
-    mode: 'otb',
-    result: '*',
-    reason: null,
-    rule: null,
-    clock: { white_ms: 180_000, black_ms: 180_000, running: null },
-    fen: START,
-    rulings: [],
-    moves: [],
-    to_move: 'white',
-    running: null,
-    pending: null,
-    called: null,
-    flags: [],
-    board_move: null,
-    claims: { white: [], black: [] },
-    actions: actions(),
-    draw_offer: null,
-    n: 0,
-    server_now: 0,
-    promotion_ranks: PROMOTION_RANKS,
-    ...over,
-  };
-}
+const state = gameState;
 
 const stateMsg = (s: GameState): ServerMessage => ({ type: 'state', ...s });
 

@@ -13,14 +13,25 @@ import {
   resultText,
   resultsIn,
   screenOf,
-  type EvRound,
-  type EvStandings,
-  type EvSummary,
-  type LiveMessage,
   type ProjectorModel,
 } from '../src/event/projmodel';
+import type { EveningPlayer, EveningSummary, LiveMessage, RoundView, Standings } from '../src/wire';
 
-const summary: EvSummary = {
+const player = (number: number, name: string, rating: number, checked_in: boolean): EveningPlayer => ({
+  number,
+  name,
+  rating,
+  federation: null,
+  fide_id: null,
+  uscf_id: null,
+  checked_in,
+  paused: false,
+  joined_round: 1,
+  withdrawn_from: null,
+  byes: {},
+});
+
+const summary: EveningSummary = {
   id: 'e1',
   name: 'Friday blitz',
   format: 'double-swiss',
@@ -30,22 +41,26 @@ const summary: EvSummary = {
   time_control: 'G/3;d2',
   rules: 'uscf-2020',
   play: 'board',
-  players: [
-    { number: 1, name: 'Ada', rating: 2000, checked_in: true, paused: false, withdrawn_from: null },
-    { number: 2, name: 'Bo', rating: 1900, checked_in: false, paused: false, withdrawn_from: null },
-  ],
+  mode: 'otb',
+  confirm: 'both',
+  auto: false,
+  check_in: true,
+  tiebreaks: 'BH',
+  players: [player(1, 'Ada', 2000, true), player(2, 'Bo', 1900, false)],
+  forbidden: [],
+  report: {},
   seq: 3,
 };
 
-const round = (r: number, results: (string | null)[][]): EvRound => ({
+const round = (r: number, results: (string | null)[][]): RoundView => ({
   round: r,
   boards: results.map((res, i) => ({ board: i + 1, white: { name: 'Ada', number: 1 }, black: { name: 'Bo', number: 2 }, results: res })),
   complete: results.every((res) => res.every((x) => x !== null)),
 });
 
-const standings = (after: number): EvStandings => ({ after_round: after, tiebreaks: ['BH'], rows: [{ rank: 1, name: 'Ada', number: 1, points: 1.5, tiebreaks: { BH: 0.5 } }] });
+const standings = (after: number): Standings => ({ after_round: after, tiebreaks: ['BH'], rows: [{ rank: 1, name: 'Ada', number: 1, points: 1.5, tiebreaks: { BH: 0.5 } }] });
 
-const state = (r: EvRound | null, st: EvStandings | null): LiveMessage => ({ type: 'state', event: summary, round: r, standings: st });
+const state = (r: RoundView | null, st: Standings | null): LiveMessage => ({ type: 'state', event: summary, round: r, standings: st });
 
 function apply(m: ProjectorModel, msg: LiveMessage, now: number): ProjectorModel {
   return reduceProjector(m, { type: 'live', msg, now });
@@ -55,25 +70,25 @@ describe('reduceProjector', () => {
   it('takes the state, then each change: a new round, results, check-ins, standings', () => {
     let m = apply(initialProjector(), state(null, standings(0)), 1000);
     expect(screenOf(m, 1000)).toBe('players');
-    m = apply(m, { type: 'change', seq: 4, effects: [{ effect: 'player-changed' }], players: summary.players.map((p) => ({ ...p, checked_in: true })) }, 1500);
+    m = apply(m, { type: 'change', seq: 4, rows: [], effects: [{ effect: 'player-changed' }], players: summary.players.map((p) => ({ ...p, checked_in: true })) }, 1500);
     expect(m.event?.players.every((p) => p.checked_in)).toBe(true);
-    m = apply(m, { type: 'change', seq: 5, effects: [{ effect: 'round-paired', round: 1 }], round: round(1, [[null, null]]) }, 2000);
+    m = apply(m, { type: 'change', seq: 5, rows: [], effects: [{ effect: 'round-paired', round: 1 }], round: round(1, [[null, null]]) }, 2000);
     expect(m.roundSince).toBe(2000);
     expect(m.event?.rounds_paired).toBe(1);
     expect(screenOf(m, 2000)).toBe('pairings');
-    m = apply(m, { type: 'change', seq: 6, effects: [{ effect: 'results-changed', round: 1 }], round: round(1, [['1-0', null]]) }, 3000);
+    m = apply(m, { type: 'change', seq: 6, rows: [], effects: [{ effect: 'results-changed', round: 1 }], round: round(1, [['1-0', null]]) }, 3000);
     expect(m.roundSince).toBe(2000); // the same round: the alternation keeps counting
     expect(screenOf(m, 3000)).toBe('pairings');
-    m = apply(m, { type: 'change', seq: 7, effects: [{ effect: 'round-complete', round: 1 }, { effect: 'standings-changed' }], round: round(1, [['1-0', '1/2']]), standings: standings(1) }, 4000);
+    m = apply(m, { type: 'change', seq: 7, rows: [], effects: [{ effect: 'round-complete', round: 1 }, { effect: 'standings-changed' }], round: round(1, [['1-0', '1/2']]), standings: standings(1) }, 4000);
     expect(screenOf(m, 4000)).toBe('standings');
     expect(m.event?.rounds_complete).toBe(1);
     expect(m.event?.seq).toBe(7);
   });
 
   it('drops the only round when it is deleted, and ignores a change before the first state', () => {
-    expect(apply(initialProjector(), { type: 'change', seq: 1, effects: [] }, 0)).toEqual(initialProjector());
+    expect(apply(initialProjector(), { type: 'change', seq: 1, rows: [], effects: [] }, 0)).toEqual(initialProjector());
     let m = apply(initialProjector(), state(round(1, [[null]]), null), 0);
-    m = apply(m, { type: 'change', seq: 9, effects: [{ effect: 'round-deleted', round: 1 }] }, 10);
+    m = apply(m, { type: 'change', seq: 9, rows: [], effects: [{ effect: 'round-deleted', round: 1 }] }, 10);
     expect(m.round).toBeNull();
     expect(screenOf(m, 10)).toBe('players');
   });
@@ -115,9 +130,9 @@ describe('the words and numbers shown', () => {
   });
 
   it('writes a crosstable cell as a club does', () => {
-    expect(crossCellText({ round: 1, opponent: 7, colour: 'white', results: ['Win'] })).toBe('7w1');
-    expect(crossCellText({ round: 1, opponent: 3, colour: 'black', results: ['Draw', 'Loss'] })).toBe('3b½0');
-    expect(crossCellText({ round: 1, opponent: 3, colour: 'black', results: ['ForfeitWin', null] })).toBe('3b+·');
+    expect(crossCellText({ round: 1, board: 1, opponent: 7, colour: 'white', results: ['Win'] })).toBe('7w1');
+    expect(crossCellText({ round: 1, board: 2, opponent: 3, colour: 'black', results: ['Draw', 'Loss'] })).toBe('3b½0');
+    expect(crossCellText({ round: 1, board: 2, opponent: 3, colour: 'black', results: ['ForfeitWin', null] })).toBe('3b+·');
     expect(crossCellText({ round: 2, bye: 'half' })).toBe('½H');
     expect(crossCellText(undefined)).toBe('');
   });

@@ -7,9 +7,12 @@
 import { attributesModule, classModule, eventListenersModule, h, init, propsModule, type VNode } from 'snabbdom';
 import { formatClock } from '../clock';
 import { copyButton } from '../copybutton';
-import { absolute, disputeText, eventApi, eventUpload, liveEvening, resultText, type Board, type Dispute, type EventPlayer, type EventSummary, type LogEntry, type RoundView } from './common';
+import { getGame } from '../api';
+import type { BoardView, DeputyCreated, Dispute, EveningLog, GameState, EveningPlayer, EveningSummary, LogEntryView, PlayersAdded, RoundView } from '../wire';
+import { absolute, disputeText, eventApi, eventUpload, resultText } from './common';
+import { liveEvening } from './live';
 import { uploadType } from './setupmodel';
-import { initialConsole, reduceConsole, type ConsoleAction, type ConsoleModel, type GameRecord } from './model';
+import { initialConsole, reduceConsole, type ConsoleAction, type ConsoleModel } from './model';
 
 const RESULTS = ['1-0', '1/2', '0-1', '+-', '-+', '--'];
 
@@ -56,7 +59,7 @@ class ConsoleCtrl {
 
   async refresh(): Promise<void> {
     try {
-      const event = await eventApi<EventSummary>(this.id, '', this.token);
+      const event = await eventApi<EveningSummary>(this.id, '', this.token);
       this.dispatch({ type: 'event', event });
       // A player's report changes the round (what each side reported) but brings no round.
       if (event.rounds_paired > 0) this.dispatch({ type: 'round', round: await eventApi<RoundView>(this.id, `/rounds/${event.rounds_paired}`, this.token) });
@@ -68,9 +71,8 @@ class ConsoleCtrl {
   /** Every disputed game's record, read again when a dispute changes. */
   fetchRecords(): void {
     for (const d of this.model.disputes) {
-      void fetch(`/api/games/${encodeURIComponent(d.game)}`)
-        .then((r) => (r.ok ? (r.json() as Promise<GameRecord>) : null))
-        .then((record) => record && this.dispatch({ type: 'record', game: d.game, record }))
+      void getGame(d.game)
+        .then((record) => this.dispatch({ type: 'record', game: d.game, record }))
         .catch(() => {});
     }
   }
@@ -90,7 +92,7 @@ class ConsoleCtrl {
 
   async showLog(): Promise<void> {
     try {
-      const { log } = await eventApi<{ log: LogEntry[] }>(this.id, '/log', this.token);
+      const { log } = await eventApi<EveningLog>(this.id, '/log', this.token);
       this.dispatch({ type: 'log', log });
     } catch (e) {
       this.dispatch({ type: 'error', error: `Could not read the log: ${(e as Error).message}` });
@@ -102,7 +104,7 @@ class ConsoleCtrl {
     this.dispatch({ type: 'busy', on: true });
     try {
       const text = await file.text();
-      const a = await eventUpload<{ players: { name: string; link: string }[] }>(this.id, `/players${checkIn ? '?check_in=true' : ''}`, this.token, text, uploadType(file.name));
+      const a = await eventUpload<PlayersAdded>(this.id, `/players${checkIn ? '?check_in=true' : ''}`, this.token, text, uploadType(file.name));
       done();
       this.dispatch({
         type: 'notice',
@@ -134,7 +136,7 @@ function headerV(ctrl: ConsoleCtrl): VNode {
   ]);
 }
 
-function summaryV(e: EventSummary): VNode {
+function summaryV(e: EveningSummary): VNode {
   const planned = e.rounds ? ` of ${e.rounds}` : '';
   const where = e.play === 'server' ? `games on this server (${e.mode === 'online' ? 'online' : 'over the board'})` : `physical boards, results reported by ${e.confirm === 'both' ? 'both players' : 'either player'}`;
   return h('p.ev-summary', `${e.format} · ${e.rules ?? ''} · ${e.time_control ?? ''} · round ${e.rounds_paired}${planned} paired, ${e.rounds_complete} complete · ${where}`);
@@ -179,7 +181,7 @@ function keepLinkV(ctrl: ConsoleCtrl): VNode | null {
   ]);
 }
 
-function recordV(r: GameRecord | undefined): VNode {
+function recordV(r: GameState | undefined): VNode {
   if (!r) return h('p.muted', 'Reading the game…');
   const moves = r.moves.map((mv, i) => `${i % 2 === 0 ? `${i / 2 + 1}.` : ''}${mv.san || mv.uci}`).join(' ');
   return h('div.record', [
@@ -207,7 +209,7 @@ function disputesV(ctrl: ConsoleCtrl): VNode | null {
 
 function disagreementsV(ctrl: ConsoleCtrl): VNode | null {
   const e = ctrl.model.event;
-  if (!e?.disagreements.length) return null;
+  if (!e?.disagreements?.length) return null;
   const text = (r: string[] | null) => (r ? r.map(resultText).join(', ') : 'nothing');
   return h('section.disagreements', { attrs: { 'aria-labelledby': 'dis-title' } }, [
     h('h2#dis-title', 'Results the players disagree on'),
@@ -228,7 +230,7 @@ function disagreementsV(ctrl: ConsoleCtrl): VNode | null {
   ]);
 }
 
-function resultEntry(ctrl: ConsoleCtrl, r: RoundView, b: Board): VNode {
+function resultEntry(ctrl: ConsoleCtrl, r: RoundView, b: BoardView): VNode {
   const sel = `res-${r.round}-${b.board}`;
   return h('form.result-entry', {
     on: {
@@ -293,7 +295,7 @@ function roundV(ctrl: ConsoleCtrl): VNode {
   ]);
 }
 
-function playerStatus(p: EventPlayer): string {
+function playerStatus(p: EveningPlayer): string {
   const byes = Object.entries(p.byes ?? {}).map(([r, kind]) => `, ${kind} bye in round ${r}`).join('');
   if (p.withdrawn_from) return `withdrawn from round ${p.withdrawn_from}${byes}`;
   if (p.paused) return `paused${byes}`;
@@ -304,7 +306,7 @@ function playersV(ctrl: ConsoleCtrl): VNode {
   const e = ctrl.model.event;
   const players = e?.players ?? [];
   const next = (e?.rounds_paired ?? 0) + 1;
-  const act = (p: EventPlayer, action: string, label: string, body?: unknown) =>
+  const act = (p: EveningPlayer, action: string, label: string, body?: unknown) =>
     h(`button.${action}`, { attrs: { type: 'button', disabled: ctrl.model.busy, 'aria-label': `${label}: ${p.name}` }, on: { click: () => void ctrl.act(`/players/${p.number}/${action}`, 'POST', body) } }, label);
   return h('section.players', { attrs: { 'aria-labelledby': 'players-title' } }, [
     // Who will be paired: checked in, not withdrawn (a withdrawn player keeps their check-in).
@@ -323,7 +325,7 @@ function playersV(ctrl: ConsoleCtrl): VNode {
               p.checked_in ? act(p, 'check-out', 'Check out') : act(p, 'check-in', 'Check in'),
               p.paused ? act(p, 'resume', 'Resume') : act(p, 'pause', 'Pause'),
               p.withdrawn_from ? act(p, 'reinstate', 'Reinstate') : act(p, 'withdraw', 'Withdraw'),
-              p.byes?.[String(next)] ? act(p, 'cancel-bye', `Cancel the bye in round ${next}`, { round: next }) : act(p, 'bye', `Half-point bye in round ${next}`, { round: next, kind: 'half' }),
+              p.byes[next] ? act(p, 'cancel-bye', `Cancel the bye in round ${next}`, { round: next }) : act(p, 'bye', `Half-point bye in round ${next}`, { round: next, kind: 'half' }),
             ]),
           ]),
         ),
@@ -342,7 +344,7 @@ function playersV(ctrl: ConsoleCtrl): VNode {
               ctrl.dispatch({ type: 'error', error: "A new player's name is missing." });
               return;
             }
-            void ctrl.act<{ players: { name: string; link: string }[] }>('/players?check_in=true', 'POST', rating ? { name, rating: Number(rating) } : { name }, (a) => {
+            void ctrl.act<PlayersAdded>('/players?check_in=true', 'POST', rating ? { name, rating: Number(rating) } : { name }, (a) => {
               form.reset();
               const p = a.players[0];
               ctrl.dispatch({ type: 'notice', notice: { text: `${p.name} is entered and checked in. Their personal link (give it to them, it is shown once): `, link: absolute(p.link) } });
@@ -406,7 +408,7 @@ function standingsV(ctrl: ConsoleCtrl): VNode | null {
 }
 
 /** A change of the log in words, players by name (the log names them by pairing number). */
-function changeText(l: LogEntry, players: EventPlayer[]): string {
+function changeText(l: LogEntryView, players: EveningPlayer[]): string {
   const c = l.change as Record<string, unknown>;
   const kind = String(c.change ?? '');
   const where = c.round !== undefined ? ` round ${c.round}${c.board !== undefined ? ` board ${c.board}` : ''}${c.game !== undefined ? ` game ${c.game}` : ''}` : '';
@@ -418,7 +420,7 @@ function changeText(l: LogEntry, players: EventPlayer[]): string {
 }
 
 /** What a result change replaced (the log keeps it), in words; nothing for other changes. */
-function beforeText(l: LogEntry): string | null {
+function beforeText(l: LogEntryView): string | null {
   if (!Array.isArray(l.before)) return null;
   const parts = (l.before as Record<string, Record<string, unknown> | undefined>[])
     // Externally tagged: `{"results": {"round", "board", "results": [...]}}`, `{"player": {...}}`, ...
@@ -459,7 +461,7 @@ function toolsV(ctrl: ConsoleCtrl): VNode {
         attrs: { type: 'button', disabled: ctrl.model.busy },
         on: {
           click: () =>
-            void ctrl.act<{ deputy_token: string }>('/deputy', 'POST', undefined, (a) =>
+            void ctrl.act<DeputyCreated>('/deputy', 'POST', undefined, (a) =>
               ctrl.dispatch({ type: 'notice', notice: { text: "A deputy's console link (it directs the evening and its games; shown once): ", link: absolute(`/events/${encodeURIComponent(ctrl.id)}/direct?token=${a.deputy_token}`) } }),
             ),
         },

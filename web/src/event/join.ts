@@ -4,7 +4,9 @@
 // being played, searched by name, live over `/ws/events/{id}`. It reads only public
 // routes; a player's own actions stay behind their personal link.
 import { attributesModule, classModule, eventListenersModule, h, init, propsModule, type VNode } from 'snabbdom';
-import { eventApi, liveEvening, resultText, type Board, type EventSummary, type RoundView } from './common';
+import type { BoardView, EveningSummary, RoundView } from '../wire';
+import { eventApi, resultText } from './common';
+import { liveEvening } from './live';
 import { boardsFor, fold, reduceJoin, type JoinAction, type JoinModel } from './joinmodel';
 
 class JoinCtrl {
@@ -48,7 +50,7 @@ class JoinCtrl {
 
   async read(): Promise<void> {
     try {
-      const event = await eventApi<EventSummary>(this.id, '', null);
+      const event = await eventApi<EveningSummary>(this.id, '', null);
       this.dispatch({ type: 'event', event });
       const round = event.rounds_paired > 0 ? await eventApi<RoundView>(this.id, `/rounds/${event.rounds_paired}`, null) : null;
       this.dispatch({ type: 'round', round });
@@ -58,7 +60,7 @@ class JoinCtrl {
   }
 }
 
-function boardV(b: Board): VNode {
+function boardV(b: BoardView): VNode {
   const results = b.results.some((r) => r !== null) ? ` · ${b.results.map((r) => resultText(r) || '…').join(', ')}` : '';
   return h('li.join-board', { attrs: { 'data-board': String(b.board) } }, [
     h('span.boardno-small', `Board ${b.board}`),

@@ -1,8 +1,9 @@
 // The venue page's model (`join.ts`): one reducer, and finding a board by name. No DOM.
-import type { Board, EventSummary, LiveStatus, RoundView } from './common';
+import type { BoardView, EveningSummary, RoundView } from '../wire';
+import type { LiveStatus } from './live';
 
 export interface JoinModel {
-  event: EventSummary | null;
+  event: EveningSummary | null;
   round: RoundView | null;
   search: string;
   live: LiveStatus;
@@ -10,7 +11,7 @@ export interface JoinModel {
 }
 
 export type JoinAction =
-  | { type: 'event'; event: EventSummary }
+  | { type: 'event'; event: EveningSummary }
   | { type: 'round'; round: RoundView | null }
   | { type: 'search'; text: string }
   | { type: 'status'; live: LiveStatus }
@@ -41,7 +42,7 @@ export function fold(s: string): string {
 }
 
 /** The boards of the round where a player's name contains `search` (case and accents ignored); all of them for an empty search. */
-export function boardsFor(round: RoundView | null, search: string): Board[] {
+export function boardsFor(round: RoundView | null, search: string): BoardView[] {
   if (!round) return [];
   const q = fold(search);
   if (!q) return round.boards;

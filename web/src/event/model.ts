@@ -1,16 +1,17 @@
 // The evening's pages' models and their reducers: pure (no DOM), so the console and the
 // player's page change their state in one place each, and the unit tests read them.
-import type { Dispute, EventPlayer, EventSummary, LiveMessage, LiveStatus, LogEntry, Me, RoundView, Standings } from './common';
+import type { Dispute, GameState, EveningPlayer, EveningSummary, LiveMessage, LogEntryView, Me, RoundView, Standings } from '../wire';
+import type { LiveStatus } from './live';
 
 /** The director's console of an evening. */
 export interface ConsoleModel {
-  event: EventSummary | null;
+  event: EveningSummary | null;
   round: RoundView | null;
   standings: Standings | null;
   disputes: Dispute[];
-  /** The record of each disputed game (`GET /api/games/{id}`), by id. */
-  records: Record<string, GameRecord>;
-  log: LogEntry[] | null;
+  /** Each disputed game as `GET /api/games/{id}` answers it (its moves, clocks and rulings), by id. */
+  records: Record<string, GameState>;
+  log: LogEntryView[] | null;
   live: LiveStatus;
   /** The last refusal or failure, in the server's words. */
   error: string | null;
@@ -19,21 +20,13 @@ export interface ConsoleModel {
   busy: boolean;
 }
 
-/** What the console shows of a disputed game: its moves, clocks and rulings. */
-export interface GameRecord {
-  moves: { uci: string; san?: string | null; by?: string }[];
-  clock: { white_ms: number; black_ms: number; running: string | null };
-  rulings: { ruling: string; rule?: string | null }[];
-  result: string;
-}
-
 export type ConsoleAction =
   | { type: 'live'; msg: LiveMessage }
-  | { type: 'event'; event: EventSummary }
+  | { type: 'event'; event: EveningSummary }
   | { type: 'round'; round: RoundView | null }
   | { type: 'status'; live: LiveStatus }
-  | { type: 'record'; game: string; record: GameRecord }
-  | { type: 'log'; log: LogEntry[] | null }
+  | { type: 'record'; game: string; record: GameState }
+  | { type: 'log'; log: LogEntryView[] | null }
   | { type: 'error'; error: string | null }
   | { type: 'notice'; notice: ConsoleModel['notice'] }
   | { type: 'busy'; on: boolean };
@@ -42,13 +35,13 @@ export function initialConsole(): ConsoleModel {
   return { event: null, round: null, standings: null, disputes: [], records: {}, log: null, live: 'connecting', error: null, notice: null, busy: false };
 }
 
-function withPlayers(e: EventSummary | null, players: EventPlayer[] | undefined): EventSummary | null {
+function withPlayers(e: EveningSummary | null, players: EveningPlayer[] | undefined): EveningSummary | null {
   return e && players ? { ...e, players } : e;
 }
 
 /** Records of games no longer disputed are dropped. */
-function keepRecords(records: Record<string, GameRecord>, disputes: Dispute[]): Record<string, GameRecord> {
-  const out: Record<string, GameRecord> = {};
+function keepRecords(records: Record<string, GameState>, disputes: Dispute[]): Record<string, GameState> {
+  const out: Record<string, GameState> = {};
   for (const d of disputes) if (records[d.game]) out[d.game] = records[d.game];
   return out;
 }
@@ -94,7 +87,7 @@ export function reduceConsole(m: ConsoleModel, a: ConsoleAction): ConsoleModel {
 /** The player's page. */
 export interface PlayerModel {
   me: Me | null;
-  event: EventSummary | null;
+  event: EveningSummary | null;
   round: RoundView | null;
   live: LiveStatus;
   error: string | null;
@@ -106,7 +99,7 @@ export interface PlayerModel {
 
 export type PlayerAction =
   | { type: 'me'; me: Me }
-  | { type: 'event'; event: EventSummary }
+  | { type: 'event'; event: EveningSummary }
   | { type: 'round'; round: RoundView | null }
   | { type: 'status'; live: LiveStatus }
   | { type: 'report'; game: number; result: string }

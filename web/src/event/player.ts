@@ -3,7 +3,9 @@
 // (games on the server) or the form to report the result (physical boards); score and
 // rank. Live over `/ws/events/{id}`: every change reads the player's own view again.
 import { attributesModule, classModule, eventListenersModule, h, init, propsModule, type VNode } from 'snabbdom';
-import { eventApi, liveEvening, resultText, type EventSummary, type Me, type RoundView } from './common';
+import type { EveningSummary, Me, RoundView } from '../wire';
+import { eventApi, resultText } from './common';
+import { liveEvening } from './live';
 import { initialPlayer, myBoard, reducePlayer, type PlayerAction, type PlayerModel } from './model';
 
 class PlayerCtrl {
@@ -56,8 +58,8 @@ class PlayerCtrl {
         this.again = false;
         const me = await eventApi<Me>(this.id, '/me', this.token);
         this.dispatch({ type: 'me', me });
-        if (me.round > 0) this.dispatch({ type: 'round', round: await eventApi<RoundView>(this.id, `/rounds/${me.round}`, this.token) });
-        if (!this.model.event) this.dispatch({ type: 'event', event: await eventApi<EventSummary>(this.id, '', this.token) });
+        if (me.round) this.dispatch({ type: 'round', round: await eventApi<RoundView>(this.id, `/rounds/${me.round}`, this.token) });
+        if (!this.model.event) this.dispatch({ type: 'event', event: await eventApi<EveningSummary>(this.id, '', this.token) });
       } while (this.again);
     } catch (e) {
       this.dispatch({ type: 'error', error: `Could not read your page: ${(e as Error).message}` });

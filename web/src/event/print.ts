@@ -9,25 +9,18 @@
 import qrcode from 'qrcode-generator';
 import { attributesModule, classModule, eventListenersModule, h, init, propsModule, type VNode } from 'snabbdom';
 import { PRINT_KINDS, crossCellText, defaultPaper, pageName, roundWanted, type Paper, type PrintKind } from './printmodel';
-import { byeText, points, resultText, tiebreakText, type EvBoard, type EvCrosstable, type EvRound, type EvStandings, type EvSummary } from './projmodel';
+import type { BoardView, Crosstable, EveningSummary, PlayerLink, PlayerLinks, RoundView, Standings } from '../wire';
+import { byeText, points, resultText, tiebreakText } from './projmodel';
 import './event.css';
 
 const KIND_TITLE: Record<PrintKind, string> = { pairings: 'Pairings', slips: 'Result slips', standings: 'Standings', crosstable: 'Crosstable', qr: 'QR codes' };
 
-/** A player's link as `GET /api/events/{id}/links` answers it. */
-interface PlayerLink {
-  name: string;
-  number: number;
-  link: string | null;
-  why?: string;
-}
-
 interface PrintData {
   links: PlayerLink[] | null;
-  event: EvSummary;
-  round: EvRound | null;
-  standings: EvStandings | null;
-  crosstable: EvCrosstable | null;
+  event: EveningSummary;
+  round: RoundView | null;
+  standings: Standings | null;
+  crosstable: Crosstable | null;
 }
 
 async function getJson<T>(path: string, token: string | null = null): Promise<T> {
@@ -75,7 +68,7 @@ function pairingsSheet(d: PrintData): VNode[] {
   ];
 }
 
-function slip(d: PrintData, r: EvRound, b: EvBoard): VNode {
+function slip(d: PrintData, r: RoundView, b: BoardView): VNode {
   const games = b.results.length;
   const line = (g: number): VNode =>
     h('div.pr-game', [
@@ -267,15 +260,15 @@ export function mountPrint(root: HTMLElement, id: string, kind: string, search: 
   const base = `/api/events/${encodeURIComponent(id)}`;
   void (async () => {
     try {
-      const event = await getJson<EvSummary>(base);
+      const event = await getJson<EveningSummary>(base);
       document.title = `flagfall · ${event.name} · ${KIND_TITLE[m.kind].toLowerCase()}`;
       const { round, error } = roundWanted(search, event.rounds_paired);
       const needsRound = m.kind === 'pairings' || m.kind === 'slips';
       const [r, standings, crosstable, links] = await Promise.all([
-        needsRound && round > 0 ? getJson<EvRound>(`${base}/rounds/${round}`) : Promise.resolve(null),
-        m.kind === 'standings' ? getJson<EvStandings>(`${base}/standings`) : Promise.resolve(null),
-        m.kind === 'crosstable' ? getJson<EvCrosstable>(`${base}/crosstable`) : Promise.resolve(null),
-        m.kind === 'qr' ? getJson<{ players: PlayerLink[] }>(`${base}/links`, token).then((v) => v.players) : Promise.resolve(null),
+        needsRound && round > 0 ? getJson<RoundView>(`${base}/rounds/${round}`) : Promise.resolve(null),
+        m.kind === 'standings' ? getJson<Standings>(`${base}/standings`) : Promise.resolve(null),
+        m.kind === 'crosstable' ? getJson<Crosstable>(`${base}/crosstable`) : Promise.resolve(null),
+        m.kind === 'qr' ? getJson<PlayerLinks>(`${base}/links`, token).then((v) => v.players) : Promise.resolve(null),
       ]);
       m = { ...m, data: { event, round: r, standings, crosstable, links }, notice: needsRound ? error : null };
     } catch (e) {

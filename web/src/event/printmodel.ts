@@ -1,6 +1,6 @@
 // The print views' pure part (web/src/event/print.ts draws them): which round, which
 // paper and page, a crosstable cell in a club's notation.
-import type { EvCrossCell } from './projmodel';
+import type { CrossCell } from '../wire';
 
 export const PRINT_KINDS = ['pairings', 'slips', 'standings', 'crosstable', 'qr'] as const;
 export type PrintKind = (typeof PRINT_KINDS)[number];
@@ -39,13 +39,13 @@ export function outcomeText(o: string | null): string {
 }
 
 /** A crosstable cell as a club writes it: opponent, colour, result(s): `7w1`, `3b½0`; byes by kind. */
-export function crossCellText(c: EvCrossCell | undefined): string {
+export function crossCellText(c: CrossCell | undefined): string {
   if (!c) return '';
-  if (c.bye !== undefined) {
+  if ('bye' in c) {
     const kind: Record<string, string> = { pab: 'bye', full: '+F', half: '½H', zero: '0Z', absent: '–' };
     return kind[c.bye] ?? c.bye;
   }
-  return `${c.opponent ?? '?'}${c.colour === 'white' ? 'w' : 'b'}${(c.results ?? []).map(outcomeText).join('')}`;
+  return `${c.opponent}${c.colour === 'white' ? 'w' : 'b'}${c.results.map(outcomeText).join('')}`;
 }
 
 export function defaultPaper(lang: string): Paper {

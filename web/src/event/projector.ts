@@ -5,7 +5,8 @@
 // list longer than the screen. Large type from the screen's height: readable from the
 // back of a hall on a 16:9 projector; on a phone the lists scroll instead of paging.
 import { attributesModule, classModule, eventListenersModule, h, init, styleModule, type VNode } from 'snabbdom';
-import { connectLive } from './live';
+import type { BoardView, EveningPlayer, StandingsRow } from '../wire';
+import { liveEvening } from './live';
 import {
   byeText,
   initialProjector,
@@ -18,9 +19,6 @@ import {
   screenOf,
   tiebreakText,
   type Choice,
-  type EvBoard,
-  type EvPlayer,
-  type EvStandingRow,
   type ProjectorAction,
   type ProjectorModel,
   type Screen,
@@ -66,10 +64,11 @@ class ProjectorCtrl {
       this.dispatch({ type: 'error', error: `There is no evening ${this.id} on this server.` });
       return;
     }
-    this.stopLive = connectLive(this.id, {
-      message: (msg) => this.dispatch({ type: 'live', msg, now: Date.now() }),
-      online: (online) => this.dispatch({ type: 'online', online }),
-    });
+    this.stopLive = liveEvening(
+      this.id,
+      (msg) => this.dispatch({ type: 'live', msg, now: Date.now() }),
+      (status) => this.dispatch({ type: 'online', online: status === 'online' }),
+    );
   }
 
   stop(): void {
@@ -114,7 +113,7 @@ function layout(): Layout {
   return { narrow: false, font, rows, columns: w / hgt > 1.45 ? 2 : 1 };
 }
 
-function boardRow(b: EvBoard): VNode {
+function boardRow(b: BoardView): VNode {
   const done = b.results.every((r) => r !== null);
   return h('tr', { class: { done }, attrs: { 'data-board': String(b.board) } }, [
     h('td.num', String(b.board)),
@@ -124,7 +123,7 @@ function boardRow(b: EvBoard): VNode {
   ]);
 }
 
-function pairingsTable(boards: EvBoard[]): VNode {
+function pairingsTable(boards: BoardView[]): VNode {
   // Two games a board (double Swiss, matches): a result column wide enough for both.
   const two = boards.some((b) => b.results.length > 1);
   return h('table.pj-pairings', { class: { two } }, [
@@ -149,7 +148,7 @@ function pairingsV(ctrl: ProjectorCtrl, lay: Layout, now: number): VNode[] {
   ].filter((x): x is VNode => x !== null);
 }
 
-function standingRow(tbs: string[], row: EvStandingRow): VNode {
+function standingRow(tbs: string[], row: StandingsRow): VNode {
   return h('tr', { attrs: { 'data-number': String(row.number) } }, [
     h('td.num', String(row.rank)),
     h('td.player', [h('span.name', row.name), h('span.pno', ` ${row.number}`)]),
@@ -178,7 +177,7 @@ function playersV(ctrl: ProjectorCtrl, lay: Layout, now: number): VNode[] {
   const pages = lay.narrow ? [players] : paginate(players, per);
   const page = pageAt(pages.length, ctrl.screenSince, now);
   const inCount = players.filter((p) => p.checked_in).length;
-  const item = (p: EvPlayer): VNode =>
+  const item = (p: EveningPlayer): VNode =>
     h('li', { class: { in: p.checked_in } }, [h('span.pno', `${p.number}`), ' ', h('span.name', p.name), p.checked_in ? h('span.mark', { attrs: { title: 'checked in' } }, ' ✓') : null].filter((x) => x !== null) as VNode[]);
   return [
     h('p.pj-lead', players.length ? `${players.length} players entered, ${inCount} checked in. Round 1 is not paired yet.` : 'No players entered yet.'),

@@ -1,109 +1,16 @@
-// The evening as the projector and the print views read it: the JSON of docs/protocol.md
-// "Evenings" (the evening's answers are not ts-rs types, so they are written out here),
-// the projector's model, its one reducer (`reduceProjector`, pure) and the choice of what
-// the screen shows (`screenOf`, pure: docs/web.md "The projector"). No chess here: the
-// server pairs, scores and ranks; the page only lays out what it answers.
-
-export interface EvPlayer {
-  number: number;
-  name: string;
-  rating: number | null;
-  checked_in: boolean;
-  paused: boolean;
-  withdrawn_from: number | null;
-}
-
-export interface EvSummary {
-  id: string;
-  name: string;
-  format: string;
-  rounds: number | null;
-  rounds_paired: number;
-  rounds_complete: number;
-  time_control: string;
-  rules: string;
-  play: string;
-  players: EvPlayer[];
-  seq: number;
-}
-
-export interface EvSide {
-  name: string;
-  number: number;
-}
-
-export interface EvBoard {
-  board: number;
-  white: EvSide;
-  black: EvSide;
-  /** One per game of the board (game 2 of a match with the board's Black as White); null until known. */
-  results: (string | null)[];
-}
-
-export interface EvRound {
-  round: number;
-  boards: EvBoard[];
-  bye?: { name: string; number: number; kind: string }[];
-  complete: boolean;
-}
-
-export interface EvStandingRow {
-  rank: number;
-  name: string;
-  number: number;
-  points: number;
-  tiebreaks: Record<string, number | null>;
-}
-
-export interface EvStandings {
-  after_round: number;
-  tiebreaks: string[];
-  rows: EvStandingRow[];
-}
-
-export interface EvCrossCell {
-  round: number;
-  board?: number;
-  opponent?: number;
-  colour?: 'white' | 'black';
-  results?: (string | null)[];
-  bye?: string;
-}
-
-export interface EvCrosstable {
-  rounds: number;
-  players: { number: number; name: string; points: string; rounds: EvCrossCell[] }[];
-}
-
-/** What the live socket sends (docs/protocol.md, "The live socket"). */
-export type LiveMessage =
-  | { type: 'state'; event: EvSummary; round: EvRound | null; standings: EvStandings | null }
-  | {
-      type: 'change';
-      seq: number;
-      effects: { effect: string; round?: number }[];
-      round?: EvRound | null;
-      players?: EvPlayer[];
-      standings?: EvStandings | null;
-    };
-
-export function parseLive(text: string): LiveMessage | null {
-  try {
-    const v = JSON.parse(text) as { type?: unknown };
-    if (v && (v.type === 'state' || v.type === 'change')) return v as LiveMessage;
-  } catch {
-    /* not JSON: ignored, the socket's next state repairs */
-  }
-  return null;
-}
+// The projector's model (the evening's JSON is the generated wire types, ../wire.ts),
+// its one reducer (`reduceProjector`, pure) and the choice of what the screen shows
+// (`screenOf`, pure: docs/web.md "The projector"). No chess here: the server pairs,
+// scores and ranks; the page only lays out what it answers.
+import type { EveningSummary, LiveMessage, RoundView, Standings } from '../wire';
 
 export type Screen = 'loading' | 'players' | 'pairings' | 'standings';
 export type Choice = 'auto' | 'pairings' | 'standings';
 
 export interface ProjectorModel {
-  event: EvSummary | null;
-  round: EvRound | null;
-  standings: EvStandings | null;
+  event: EveningSummary | null;
+  round: RoundView | null;
+  standings: Standings | null;
   /** When (ms, the page's clock) the latest round was first seen paired: the alternation counts from it. */
   roundSince: number;
   /** Chosen by hand (the buttons at the foot), or `auto`. */
@@ -136,6 +43,7 @@ export function reduceProjector(m: ProjectorModel, a: ProjectorAction): Projecto
         const fresh = msg.round?.round !== m.round?.round;
         return { ...m, error: null, event: msg.event, round: msg.round, standings: msg.standings, roundSince: fresh ? a.now : m.roundSince };
       }
+      if (msg.type === 'dispute') return m; // the director's, not the hall's
       if (!m.event) return m; // a change before the state: the state that follows has it
       let { event, round, standings, roundSince } = m;
       if (msg.round !== undefined) {
@@ -232,7 +140,7 @@ export function byeText(kind: string): string {
 }
 
 /** How many results of a round are in: every game of every board. */
-export function resultsIn(r: EvRound): { done: number; all: number } {
+export function resultsIn(r: RoundView): { done: number; all: number } {
   let done = 0;
   let all = 0;
   for (const b of r.boards) {

@@ -6,14 +6,9 @@
 // reducer (setupmodel.ts), small snabbdom views.
 import { attributesModule, classModule, eventListenersModule, h, init, propsModule, type VNode } from 'snabbdom';
 import { getRulesets } from '../api';
+import type { EveningCreated } from '../wire';
 import { controlsList, notation, quickButtons, rulesSelect } from '../tcform';
 import { FORMATS, initialSetup, needsRounds, reduceSetup, setupBody, type SetupAction, type SetupForm, type SetupModel } from './setupmodel';
-
-interface Created {
-  id: string;
-  director_token: string;
-  urls: { director: string; projector: string };
-}
 
 async function errorText(r: Response): Promise<string> {
   const t = await r.text();
@@ -58,7 +53,7 @@ class SetupCtrl {
     try {
       const r = await fetch('/api/events', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(b.body) });
       if (!r.ok) throw new Error(await errorText(r));
-      const c = (await r.json()) as Created;
+      const c = (await r.json()) as EveningCreated;
       // The console says the link holds the director's token while the evening has no players.
       location.assign(c.urls.director);
     } catch (e) {
