@@ -520,3 +520,5 @@ change: { change: string; [k: string]: unknown },
 before?: Array<unknown>, effects?: Array<{ effect: string; round?: number; [k: string]: unknown }>, };
 
 export type EveningLog = { log: Array<LogEntryView>, };
+
+export type PlayerAction = "check-in" | "check-out" | "withdraw" | "reinstate" | "pause" | "resume" | "bye" | "cancel-bye" | "remove";

@@ -543,3 +543,91 @@ pub struct LogEntryView {
 pub struct EveningLog {
     pub log: Vec<LogEntryView>,
 }
+
+/// What `POST /api/events/{id}/players/{n}/{action}` does to player `n` (the path's
+/// `action`, as `name` spells it).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, TS)]
+#[serde(rename_all = "kebab-case")]
+pub enum PlayerAction {
+    CheckIn,
+    CheckOut,
+    Withdraw,
+    Reinstate,
+    Pause,
+    Resume,
+    /// A bye in a later round (`{"round", "kind"}`).
+    Bye,
+    /// A bye asked for cancelled (`{"round"}`).
+    CancelBye,
+    /// Out of the evening (before round 1).
+    Remove,
+}
+
+impl PlayerAction {
+    pub const ALL: [PlayerAction; 9] = [
+        PlayerAction::CheckIn,
+        PlayerAction::CheckOut,
+        PlayerAction::Withdraw,
+        PlayerAction::Reinstate,
+        PlayerAction::Pause,
+        PlayerAction::Resume,
+        PlayerAction::Bye,
+        PlayerAction::CancelBye,
+        PlayerAction::Remove,
+    ];
+
+    /// The path's spelling.
+    pub fn name(self) -> &'static str {
+        match self {
+            PlayerAction::CheckIn => "check-in",
+            PlayerAction::CheckOut => "check-out",
+            PlayerAction::Withdraw => "withdraw",
+            PlayerAction::Reinstate => "reinstate",
+            PlayerAction::Pause => "pause",
+            PlayerAction::Resume => "resume",
+            PlayerAction::Bye => "bye",
+            PlayerAction::CancelBye => "cancel-bye",
+            PlayerAction::Remove => "remove",
+        }
+    }
+
+    /// Whether a player may do it to themselves, with their own link (the director may
+    /// do every action).
+    pub fn players_own(self) -> bool {
+        matches!(
+            self,
+            PlayerAction::CheckIn
+                | PlayerAction::CheckOut
+                | PlayerAction::Bye
+                | PlayerAction::CancelBye
+        )
+    }
+}
+
+impl std::str::FromStr for PlayerAction {
+    type Err = ();
+
+    fn from_str(s: &str) -> Result<Self, ()> {
+        PlayerAction::ALL
+            .into_iter()
+            .find(|a| a.name() == s)
+            .ok_or(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_player_action_is_spelled_as_serde_writes_it() {
+        for a in PlayerAction::ALL {
+            assert_eq!(
+                serde_json::to_value(a).unwrap(),
+                Value::String(a.name().into())
+            );
+            assert_eq!(a.name().parse::<PlayerAction>(), Ok(a));
+        }
+        assert_eq!("check_in".parse::<PlayerAction>(), Err(()));
+    }
+}

@@ -89,6 +89,7 @@ pub fn typescript() -> String {
         ev::RatingChanges::decl(&cfg),
         ev::LogEntryView::decl(&cfg),
         ev::EveningLog::decl(&cfg),
+        ev::PlayerAction::decl(&cfg),
     ];
     let mut out = String::from(
         "// Generated from the Rust types of crates/flagfall-protocol by ts-rs\n\

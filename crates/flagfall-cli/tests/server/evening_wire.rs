@@ -173,3 +173,141 @@ async fn evening_answers_and_live_messages_are_the_protocol_types() {
     typed::<ChangeAnswer>(&a, "a player action's answer");
     srv.stop().await;
 }
+
+/// The evening's routes take the evening and the token through their extractors, in this
+/// order: an unknown evening is 404 before any token is read, then no token 401, a token
+/// not the evening's 403, a player's token on a director's route 403; a player's action
+/// is one the server knows (404 otherwise, after the token: a player is told it is the
+/// director's), and a player may do their own check-in, check-out and byes only.
+#[tokio::test]
+async fn evening_routes_read_the_evening_then_the_token_then_the_action() {
+    let srv = Server::start().await;
+    let addr = srv.addr;
+    let ev = Evening::create(
+        addr,
+        json!({"name":"Order","format":"swiss","rounds":2,"time_control":"G/5;d0",
+               "rules":"uscf-2020","play":"board","confirm":"one","check_in":true}),
+    )
+    .await;
+    let other = Evening::create(
+        addr,
+        json!({"name":"Other","format":"swiss","rounds":2,"time_control":"G/5;d0",
+               "rules":"uscf-2020","play":"board","confirm":"one"}),
+    )
+    .await;
+    let added = ev
+        .director(
+            "POST",
+            "/players",
+            json!({"players":[{"name":"Ann"},{"name":"Bob"}]}),
+            201,
+        )
+        .await;
+    let added: PlayersAdded = typed(&added, "the players added");
+    let (ann, bob) = (&added.players[0], &added.players[1]);
+    let (ann_n, bob_n) = (ann.number.unwrap(), bob.number.unwrap());
+    let error = |v: &Value| v["error"].as_str().unwrap_or_default().to_string();
+    let before = ev.director("GET", "/log", Value::Null, 200).await;
+
+    // No such evening: 404, whatever the token.
+    for t in [None, Some(ev.director.as_str()), Some("nonsense")] {
+        let v = expect(addr, "POST", "/api/events/nope/rounds", t, "", 404).await;
+        assert!(error(&v).contains("no event \"nope\""), "{v}");
+    }
+    // No token, a token of another evening, a player's token on a director's route.
+    let pair = ev.path("/rounds");
+    let v = expect(addr, "POST", &pair, None, "", 401).await;
+    assert!(error(&v).contains("Authorization: Bearer"), "{v}");
+    let v = expect(addr, "POST", &pair, Some(&other.director), "", 403).await;
+    assert!(error(&v).contains("not one of event"), "{v}");
+    let v = expect(addr, "POST", &pair, Some(&ann.token), "", 403).await;
+    assert!(error(&v).contains("only the event's director"), "{v}");
+    let v = expect(addr, "GET", &ev.path("/log"), Some(&bob.token), "", 403).await;
+    assert!(error(&v).contains("only the event's director"), "{v}");
+    // A deputy's token is made by the director only: a player is told so.
+    let v = expect(addr, "POST", &ev.path("/deputy"), Some(&ann.token), "", 403).await;
+    assert!(
+        error(&v).contains("only the director makes a deputy"),
+        "{v}"
+    );
+
+    // The players' actions.
+    let action = |n: u32, a: &str| ev.path(&format!("/players/{n}/{a}"));
+    let v = expect(
+        addr,
+        "POST",
+        &action(ann_n, "dance"),
+        Some(&ev.director),
+        "",
+        404,
+    )
+    .await;
+    assert!(
+        error(&v).contains("no player action \"dance\" (check-in, check-out"),
+        "{v}"
+    );
+    let v = expect(
+        addr,
+        "POST",
+        &action(ann_n, "dance"),
+        Some(&ann.token),
+        "",
+        403,
+    )
+    .await;
+    assert!(error(&v).contains("only the director may dance"), "{v}");
+    let v = expect(
+        addr,
+        "POST",
+        &action(bob_n, "check-in"),
+        Some(&ann.token),
+        "",
+        403,
+    )
+    .await;
+    assert!(
+        error(&v).contains("(or the player, with their own link)"),
+        "{v}"
+    );
+    let v = expect(
+        addr,
+        "POST",
+        &action(ann_n, "pause"),
+        Some(&ann.token),
+        "",
+        403,
+    )
+    .await;
+    assert!(error(&v).contains("only the director may pause"), "{v}");
+    assert_eq!(
+        ev.director("GET", "/log", Value::Null, 200).await,
+        before,
+        "nothing refused changed the evening"
+    );
+    // Her own check-in, then the director's pause of Bob.
+    let a = expect(
+        addr,
+        "POST",
+        &action(ann_n, "check-in"),
+        Some(&ann.token),
+        "",
+        200,
+    )
+    .await;
+    typed::<ChangeAnswer>(&a, "a player's own check-in");
+    let a = expect(
+        addr,
+        "POST",
+        &action(bob_n, "pause"),
+        Some(&ev.director),
+        "",
+        200,
+    )
+    .await;
+    typed::<ChangeAnswer>(&a, "the director's pause");
+    let summary: EveningSummary = typed(&ev.get("").await, "the evening");
+    let by_name = |name: &str| summary.players.iter().find(|p| p.name == name).unwrap();
+    assert!(by_name("Ann").checked_in && !by_name("Ann").paused);
+    assert!(by_name("Bob").paused && !by_name("Bob").checked_in);
+    srv.stop().await;
+}

@@ -8,7 +8,10 @@ use std::sync::Arc;
 use axum::Router;
 use axum::body::Bytes;
 use axum::extract::ws::{Message, WebSocket};
-use axum::extract::{DefaultBodyLimit, Path, Query, State, WebSocketUpgrade};
+use axum::extract::{
+    DefaultBodyLimit, FromRequestParts, Path, Query, RawPathParams, State, WebSocketUpgrade,
+};
+use axum::http::request::Parts;
 use axum::http::{HeaderMap, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
@@ -18,7 +21,7 @@ use flagfall_events::event::{
 };
 use flagfall_events::{export, import, uscf};
 use flagfall_protocol::Mode;
-use flagfall_protocol::evening as ev;
+use flagfall_protocol::evening::{self as ev, PlayerAction};
 use serde::Deserialize;
 use serde_json::{Value, json};
 
@@ -138,6 +141,79 @@ async fn evening(s: &AppState, id: &str) -> Result<EveningHandle, ApiError> {
         Ok(Some(h)) => Ok(h),
         Ok(None) => Err(refused(StatusCode::NOT_FOUND, format!("no event {id:?}"))),
         Err(e) => Err(ApiError::Failed(e)),
+    }
+}
+
+/// The evening a route names by its `{id}`, loaded: 404 when there is none. An axum
+/// extractor, so that a handler names what it needs instead of loading it.
+struct Loaded {
+    id: String,
+    h: EveningHandle,
+}
+
+impl FromRequestParts<AppState> for Loaded {
+    type Rejection = ApiError;
+
+    async fn from_request_parts(parts: &mut Parts, s: &AppState) -> Result<Self, ApiError> {
+        let params = RawPathParams::from_request_parts(parts, s)
+            .await
+            .map_err(|e| refused(StatusCode::BAD_REQUEST, e.body_text()))?;
+        // Every evening route has `{id}`: a route without one is this file's mistake.
+        let id = params
+            .iter()
+            .find(|(k, _)| *k == "id")
+            .map(|(_, v)| v.to_string())
+            .ok_or_else(|| refused(StatusCode::NOT_FOUND, "no event named in the path"))?;
+        let h = evening(s, &id).await?;
+        Ok(Loaded { id, h })
+    }
+}
+
+/// The evening and who the request's Bearer token is on it ([`who`]: 401 without one,
+/// 403 when it is not one of the evening's), as of `snap`.
+struct Member {
+    id: String,
+    h: EveningHandle,
+    snap: Arc<Snap>,
+    who: Who,
+}
+
+impl FromRequestParts<AppState> for Member {
+    type Rejection = ApiError;
+
+    async fn from_request_parts(parts: &mut Parts, s: &AppState) -> Result<Self, ApiError> {
+        let Loaded { id, h } = Loaded::from_request_parts(parts, s).await?;
+        let snap = h.now();
+        let who = who(&snap, &parts.headers)?;
+        Ok(Member { id, h, snap, who })
+    }
+}
+
+/// The evening and its director's (or a deputy's) token ([`director`]: 403 for a
+/// player's), with the token as sent (a player's link is derived from it).
+struct Director {
+    id: String,
+    h: EveningHandle,
+    snap: Arc<Snap>,
+    who: Who,
+    token: String,
+}
+
+impl FromRequestParts<AppState> for Director {
+    type Rejection = ApiError;
+
+    async fn from_request_parts(parts: &mut Parts, s: &AppState) -> Result<Self, ApiError> {
+        let Loaded { id, h } = Loaded::from_request_parts(parts, s).await?;
+        let snap = h.now();
+        let who = director(&snap, &parts.headers)?;
+        let token = bearer(&parts.headers).unwrap_or_default().to_string();
+        Ok(Director {
+            id,
+            h,
+            snap,
+            who,
+            token,
+        })
     }
 }
 
@@ -400,10 +476,9 @@ async fn import_event(
 async fn get_event(
     State(s): State<AppState>,
     ClientAddress(addr): ClientAddress,
-    Path(id): Path<String>,
+    Loaded { id, h }: Loaded,
     headers: HeaderMap,
 ) -> Result<Response, ApiError> {
-    let h = evening(&s, &id).await?;
     let snap = h.now();
     let viewer = reader(&snap, &headers)?;
     // Every player and setting (thousands of players): off the async workers.
@@ -416,11 +491,8 @@ async fn get_event(
 async fn deputy(
     State(s): State<AppState>,
     ClientAddress(addr): ClientAddress,
-    Path(id): Path<String>,
-    headers: HeaderMap,
+    Member { id, h, who: w, .. }: Member,
 ) -> Result<Response, ApiError> {
-    let h = evening(&s, &id).await?;
-    let w = who(&h.now(), &headers)?;
     if w != Who::Director {
         return Err(refused(
             StatusCode::FORBIDDEN,
@@ -460,13 +532,17 @@ enum PlayersBody {
 async fn add_players(
     State(s): State<AppState>,
     ClientAddress(addr): ClientAddress,
-    Path(id): Path<String>,
+    Director {
+        id,
+        h,
+        who: w,
+        token,
+        ..
+    }: Director,
     Query(q): Query<PlayersQuery>,
     headers: HeaderMap,
     body: Bytes,
 ) -> Result<Response, ApiError> {
-    let h = evening(&s, &id).await?;
-    let w = director(&h.now(), &headers)?;
     let ticket = admit(&s, addr, Some(&id))?;
     let format = upload_format(q.format.as_deref(), &headers, &body)?;
     // Reading a file of thousands of players: off the async workers (the admission
@@ -495,9 +571,7 @@ async fn add_players(
             Op::AddPlayers {
                 players,
                 check_in: q.check_in,
-                director_token: (w == Who::Director)
-                    .then(|| bearer(&headers).map(str::to_string))
-                    .flatten(),
+                director_token: (w == Who::Director).then_some(token),
             },
             origin(&w),
             asker(&w, addr, ticket),
@@ -579,19 +653,20 @@ fn read_players(format: &str, body: &[u8]) -> Result<Vec<NewPlayer>, ApiError> {
 async fn get_links(
     State(s): State<AppState>,
     ClientAddress(addr): ClientAddress,
-    Path(id): Path<String>,
-    headers: HeaderMap,
+    Director {
+        id,
+        snap,
+        who: w,
+        token,
+        ..
+    }: Director,
 ) -> Result<Response, ApiError> {
-    let h = evening(&s, &id).await?;
-    let snap = h.now();
-    let w = director(&snap, &headers)?;
     if w != Who::Director {
         return Err(refused(
             StatusCode::FORBIDDEN,
             "only the director reads the players' links (a deputy's token does not derive them)",
         ));
     }
-    let token = bearer(&headers).unwrap_or_default().to_string();
     let ticket = admit(&s, addr, Some(&id))?;
     // Two hashes a player: off the async workers.
     let players = job(&s, ticket, move || links(&snap, &token)).await?;
@@ -687,15 +762,17 @@ struct RatingsQuery {
 async fn ratings(
     State(s): State<AppState>,
     ClientAddress(addr): ClientAddress,
-    Path(id): Path<String>,
+    Director {
+        id,
+        h,
+        snap,
+        who: w,
+        ..
+    }: Director,
     Query(q): Query<RatingsQuery>,
-    headers: HeaderMap,
     body: Bytes,
 ) -> Result<Response, ApiError> {
     use flagfall_events::rating_list::{self, ListRating};
-    let h = evening(&s, &id).await?;
-    let snap = h.now();
-    let w = director(&snap, &headers)?;
     let rating: ListRating = q
         .rating
         .as_deref()
@@ -755,23 +832,25 @@ struct PlayerActionBody {
 async fn player_action(
     State(s): State<AppState>,
     ClientAddress(addr): ClientAddress,
-    Path((id, n, action)): Path<(String, u32, String)>,
-    headers: HeaderMap,
+    Path((_, n, action)): Path<(String, u32, String)>,
+    Member {
+        id,
+        h,
+        snap,
+        who: w,
+    }: Member,
     body: Bytes,
 ) -> Result<Response, ApiError> {
-    let h = evening(&s, &id).await?;
-    let snap = h.now();
-    let w = who(&snap, &headers)?;
     let b: PlayerActionBody = if body.is_empty() {
         PlayerActionBody::default()
     } else {
         parse(&body, "body")?
     };
     let own = matches!(&w, Who::Player(name) if snap.number_of(name) == Some(n));
-    let player_may = matches!(
-        action.as_str(),
-        "check-in" | "check-out" | "bye" | "cancel-bye"
-    );
+    // An action the server does not know is refused after the token is checked, as a
+    // player's token is told what only the director may do.
+    let act = action.parse::<PlayerAction>().ok();
+    let player_may = act.is_some_and(PlayerAction::players_own);
     if !(w.is_director() || own && player_may) {
         return Err(refused(
             StatusCode::FORBIDDEN,
@@ -785,22 +864,29 @@ async fn player_action(
             ),
         ));
     }
+    let Some(act) = act else {
+        let known: Vec<&str> = PlayerAction::ALL.iter().map(|a| a.name()).collect();
+        return Err(refused(
+            StatusCode::NOT_FOUND,
+            format!("no player action {action:?} ({})", known.join(", ")),
+        ));
+    };
     let need_round = || {
         b.round
             .ok_or_else(|| refused(StatusCode::BAD_REQUEST, "field `round`: missing"))
     };
-    let change = match action.as_str() {
-        "check-in" => Change::CheckIn { player: n },
-        "check-out" => Change::CheckOut { player: n },
-        "withdraw" => Change::Withdraw {
+    let change = match act {
+        PlayerAction::CheckIn => Change::CheckIn { player: n },
+        PlayerAction::CheckOut => Change::CheckOut { player: n },
+        PlayerAction::Withdraw => Change::Withdraw {
             player: n,
             from_round: b.from_round,
         },
-        "reinstate" => Change::Reinstate { player: n },
-        "pause" => Change::Pause { player: n },
-        "resume" => Change::Resume { player: n },
-        "remove" => Change::RemovePlayer { player: n },
-        "bye" => Change::RequestBye {
+        PlayerAction::Reinstate => Change::Reinstate { player: n },
+        PlayerAction::Pause => Change::Pause { player: n },
+        PlayerAction::Resume => Change::Resume { player: n },
+        PlayerAction::Remove => Change::RemovePlayer { player: n },
+        PlayerAction::Bye => Change::RequestBye {
             player: n,
             round: need_round()?,
             kind: b.kind.ok_or_else(|| {
@@ -810,18 +896,10 @@ async fn player_action(
                 )
             })?,
         },
-        "cancel-bye" => Change::CancelBye {
+        PlayerAction::CancelBye => Change::CancelBye {
             player: n,
             round: need_round()?,
         },
-        other => {
-            return Err(refused(
-                StatusCode::NOT_FOUND,
-                format!(
-                    "no player action {other:?} (check-in, check-out, withdraw, reinstate, pause, resume, bye, cancel-bye, remove)"
-                ),
-            ));
-        }
     };
     let ticket = admit(&s, addr, Some(&id))?;
     let done = h
@@ -865,12 +943,9 @@ struct ForbidBody {
 async fn forbid(
     State(s): State<AppState>,
     ClientAddress(addr): ClientAddress,
-    Path(id): Path<String>,
-    headers: HeaderMap,
+    Director { id, h, who: w, .. }: Director,
     body: Bytes,
 ) -> Result<Response, ApiError> {
-    let h = evening(&s, &id).await?;
-    let w = director(&h.now(), &headers)?;
     let f: ForbidBody = parse(&body, "forbidden pair")?;
     let change = if f.allow {
         Change::Allow { a: f.a, b: f.b }
@@ -898,12 +973,9 @@ async fn forbid(
 async fn set_report(
     State(s): State<AppState>,
     ClientAddress(addr): ClientAddress,
-    Path(id): Path<String>,
-    headers: HeaderMap,
+    Director { id, h, who: w, .. }: Director,
     body: Bytes,
 ) -> Result<Response, ApiError> {
-    let h = evening(&s, &id).await?;
-    let w = director(&h.now(), &headers)?;
     let v: Value = parse(&body, "report")?;
     let info = report_info(v)?;
     flagfall_events::text::report(&info).map_err(event_error)?;
@@ -923,11 +995,8 @@ async fn set_report(
 async fn pair_next(
     State(s): State<AppState>,
     ClientAddress(addr): ClientAddress,
-    Path(id): Path<String>,
-    headers: HeaderMap,
+    Director { id, h, who: w, .. }: Director,
 ) -> Result<Response, ApiError> {
-    let h = evening(&s, &id).await?;
-    let w = director(&h.now(), &headers)?;
     let ticket = admit(&s, addr, Some(&id))?;
     h.run_as(
         Op::Changes(vec![Change::PairNext]),
@@ -942,11 +1011,10 @@ async fn pair_next(
 }
 
 async fn get_round(
-    State(s): State<AppState>,
-    Path((id, r)): Path<(String, u32)>,
+    Path((_, r)): Path<(String, u32)>,
+    Loaded { h, .. }: Loaded,
     headers: HeaderMap,
 ) -> Result<Response, ApiError> {
-    let h = evening(&s, &id).await?;
     let snap = h.now();
     let viewer = reader(&snap, &headers)?;
     let v = view::round(&snap, r, viewer).map_err(event_error)?;
@@ -957,11 +1025,9 @@ async fn get_round(
 async fn delete_round(
     State(s): State<AppState>,
     ClientAddress(addr): ClientAddress,
-    Path((id, r)): Path<(String, u32)>,
-    headers: HeaderMap,
+    Path((_, r)): Path<(String, u32)>,
+    Director { id, h, who: w, .. }: Director,
 ) -> Result<Response, ApiError> {
-    let h = evening(&s, &id).await?;
-    let w = director(&h.now(), &headers)?;
     let ticket = admit(&s, addr, Some(&id))?;
     let done = h
         .run_as(
@@ -987,12 +1053,10 @@ struct OverrideBody {
 async fn override_round(
     State(s): State<AppState>,
     ClientAddress(addr): ClientAddress,
-    Path((id, r)): Path<(String, u32)>,
-    headers: HeaderMap,
+    Path((_, r)): Path<(String, u32)>,
+    Director { id, h, who: w, .. }: Director,
     body: Bytes,
 ) -> Result<Response, ApiError> {
-    let h = evening(&s, &id).await?;
-    let w = director(&h.now(), &headers)?;
     let o: OverrideBody = parse(&body, "pairing")?;
     let ticket = admit(&s, addr, Some(&id))?;
     let done = h
@@ -1047,13 +1111,10 @@ fn read_result(text: &str) -> Result<RecordedResult, ApiError> {
 async fn set_result(
     State(s): State<AppState>,
     ClientAddress(addr): ClientAddress,
-    Path((id, r, board)): Path<(String, u32, u32)>,
-    headers: HeaderMap,
+    Path((_, r, board)): Path<(String, u32, u32)>,
+    Member { id, h, who: w, .. }: Member,
     body: Bytes,
 ) -> Result<Response, ApiError> {
-    let h = evening(&s, &id).await?;
-    let snap = h.now();
-    let w = who(&snap, &headers)?;
     let b: ResultBody = parse(&body, "result")?;
     let results: Vec<RecordedResult> = match (&b.result, &b.results) {
         (Some(one), None) => vec![read_result(one)?],
@@ -1126,9 +1187,8 @@ async fn set_result(
 async fn get_standings(
     State(s): State<AppState>,
     ClientAddress(addr): ClientAddress,
-    Path(id): Path<String>,
+    Loaded { id, h }: Loaded,
 ) -> Result<Response, ApiError> {
-    let h = evening(&s, &id).await?;
     let ticket = admit(&s, addr, Some(&id))?;
     let snap = h.now();
     let v = job(&s, ticket, move || view::standings(&snap.event)).await?;
@@ -1138,9 +1198,8 @@ async fn get_standings(
 async fn get_crosstable(
     State(s): State<AppState>,
     ClientAddress(addr): ClientAddress,
-    Path(id): Path<String>,
+    Loaded { id, h }: Loaded,
 ) -> Result<Response, ApiError> {
-    let h = evening(&s, &id).await?;
     let ticket = admit(&s, addr, Some(&id))?;
     let snap = h.now();
     let v = job(&s, ticket, move || view::crosstable(&snap.event)).await?;
@@ -1152,9 +1211,8 @@ async fn get_crosstable(
 async fn get_rating_changes(
     State(s): State<AppState>,
     ClientAddress(addr): ClientAddress,
-    Path(id): Path<String>,
+    Loaded { id, h }: Loaded,
 ) -> Result<Response, ApiError> {
-    let h = evening(&s, &id).await?;
     let ticket = admit(&s, addr, Some(&id))?;
     let snap = h.now();
     let rows = job(&s, ticket, move || {
@@ -1173,12 +1231,8 @@ async fn get_rating_changes(
 async fn get_log(
     State(s): State<AppState>,
     ClientAddress(addr): ClientAddress,
-    Path(id): Path<String>,
-    headers: HeaderMap,
+    Director { id, snap, .. }: Director,
 ) -> Result<Response, ApiError> {
-    let h = evening(&s, &id).await?;
-    let snap = h.now();
-    director(&snap, &headers)?;
     // Megabytes for a long evening: written off the async workers.
     let ticket = admit(&s, addr, Some(&id))?;
     let text = job(&s, ticket, move || {
@@ -1191,14 +1245,8 @@ async fn get_log(
 }
 
 /// `GET /api/events/{id}/me` (a player's token): their board this round, their game.
-async fn get_me(
-    State(s): State<AppState>,
-    Path(id): Path<String>,
-    headers: HeaderMap,
-) -> Result<Response, ApiError> {
-    let h = evening(&s, &id).await?;
-    let snap = h.now();
-    match who(&snap, &headers)? {
+async fn get_me(Member { snap, who: w, .. }: Member) -> Result<Response, ApiError> {
+    match w {
         Who::Player(name) => Ok(axum::Json(view::me(&snap, &name)).into_response()),
         _ => Err(refused(
             StatusCode::BAD_REQUEST,
@@ -1213,10 +1261,10 @@ async fn get_me(
 async fn export_as(
     State(s): State<AppState>,
     ClientAddress(addr): ClientAddress,
-    Path((id, kind)): Path<(String, String)>,
+    Path((_, kind)): Path<(String, String)>,
+    Loaded { id, h }: Loaded,
     headers: HeaderMap,
 ) -> Result<Response, ApiError> {
-    let h = evening(&s, &id).await?;
     let snap = h.now();
     if kind.starts_with("uscf-") || kind == "json" {
         director(&snap, &headers)?;
@@ -1415,11 +1463,10 @@ pub const LIVE_MAX_MESSAGE_BYTES: usize = 1024;
 async fn live(
     State(s): State<AppState>,
     ClientAddress(addr): ClientAddress,
-    Path(id): Path<String>,
+    Loaded { id, h }: Loaded,
     Query(q): Query<LiveQuery>,
     ws: WebSocketUpgrade,
 ) -> Result<Response, ApiError> {
-    let h = evening(&s, &id).await?;
     let mut counted = None;
     let director = match &q.token {
         None => false,
