@@ -2,7 +2,7 @@
 // token and the words for results and disputes. The shapes the server answers are the
 // generated wire types (../wire.ts, from crates/flagfall-protocol/src/evening.rs); the
 // live socket is ./live.ts.
-import type { Dispute } from '../wire';
+import type { Dispute, PlayerAction } from '../wire';
 
 async function errorText(r: Response): Promise<string> {
   const t = await r.text();
@@ -76,5 +76,8 @@ export function disputeText(d: Dispute): string {
   const advice = `the assistant advises ${w.advice.grant ? 'granting' : 'denying'} it${w.advice.reasons.length ? ` (${w.advice.reasons.join('; ')})` : ''}`;
   return `${who} (${w.claimant}) claims ${w.claim.replace(/_/g, ' ')}; ${advice}`;
 }
+
+/** The route of an action on player `n` (`POST`; the director, or the player for their own check-in, check-out and byes). */
+export const playerAction = (n: number, action: PlayerAction): string => `/players/${n}/${action}`;
 
 export const absolute = (path: string): string => new URL(path, location.origin).toString();

@@ -8,8 +8,8 @@ import { attributesModule, classModule, eventListenersModule, h, init, propsModu
 import { formatClock } from '../clock';
 import { copyButton } from '../copybutton';
 import { getGame } from '../api';
-import type { BoardView, DeputyCreated, Dispute, EveningLog, GameState, EveningPlayer, EveningSummary, LogEntryView, PlayersAdded, RoundView } from '../wire';
-import { absolute, disputeText, eventApi, eventUpload, resultText } from './common';
+import type { BoardView, DeputyCreated, Dispute, EveningLog, EveningPlayer, EveningSummary, GameState, LogEntryView, PlayerAction, PlayersAdded, RoundView } from '../wire';
+import { absolute, disputeText, eventApi, eventUpload, playerAction, resultText } from './common';
 import { liveEvening } from './live';
 import { uploadType } from './setupmodel';
 import { initialConsole, reduceConsole, type ConsoleAction, type ConsoleModel } from './model';
@@ -306,8 +306,8 @@ function playersV(ctrl: ConsoleCtrl): VNode {
   const e = ctrl.model.event;
   const players = e?.players ?? [];
   const next = (e?.rounds_paired ?? 0) + 1;
-  const act = (p: EveningPlayer, action: string, label: string, body?: unknown) =>
-    h(`button.${action}`, { attrs: { type: 'button', disabled: ctrl.model.busy, 'aria-label': `${label}: ${p.name}` }, on: { click: () => void ctrl.act(`/players/${p.number}/${action}`, 'POST', body) } }, label);
+  const act = (p: EveningPlayer, action: PlayerAction, label: string, body?: unknown) =>
+    h(`button.${action}`, { attrs: { type: 'button', disabled: ctrl.model.busy, 'aria-label': `${label}: ${p.name}` }, on: { click: () => void ctrl.act(playerAction(p.number, action), 'POST', body) } }, label);
   return h('section.players', { attrs: { 'aria-labelledby': 'players-title' } }, [
     // Who will be paired: checked in, not withdrawn (a withdrawn player keeps their check-in).
     h('h2#players-title', `Players (${players.filter((p) => p.checked_in && !p.withdrawn_from).length} of ${players.length} checked in)`),

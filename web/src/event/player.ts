@@ -4,7 +4,7 @@
 // rank. Live over `/ws/events/{id}`: every change reads the player's own view again.
 import { attributesModule, classModule, eventListenersModule, h, init, propsModule, type VNode } from 'snabbdom';
 import type { EveningSummary, Me, RoundView } from '../wire';
-import { eventApi, resultText } from './common';
+import { eventApi, playerAction, resultText } from './common';
 import { liveEvening } from './live';
 import { initialPlayer, myBoard, reducePlayer, type PlayerAction, type PlayerModel } from './model';
 
@@ -82,15 +82,18 @@ class PlayerCtrl {
 const colourName = (c: string): string => (c === 'white' ? 'White' : 'Black');
 
 function checkInV(ctrl: PlayerCtrl, me: Me): VNode {
+  // A name no longer in the evening (removed before round 1) has no pairing number.
+  const n = me.number;
+  if (n === undefined) return h('p.status', 'You are not in this evening (any more): ask the director.');
   if (me.withdrawn_from) return h('p.status', `You are withdrawn from round ${me.withdrawn_from}: ask the director if that is wrong.`);
   if (me.checked_in)
     return h('div.checkin.done', [
       h('p.status', me.paused ? 'Checked in, paused: you are not paired until you resume (ask the director).' : 'You are checked in: you will be paired.'),
-      h('button.check-out', { attrs: { type: 'button', disabled: ctrl.model.busy }, on: { click: () => void ctrl.act(`/players/${me.number}/check-out`, undefined, 'You are checked out: you will not be paired.') } }, 'Check out'),
+      h('button.check-out', { attrs: { type: 'button', disabled: ctrl.model.busy }, on: { click: () => void ctrl.act(playerAction(n, 'check-out'), undefined, 'You are checked out: you will not be paired.') } }, 'Check out'),
     ]);
   return h('div.checkin', [
     h('p.status', 'You are not checked in yet: only checked-in players are paired.'),
-    h('button.primary.check-in', { attrs: { type: 'button', disabled: ctrl.model.busy }, on: { click: () => void ctrl.act(`/players/${me.number}/check-in`, undefined, 'You are checked in.') } }, "I'm here: check in"),
+    h('button.primary.check-in', { attrs: { type: 'button', disabled: ctrl.model.busy }, on: { click: () => void ctrl.act(playerAction(n, 'check-in'), undefined, 'You are checked in.') } }, "I'm here: check in"),
   ]);
 }
 
