@@ -21,9 +21,11 @@ pub struct LeaseRow {
 // PostgreSQL's statements and their use (`PgStore`'s methods in `postgres.rs` call these).
 //
 // Times: every expiry is set and compared by the database's clock, never the caller's.
-// New expiries are `clock_timestamp()` plus the lease, so a statement that waited for a
-// lock still grants the whole lease from when it ran; a claim, which may wait for a
-// commit's lock on its row, compares with `clock_timestamp()` too. Scans compare with
+// New expiries are `clock_timestamp()` plus the lease, evaluated where the row is written,
+// after its lock was had (an `UPDATE`'s `SET`, a `DO UPDATE`'s `SET`; never a `VALUES`
+// computed before a wait), so a statement that waited for a lock still grants the whole
+// lease from when it was granted; a claim, which may wait for a lock on its row, compares
+// with `clock_timestamp()` too. Scans compare with
 // `now()` (the statement's start in these one-statement transactions; stable, so the
 // index on `expires` serves them).
 //
@@ -54,13 +56,18 @@ macro_rules! lease_interval {
 
 /// Insert the lease, or take the row when it expired or is already this node's, with a
 /// new epoch. Nothing returned when another node holds it unexpired.
+///
+/// The expiry of a row taken is computed in `DO UPDATE`, after the row's lock was had:
+/// a claim that waited for a commit or a renewal still gets a whole lease from then
+/// (`excluded.expires`, from `VALUES`, was computed before the wait; issue 32).
 const CLAIM: &str = concat!(
     "INSERT INTO game_leases (game_id, owner, epoch, expires) \
      VALUES ($1, $2, nextval('lease_epochs'), ",
     lease_interval!(3),
     ") ON CONFLICT (game_id) DO UPDATE \
-     SET owner = excluded.owner, epoch = excluded.epoch, expires = excluded.expires \
-     WHERE game_leases.expires < clock_timestamp() OR game_leases.owner = excluded.owner \
+     SET owner = excluded.owner, epoch = excluded.epoch, expires = ",
+    lease_interval!(3),
+    " WHERE game_leases.expires < clock_timestamp() OR game_leases.owner = excluded.owner \
      RETURNING epoch"
 );
 

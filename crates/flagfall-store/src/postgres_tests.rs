@@ -433,3 +433,59 @@ async fn a_takeover_waits_for_a_fenced_commit() {
     side.close().await;
     db.drop_db().await;
 }
+
+/// The backends of this test's database waiting for a lock.
+async fn lock_waiters(side: &PgPool) -> i64 {
+    sqlx::query(
+        "SELECT count(*) FROM pg_stat_activity \
+         WHERE datname = current_database() AND wait_event_type = 'Lock'",
+    )
+    .fetch_one(side)
+    .await
+    .unwrap()
+    .get(0)
+}
+
+/// A claim that waited for a lock on the lease's row is granted a whole lease from when
+/// it got the row, not from when it was sent (issue 32, item 2).
+#[tokio::test]
+#[ignore = "needs PostgreSQL (FLAGFALL_TEST_POSTGRES): scripts/test-postgres runs it"]
+async fn a_claim_that_waited_gets_a_whole_lease() {
+    let (db, store) = TestDb::new("claimwait").await;
+    store.create_game(&game("g")).await.unwrap();
+    store.lease_claim("g", "A", 100).await.unwrap().unwrap();
+    tokio::time::sleep(Duration::from_millis(150)).await;
+    let side = db.pool().await;
+    // The test holds the row, as a commit or a renewal would.
+    let mut blocker = side.begin().await.unwrap();
+    sqlx::query("SELECT 1 FROM game_leases WHERE game_id = 'g' FOR NO KEY UPDATE")
+        .execute(&mut *blocker)
+        .await
+        .unwrap();
+    let b = {
+        let store = store.clone();
+        tokio::spawn(async move { store.lease_claim("g", "B", 1500).await })
+    };
+    until("B's claim waits for the lock", || {
+        let side = side.clone();
+        async move { lock_waiters(&side).await >= 1 }
+    })
+    .await;
+    tokio::time::sleep(Duration::from_millis(1200)).await;
+    assert!(!b.is_finished(), "B's claim waited");
+    blocker.commit().await.unwrap();
+    b.await
+        .unwrap()
+        .unwrap()
+        .expect("B claimed the expired lease");
+    let row = store.lease_of("g").await.unwrap().unwrap();
+    assert_eq!(row.owner, "B");
+    // A whole lease from the grant, less the time since (a loaded machine: 300 ms).
+    assert!(
+        row.expires_in_ms > 1200,
+        "B's lease of 1500 ms has {} ms left just after its claim waited 1.2 s",
+        row.expires_in_ms
+    );
+    side.close().await;
+    db.drop_db().await;
+}
