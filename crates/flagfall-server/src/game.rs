@@ -470,7 +470,7 @@ impl Loaded {
         if live.started && !live.game.is_over() {
             live.shared
                 .beats
-                .register(&live.meta.id, live.epoch, live.base);
+                .register(&live.meta.id, live.epoch, live.base, live.fence);
         }
         let meta = live.meta.clone();
         let (tx, rx) = mpsc::channel(QUEUE);
@@ -994,7 +994,9 @@ impl Live {
             self.started = true;
             self.epoch = Instant::now();
             self.base = 0;
-            self.shared.beats.register(&self.meta.id, self.epoch, 0);
+            self.shared
+                .beats
+                .register(&self.meta.id, self.epoch, 0, self.fence);
             self.publish();
         }
     }
