@@ -21,6 +21,7 @@
 mod client;
 mod evening;
 mod infra;
+mod stall;
 mod table;
 
 use std::time::Duration;
