@@ -964,15 +964,23 @@ impl Live {
         Ok(party)
     }
 
-    /// What online play allows: legal moves only (each presses the clock), no take
-    /// back, no press without a move.
+    /// What online play allows: legal moves of the side to move only (each presses the
+    /// clock), no take back, no press without a move. A move out of turn is refused here,
+    /// not stored, like an illegal one (issue 32 item 7: it reached the arbiter, whose
+    /// refusal was stored).
     fn online(&self, party: Party, action: &mut Action) -> Result<(), String> {
         match action {
             Action::Move { mv, press } => {
-                if !self.game.is_over()
-                    && !self.game.is_legal_move(mv)
-                    && party.color() == Some(self.game.position().turn())
+                let turn = self.game.position().turn();
+                if let Some(c) = party.color().filter(|c| *c != turn)
+                    && !self.game.is_over()
                 {
+                    return Err(format!(
+                        "it is not {}'s turn (online play takes moves of the side to move only)",
+                        flagfall_core::colour::name(c)
+                    ));
+                }
+                if !self.game.is_over() && !self.game.is_legal_move(mv) {
                     return Err(format!(
                         "{mv} is not a legal move (online play takes legal moves only)"
                     ));
