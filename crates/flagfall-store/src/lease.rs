@@ -120,8 +120,11 @@ const DROP_FINISHED: &str = "DELETE FROM game_leases WHERE game_id IN \
 /// that keeps a takeover waiting; the database finishes or fails the statement alone.
 ///
 /// - `fence`: the (game, epoch) pairs wanted (`$2`, `$3`) whose lease row is `$1`'s at
-///   that epoch and unexpired by the database's clock, locked `FOR SHARE` in id order
-///   against takeovers until the statement ends. Each locked row sets the statement's
+///   that epoch and unexpired by the database's clock, and whose game is not aborted;
+///   the lease rows and game rows locked `FOR SHARE` in id order until the statement
+///   ends, against takeovers and against an evening's abort of the game (which locks the
+///   game row `FOR UPDATE`, then aborts it only if it has no event: whichever is first,
+///   the other sees it). Each locked row sets the statement's
 ///   `lock_timeout` to what is left of its lease: any later wait (a foreign key's lock on
 ///   a game row, the games' `UPDATE`) that would outlast the lease fails the statement.
 /// - `ins`: the events (`$4`..`$9`, with their request's epoch) of the pairs fenced, in
@@ -137,8 +140,9 @@ const FENCED_APPEND: &str = "WITH fence AS MATERIALIZED ( \
        FROM game_leases l \
        JOIN unnest($2::TEXT[], $3::BIGINT[]) AS w(game_id, epoch) \
          ON l.game_id = w.game_id AND l.epoch = w.epoch \
-       WHERE l.owner = $1 AND l.expires > clock_timestamp() \
-       ORDER BY l.game_id FOR SHARE OF l \
+       JOIN games g ON g.id = l.game_id \
+       WHERE l.owner = $1 AND l.expires > clock_timestamp() AND g.status <> 'aborted' \
+       ORDER BY l.game_id FOR SHARE OF l, g \
      ), ins AS ( \
        INSERT INTO events (game_id, n, json, by_role, client_id) \
        SELECT e.game_id, e.n, e.json, e.by_role, e.client_id \
