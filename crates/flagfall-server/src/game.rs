@@ -102,9 +102,9 @@ pub const ROUND_REMOVED: &str =
 const ROUND_HELD: &str =
     "the director is changing this game's round of the evening: try again in a moment";
 
-/// How long an evening's hold ([`RoundCmd::Hold`]) lasts without its release or abort
-/// (a NATS request lost, the evening's node dead): then the game is as its stored row
-/// says, aborted if the round's change was stored, else playable again. An evening's
+/// How long an evening's hold ([`RoundCmd::Hold`]) lasts, in a cluster, without its
+/// release or abort (a NATS request lost, the evening's node dead): then the game is as
+/// its stored row says, aborted if the round's change was stored, else playable again. An evening's
 /// change slower than this finds the game begun if a move came meanwhile, and is refused
 /// (the store aborts only a game with no event, and never one whose event is being
 /// stored: docs/cluster.md "Evenings across nodes").
@@ -615,9 +615,13 @@ impl Live {
 
     /// Whether the evening's hold is over ([`ROUND_HOLD`] passed without its release): the
     /// game is then as its stored row says. `false` (still held) while the row cannot be
-    /// read.
+    /// read, and on a single node: there the evening's word comes over a channel in the
+    /// same process and is not lost, and only a cluster's fenced commit refuses a move
+    /// into a game aborted meanwhile (`flagfall_store::Store::append_fenced`).
     async fn round_hold_over(&mut self) -> bool {
-        if self.round_held.is_some_and(|until| Instant::now() < until) {
+        if self.shared.cluster.is_none()
+            || self.round_held.is_some_and(|until| Instant::now() < until)
+        {
             return false;
         }
         match self.shared.store.game(&self.meta.id).await {
