@@ -44,7 +44,7 @@ test('an evening created from the lobby by clicks, its console with the link to 
   await page.selectOption('#ev-format', 'swiss');
   await page.fill('#ev-rounds', '4');
   await page.click('form.new-evening button[type=submit]');
-  await page.locator('form.new-evening .error', { hasText: 'the event name is empty' }).waitFor();
+  await page.locator('form.new-evening .error', { hasText: 'name: empty' }).waitFor();
   assert.match(page.url(), /\/events\/new$/);
 
   // A round robin has no rounds field; a time control the ruleset does not read is refused.
@@ -117,11 +117,13 @@ test('an evening created from the lobby by clicks, its console with the link to 
   assert.equal((await (await fetch(`${server.base}/api/events/${id}`)).json()).players.length, 0);
   await shots(page, 'evening-console-upload-refused');
 
-  // The good file, checked in: the players in the table and each one's link listed.
+  // The good file as Excel saves it where the comma is the decimal mark (a byte-order
+  // mark, semicolons, CRLF), checked in: the players in the table and each one's link
+  // listed.
   await page.setInputFiles('#players-file', {
     name: 'club.csv',
     mimeType: 'text/csv',
-    buffer: Buffer.from('rating,name,federation\n2010,Ann Archer,USA\n1875,Bo Baker,\n,Cy Cole,CAN\n'),
+    buffer: Buffer.from('\ufeffrating;name;federation\r\n2010;Ann Archer;USA\r\n1875;Bo Baker;\r\n;Cy Cole;CAN\r\n'),
   });
   await page.check('#upload-checkin');
   await page.click('button.upload');

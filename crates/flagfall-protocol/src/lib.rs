@@ -96,5 +96,46 @@ pub fn check_name(field: &str, name: &str) -> Result<(), SetupError> {
     Ok(())
 }
 
+/// A name stored before today's rules (an evening's player entered with up to 200
+/// characters, or with a bidirectional override) fitted to a game's: each control
+/// character or override a space, blanks folded, and cut to [`MAX_NAME_CHARS`]
+/// characters with an ellipsis, never parting a letter from the combining marks after
+/// it. A name that already passes [`check_name`] comes back as it is.
+pub fn fit_name(name: &str) -> String {
+    if check_name("name", name).is_ok() {
+        return name.to_string();
+    }
+    let clean: String = name
+        .chars()
+        .map(|c| {
+            if c.is_control() || is_bidi_control(c) {
+                ' '
+            } else {
+                c
+            }
+        })
+        .collect();
+    let clean = clean.split_whitespace().collect::<Vec<_>>().join(" ");
+    if clean.chars().count() <= MAX_NAME_CHARS {
+        return clean;
+    }
+    let chars: Vec<char> = clean.chars().collect();
+    let mut end = MAX_NAME_CHARS - 1;
+    // Back off to the start of a letter: a combining mark (U+0300-U+036F and the other
+    // combining blocks), a variation selector or a joiner belongs to the letter before.
+    let joins = |c: char| {
+        matches!(c, '\u{0300}'..='\u{036F}' | '\u{1AB0}'..='\u{1AFF}' | '\u{1DC0}'..='\u{1DFF}'
+            | '\u{20D0}'..='\u{20FF}' | '\u{FE00}'..='\u{FE0F}' | '\u{FE20}'..='\u{FE2F}'
+            | '\u{200D}')
+    };
+    while end > 0 && joins(chars[end]) {
+        end -= 1;
+    }
+    let mut out: String = chars[..end].iter().collect();
+    out = out.trim_end().to_string();
+    out.push('…');
+    out
+}
+
 #[cfg(test)]
 mod tests;

@@ -490,3 +490,30 @@ fn a_name_holds_no_bidirectional_override() {
         );
     }
 }
+
+#[test]
+fn a_stored_name_is_fitted_to_a_game() {
+    // A name that is a game's name stays as it is.
+    assert_eq!(crate::fit_name("José Núñez-Müller"), "José Núñez-Müller");
+    let sixty_four = "é".repeat(64);
+    assert_eq!(crate::fit_name(&sixty_four), sixty_four);
+    // Longer: cut to 64 characters with an ellipsis, and a game takes it.
+    let long = format!("{} Smith", "A".repeat(120));
+    let fitted = crate::fit_name(&long);
+    assert_eq!(fitted.chars().count(), 64);
+    assert!(
+        fitted.ends_with('…') && fitted.starts_with("AAAA"),
+        "{fitted}"
+    );
+    assert!(crate::check_name("white", &fitted).is_ok());
+    // The cut never parts a letter from its combining accent.
+    let accented = "e\u{301}".repeat(40);
+    let fitted = crate::fit_name(&accented);
+    assert!(crate::check_name("white", &fitted).is_ok());
+    let body = fitted.trim_end_matches('…');
+    assert!(body.ends_with('\u{301}'), "{fitted:?}");
+    assert_eq!(body.chars().count() % 2, 0, "{fitted:?}");
+    // An override or a control character becomes a space.
+    assert_eq!(crate::fit_name("Ann\u{202E}rekaM"), "Ann rekaM");
+    assert_eq!(crate::fit_name("Ann\tLee"), "Ann Lee");
+}

@@ -102,6 +102,14 @@ pub const ROUND_REMOVED: &str =
 const ROUND_HELD: &str =
     "the director is changing this game's round of the evening: try again in a moment";
 
+/// How long an evening's hold ([`RoundCmd::Hold`]) lasts, in a cluster, without its
+/// release or abort (a NATS request lost, the evening's node dead): then the game is as
+/// its stored row says, aborted if the round's change was stored, else playable again. An evening's
+/// change slower than this finds the game begun if a move came meanwhile, and is refused
+/// (the store aborts only a game with no event, and never one whose event is being
+/// stored: docs/cluster.md "Evenings across nodes").
+pub const ROUND_HOLD: Duration = Duration::from_secs(10);
+
 /// A handle to a game's task.
 #[derive(Clone)]
 pub struct GameHandle {
@@ -337,8 +345,9 @@ struct Live {
     aborted: bool,
     /// Why, when it is not the expiry.
     abort_reason: Option<&'static str>,
-    /// Held by its evening ([`RoundCmd::Hold`]): actions are refused.
-    round_held: bool,
+    /// Held by its evening ([`RoundCmd::Hold`]) until then: actions are refused. Past
+    /// it ([`ROUND_HOLD`]: the release was lost), the game is as its stored row says.
+    round_held: Option<Instant>,
     /// When a game not started expires.
     expires_at: Option<Instant>,
     /// In a cluster, the epoch of the game's lease this task serves it under (the
@@ -425,7 +434,7 @@ pub fn load(
         offences_held,
         aborted: false,
         abort_reason: None,
-        round_held: false,
+        round_held: None,
         expires_at: None,
         fence: None,
         lost: false,
@@ -470,7 +479,7 @@ impl Loaded {
         if live.started && !live.game.is_over() {
             live.shared
                 .beats
-                .register(&live.meta.id, live.epoch, live.base);
+                .register(&live.meta.id, live.epoch, live.base, live.fence);
         }
         let meta = live.meta.clone();
         let (tx, rx) = mpsc::channel(QUEUE);
@@ -580,15 +589,15 @@ impl Live {
                 if self.resolve().await.is_err() || self.started || !self.held.is_empty() {
                     return true;
                 }
-                self.round_held = true;
+                self.round_held = Some(Instant::now() + ROUND_HOLD);
                 false
             }
             RoundCmd::Release => {
-                self.round_held = false;
+                self.round_held = None;
                 self.started
             }
             RoundCmd::Abort => {
-                self.round_held = false;
+                self.round_held = None;
                 if !self.aborted {
                     self.aborted = true;
                     self.abort_reason = Some(ROUND_REMOVED);
@@ -601,6 +610,32 @@ impl Live {
                 }
                 false
             }
+        }
+    }
+
+    /// Whether the evening's hold is over ([`ROUND_HOLD`] passed without its release): the
+    /// game is then as its stored row says. `false` (still held) while the row cannot be
+    /// read, and on a single node: there the evening's word comes over a channel in the
+    /// same process and is not lost, and only a cluster's fenced commit refuses a move
+    /// into a game aborted meanwhile (`flagfall_store::Store::append_fenced`).
+    async fn round_hold_over(&mut self) -> bool {
+        if self.shared.cluster.is_none()
+            || self.round_held.is_some_and(|until| Instant::now() < until)
+        {
+            return false;
+        }
+        match self.shared.store.game(&self.meta.id).await {
+            Ok(Some(row)) if row.status == flagfall_store::Status::Aborted => {
+                tracing::warn!(game = %self.meta.id, "an evening's hold ended without word: its round's change aborted the game");
+                self.round_cmd(RoundCmd::Abort).await;
+                true
+            }
+            Ok(Some(_)) => {
+                tracing::warn!(game = %self.meta.id, "an evening's hold ended without word: the game goes on");
+                self.round_held = None;
+                true
+            }
+            Ok(None) | Err(_) => false,
         }
     }
 
@@ -720,8 +755,15 @@ impl Live {
                     let why = self.abort_why();
                     let _ = reply.send(self.refuse(act.id, why, None));
                 }
-                Cmd::Act(act, reply) if self.round_held => {
+                Cmd::Act(act, reply)
+                    if self.round_held.is_some() && !self.round_hold_over().await =>
+                {
                     let _ = reply.send(self.refuse(act.id, ROUND_HELD.into(), None));
+                }
+                Cmd::Act(act, reply) if self.aborted => {
+                    // Its hold ended on the stored row: the round's change aborted it.
+                    let why = self.abort_why();
+                    let _ = reply.send(self.refuse(act.id, why, None));
                 }
                 Cmd::Act(act, reply) => self.act(act, reply).await,
             }
@@ -964,15 +1006,23 @@ impl Live {
         Ok(party)
     }
 
-    /// What online play allows: legal moves only (each presses the clock), no take
-    /// back, no press without a move.
+    /// What online play allows: legal moves of the side to move only (each presses the
+    /// clock), no take back, no press without a move. A move out of turn is refused here,
+    /// not stored, like an illegal one (issue 32 item 7: it reached the arbiter, whose
+    /// refusal was stored).
     fn online(&self, party: Party, action: &mut Action) -> Result<(), String> {
         match action {
             Action::Move { mv, press } => {
-                if !self.game.is_over()
-                    && !self.game.is_legal_move(mv)
-                    && party.color() == Some(self.game.position().turn())
+                let turn = self.game.position().turn();
+                if let Some(c) = party.color().filter(|c| *c != turn)
+                    && !self.game.is_over()
                 {
+                    return Err(format!(
+                        "it is not {}'s turn (online play takes moves of the side to move only)",
+                        flagfall_core::colour::name(c)
+                    ));
+                }
+                if !self.game.is_over() && !self.game.is_legal_move(mv) {
                     return Err(format!(
                         "{mv} is not a legal move (online play takes legal moves only)"
                     ));
@@ -994,7 +1044,9 @@ impl Live {
             self.started = true;
             self.epoch = Instant::now();
             self.base = 0;
-            self.shared.beats.register(&self.meta.id, self.epoch, 0);
+            self.shared
+                .beats
+                .register(&self.meta.id, self.epoch, 0, self.fence);
             self.publish();
         }
     }

@@ -35,8 +35,9 @@ pub const STEP_MS: i64 = 50;
 
 #[derive(Default)]
 struct Inner {
-    /// Per game, the instant its game clock read `base`.
-    clocks: HashMap<String, (Instant, u64)>,
+    /// Per game, the instant its game clock read `base`, and in a cluster the lease
+    /// epoch its task holds (the mark's fence).
+    clocks: HashMap<String, (Instant, u64, Option<i64>)>,
     /// Games whose mapping is not stored yet.
     due: HashSet<String>,
 }
@@ -53,10 +54,10 @@ impl Beats {
     }
 
     /// Game `id`'s clock read `base` at `epoch` and runs on from there: its mark is
-    /// stored at the next beat.
-    pub fn register(&self, id: &str, epoch: Instant, base: u64) {
+    /// stored at the next beat, fenced by `lease` (the task's lease epoch in a cluster).
+    pub fn register(&self, id: &str, epoch: Instant, base: u64, lease: Option<i64>) {
         let mut inner = self.lock();
-        inner.clocks.insert(id.to_string(), (epoch, base));
+        inner.clocks.insert(id.to_string(), (epoch, base, lease));
         inner.due.insert(id.to_string());
     }
 
@@ -85,13 +86,14 @@ impl Beats {
         let due = std::mem::take(&mut inner.due);
         due.into_iter()
             .filter_map(|id| {
-                let (epoch, base) = *inner.clocks.get(&id)?;
+                let (epoch, base, lease) = *inner.clocks.get(&id)?;
                 let at =
                     base.saturating_add(now.saturating_duration_since(epoch).as_millis() as u64);
                 Some(ClockMark {
                     game_id: id,
                     at: i64::try_from(at).unwrap_or(i64::MAX),
                     wall_ms,
+                    lease,
                 })
             })
             .collect()
@@ -154,8 +156,8 @@ mod tests {
     async fn a_mark_is_due_once_per_mapping() {
         let beats = Beats::default();
         let t0 = Instant::now();
-        beats.register("a", t0, 1_000);
-        beats.register("b", t0, 0);
+        beats.register("a", t0, 1_000, None);
+        beats.register("b", t0, 0, Some(7));
         let mut first = beats.take_due(t0 + Duration::from_millis(250), 5_000);
         first.sort_by(|x, y| x.game_id.cmp(&y.game_id));
         assert_eq!(
@@ -164,12 +166,14 @@ mod tests {
                 ClockMark {
                     game_id: "a".into(),
                     at: 1_250,
-                    wall_ms: 5_000
+                    wall_ms: 5_000,
+                    lease: None
                 },
                 ClockMark {
                     game_id: "b".into(),
                     at: 250,
-                    wall_ms: 5_000
+                    wall_ms: 5_000,
+                    lease: Some(7)
                 },
             ]
         );

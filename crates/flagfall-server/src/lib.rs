@@ -736,6 +736,7 @@ async fn serve_inner(
         cluster::evening::serve(shared.clone()).await?;
         tokio::spawn(cluster::leases::renew(shared.clone()));
         tokio::spawn(cluster::leases::take_over(shared.clone()));
+        tokio::spawn(cluster::leases::expire(shared.clone()));
     }
     for id in &live {
         if let Err(e) = shared.handle(id).await {

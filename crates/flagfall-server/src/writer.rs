@@ -41,8 +41,9 @@ pub enum WriteError {
 /// Run the writer until every sender is gone (all queued requests are committed first).
 ///
 /// `node`: in a cluster, this node's name: every commit is fenced
-/// ([`Store::append_fenced`]); a request whose game's lease is no longer the node's at
-/// its epoch is answered [`WriteError::Fenced`] while the others in the commit are stored.
+/// ([`Store::append_fenced`]), request by request: a request whose game's lease is no
+/// longer the node's at its own epoch is answered [`WriteError::Fenced`] while the others
+/// in the commit, of the same game at its current epoch included, are stored.
 pub async fn run(
     store: Arc<dyn Store>,
     mut rx: mpsc::Receiver<WriteReq>,
@@ -51,6 +52,8 @@ pub async fn run(
 ) {
     let mut reqs: Vec<WriteReq> = Vec::new();
     let mut flat: Vec<NewEvent> = Vec::new();
+    // Each event's fence (its request's epoch; 0, never an epoch, without one).
+    let mut epochs: Vec<i64> = Vec::new();
     // Each request's game (its events are moved into `flat`).
     let mut games: Vec<String> = Vec::new();
     while let Some(first) = rx.recv().await {
@@ -66,6 +69,7 @@ pub async fn run(
             }
         }
         flat.clear();
+        epochs.clear();
         for r in &mut reqs {
             games.push(
                 r.events
@@ -73,28 +77,20 @@ pub async fn run(
                     .map(|e| e.game_id.clone())
                     .unwrap_or_default(),
             );
+            epochs.extend(std::iter::repeat_n(r.fence.unwrap_or(0), r.events.len()));
             flat.append(&mut r.events);
         }
         let started = Instant::now();
-        let mut fenced: Vec<String> = Vec::new();
+        // The (game, epoch) pairs the fence refused: in a cluster, each request is
+        // fenced by its own task's epoch (a node that replaced its task for a game has
+        // both epochs in one batch: the stale one is refused, the new one stored).
+        let mut fenced: Vec<Lease> = Vec::new();
         let result = match &node {
             None => store.append(&flat).await,
-            Some(node) => {
-                let fences: Vec<Lease> = reqs
-                    .iter()
-                    .zip(&games)
-                    .filter_map(|(r, game)| {
-                        Some(Lease {
-                            game_id: game.clone(),
-                            epoch: r.fence?,
-                        })
-                    })
-                    .collect();
-                store
-                    .append_fenced(&flat, node, &fences)
-                    .await
-                    .map(|refused| fenced = refused)
-            }
+            Some(node) => store
+                .append_fenced(&flat, node, &epochs)
+                .await
+                .map(|refused| fenced = refused),
         }
         .map_err(|e| WriteError::Commit(Arc::new(e)));
         match &result {
@@ -105,8 +101,13 @@ pub async fn run(
             }
         }
         for (r, game) in reqs.drain(..).zip(games.drain(..)) {
+            let refused = || {
+                fenced
+                    .iter()
+                    .any(|l| l.game_id == game && l.epoch == r.fence.unwrap_or(0))
+            };
             let answer = match &result {
-                Ok(()) if fenced.contains(&game) => {
+                Ok(()) if refused() => {
                     metrics.cluster.fenced_writes.inc();
                     Err(WriteError::Fenced)
                 }

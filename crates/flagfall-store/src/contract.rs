@@ -182,17 +182,20 @@ pub trait Store: Send + Sync {
         let _ = (node, lease_ms, limit);
         unsupported()
     }
-    /// [`Store::append`] fenced (Kleppmann's fencing token): in one transaction, the
-    /// batch's lease rows locked `FOR SHARE`, then only the events of games whose lease
-    /// is `node`'s at the epoch `fences` gives are stored (and their games finished).
-    /// The ids of the games refused, whose events were not stored.
+    /// [`Store::append`] fenced (Kleppmann's fencing token), request by request:
+    /// `epochs[i]` is the lease epoch under which event `i` was made (its game's task's).
+    /// The events of a (game, epoch) are stored only if the game's lease is `node`'s at
+    /// that epoch and unexpired (and their games finished); the others are refused while
+    /// the rest of the batch is stored. The (game, epoch) pairs refused, each once, in
+    /// the batch's order. An error, nothing stored, when a lease checked runs out before
+    /// the commit is made (its statement waited for a lock past it).
     fn append_fenced<'a>(
         &'a self,
         batch: &'a [NewEvent],
         node: &'a str,
-        fences: &'a [Lease],
-    ) -> StoreFuture<'a, Vec<String>> {
-        let _ = (batch, node, fences);
+        epochs: &'a [i64],
+    ) -> StoreFuture<'a, Vec<Lease>> {
+        let _ = (batch, node, epochs);
         unsupported()
     }
 }

@@ -165,6 +165,7 @@ pub(crate) async fn exercise(store: Arc<dyn Store>) {
         game_id: id.into(),
         at,
         wall_ms,
+        lease: None,
     };
     assert_eq!(store.last_beat("g2").await.unwrap(), None);
     store

@@ -21,25 +21,26 @@ pub struct LeaseRow {
 // PostgreSQL's statements and their use (`PgStore`'s methods in `postgres.rs` call these).
 //
 // Times: every expiry is set and compared by the database's clock, never the caller's.
-// New expiries are `clock_timestamp()` plus the lease, so a statement that waited for a
-// lock still grants the whole lease from when it ran; a claim, which may wait for a
-// commit's lock on its row, compares with `clock_timestamp()` too. Scans compare with
+// New expiries are `clock_timestamp()` plus the lease, evaluated where the row is written,
+// after its lock was had (an `UPDATE`'s `SET`, a `DO UPDATE`'s `SET`; never a `VALUES`
+// computed before a wait), so a statement that waited for a lock still grants the whole
+// lease from when it was granted; a claim, which may wait for a lock on its row, compares
+// with `clock_timestamp()` too. Scans compare with
 // `now()` (the statement's start in these one-statement transactions; stable, so the
 // index on `expires` serves them).
 //
 // Locks: every statement that may wait locks one row (claims, releases) or lease rows in
-// `game_id` order (the renewal, the fenced append), or skips locked rows (`SKIP LOCKED`:
+// `game_id` order (the renewal, the fenced append, one statement each), or skips locked rows (`SKIP LOCKED`:
 // takeovers and their clean-up), so that two of them cannot deadlock.
 
-use std::borrow::Cow;
-use std::collections::{HashMap, HashSet};
+use std::collections::HashSet;
 
 use sqlx::Row;
 
 use crate::error::q;
 use crate::postgres::PgStore;
-use crate::sql::Bind;
-use crate::{NewEvent, ROWS_PER_INSERT, Result, StoreError};
+use crate::rows::Text;
+use crate::{NewEvent, Result, StoreError};
 
 /// The lease as an interval: `$n` milliseconds.
 macro_rules! lease_interval {
@@ -54,13 +55,18 @@ macro_rules! lease_interval {
 
 /// Insert the lease, or take the row when it expired or is already this node's, with a
 /// new epoch. Nothing returned when another node holds it unexpired.
+///
+/// The expiry of a row taken is computed in `DO UPDATE`, after the row's lock was had:
+/// a claim that waited for a commit or a renewal still gets a whole lease from then
+/// (`excluded.expires`, from `VALUES`, was computed before the wait; issue 32).
 const CLAIM: &str = concat!(
     "INSERT INTO game_leases (game_id, owner, epoch, expires) \
      VALUES ($1, $2, nextval('lease_epochs'), ",
     lease_interval!(3),
     ") ON CONFLICT (game_id) DO UPDATE \
-     SET owner = excluded.owner, epoch = excluded.epoch, expires = excluded.expires \
-     WHERE game_leases.expires < clock_timestamp() OR game_leases.owner = excluded.owner \
+     SET owner = excluded.owner, epoch = excluded.epoch, expires = ",
+    lease_interval!(3),
+    " WHERE game_leases.expires < clock_timestamp() OR game_leases.owner = excluded.owner \
      RETURNING epoch"
 );
 
@@ -109,9 +115,84 @@ const DROP_FINISHED: &str = "DELETE FROM game_leases WHERE game_id IN \
      (SELECT l.game_id FROM game_leases l JOIN games g ON g.id = l.game_id \
      WHERE l.expires < now() AND g.status <> 'live' LIMIT $1 FOR UPDATE OF l SKIP LOCKED)";
 
-/// The batch's lease rows, locked against takeovers until the commit, in id order.
-const FENCES: &str = "SELECT game_id, owner, epoch FROM game_leases WHERE game_id = ANY($1) \
-     ORDER BY game_id FOR SHARE";
+/// The fenced commit, one statement (issue 32; docs/cluster.md "Fencing"): no transaction
+/// is left open across the node's round trips, so a node paused mid-commit holds no lock
+/// that keeps a takeover waiting; the database finishes or fails the statement alone.
+///
+/// - `fence`: the (game, epoch) pairs wanted (`$2`, `$3`) whose lease row is `$1`'s at
+///   that epoch and unexpired by the database's clock, and whose game is not aborted;
+///   the lease rows and game rows locked `FOR SHARE` in id order until the statement
+///   ends, against takeovers and against an evening's abort of the game (which locks the
+///   game row `FOR UPDATE`, then aborts it only if it has no event: whichever is first,
+///   the other sees it). Each locked row sets the statement's
+///   `lock_timeout` to what is left of its lease: any later wait (a foreign key's lock on
+///   a game row, the games' `UPDATE`) that would outlast the lease fails the statement.
+/// - `ins`: the events (`$4`..`$9`, with their request's epoch) of the pairs fenced, in
+///   order; each checks again at its insert that its lease has not run out meanwhile
+///   (`flagfall_lease_lapsed` raises: nothing of the statement is stored).
+/// - `fin`: the games finished by an event stored.
+///
+/// Answers the pairs fenced (stored); the caller refuses the others.
+const FENCED_APPEND: &str = "WITH fence AS MATERIALIZED ( \
+       SELECT l.game_id, l.epoch, set_config('lock_timeout', \
+         greatest(1, floor(EXTRACT(EPOCH FROM (l.expires - clock_timestamp())) * 1000))::BIGINT::TEXT, \
+         true) AS lock_timeout \
+       FROM game_leases l \
+       JOIN unnest($2::TEXT[], $3::BIGINT[]) AS w(game_id, epoch) \
+         ON l.game_id = w.game_id AND l.epoch = w.epoch \
+       JOIN games g ON g.id = l.game_id \
+       WHERE l.owner = $1 AND l.expires > clock_timestamp() AND g.status <> 'aborted' \
+       ORDER BY l.game_id FOR SHARE OF l, g \
+     ), ins AS ( \
+       INSERT INTO events (game_id, n, json, by_role, client_id) \
+       SELECT e.game_id, e.n, e.json, e.by_role, e.client_id \
+       FROM unnest($4::TEXT[], $5::BIGINT[], $6::TEXT[], $7::TEXT[], $8::TEXT[], $9::BIGINT[]) \
+         WITH ORDINALITY AS e(game_id, n, json, by_role, client_id, epoch, i) \
+       WHERE CASE \
+         WHEN NOT EXISTS (SELECT 1 FROM fence f WHERE f.game_id = e.game_id AND f.epoch = e.epoch) \
+           THEN false \
+         WHEN EXISTS (SELECT 1 FROM game_leases l WHERE l.game_id = e.game_id \
+           AND l.epoch = e.epoch AND l.expires <= clock_timestamp()) \
+           THEN flagfall_lease_lapsed(e.game_id, e.epoch) \
+         ELSE true END \
+       ORDER BY e.i \
+       RETURNING game_id \
+     ), fin AS ( \
+       UPDATE games g SET status = 'finished', result = d.result \
+       FROM unnest($10::TEXT[], $11::TEXT[], $12::BIGINT[]) AS d(game_id, result, epoch) \
+       WHERE g.id = d.game_id \
+         AND EXISTS (SELECT 1 FROM fence f WHERE f.game_id = d.game_id AND f.epoch = d.epoch) \
+       RETURNING g.id \
+     ) \
+     SELECT f.game_id, f.epoch, (SELECT count(*) FROM ins), (SELECT count(*) FROM fin) \
+     FROM fence f";
+
+/// Clock marks, fenced by epoch (issue 32, item 6): a mark of a cluster's task is stored
+/// only while its game's lease is at the task's epoch, and never replaces a mark of a
+/// later epoch (a takeover that committed while this statement ran). A mark without an
+/// epoch (a single node) is stored as before.
+const FENCED_MARKS: &str = "INSERT INTO clock_marks (game_id, run, at, wall_ms, epoch) \
+     SELECT m.game_id, $1, m.at, m.wall_ms, m.epoch \
+     FROM unnest($2::TEXT[], $3::BIGINT[], $4::BIGINT[], $5::BIGINT[]) AS m(game_id, at, wall_ms, epoch) \
+     WHERE m.epoch IS NULL OR EXISTS (SELECT 1 FROM game_leases l \
+       WHERE l.game_id = m.game_id AND l.epoch = m.epoch) \
+     ON CONFLICT (game_id) DO UPDATE SET run = excluded.run, at = excluded.at, \
+       wall_ms = excluded.wall_ms, epoch = excluded.epoch \
+     WHERE excluded.epoch IS NULL OR clock_marks.epoch IS NULL \
+       OR excluded.epoch >= clock_marks.epoch";
+
+/// The statement storing `marks` of run `run` (any number, one statement).
+pub(crate) fn fenced_marks<'q>(
+    run: &'q str,
+    marks: &[crate::ClockMark],
+) -> sqlx::query::Query<'q, sqlx::Postgres, sqlx::postgres::PgArguments> {
+    sqlx::query(FENCED_MARKS)
+        .bind(run)
+        .bind(marks.iter().map(|m| m.game_id.clone()).collect::<Vec<_>>())
+        .bind(marks.iter().map(|m| m.at).collect::<Vec<_>>())
+        .bind(marks.iter().map(|m| m.wall_ms).collect::<Vec<_>>())
+        .bind(marks.iter().map(|m| m.lease).collect::<Vec<_>>())
+}
 
 /// A lease length the database can take: at least a millisecond, at most a day.
 fn check_lease_ms(lease_ms: i64) -> Result<()> {
@@ -238,73 +319,85 @@ impl PgStore {
         &self,
         batch: &[NewEvent],
         node: &str,
-        fences: &[Lease],
-    ) -> Result<Vec<String>> {
-        // The games in the batch's order, each once.
+        epochs: &[i64],
+    ) -> Result<Vec<Lease>> {
+        if epochs.len() != batch.len() {
+            return Err(StoreError::Invalid(format!(
+                "a fenced commit of {} events with {} epochs",
+                batch.len(),
+                epochs.len()
+            )));
+        }
+        // The (game, epoch) pairs in the batch's order, each once.
         let mut seen = HashSet::new();
-        let games: Vec<&str> = batch
+        let pairs: Vec<(&str, i64)> = batch
             .iter()
-            .map(|e| e.game_id.as_str())
-            .filter(|id| seen.insert(*id))
+            .zip(epochs)
+            .map(|(e, ep)| (e.game_id.as_str(), *ep))
+            .filter(|p| seen.insert(*p))
             .collect();
-        if games.is_empty() {
+        if pairs.is_empty() {
             return Ok(Vec::new());
         }
-        let wanted: HashMap<&str, i64> = fences
+        let doing = "appending events (fenced)";
+        let finished: Vec<(&NewEvent, i64)> = batch
             .iter()
-            .map(|l| (l.game_id.as_str(), l.epoch))
+            .zip(epochs)
+            .filter(|(e, _)| e.finished.is_some())
+            .map(|(e, ep)| (e, *ep))
             .collect();
-        let mut tx = self.writer.begin().await.map_err(q("starting a commit"))?;
-        let ids: Vec<String> = games.iter().map(|s| s.to_string()).collect();
-        let rows = sqlx::query(FENCES)
-            .bind(&ids)
-            .fetch_all(&mut *tx)
+        let rows = sqlx::query(FENCED_APPEND)
+            .bind(node)
+            .bind(pairs.iter().map(|p| p.0).collect::<Vec<_>>())
+            .bind(pairs.iter().map(|p| p.1).collect::<Vec<_>>())
+            .bind(batch.iter().map(|e| e.game_id.as_str()).collect::<Vec<_>>())
+            .bind(batch.iter().map(|e| e.n).collect::<Vec<_>>())
+            .bind(batch.iter().map(|e| e.json.as_str()).collect::<Vec<_>>())
+            .bind(
+                batch
+                    .iter()
+                    .map(|e| e.by_role.as_ref().map(Text::text))
+                    .collect::<Vec<_>>(),
+            )
+            .bind(
+                batch
+                    .iter()
+                    .map(|e| e.client_id.as_deref())
+                    .collect::<Vec<_>>(),
+            )
+            .bind(epochs)
+            .bind(
+                finished
+                    .iter()
+                    .map(|(e, _)| e.game_id.as_str())
+                    .collect::<Vec<_>>(),
+            )
+            .bind(
+                finished
+                    .iter()
+                    .filter_map(|(e, _)| e.finished.map(|r| r.text()))
+                    .collect::<Vec<_>>(),
+            )
+            .bind(finished.iter().map(|(_, ep)| *ep).collect::<Vec<_>>())
+            .fetch_all(&self.writer)
             .await
-            .map_err(q("locking leases"))?;
+            .map_err(q(doing))?;
         let mut held = HashSet::new();
         for r in &rows {
-            let game: String = r.try_get(0).map_err(q("locking leases"))?;
-            let owner: String = r.try_get(1).map_err(q("locking leases"))?;
-            let epoch: i64 = r.try_get(2).map_err(q("locking leases"))?;
-            if owner == node && wanted.get(game.as_str()) == Some(&epoch) {
-                held.insert(game);
-            }
+            let game: String = r.try_get(0).map_err(q(doing))?;
+            let epoch: i64 = r.try_get(1).map_err(q(doing))?;
+            held.insert((game, epoch));
         }
-        let refused: Vec<String> = games
-            .iter()
-            .filter(|g| !held.contains(**g))
-            .map(|g| g.to_string())
-            .collect();
-        let kept: Cow<'_, [NewEvent]> = if refused.is_empty() {
-            Cow::Borrowed(batch)
-        } else {
-            batch
-                .iter()
-                .filter(|e| held.contains(&e.game_id))
-                .cloned()
-                .collect()
-        };
-        if kept.is_empty() {
-            tx.rollback().await.map_err(q("ending a fenced commit"))?;
-            return Ok(refused);
+        if !held.is_empty() {
+            self.after_commit().await;
         }
-        for chunk in kept.chunks(ROWS_PER_INSERT) {
-            Bind::<sqlx::Postgres>::insert_events(chunk)
-                .build()
-                .execute(&mut *tx)
-                .await
-                .map_err(q("appending events"))?;
-        }
-        for e in kept.iter() {
-            if let Some(result) = e.finished {
-                Bind::<sqlx::Postgres>::finish_game(&e.game_id, result)
-                    .execute(&mut *tx)
-                    .await
-                    .map_err(q("finishing a game"))?;
-            }
-        }
-        tx.commit().await.map_err(q("committing events"))?;
-        self.after_commit().await;
-        Ok(refused)
+        Ok(pairs
+            .into_iter()
+            .filter(|(g, ep)| !held.contains(&(g.to_string(), *ep)))
+            .map(|(g, ep)| Lease {
+                game_id: g.to_string(),
+                epoch: ep,
+            })
+            .collect())
     }
 }

@@ -44,6 +44,10 @@ pub(crate) const SCHEMA: &[(&str, &str)] = &[
         "leases",
         include_str!("../migrations/postgres/0007_leases.sql"),
     ),
+    (
+        "fence in one statement",
+        include_str!("../migrations/postgres/0008_fence_in_one_statement.sql"),
+    ),
 ];
 
 /// PostgreSQL: a database server of its own. Several flagfall servers share one only as a
@@ -77,10 +81,16 @@ impl PgStore {
             .await
             .map_err(StoreError::Open)?;
         sql::migrator(SCHEMA).run(&pool).await?;
+        // Deadlines (issue 32): a renewal or a scan that cannot have a connection or an
+        // answer within a second gives up (the node tries again at its next tick, and
+        // stops acting when its validity runs out); the server ends a statement of
+        // theirs that runs longer (a lock wait included), so none is left holding rows.
         let leases = PgPoolOptions::new()
             .max_connections(2)
-            .acquire_timeout(Duration::from_secs(10))
-            .connect_lazy_with(opts);
+            .acquire_timeout(LEASES_DEADLINE)
+            .connect_lazy_with(
+                opts.options([("statement_timeout", "1000"), ("lock_timeout", "1000")]),
+            );
         Ok(PgStore {
             writer: pool.clone(),
             pool,
@@ -90,6 +100,10 @@ impl PgStore {
 
     pub(crate) async fn after_commit(&self) {}
 }
+
+/// The most a lease statement (a renewal, a takeover scan) may take, from asking for a
+/// connection to its answer: the shortest lease a node may have (`--lease-ms 1000`).
+const LEASES_DEADLINE: Duration = Duration::from_millis(1000);
 
 /// Every session's settings. `idle_in_transaction_session_timeout`: a node cut off in
 /// the middle of a transaction (a fenced commit holds its games' lease rows `FOR SHARE`)
@@ -318,13 +332,12 @@ impl Store for PgStore {
                 .execute(&mut *tx)
                 .await
                 .map_err(q("storing the heartbeat"))?;
-            for chunk in marks.chunks(ROWS_PER_INSERT) {
-                Sql::insert_marks(run, chunk)
-                    .build()
-                    .execute(&mut *tx)
-                    .await
-                    .map_err(q("storing clock marks"))?;
-            }
+            // Fenced by their lease epochs (`lease.rs`): a node that lost a game cannot
+            // overwrite the mark of the node that took it over.
+            crate::lease::fenced_marks(run, marks)
+                .execute(&mut *tx)
+                .await
+                .map_err(q("storing clock marks"))?;
             tx.commit().await.map_err(q("committing a heartbeat"))?;
             Ok(())
         })
@@ -374,9 +387,9 @@ impl Store for PgStore {
         &'a self,
         batch: &'a [NewEvent],
         node: &'a str,
-        fences: &'a [Lease],
-    ) -> StoreFuture<'a, Vec<String>> {
-        Box::pin(self.fenced_append(batch, node, fences))
+        epochs: &'a [i64],
+    ) -> StoreFuture<'a, Vec<Lease>> {
+        Box::pin(self.fenced_append(batch, node, epochs))
     }
 
     crate::tournament::tournament_methods!();

@@ -155,6 +155,10 @@ pub struct ClockMark {
     pub game_id: String,
     pub at: i64,
     pub wall_ms: i64,
+    /// In a cluster, the lease epoch of the task that made it (the fencing token): the
+    /// mark is stored only while the game's lease is at that epoch, and never over a
+    /// later epoch's mark. `None` on a single node.
+    pub lease: Option<i64>,
 }
 
 /// A stored event.

@@ -263,10 +263,7 @@ async fn sqlite_has_no_leases() {
         .await
         .unwrap();
     store.create_game(&game("g")).await.unwrap();
-    let fences = [crate::Lease {
-        game_id: "g".into(),
-        epoch: 1,
-    }];
+    let epochs = [1];
     let unsupported = |r: crate::Result<()>| matches!(r, Err(crate::StoreError::Unsupported(_)));
     assert!(unsupported(
         store.lease_claim("g", "A", 1000).await.map(drop)
@@ -279,7 +276,7 @@ async fn sqlite_has_no_leases() {
     ));
     assert!(unsupported(
         store
-            .append_fenced(&[ev("g", 1, None)], "A", &fences)
+            .append_fenced(&[ev("g", 1, None)], "A", &epochs)
             .await
             .map(drop)
     ));

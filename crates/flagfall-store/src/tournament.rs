@@ -371,6 +371,21 @@ macro_rules! tournament_methods {
                         .await
                         .map_err(q(DOING))?;
                 }
+                // PostgreSQL: the games to abort locked first, in id order (as a fenced
+                // commit locks them), so that an event being stored for one is either
+                // seen by the abort below (which then fails) or refused by the fence
+                // once the abort is stored (issue 32, item 5). SQLite has one writer.
+                if self.backend() == "postgres" && !c.abort.is_empty() {
+                    let mut ids: Vec<&str> = c.abort.iter().map(String::as_str).collect();
+                    ids.sort_unstable();
+                    for id in ids {
+                        sqlx::query("SELECT 1 FROM games WHERE id = $1 FOR UPDATE")
+                            .bind(id)
+                            .execute(&mut *tx)
+                            .await
+                            .map_err(q("locking an evening's game"))?;
+                    }
+                }
                 for id in &c.abort {
                     let done = Sql::abort_tournament_game(id)
                         .execute(&mut *tx)

@@ -342,3 +342,144 @@ async fn an_evening_on_two_nodes() {
     n2.stop().await.expect("n2 stops");
     n1.stop().await.expect("n1 stops");
 }
+
+/// The answer to an action sent on `ws` with `id`: its `refused` message.
+async fn refusal(ws: &mut Ws, action: Value) -> Value {
+    let id = action["id"].clone();
+    ws.send(&action).await.expect("the action goes out");
+    loop {
+        match ws.recv(NOTICE_WITHIN).await {
+            Incoming::Msg(m) if m["id"] == id => {
+                assert_eq!(m["type"], "refused", "{m}");
+                return m;
+            }
+            Incoming::Msg(_) => {}
+            other => panic!("the game's socket: {other:?} before {id} was answered"),
+        }
+    }
+}
+
+/// Issue 32, item 5: a round's hold whose word is lost. The director deletes a round on
+/// n1 whose game n2 serves; n1 holds the game on n2 over NATS, then (the test holding
+/// the evening's log table) its commit waits; NATS goes down; the commit is stored (the
+/// game aborted), and n1's word to n2 is lost. The game refuses actions as held, and
+/// once the hold is over (`ROUND_HOLD`, 10 s) as the stored row says: aborted, the
+/// round's reason, not "held" until its 30-minute expiry.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+#[ignore = "needs PostgreSQL and nats-server: scripts/test-cluster runs it"]
+async fn a_round_hold_whose_word_is_lost_ends_on_the_stored_row() {
+    let mut nats = Nats::start().await;
+    let db = PgDb::create().await;
+    let n1 = node("n1", &nats, &db).await;
+    let n2 = node("n2", &nats, &db).await;
+    let (a1, a2) = (n1.addr, n2.addr);
+    let (status, created) = call(
+        a1,
+        "POST",
+        "/api/events",
+        None,
+        &json!({"name":"Lost word","format":"round-robin","time_control":"G/5;d0",
+                "rules":"uscf-2020","play":"server","mode":"otb"})
+        .to_string(),
+    )
+    .await;
+    assert_eq!(status, 201, "{created}");
+    let id = created["id"].as_str().unwrap().to_string();
+    let director = created["director_token"].as_str().unwrap().to_string();
+    let path = |tail: &str| format!("/api/events/{id}{tail}");
+    let (status, added) = call(
+        a1,
+        "POST",
+        &path("/players?check_in=true"),
+        Some(&director),
+        &json!({"players":[{"name":"Ann","rating":2000},{"name":"Bo","rating":1900}]}).to_string(),
+    )
+    .await;
+    assert_eq!(status, 201, "{added}");
+    let (status, round) = call(a2, "POST", &path("/rounds"), Some(&director), "").await;
+    assert_eq!(status, 201, "{round}");
+    let game = round["boards"][0]["game"].as_str().unwrap().to_string();
+    let white = round["boards"][0]["white"]["name"].as_str().unwrap();
+    let token = added["players"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|p| p["name"] == white)
+        .unwrap()["token"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let mut ws = Ws::connect(a2, &game, Some(&token), NOTICE_WITHIN)
+        .await
+        .expect("White on n2");
+
+    let pool = sqlx::PgPool::connect(&db.url_via(db.upstream().port()))
+        .await
+        .expect("the test database");
+    let mut lock = pool.begin().await.unwrap();
+    sqlx::query("LOCK TABLE tournament_log IN EXCLUSIVE MODE")
+        .execute(&mut *lock)
+        .await
+        .unwrap();
+    let delete = {
+        let director = director.clone();
+        let p = path("/rounds/1");
+        tokio::spawn(async move { call(a1, "DELETE", &p, Some(&director), "").await })
+    };
+    let deadline = tokio::time::Instant::now() + NOTICE_WITHIN;
+    loop {
+        let waiting: i64 = sqlx::query_scalar(
+            "SELECT count(*) FROM pg_stat_activity WHERE datname = current_database() \
+             AND wait_event_type = 'Lock' AND query LIKE '%tournament_log%'",
+        )
+        .fetch_one(&pool)
+        .await
+        .unwrap();
+        if waiting > 0 {
+            break;
+        }
+        assert!(
+            tokio::time::Instant::now() < deadline,
+            "n1's change never waited for the log"
+        );
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    // n1 holds the game (its commit comes after the hold).
+    let held_by = tokio::time::Instant::now();
+    nats.kill();
+    lock.commit().await.unwrap();
+    let (status, body) = delete.await.unwrap();
+    assert_eq!(status, 200, "the round deleted: {body}");
+
+    let first = refusal(&mut ws, json!({"move":"e2e4","press":true,"id":"w1"})).await;
+    assert!(
+        first["reason"]
+            .as_str()
+            .unwrap_or_default()
+            .contains("changing"),
+        "held: {first}"
+    );
+    tokio::time::sleep_until(held_by + Duration::from_secs(11)).await;
+    let later = refusal(&mut ws, json!({"move":"e2e4","press":true,"id":"w2"})).await;
+    eprintln!("held: {first}; after the hold: {later}");
+    assert!(
+        later["reason"]
+            .as_str()
+            .unwrap_or_default()
+            .contains("aborted"),
+        "after its hold, the game is as stored (aborted): {later}"
+    );
+    let (_, state) = call(a2, "GET", &format!("/api/games/{game}"), None, "").await;
+    assert_eq!(state["aborted"], true, "{state}");
+    let events: i64 = sqlx::query_scalar("SELECT count(*) FROM events WHERE game_id = $1")
+        .bind(&game)
+        .fetch_one(&pool)
+        .await
+        .unwrap();
+    assert_eq!(events, 0, "nothing stored for the aborted game");
+    pool.close().await;
+    drop(ws);
+    nats.restart().await;
+    n2.stop().await.expect("n2 stops");
+    n1.stop().await.expect("n1 stops");
+}

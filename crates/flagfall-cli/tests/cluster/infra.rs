@@ -131,6 +131,23 @@ impl PgDb {
             })
     }
 
+    /// The database's URL, straight to PostgreSQL (the test's own connections).
+    pub fn url(&self) -> String {
+        format!(
+            "postgres://{}{}:{}/{}{}",
+            self.parts.userinfo, self.parts.host, self.parts.port, self.name, self.parts.query
+        )
+    }
+
+    /// The database's URL through a proxy on loopback port `port` for node `node`: its
+    /// sessions carry its name (`application_name`), which the tests' history of inserts
+    /// records (`stall.rs`), so that it does not rest on the nodes' word.
+    pub fn url_for(&self, port: u16, node: &str) -> String {
+        let url = self.url_via(port);
+        let sep = if url.contains('?') { '&' } else { '?' };
+        format!("{url}{sep}application_name={node}")
+    }
+
     /// The database's URL through a proxy on loopback port `port`.
     pub fn url_via(&self, port: u16) -> String {
         format!(
@@ -586,7 +603,7 @@ impl Node {
                 "--nats-nkey",
                 nats.seed_file(name).to_str().expect("a UTF-8 path"),
                 "--database",
-                &db.url_via(proxy.port),
+                &db.url_for(proxy.port, name),
                 "--lease-ms",
                 &LEASE_MS.to_string(),
                 "--listen",
@@ -783,6 +800,13 @@ impl Cluster {
                 .expect("read the game's events");
         pool.close().await;
         rows
+    }
+
+    /// A connection pool of the test's own to the cluster's database (no proxy).
+    pub async fn sql(&self) -> sqlx::PgPool {
+        sqlx::PgPool::connect(&self.db.url())
+            .await
+            .expect("the test connects to the cluster's database")
     }
 
     /// Poll `node`'s /healthz until it answers `want` (any other answer, or none within

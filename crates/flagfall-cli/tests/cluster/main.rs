@@ -22,6 +22,7 @@ mod client;
 mod evening;
 mod infra;
 mod nats_auth;
+mod stall;
 mod table;
 
 use std::time::Duration;

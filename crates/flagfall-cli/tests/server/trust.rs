@@ -449,6 +449,51 @@ async fn online_play_refuses_a_press_without_a_move() {
     srv.stop().await;
 }
 
+/// Online play refuses a move of the side not to move, legal for its pieces or not,
+/// without storing it (docs/protocol.md; issue 32 item 7: it was stored as the
+/// arbiter's refusal), before the first move and after.
+#[tokio::test]
+async fn online_play_refuses_a_move_out_of_turn_without_storing_it() {
+    let srv = Server::start().await;
+    let g = srv
+        .create(r#"{"rules":"fide-b3","time_control":"3+2","mode":"online"}"#)
+        .await;
+    let mut white = srv.connect(&g.id, Some(&g.tokens.white)).await;
+    let mut black = srv.connect(&g.id, Some(&g.tokens.black)).await;
+    black
+        .send(json!({"move":"e7e5","press":true,"id":"b0"}))
+        .await;
+    let answer = black.until(|m| m["id"] == "b0").await;
+    assert_eq!(answer["type"], "refused", "{answer}");
+    assert!(
+        answer["reason"]
+            .as_str()
+            .unwrap_or("")
+            .contains("not Black's turn (online play"),
+        "{answer}"
+    );
+    white
+        .send(json!({"move":"e2e4","press":true,"id":"w1"}))
+        .await;
+    let ev = white.until(|m| m["id"] == "w1").await;
+    assert_eq!(ev["type"], "event", "{ev}");
+    for (id, mv) in [("w2", "d2d4"), ("w3", "e4e6")] {
+        white
+            .send(json!({"move": mv, "press": true, "id": id}))
+            .await;
+        let answer = white.until(|m| m["id"] == id).await;
+        assert_eq!(answer["type"], "refused", "{mv}: {answer}");
+    }
+    let script = script_events(&srv, &g.id).await;
+    assert_eq!(script.len(), 1, "only White's e2e4 is stored: {script:?}");
+    let state = srv.state(&g.id).await;
+    assert_eq!(
+        (state["n"].as_u64(), state["to_move"].as_str()),
+        (Some(1), Some("black"))
+    );
+    srv.stop().await;
+}
+
 /// The live game, once settled, is the replay of its stored script.
 async fn settled(srv: &Server, id: &str) {
     for _ in 0..60 {

@@ -3,9 +3,12 @@
 //!
 //! A renewal that fails leaves the leases valid until the last successful one's lease
 //! runs out (less [`super::MARGIN`]); past that, the node drops every game it served:
-//! another node may have taken them over, and this node could not know. A renewal that
-//! succeeds but no longer lists a game (another node took it over: this node was paused,
-//! or cut off from the database, past its lease) drops that game.
+//! another node may have taken them over, and this node could not know. That is
+//! [`expire`]'s, by the node's own clock, whatever the renewal is doing (one waiting on a
+//! database that dropped its bytes included; issue 32, item 3); a renewal gives up after
+//! [`renewal_deadline`] in any case. A renewal that succeeds but no longer lists a game
+//! (another node took it over: this node was paused, or cut off from the database, past
+//! its lease) drops that game.
 
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -13,6 +16,50 @@ use std::sync::Arc;
 use tokio::time::Instant;
 
 use crate::Shared;
+
+/// How long a renewal may take before the node gives it up (and tries again at the next
+/// tick): half a lease, so that one renewal lost in a dropped connection leaves time for
+/// another before the validity ([`super::MARGIN`] short of the lease) runs out.
+pub fn renewal_deadline(lease: std::time::Duration) -> std::time::Duration {
+    lease / 2
+}
+
+/// Drop every game this node serves as soon as its validity runs out (by its own clock:
+/// the last successful renewal's start plus the lease, less [`super::MARGIN`]), until the
+/// server stops. Each game's task stops and its sockets close with 1012 (their clients
+/// reconnect to a node that can serve it).
+pub async fn expire(shared: Arc<Shared>) {
+    let Some(cluster) = shared.cluster.clone() else {
+        return;
+    };
+    let mut shutdown = shared.shutdown.clone();
+    loop {
+        let until = cluster.valid_until();
+        if Instant::now() < until {
+            tokio::select! {
+                _ = tokio::time::sleep_until(until) => {}
+                _ = shutdown.wait_for(|d| *d) => return,
+            }
+            continue;
+        }
+        let all = cluster.owned_snapshot();
+        if !all.is_empty() {
+            tracing::error!(
+                games = all.len(),
+                "leases not renewed in time: every game dropped"
+            );
+        }
+        for (game, epoch) in all {
+            shared.drop_game(&game, epoch);
+        }
+        // Invalid until a renewal succeeds; a game claimed meanwhile (a socket on this
+        // node) is dropped again at the next look, shortly.
+        tokio::select! {
+            _ = tokio::time::sleep(std::time::Duration::from_millis(50)) => {}
+            _ = shutdown.wait_for(|d| *d) => return,
+        }
+    }
+}
 
 /// Renew this node's leases until the server stops.
 pub async fn renew(shared: Arc<Shared>) {
@@ -31,11 +78,19 @@ pub async fn renew(shared: Arc<Shared>) {
         // not in its answer, and is not lost for that.
         let before = cluster.owned_snapshot();
         let sent = Instant::now();
-        match shared
-            .store
-            .lease_renew(&cluster.node, cluster.lease_ms())
-            .await
-        {
+        let renewal = tokio::time::timeout(
+            renewal_deadline(cluster.lease),
+            shared.store.lease_renew(&cluster.node, cluster.lease_ms()),
+        )
+        .await
+        .map_err(|_| {
+            format!(
+                "no answer from the database within {:?}",
+                renewal_deadline(cluster.lease)
+            )
+        })
+        .and_then(|r| r.map_err(|e| e.to_string()));
+        match renewal {
             Ok(held) => {
                 shared.metrics.cluster.lease_renewals.inc();
                 let held: HashMap<String, i64> =
@@ -74,20 +129,9 @@ pub async fn renew(shared: Arc<Shared>) {
                 }
             }
             Err(e) => {
+                // The games are dropped by `expire` when the validity runs out.
                 shared.metrics.cluster.lease_renewal_failures.inc();
                 tracing::warn!(error = %e, "leases not renewed");
-                if !cluster.is_valid() {
-                    let all = cluster.owned_snapshot();
-                    if !all.is_empty() {
-                        tracing::error!(
-                            games = all.len(),
-                            "leases not renewed in time: every game dropped"
-                        );
-                    }
-                    for (game, epoch) in all {
-                        shared.drop_game(&game, epoch);
-                    }
-                }
             }
         }
     }

@@ -5,10 +5,12 @@
 //!   lease, a row in PostgreSQL with an owner, an epoch and an expiry set by the
 //!   database's clock ([`flagfall_store::Store::lease_claim`]). Loading a game is
 //!   claiming it; unloading it releases it. Every group commit is fenced by the epoch
-//!   ([`flagfall_store::Store::append_fenced`]): a node that lost a lease cannot store
-//!   anything for that game, and drops it.
-//! - [`leases`]: the renewal of all this node's leases in one statement, and the scan
-//!   that takes over games whose lease expired (their owner died or was cut off).
+//!   ([`flagfall_store::Store::append_fenced`]), request by request at the epoch of
+//!   the task that made it, in one statement that stores nothing past the lease: a
+//!   node that lost a lease cannot store anything for that game, and drops it.
+//! - [`leases`]: the renewal of all this node's leases in one statement, the scan
+//!   that takes over games whose lease expired (their owner died or was cut off), and
+//!   the drop of every game when this node's validity runs out by its own clock.
 //! - [`route`]: requests to a game's owner over NATS request/reply (an action with the
 //!   client's frame, a state, a ping, the state for `GET`), and the owner's side.
 //! - [`relay`]: the [`crate::bus::Bus`] over NATS: what a game's task publishes reaches
@@ -256,7 +258,8 @@ pub struct Cluster {
     /// The leases this node holds: game → epoch.
     owned: Mutex<HashMap<String, i64>>,
     /// Until when the leases are surely held: the start of the last successful renewal
-    /// plus the lease, less [`MARGIN`]. Past it the node accepts no action.
+    /// plus the lease, less [`MARGIN`]. Past it the node accepts no action,
+    /// answers routed requests "not owner", and drops every game ([`leases::expire`]).
     valid_until: Mutex<Instant>,
     /// One claim at a time per game on this node (a claim raises the epoch: two at
     /// once would fence each other).
@@ -296,8 +299,7 @@ impl Cluster {
         self.owned.lock().unwrap_or_else(|p| p.into_inner())
     }
 
-    /// This node holds game `id`'s lease at `epoch` (just claimed: valid for a lease
-    /// from `claimed_at`, when the claim was sent).
+    /// This node holds game `id`'s lease at `epoch` (just claimed or taken over).
     pub(crate) fn own(&self, id: &str, epoch: i64) {
         self.owned().insert(id.to_string(), epoch);
     }
@@ -333,7 +335,12 @@ impl Cluster {
 
     /// The leases are surely held now (the last renewal is recent enough).
     pub fn is_valid(&self) -> bool {
-        Instant::now() < *self.valid_until.lock().unwrap_or_else(|p| p.into_inner())
+        Instant::now() < self.valid_until()
+    }
+
+    /// Until when the leases are surely held.
+    pub(crate) fn valid_until(&self) -> Instant {
+        *self.valid_until.lock().unwrap_or_else(|p| p.into_inner())
     }
 
     /// A renewal sent at `sent` succeeded (or a claim sent then): held until `sent` +

@@ -217,6 +217,12 @@ async fn role_of(
 /// as the owner of... unless the lease says it is (a node restarted with its name).
 async fn answer(shared: &Arc<Shared>, req: Req, received: Instant) -> Resp {
     let game = req.game().to_string();
+    // A node whose leases are in doubt (its validity ran out: the database does not
+    // answer its renewals) serves nothing, and says so at once: a claim or a lease read
+    // would wait on that database past the asker's timeout (issue 32, item 3).
+    if shared.cluster.as_ref().is_some_and(|c| !c.is_valid()) {
+        return Resp::NotOwner;
+    }
     let mut h = match shared.handle(&game).await {
         Ok(Some(h)) => h,
         Ok(None) => return Resp::NotFound,

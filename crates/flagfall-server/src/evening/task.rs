@@ -1254,8 +1254,12 @@ fn create_games(w: &mut Work, origin: &Origin) -> Result<(), EventError> {
                 .map_err(|e| inconsistent(e.to_string()))
         };
         let (wn, bn) = (name(white)?, name(black)?);
+        // A name stored before the one-limit rule (up to 200 characters) is fitted to a
+        // game's: the evening keeps it whole, the game shows it cut (else every pairing
+        // of that evening failed).
         let body: CreateGame = serde_json::from_value(json!({
-            "rules": rules, "time_control": tc, "white": wn, "black": bn,
+            "rules": rules, "time_control": tc,
+            "white": flagfall_protocol::fit_name(&wn), "black": flagfall_protocol::fit_name(&bn),
             "mode": w.snap.settings.mode,
         }))
         .map_err(|e| inconsistent(format!("a game of round {r}: {e}")))?;
