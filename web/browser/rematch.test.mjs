@@ -4,7 +4,7 @@
 // game's director token and the call stopped the clocks for good).
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
-import { createGame, startBrowser, startServer, waitState, DESKTOP, openPage as openPageOf } from './harness.mjs';
+import { createGame, shot, startBrowser, startServer, waitState, DESKTOP, PHONE, openPage as openPageOf } from './harness.mjs';
 
 let server;
 let browser;
@@ -18,6 +18,15 @@ after(async () => {
   await browser?.close();
   await server?.stop();
 });
+
+/** A page at both widths: the desktop screenshot, then the phone one. */
+async function shots(page, name, viewport) {
+  await page.setViewportSize(viewport);
+  await shot(page, `${name}-desktop`, true);
+  await page.setViewportSize(PHONE);
+  await shot(page, `${name}-phone`, true);
+  await page.setViewportSize(viewport);
+}
 
 function openPage(path, viewport = DESKTOP) {
   return openPageOf(browser, server.base, path, viewport);
@@ -46,6 +55,7 @@ test("the director console adds a directed game's rematch and answers a call in 
   const next = director.page.locator(`.dcard[data-game="${newId}"]`);
   await next.locator('.clock .time').first().waitFor({ timeout: 15_000 });
   assert.equal(await card.locator('p.rematch a').getAttribute('href'), `/direct/${newId}?token=${g.tokens.director}`);
+  await shots(director.page, 'director-rematch-added', { width: 1280, height: 900 });
   // Bao (White in the rematch) moves and calls the director; the console answers.
   const bao = await openPage(accepted.game.url);
   await bao.page.locator('.clock.bottom .time').waitFor();
@@ -56,6 +66,8 @@ test("the director console adds a directed game's rematch and answers a call in 
   await waitState(server.base, newId, (s) => s.moves.length === 1, '1. e4 in the rematch');
   await bao.page.locator('button.call-director:not([disabled])').click();
   await waitState(server.base, newId, (s) => s.called?.by === 'white', "Bao's call");
+  await next.locator('.called button.resume').waitFor();
+  await shots(director.page, 'director-rematch-called', { width: 1280, height: 900 });
   await next.locator('.called button.resume').click();
   await waitState(server.base, newId, (s) => !s.called && s.running === 'black', 'the call answered, the clock running');
   assert.deepEqual(director.errors, [], 'no console error on the director console');
