@@ -6,7 +6,7 @@
 //! once per commit ([`GameHandle::copy`]), so a crowd of spectators costs the players
 //! nothing per spectator.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, VecDeque};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
@@ -615,6 +615,10 @@ pub async fn run(
     // An action routed to another node and stored there whose event has not come yet:
     // its number, until when to wait, its frame.
     let mut awaited: Option<(u64, Instant, String)> = None;
+    // The events of this socket's own stored actions whose bus copy has not come yet:
+    // each is sent even when a state covered it meanwhile (a gap before it), since it
+    // is the sender's acknowledgement (its `id`); the client's view ignores it.
+    let mut own: VecDeque<u64> = VecDeque::new();
     let mut ping = tokio::time::interval(PING_EVERY);
     let mut limit = RateLimit::new(&s, &id, role);
     loop {
@@ -677,6 +681,12 @@ pub async fn run(
                     Ok(Answer::Text(text)) => Some(text),
                     Ok(Answer::None) => None,
                     Ok(Answer::Stored(n)) => {
+                        if n > last_n {
+                            if own.len() >= OWN_AWAITED {
+                                own.pop_front();
+                            }
+                            own.push_back(n);
+                        }
                         // Routed to another node: its event comes over NATS, which may
                         // lose it; past a moment without it, ask the owner again.
                         if matches!(t, Target::Remote(_)) && n > last_n {
@@ -715,6 +725,7 @@ pub async fn run(
                     // before it is covered, and the bus's copy, if late, is skipped.
                     Ok(Answer::Text(text)) => {
                         last_n = last_n.max(n);
+                        own.retain(|&o| o != n);
                         Message::Text(Utf8Bytes::from(text))
                     }
                     _ => match state_now(&s, &id, &mut t, role, hash).await {
@@ -740,12 +751,20 @@ pub async fn run(
                         }
                     }
                     Some(Delivery::Msg(m)) if m.n.is_some_and(|n| n > last_n + 1) => {
-                        // A gap (a message lost between nodes, NATS restarting): read the
-                        // state again rather than skip an event.
+                        // A gap (a message lost between nodes, NATS restarting, events
+                        // the previous owner stored and never published): read the state
+                        // again rather than skip an event.
+                        let mine = take_own(&mut own, m.n);
                         match state_now(&s, &id, &mut t, role, hash).await {
                             Ok((n, state)) => {
                                 last_n = n;
                                 if timed(&mut sink, state).await.is_err() {
+                                    break;
+                                }
+                                // The state holds it; the event still answers the sender.
+                                if mine
+                                    && timed(&mut sink, Message::Text(Utf8Bytes::from(&**m.text_for(role)))).await.is_err()
+                                {
                                     break;
                                 }
                             }
@@ -758,11 +777,12 @@ pub async fn run(
                         }
                     }
                     Some(Delivery::Msg(m)) => {
-                        if m.n.is_some_and(|n| n <= last_n) {
+                        let mine = take_own(&mut own, m.n);
+                        if m.n.is_some_and(|n| n <= last_n) && !mine {
                             continue;
                         }
                         if let Some(n) = m.n {
-                            last_n = n;
+                            last_n = last_n.max(n);
                         }
                         if timed(&mut sink, Message::Text(Utf8Bytes::from(&**m.text_for(role)))).await.is_err() {
                             break;
@@ -794,6 +814,23 @@ pub async fn run(
         }
     }
     let _ = tokio::time::timeout(WRITE_TIMEOUT, sink.close()).await;
+}
+
+/// The most stored actions of one socket whose events it waits for on the bus.
+const OWN_AWAITED: usize = 64;
+
+/// Whether event `n` is one of the socket's own stored actions (forgotten now, with the
+/// older ones, whose events went by).
+fn take_own(own: &mut VecDeque<u64>, n: Option<u64>) -> bool {
+    let Some(n) = n else { return false };
+    while own.front().is_some_and(|&o| o < n) {
+        own.pop_front();
+    }
+    if own.front() == Some(&n) {
+        own.pop_front();
+        return true;
+    }
+    false
 }
 
 /// Sleep until `at`, or forever.

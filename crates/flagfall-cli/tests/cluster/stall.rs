@@ -17,6 +17,9 @@ use crate::infra::{Cluster, LEASE_MS};
 use crate::table::*;
 
 const LEASE: Duration = Duration::from_millis(LEASE_MS);
+/// How long a node waits for another's answer over NATS (the server's
+/// `cluster::REQUEST_TIMEOUT`).
+const ROUTE_TIMEOUT: Duration = Duration::from_secs(3);
 
 /// The trigger recording who inserted each event, when, under which lease.
 async fn record_inserts(db: &sqlx::PgPool) {
@@ -169,7 +172,35 @@ async fn owner_stopped_inside_a_commit_holds_the_game_back_no_longer_than_a_leas
         "no move acknowledged for {first_move:?} after the owner stopped: more than two leases"
     );
     black.drain().await;
-    play(&mut white, &mut black, 7, 12, Duration::from_millis(100)).await;
+    // Black's reply, on its socket as it stands: on the node that took the game over,
+    // that socket still routes to the stopped owner; once that request times out the
+    // action goes to the new owner's task. Its event answers Black there, though Black's
+    // socket never saw event 7 (the stopped owner stored it and published nothing): the
+    // socket reads a fresh state over that gap, then sends the event that acknowledges
+    // its move. Before, only the state came, and Black heard nothing until it
+    // reconnected (12 s).
+    let reconnects = black.reconnects;
+    let asked = Instant::now();
+    let ack = black.act(&ply(7)).await;
+    check_ack(7, &ack);
+    let took = asked.elapsed();
+    eprintln!(
+        "ply 7 acknowledged {took:?} after it was sent, {:?} after the stop",
+        stopped.elapsed()
+    );
+    assert_eq!(
+        black.reconnects, reconnects,
+        "Black reconnected to have its ply 7 acknowledged: {:#?}",
+        black.history
+    );
+    // The request to the stopped owner (its timeout) and the new owner's commit, within
+    // a lease on a loaded machine.
+    assert!(
+        took < ROUTE_TIMEOUT + LEASE,
+        "ply 7 acknowledged {took:?} after it was sent: more than the routing timeout and a lease"
+    );
+    white.drain().await;
+    play(&mut white, &mut black, 8, 12, Duration::from_millis(100)).await;
     // Stopped for twice the lease, then resumed: it must store nothing more.
     tokio::time::sleep_until(stopped + 2 * LEASE).await;
     c.nodes[o].resume();
