@@ -7,7 +7,9 @@ use serde_json::Value;
 fn a_move_with_press_and_id_parses() {
     let f = parse_frame(r#"{"move":"e2e4","press":true,"id":"a1","lag_ms":20}"#).unwrap();
     match f {
-        ClientFrame::Action { id, lag_ms, action } => {
+        ClientFrame::Action {
+            id, lag_ms, action, ..
+        } => {
             assert_eq!(id.as_deref(), Some("a1"));
             assert_eq!(lag_ms, Some(20));
             assert!(action.presses());

@@ -12,6 +12,7 @@ mod evening;
 mod evening_boards;
 mod evening_limits;
 mod evening_nodes;
+mod evening_phone;
 mod evening_speed;
 mod evening_wire;
 mod faults;
