@@ -43,3 +43,23 @@ export function parseMoveInput(text: string, san: Record<string, string> | null 
   if (promo.length > 0) return { ok: false, error: `${raw}: name the promotion piece, e.g. ${promo[0][1].replace(/[+#]$/, '')}` };
   return { ok: false, error: `${raw} is not a legal move now` };
 }
+
+/** A move typed in the move box: squares (any move, legal or not), or text for the server to read as SAN. */
+export type Typed = { ok: true; uci: string } | { ok: true; san: string } | { ok: false; error: string };
+
+/**
+ * The move box's text as the page sends it: squares as UCI; anything else that may be a
+ * move as written (`Nf3`, `O-O`, `exd5`, `e8=Q`) as `{"san": ...}`, which the server reads
+ * against the position (docs/protocol.md). The page resolves no SAN itself.
+ */
+export function readTyped(text: string): Typed {
+  const raw = text.trim();
+  if (raw === '') return { ok: false, error: 'type a move, e.g. Nf3, O-O or e2e4' };
+  const sq = SQUARES.exec(raw.toLowerCase());
+  if (sq) {
+    if (sq[1] === sq[2]) return { ok: false, error: `${sq[1]}${sq[2]}: from and to are the same square` };
+    return { ok: true, uci: sq[1] + sq[2] + (sq[3] ?? '') };
+  }
+  if (raw.length > 16 || !/^[A-Za-z0-9=+#!?:\-. ]+$/.test(raw)) return { ok: false, error: `"${raw.slice(0, 20)}" is not a move: type one like Nf3, O-O or e2e4` };
+  return { ok: true, san: raw };
+}

@@ -10,6 +10,8 @@ import { copyButton } from '../copybutton';
 import { getGame } from '../api';
 import type { BoardView, DeputyCreated, Dispute, EveningLog, EveningPlayer, EveningSummary, GameState, LogEntryView, PlayerAction, PlayersAdded, RoundView } from '../wire';
 import { absolute, disputeText, eventApi, eventUpload, playerAction, resultText } from './common';
+import { consoleByesV } from './byes';
+import { consoleMatchText } from './mine';
 import { liveEvening } from './live';
 import { uploadType } from './setupmodel';
 import { initialConsole, reduceConsole, type ConsoleAction, type ConsoleModel } from './model';
@@ -280,7 +282,7 @@ function roundV(ctrl: ConsoleCtrl): VNode {
             h('td.bno', String(b.board)),
             h('td', `${b.white.name} (${b.white.number})`),
             h('td', `${b.black.name} (${b.black.number})`),
-            h('td.result', b.results.map(resultText).join(' · ') + reported),
+            h('td.result', (b.results.length > 1 ? consoleMatchText(b) : b.results.map(resultText).join(' · ')) + reported),
             h(
               'td',
               games.filter((g): g is string => !!g).map((g, i) => h('a.gamelink', { attrs: { href: ctrl.gameLink(g), target: '_blank' } }, games.length > 1 ? `game ${i + 1} console` : 'game console')),
@@ -305,7 +307,6 @@ function playerStatus(p: EveningPlayer): string {
 function playersV(ctrl: ConsoleCtrl): VNode {
   const e = ctrl.model.event;
   const players = e?.players ?? [];
-  const next = (e?.rounds_paired ?? 0) + 1;
   const act = (p: EveningPlayer, action: PlayerAction, label: string, body?: unknown) =>
     h(`button.${action}`, { attrs: { type: 'button', disabled: ctrl.model.busy, 'aria-label': `${label}: ${p.name}` }, on: { click: () => void ctrl.act(playerAction(p.number, action), 'POST', body) } }, label);
   return h('section.players', { attrs: { 'aria-labelledby': 'players-title' } }, [
@@ -325,7 +326,7 @@ function playersV(ctrl: ConsoleCtrl): VNode {
               p.checked_in ? act(p, 'check-out', 'Check out') : act(p, 'check-in', 'Check in'),
               p.paused ? act(p, 'resume', 'Resume') : act(p, 'pause', 'Pause'),
               p.withdrawn_from ? act(p, 'reinstate', 'Reinstate') : act(p, 'withdraw', 'Withdraw'),
-              p.byes[next] ? act(p, 'cancel-bye', `Cancel the bye in round ${next}`, { round: next }) : act(p, 'bye', `Half-point bye in round ${next}`, { round: next, kind: 'half' }),
+              e ? consoleByesV(e, p, { busy: ctrl.model.busy, book: (round, kind) => void ctrl.act(playerAction(p.number, 'bye'), 'POST', { round, kind }), cancel: (round) => void ctrl.act(playerAction(p.number, 'cancel-bye'), 'POST', { round }) }) : null,
             ]),
           ]),
         ),
