@@ -1,7 +1,9 @@
 // Keyboard move input. Squares (`e2e4`, `e7e8q`, `e2-e4`) are a physical action and always
-// work, legal or not, as on a real board. SAN (`Nf3`, `exd5`, `O-O`, `e8=Q`) is looked up
-// in the server's list of the legal moves with their SAN (`san`, online mode): the page
-// resolves nothing itself, it only compares the typed text with that list.
+// work, legal or not, as on a real board. A typed move in SAN (`Nf3`, `exd5`, `O-O`,
+// `e8=Q`) is sent as it is, for the server to read against the position (`readTyped`,
+// docs/protocol.md). A claim's intended move (`parseMoveInput`) is compared with the
+// server's list of the legal moves with their SAN (`san`, online mode): the page resolves
+// nothing itself.
 
 export type MoveParse = { ok: true; uci: string } | { ok: false; error: string };
 
