@@ -219,6 +219,9 @@ test("an evening's game names its evening, round and board, links back, offers n
   await shots(ivy.page, 'phone-evening-game');
   await ivy.page.setViewportSize(PHONE);
 
+  // Her evening page open beside the game (another device): it follows without a reload.
+  const beside = await openPage(ev.link.Ivy, DESKTOP);
+  await beside.page.locator('.next-game').waitFor();
   // Ivy resigns game 1: no rematch, game 2 offered, the way back.
   await ivy.page.click('button.resign');
   await ivy.page.locator('button.resign.confirm').click();
@@ -229,6 +232,11 @@ test("an evening's game names its evening, round and board, links back, offers n
   const next = ivy.page.getByRole('link', { name: 'Play game 2' });
   assert.equal(await next.getAttribute('href'), `/play/${game2}?token=${ev.token.Ivy}`);
   await shots(ivy.page, 'phone-evening-game-over');
+  // The evening page beside it has the result as soon as the game ended, and game 2.
+  await beside.page.locator('.myresult', { hasText: `Result: Game 1 (${ivyC1}): lost` }).waitFor();
+  await beside.page.getByRole('link', { name: `Play game 2 (you are ${ivyC2})` }).waitFor();
+  assert.deepEqual(beside.errors, []);
+  await beside.ctx.close();
   await ivy.page.setViewportSize(PHONE);
 
   // Back on her evening page: game 1's result in her terms, game 2 offered.
