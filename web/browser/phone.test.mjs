@@ -110,6 +110,15 @@ test("a double Swiss pairing reported in each player's own terms: I won twice is
   const res = director.page.locator('table.pairings tr[data-board="1"] td.result');
   await res.filter({ hasText: '2–0' }).waitFor();
   assert.equal(await text(res), `2–0 (game 1: ${winner} (White) won; game 2: ${winner} (Black) won)`);
+  // The venue page: who has White in game 1, and the match score.
+  const venue = await openPage(ev.urls.join, PHONE);
+  const line = venue.page.locator('li.join-board[data-board="1"]');
+  await line.waitFor();
+  await line.filter({ hasText: 'match 2–0' }).waitFor();
+  assert.equal(await text(line.locator('.pair')), `${winner} – ${loser} (${winner} White in game 1, ${loser} in game 2) · match 2–0`);
+  await shots(venue.page, 'phone-venue-match');
+  assert.deepEqual(venue.errors, []);
+  await venue.ctx.close();
   await shots(win.page, 'phone-result-double');
   await shots(lose.page, 'phone-result-double-loser');
   await shots(projector.page, 'phone-projector-match');
