@@ -110,6 +110,9 @@ test("a double Swiss pairing reported in each player's own terms: I won twice is
   const res = director.page.locator('table.pairings tr[data-board="1"] td.result');
   await res.filter({ hasText: '2–0' }).waitFor();
   assert.equal(await text(res), `2–0 (game 1: ${winner} (White) won; game 2: ${winner} (Black) won)`);
+  // Its entry names who wins each game: game 2's 0–1 is the winner's.
+  assert.equal(await director.page.locator('#res-1-1-0 option:checked').textContent(), `1–0 (${winner} wins)`);
+  assert.equal(await director.page.locator('#res-1-1-1 option:checked').textContent(), `0–1 (${winner} wins)`);
   // The venue page: who has White in game 1, and the match score.
   const venue = await openPage(ev.urls.join, PHONE);
   const line = venue.page.locator('li.join-board[data-board="1"]');

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { boardGamesText, gameColour, matchText, myResultsText, outcomeOf, resultOf } from '../src/event/mine';
+import { boardGamesText, entryOptionText, gameColour, matchText, myResultsText, outcomeOf, resultOf } from '../src/event/mine';
 import { readTyped } from '../src/moveinput';
 
 describe("results in a player's own terms", () => {
@@ -29,6 +29,10 @@ describe("results in a player's own terms", () => {
     expect(matchText(['1-0'])).toBeNull();
     const b = { white: { name: 'Ann', number: 1 }, black: { name: 'Bo', number: 2 }, results: ['1-0', '1-0'] };
     expect(boardGamesText(b)).toBe('game 1: Ann (White) won; game 2: Ann (Black) lost');
+    // The console's entry names who wins each game.
+    expect(entryOptionText('1-0', b, 0, '1–0')).toBe('1–0 (Ann wins)');
+    expect(entryOptionText('0-1', b, 1, '0–1')).toBe('0–1 (Ann wins)');
+    expect(entryOptionText('1/2', b, 1, '½–½')).toBe('½–½');
   });
 });
 

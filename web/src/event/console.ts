@@ -11,7 +11,7 @@ import { getGame } from '../api';
 import type { BoardView, DeputyCreated, Dispute, EveningLog, EveningPlayer, EveningSummary, GameState, LogEntryView, PlayerAction, PlayersAdded, RoundView } from '../wire';
 import { absolute, disputeText, eventApi, eventUpload, playerAction, resultText } from './common';
 import { consoleByesV } from './byes';
-import { consoleMatchText } from './mine';
+import { consoleMatchText, entryOptionText } from './mine';
 import { liveEvening } from './live';
 import { uploadType } from './setupmodel';
 import { initialConsole, reduceConsole, type ConsoleAction, type ConsoleModel } from './model';
@@ -251,7 +251,8 @@ function resultEntry(ctrl: ConsoleCtrl, r: RoundView, b: BoardView): VNode {
     ...b.results.map((res, g) =>
       h(`select#${sel}-${g}`, { attrs: { 'aria-label': `result of board ${b.board}${b.results.length > 1 ? ` game ${g + 1}` : ''}` } }, [
         h('option', { attrs: { value: '' }, props: { selected: res === null } }, 'result…'),
-        ...RESULTS.map((x) => h('option', { attrs: { value: x }, props: { selected: x === res } }, resultText(x))),
+        // Two games a board: each game's result names who wins it (game 2 has the colours reversed).
+        ...RESULTS.map((x) => h('option', { attrs: { value: x }, props: { selected: x === res } }, b.results.length > 1 ? entryOptionText(x, b, g, resultText(x)) : resultText(x))),
       ]),
     ),
     h('button.enter', { attrs: { type: 'submit', disabled: ctrl.model.busy } }, b.results.every((x) => x === null) ? 'Enter' : 'Correct'),

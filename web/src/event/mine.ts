@@ -134,3 +134,11 @@ export function consoleMatchText(b: Pick<BoardView, 'white' | 'black' | 'results
   if (!b.results.some((r) => r !== null)) return '…';
   return `${matchText(b.results)} (${boardGamesText(b)})`;
 }
+
+/** A result offered for game `g` of a two-game board on the console, with who wins it: "0–1 (Ann wins)" for game 2, Ann the board's White. */
+export function entryOptionText(x: string, b: Pick<BoardView, 'white' | 'black'>, g: number, text: string): string {
+  const [w, bl] = g % 2 === 0 ? [b.white.name, b.black.name] : [b.black.name, b.white.name];
+  if (x === '1-0' || x === '+-') return `${text} (${w} wins)`;
+  if (x === '0-1' || x === '-+') return `${text} (${bl} wins)`;
+  return text;
+}
