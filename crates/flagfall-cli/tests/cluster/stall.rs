@@ -626,3 +626,122 @@ async fn a_claim_that_waited_on_a_lock_is_granted_a_whole_lease() {
     db.close().await;
     c.print_metrics(&[o]).await;
 }
+
+/// Issue 32, item 6: a stale clock mark is not stored. The test holds the clock marks'
+/// table so that the owner's first mark of a new game waits inside the database, stops
+/// the owner (SIGSTOP), waits until another node took the game over (its own mark then
+/// waits too), and lets the table go: the stopped node's mark, of the epoch it lost,
+/// is refused by the database (the fence reads the lease as the statement runs), the
+/// new owner's stored. The database's record shows every mark written by the lease's
+/// holder at its epoch, and the game's mark at the lease's epoch.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+#[ignore = "needs PostgreSQL and nats-server: scripts/test-cluster runs it"]
+async fn a_stale_clock_mark_is_not_stored() {
+    let mut c = Cluster::start().await;
+    let db = c.sql().await;
+    record_inserts(&db).await;
+    let dir = c.dir.clone();
+    let mut lock = db.begin().await.unwrap();
+    sqlx::query("LOCK TABLE clock_marks IN EXCLUSIVE MODE")
+        .execute(&mut *lock)
+        .await
+        .unwrap();
+    let (g, owner, o) = game_and_owner(&c, 0).await;
+    let (mut white, mut black, spectator) = seats(&c, &g).await;
+    let spectator = follow(spectator);
+    // The clock starts: the owner's mark is due at its next beat, and waits.
+    play(&mut white, &mut black, 0, 2, Duration::from_millis(100)).await;
+    let waiting = |node: String| {
+        let db = db.clone();
+        async move {
+            let deadline = Instant::now() + Duration::from_secs(10);
+            loop {
+                let n: i64 = sqlx::query(
+                    "SELECT count(*) FROM pg_stat_activity WHERE datname = current_database() \
+                     AND application_name = $1 AND wait_event_type = 'Lock' \
+                     AND query LIKE '%INSERT INTO clock_marks%'",
+                )
+                .bind(&node)
+                .fetch_one(&db)
+                .await
+                .unwrap()
+                .get(0);
+                if n > 0 {
+                    return;
+                }
+                assert!(
+                    Instant::now() < deadline,
+                    "{node}'s clock mark never waited for the table within 10 s"
+                );
+                tokio::time::sleep(Duration::from_millis(20)).await;
+            }
+        }
+    };
+    waiting(owner.clone()).await;
+    let epoch_then: i64 = sqlx::query("SELECT epoch FROM game_leases WHERE game_id = $1")
+        .bind(&g.id)
+        .fetch_one(&db)
+        .await
+        .unwrap()
+        .get(0);
+    dir.set_usable(o, false);
+    c.nodes[o].pause();
+    let stopped = Instant::now();
+    eprintln!("{owner} stopped with its mark of epoch {epoch_then} waiting inside the database");
+    let new_owner = wait_owner(&dir, &g.id, |n| n != owner, Duration::from_secs(20)).await;
+    eprintln!(
+        "{new_owner} named the owner {:?} after the stop",
+        stopped.elapsed()
+    );
+    // The game moves on the new owner meanwhile (its commits do not touch the marks).
+    play(&mut white, &mut black, 2, 4, Duration::from_millis(100)).await;
+    waiting(new_owner.clone()).await;
+    lock.commit().await.unwrap();
+    eprintln!(
+        "the clock marks' table let go {:?} after the stop",
+        stopped.elapsed()
+    );
+    play(&mut white, &mut black, 4, 8, Duration::from_millis(100)).await;
+    tokio::time::sleep_until(stopped + 2 * LEASE).await;
+    c.nodes[o].resume();
+    c.wait_health(&c.nodes[o], 200, Duration::from_secs(20))
+        .await;
+    dir.set_usable(o, true);
+    play(&mut white, &mut black, 8, 12, Duration::from_millis(100)).await;
+    // The stored mark is the lease holder's, at its epoch.
+    let (mark_epoch, lease_epoch, lease_owner): (Option<i64>, i64, String) = sqlx::query_as(
+        "SELECT m.epoch, l.epoch, l.owner FROM clock_marks m JOIN game_leases l \
+         ON l.game_id = m.game_id WHERE m.game_id = $1",
+    )
+    .bind(&g.id)
+    .fetch_one(&db)
+    .await
+    .expect("the game's clock mark and lease");
+    let writes: Vec<(String, Option<i64>)> =
+        sqlx::query_as("SELECT by_node, epoch FROM marks_seen WHERE game_id = $1 ORDER BY at")
+            .bind(&g.id)
+            .fetch_all(&db)
+            .await
+            .unwrap();
+    eprintln!(
+        "the game's marks written (node, epoch): {writes:?}; stored: epoch {mark_epoch:?}; \
+         the lease: {lease_owner} at epoch {lease_epoch}"
+    );
+    assert_eq!(
+        mark_epoch,
+        Some(lease_epoch),
+        "the game's stored clock mark is not of its lease's epoch"
+    );
+    assert!(
+        !writes
+            .iter()
+            .any(|(n, e)| *n == owner && *e == Some(epoch_then)),
+        "the stopped {owner}'s mark of epoch {epoch_then} was stored: {writes:?}"
+    );
+    play(&mut white, &mut black, 12, OPERA.len(), Duration::ZERO).await;
+    let mut spectator = spectator.await.expect("the spectator follows the game");
+    check_final(&dir, &g.id, &mut [&mut white, &mut black, &mut spectator]).await;
+    check_inserts(&db, &g.id).await;
+    db.close().await;
+    c.print_metrics(&[]).await;
+}
