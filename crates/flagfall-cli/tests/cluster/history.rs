@@ -7,7 +7,8 @@
 //! held so that renewals and commits wait on it, `kill -9` of a node with one of its
 //! games' lease rows held past the expiry (a claim waits on it) and the node started
 //! again, NATS restarted, a node's database connections cut, SIGTERM of a node and
-//! its start again. Then:
+//! its start again, every node's database connections cut for a second, then for two
+//! leases (PostgreSQL restarting, then down). Then:
 //!
 //! - every acknowledged event is stored once and nothing else: every game played is
 //!   the 33 plies, each once, in order, replaying to what its players were shown;
@@ -15,7 +16,8 @@
 //!   expiry; every lease granted or renewed runs a whole lease from its grant; every
 //!   clock mark written by the lease's holder at its epoch (triggers, `stall.rs`);
 //! - no game went without an acknowledged move for longer than twice the lease (one
-//!   fault at a time: a healthy node always exists).
+//!   fault of one node at a time: a healthy node exists), except while every node's
+//!   database is away (those waits are printed).
 //!
 //! The short run (each fault once) is in the cluster suite; the long run
 //! (`long_mixed_run_history`, `FLAGFALL_HISTORY_ROUNDS` rounds of every fault, 5 by
@@ -120,15 +122,21 @@ enum Fault {
     NatsRestart,
     DatabaseCut,
     Sigterm,
+    /// Every node's database connections cut for 1 s (PostgreSQL restarting).
+    DatabaseAwayBriefly,
+    /// Every node's database connections cut for 2 leases (PostgreSQL down).
+    DatabaseAway,
 }
 
-const FAULTS: [Fault; 6] = [
+const FAULTS: [Fault; 8] = [
     Fault::PauseInsideCommit,
     Fault::LeaseRowsHeld,
     Fault::Kill9WithClaimWaiting,
     Fault::NatsRestart,
     Fault::DatabaseCut,
     Fault::Sigterm,
+    Fault::DatabaseAwayBriefly,
+    Fault::DatabaseAway,
 ];
 
 /// Node `name`'s index.
@@ -138,8 +146,44 @@ fn index(c: &Cluster, name: &str) -> usize {
         .unwrap_or_else(|| panic!("{name:?} is not a node"))
 }
 
-/// Apply `fault` to node `t` (or the node its nature picks), and end it; what it did.
-async fn apply(c: &mut Cluster, db: &sqlx::PgPool, fault: Fault, t: usize) -> String {
+/// Apply `fault` to node `t` (or the node its nature picks), and end it; what it did,
+/// and when no node was healthy, if ever (from, to).
+async fn apply(
+    c: &mut Cluster,
+    db: &sqlx::PgPool,
+    fault: Fault,
+    t: usize,
+) -> (String, Option<(Instant, Instant)>) {
+    let what = match fault {
+        Fault::DatabaseAwayBriefly | Fault::DatabaseAway => {
+            let away = match fault {
+                Fault::DatabaseAway => 2 * LEASE,
+                _ => Duration::from_secs(1),
+            };
+            let from = Instant::now();
+            for n in &c.nodes {
+                n.proxy.cut();
+            }
+            tokio::time::sleep(away).await;
+            for n in &c.nodes {
+                n.proxy.restore();
+            }
+            for n in &c.nodes {
+                c.wait_health(n, 200, Duration::from_secs(20)).await;
+            }
+            let to = Instant::now();
+            return (
+                format!("every node's database connections cut for {away:?}"),
+                Some((from, to)),
+            );
+        }
+        _ => apply_to_one(c, db, fault, t).await,
+    };
+    (what, None)
+}
+
+/// Apply a fault of one node (or NATS): a healthy node remains throughout.
+async fn apply_to_one(c: &mut Cluster, db: &sqlx::PgPool, fault: Fault, t: usize) -> String {
     let dir = c.dir.clone();
     match fault {
         Fault::PauseInsideCommit => {
@@ -255,6 +299,7 @@ async fn apply(c: &mut Cluster, db: &sqlx::PgPool, fault: Fault, t: usize) -> St
             dir.set_usable(t, true);
             format!("{node} stopped with SIGTERM, started again a lease later")
         }
+        Fault::DatabaseAwayBriefly | Fault::DatabaseAway => unreachable!("every node's fault"),
     }
 }
 
@@ -271,11 +316,14 @@ async fn mixed_run(rounds: usize) {
     tokio::time::sleep(LEASE).await;
     let began = Instant::now();
     let mut applied: Vec<(Fault, Instant, String)> = Vec::new();
+    // When no node was healthy (every node's database away).
+    let mut none_healthy: Vec<(Instant, Instant)> = Vec::new();
     for round in 0..rounds {
         for (f, fault) in FAULTS.iter().enumerate() {
             let t = (round + f) % 3;
             let at = Instant::now();
-            let what = apply(&mut c, &db, *fault, t).await;
+            let (what, down) = apply(&mut c, &db, *fault, t).await;
+            none_healthy.extend(down);
             eprintln!(
                 "{} round {round}: {what} ({:?} after the run began)",
                 utc_now(),
@@ -309,6 +357,10 @@ async fn mixed_run(rounds: usize) {
     let mut last: std::collections::HashMap<&str, Instant> = Default::default();
     let mut worst: Vec<(Duration, String)> = Vec::new();
     let mut by_fault: Vec<Duration> = vec![Duration::ZERO; applied.len()];
+    assert!(
+        !played.acks.is_empty(),
+        "no ply was acknowledged in the whole run"
+    );
     for (game, at) in &played.acks {
         if let Some(prev) = last.insert(game.as_str(), *at) {
             let gap = *at - prev;
@@ -316,7 +368,12 @@ async fn mixed_run(rounds: usize) {
             if let Some(d) = during {
                 by_fault[d] = by_fault[d].max(gap);
             }
-            if gap > 2 * LEASE {
+            // While no node is healthy no game can move: such a wait is reported, not
+            // bounded.
+            let healthy = !none_healthy
+                .iter()
+                .any(|(from, to)| prev < *to && *at > *from);
+            if gap > 2 * LEASE && healthy {
                 worst.push((
                     gap,
                     format!(
