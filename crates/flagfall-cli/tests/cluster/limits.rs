@@ -131,8 +131,8 @@ async fn flood(
 }
 
 /// White, with a socket on each of the three nodes (the owner's and two others), sends
-/// illegal moves on all three at once, each socket at 80% of a node's rate (so no node
-/// drops one of them on its own): 2.4 times the allowance in all. What reaches the
+/// illegal moves on all three at once, each socket at 80% of a node's rate (so neither
+/// other node's bucket drops one of its socket's frames): 2.4 times the allowance in all. What reaches the
 /// game is one player's allowance (the burst and the rate over the flood), not three:
 /// the owner charges the routed actions to the bucket of White's socket on it. Then the
 /// allowance comes back (a move is acknowledged); the game stored nothing of the flood.
