@@ -197,6 +197,22 @@ for (const [width, viewport] of [
     await page.locator('.messages .notice', { hasText: 'The report details are saved' }).waitFor();
     await details.locator('dd', { hasText: 'Peoria' }).waitFor();
     assert.match(await details.textContent(), /2026-11-27 to 2026-11-28/);
+    // Without the ZIP code the US Chess file is refused, in words that say where to set it.
+    await details.locator('button.edit-details').click();
+    await page.fill('#rep-zip', '');
+    await details.locator('button.save-details').click();
+    // Saved: the form gives way to the details as they are, without the ZIP code.
+    await details.locator('button.edit-details').waitFor();
+    await details.locator('dd', { hasText: '62701' }).waitFor({ state: 'detached' });
+    await page.click('details.console-menu button.export-uscf-event');
+    const missing = await page.locator('.messages .error').textContent();
+    assert.match(missing, /^US Chess THEXPORT\.DBF could not be made: the US Chess report cannot be made: the US Chess report needs the ZIP code .*Report details/, missing);
+    await details.locator('button.edit-details').click();
+    await page.fill('#rep-zip', '62701');
+    await details.locator('button.save-details').click();
+    await page.locator('.messages .notice', { hasText: 'The report details are saved' }).waitFor();
+    await details.locator('dd', { hasText: '62701' }).waitFor();
+    assert.equal((await save(page, 'uscf-event')).bytes[0], 0x03);
     const trf2 = (await save(page, 'trf')).bytes.toString('utf8');
     assert.ok(trf2.includes('052 2026/11/28'), trf2);
     // The menu is still there after all that (its QR cards link did not vanish).

@@ -173,10 +173,10 @@ async fn the_report_details_take_the_dates_and_refuse_bad_ones() {
     play_two_rounds(&ev).await;
     let (status, _, body) = export(&ev, "uscf-event").await;
     assert_eq!(status, 409);
+    let said = String::from_utf8_lossy(&body);
     assert!(
-        String::from_utf8_lossy(&body).contains("the start date"),
-        "{}",
-        String::from_utf8_lossy(&body)
+        said.contains("the start date") && said.contains("the director console's Report details"),
+        "{said}"
     );
     let before = ev.state().await;
     for (body, field) in [

@@ -1573,9 +1573,17 @@ fn uscf_file(event: &Event, file: &str) -> Result<Response, ApiError> {
         }
     };
     let files = uscf::report(event, today()).map_err(|e| {
+        // The library names the command line's options; on the server the details are
+        // the console's (or `PUT .../report`'s).
+        let hint = if matches!(e, uscf::UscfError::Missing(_)) {
+            " (set them in the director console's Report details, or with PUT \
+             /api/events/{id}/report)"
+        } else {
+            ""
+        };
         refused(
             StatusCode::CONFLICT,
-            format!("the US Chess report cannot be made: {e}"),
+            format!("the US Chess report cannot be made: {e}{hint}"),
         )
     })?;
     let (name, bytes) = files.named()[index];
