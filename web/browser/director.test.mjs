@@ -63,7 +63,12 @@ for (const [width, viewport] of [
     await page.fill('#ev-rounds', '2');
     await page.selectOption('#ev-rules', 'uscf-2020');
     await page.fill('#ev-tc', 'G/5;d0');
+    // An end before the start is refused, naming the field.
     await page.fill('#ev-date', '2026-11-27');
+    await page.fill('#ev-end-date', '2026-11-20');
+    await page.click('form.new-evening button[type=submit]');
+    const order = await page.locator('form.new-evening .error', { hasText: 'end_date' }).textContent();
+    assert.match(order, /report\.end_date: "2026-11-20" is before the start date "2026-11-27"/, order);
     await page.fill('#ev-end-date', '2026-11-27');
     await page.fill('#ev-site', 'Springfield Chess Club');
     await page.fill('#ev-city', 'Springfield');
