@@ -237,6 +237,14 @@ for (const [width, viewport] of [
     await lost.waitForURL(/\/events\/[^/]+\/direct\?token=/);
     assert.equal(lost.url(), page.url());
     await lost.locator('.ev-summary').waitFor();
+    // Forgotten in this browser: gone from the list, after a reload too (the evening stays).
+    await lost.goto(`${server.base}/direct/`);
+    await lost.click(`section.remembered li[data-evening="${id}"] button.forget`);
+    await lost.locator(`section.remembered li[data-evening="${id}"]`).waitFor({ state: 'detached' });
+    await lost.reload();
+    await lost.locator('section.remembered').waitFor();
+    assert.equal(await lost.locator(`li[data-evening="${id}"]`).count(), 0);
+    assert.equal((await fetch(`${server.base}/api/events/${id}`)).status, 200);
     // Another browser (a fresh context) does not have it.
     const other = await openPage(browser, server.base, '/direct/', viewport);
     await other.page.locator('section.remembered').waitFor();
