@@ -348,6 +348,14 @@ export type EveningSummary = { id: string, name: string, format: string,
  */
 rounds: number, rounds_paired: number, rounds_complete: number, time_control: string | null, rules: string | null, play: Play, mode: Mode, confirm: Confirm, auto: boolean, check_in: boolean, tiebreaks: string, players: Array<EveningPlayer>, forbidden: Array<ForbiddenPairView>, 
 /**
+ * The start date (`YYYY-MM-DD`), for PGN, TRF and the rating reports.
+ */
+date?: string, 
+/**
+ * The site, for PGN and TRF.
+ */
+site?: string, 
+/**
  * The details the rating reports need (docs/events.md).
  */
 report: Record<string, string>, seq: number, 
@@ -458,6 +466,13 @@ export type PlayerLink = { name: string, number: number, link: string | null, wh
 export type PlayerLinks = { players: Array<PlayerLink>, };
 
 export type ChangeAnswer = { effects: Array<{ effect: string; round?: number; [k: string]: unknown }>, seq: number, };
+
+export type PlayerEdited = { effects: Array<{ effect: string; round?: number; [k: string]: unknown }>, seq: number, 
+/**
+ * The player's new personal link, when the name changed (each link is tied to its
+ * name: the old one no longer opens their page).
+ */
+link?: string, };
 
 export type PairingWarning = { 
 /**

@@ -181,6 +181,14 @@ pub struct EveningSummary {
     pub tiebreaks: String,
     pub players: Vec<EveningPlayer>,
     pub forbidden: Vec<ForbiddenPairView>,
+    /// The start date (`YYYY-MM-DD`), for PGN, TRF and the rating reports.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
+    pub date: Option<String>,
+    /// The site, for PGN and TRF.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
+    pub site: Option<String>,
     /// The details the rating reports need (docs/events.md).
     #[ts(type = "Record<string, string>")]
     pub report: Value,
@@ -351,6 +359,9 @@ pub struct Me {
 }
 
 /// A message of the evening's live socket.
+// A message is made, serialised and dropped at once (never stored in bulk): the first
+// variant's size costs nothing worth a box.
+#[allow(clippy::large_enum_variant)]
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, TS)]
 #[serde(tag = "type", rename_all = "snake_case")]
 pub enum LiveMessage {
@@ -464,6 +475,19 @@ pub struct ChangeAnswer {
     #[ts(type = "Array<{ effect: string; round?: number; [k: string]: unknown }>")]
     pub effects: Effects,
     pub seq: i64,
+}
+
+/// The answer of `PUT /api/events/{id}/players/{n}` (a player's details corrected).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, TS)]
+pub struct PlayerEdited {
+    #[ts(type = "Array<{ effect: string; round?: number; [k: string]: unknown }>")]
+    pub effects: Effects,
+    pub seq: i64,
+    /// The player's new personal link, when the name changed (each link is tied to its
+    /// name: the old one no longer opens their page).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
+    pub link: Option<String>,
 }
 
 /// A warning about a pairing set by hand (a repeated pairing, a colour rule broken).

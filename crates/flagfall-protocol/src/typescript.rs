@@ -82,6 +82,7 @@ pub fn typescript() -> String {
         ev::PlayerLink::decl(&cfg),
         ev::PlayerLinks::decl(&cfg),
         ev::ChangeAnswer::decl(&cfg),
+        ev::PlayerEdited::decl(&cfg),
         ev::PairingWarning::decl(&cfg),
         ev::OverrideAnswer::decl(&cfg),
         ev::ResultsAnswer::decl(&cfg),

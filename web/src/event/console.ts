@@ -12,6 +12,10 @@ import type { BoardView, DeputyCreated, Dispute, EveningLog, EveningPlayer, Even
 import { absolute, disputeText, eventApi, eventUpload, playerAction, resultText } from './common';
 import { liveEvening } from './live';
 import { uploadType } from './setupmodel';
+import { menuV } from './menu';
+import { PlayerEditor } from './players';
+import { rememberEvening } from './remember';
+import { ReportEditor } from './reportform';
 import { initialConsole, reduceConsole, type ConsoleAction, type ConsoleModel } from './model';
 
 const RESULTS = ['1-0', '1/2', '0-1', '+-', '-+', '--'];
@@ -20,6 +24,8 @@ class ConsoleCtrl {
   model: ConsoleModel = initialConsole();
   private frame = 0;
   private stopLive: () => void = () => {};
+  readonly editor = new PlayerEditor(() => this.onRedraw());
+  readonly details = new ReportEditor(() => this.onRedraw());
 
   constructor(
     readonly id: string,
@@ -326,11 +332,13 @@ function playersV(ctrl: ConsoleCtrl): VNode {
               p.paused ? act(p, 'resume', 'Resume') : act(p, 'pause', 'Pause'),
               p.withdrawn_from ? act(p, 'reinstate', 'Reinstate') : act(p, 'withdraw', 'Withdraw'),
               p.byes[next] ? act(p, 'cancel-bye', `Cancel the bye in round ${next}`, { round: next }) : act(p, 'bye', `Half-point bye in round ${next}`, { round: next, kind: 'half' }),
+              ...ctrl.editor.buttons(ctrl, p),
             ]),
           ]),
         ),
       ),
     ]),
+    ctrl.editor.view(ctrl),
     h(
       'form.add-player',
       {
@@ -344,7 +352,7 @@ function playersV(ctrl: ConsoleCtrl): VNode {
               ctrl.dispatch({ type: 'error', error: "A new player's name is missing." });
               return;
             }
-            void ctrl.act<PlayersAdded>('/players?check_in=true', 'POST', rating ? { name, rating: Number(rating) } : { name }, (a) => {
+            void ctrl.act<PlayersAdded>('/players?check_in=true', 'POST', rating ? { name, rating } : { name }, (a) => {
               form.reset();
               const p = a.players[0];
               ctrl.dispatch({ type: 'notice', notice: { text: `${p.name} is entered and checked in. Their personal link (give it to them, it is shown once): `, link: absolute(p.link) } });
@@ -481,15 +489,22 @@ export function mountEventConsole(root: HTMLElement, id: string, token: string |
     return () => {};
   }
   const ctrl: ConsoleCtrl = new ConsoleCtrl(id, token, () => render());
+  let remembered = '';
   const render = (): void => {
     const e = ctrl.model.event;
     if (e) document.title = `flagfall · ${e.name} · director`;
+    // This browser remembers the evening: /direct/ lists it again.
+    if (e && e.name !== remembered) {
+      remembered = e.name;
+      rememberEvening(id, token, e.name);
+    }
     vnode = patch(
       vnode,
       h('div#app', [
         headerV(ctrl),
         h('main.event-console', [
           e ? summaryV(e) : h('p', 'Reading the event…'),
+          menuV(ctrl),
           keepLinkV(ctrl),
           messagesV(ctrl),
           disputesV(ctrl),
@@ -497,6 +512,7 @@ export function mountEventConsole(root: HTMLElement, id: string, token: string |
           roundV(ctrl),
           playersV(ctrl),
           standingsV(ctrl),
+          ctrl.details.view(ctrl),
           logV(ctrl),
           toolsV(ctrl),
         ]),

@@ -57,6 +57,13 @@ pub enum LogRow {
     /// The details the rating reports need, set by the director (`PUT .../report`).
     Details {
         report: ReportInfo,
+        /// The start date set with them (`""` clears it); absent: unchanged (rows
+        /// stored before the details took it have none).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        date: Option<String>,
+        /// The site set with them, as the date.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        site: Option<String>,
         by: String,
         at: i64,
     },

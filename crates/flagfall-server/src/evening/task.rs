@@ -72,7 +72,19 @@ pub enum Op {
     /// A deputy director's token.
     Deputy,
     /// The details the rating reports need (replacing those set before).
-    SetReport(Box<ReportInfo>),
+    SetReport {
+        report: Box<ReportInfo>,
+        /// The start date (`Some("")` clears it; `None` leaves it).
+        date: Option<String>,
+        /// The site, as the date.
+        site: Option<String>,
+    },
+    /// The director's correction of a player's details ([`Change::EditPlayer`]); a new
+    /// name gives the player a new link when the director's token derives it.
+    EditPlayer {
+        change: Change,
+        director_token: Option<String>,
+    },
 }
 
 /// Why a command was not done.
@@ -316,6 +328,23 @@ async fn load(
     Ok(Some(h))
 }
 
+/// The report details with the start date and site set with them (`None`: unchanged),
+/// checked together (the end date not before the start): all or nothing.
+fn set_details(
+    event: &mut Event,
+    report: ReportInfo,
+    date: Option<&str>,
+    site: Option<&str>,
+) -> Result<(), EventError> {
+    if let Some(d) = date {
+        event.set_date(Some(d))?;
+    }
+    if let Some(s) = site {
+        event.set_site(Some(s))?;
+    }
+    event.set_report(report)
+}
+
 /// Apply stored log row `r`, the one after row `seq`, to `event` and `reports` (as
 /// loading does, and catching up with another node's changes): what followed.
 fn replay_row(
@@ -342,7 +371,15 @@ fn replay_row(
             note_report(event, reports, &rep);
             Ok(Vec::new())
         }
-        LogRow::Details { report, .. } => {
+        LogRow::Details {
+            report, date, site, ..
+        } => {
+            if let Some(d) = date {
+                event.date = Some(d).filter(|d| !d.is_empty());
+            }
+            if let Some(s) = site {
+                event.site = Some(s).filter(|s| !s.is_empty());
+            }
             event.report = report;
             Ok(vec![Effect::SettingChanged])
         }
@@ -986,18 +1023,55 @@ impl Task {
                 w = back;
                 r?;
             }
-            Op::SetReport(report) => {
+            Op::SetReport { report, date, site } => {
                 let report = *report;
-                w.snap
-                    .event
-                    .set_report(report.clone())
+                let mut event = w.snap.event.clone();
+                set_details(&mut event, report.clone(), date.as_deref(), site.as_deref())
                     .map_err(Refusal::Event)?;
+                w.snap.event = event;
                 w.row(&LogRow::Details {
                     report,
+                    date,
+                    site,
                     by: origin.by.clone(),
                     at: origin.at,
                 });
                 w.done.effects.push(Effect::SettingChanged);
+            }
+            Op::EditPlayer {
+                change,
+                director_token,
+            } => {
+                let Change::EditPlayer { player, name, .. } = &change else {
+                    return Err(Refusal::Conflict("not a player's edit".into()));
+                };
+                let old = w
+                    .snap
+                    .event
+                    .player(*player)
+                    .map_err(Refusal::Event)?
+                    .name
+                    .clone();
+                let name = name.trim().to_string();
+                w.apply(change, &origin).map_err(Refusal::Event)?;
+                if name != old {
+                    // Each player's link is tied to their name: the new name's link.
+                    let token = match &director_token {
+                        Some(d) => super::player_token(d, &w.snap.id, &name),
+                        None => random_hex(32).map_err(Refusal::Failed)?,
+                    };
+                    let hash = token_hash(&token);
+                    if w.snap.tokens.get(&hash) != Some(&Who::Player(name.clone())) {
+                        w.tokens.push(TournamentToken {
+                            token_hash: hash.clone(),
+                            tournament_id: w.snap.id.clone(),
+                            role: "player".into(),
+                            player: Some(name.clone()),
+                        });
+                    }
+                    w.snap.tokens.insert(hash, Who::Player(name.clone()));
+                    w.done.tokens.push((name, token));
+                }
             }
         }
         let w = self.settle(w, &origin, asking, Some(before), held).await?;

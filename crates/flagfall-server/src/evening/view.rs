@@ -324,6 +324,8 @@ pub fn summary(snap: &Snap, viewer: Viewer) -> EveningSummary {
                 note: f.note.clone(),
             })
             .collect(),
+        date: e.date.clone(),
+        site: e.site.clone(),
         report: serde_json::to_value(&e.report).unwrap_or(Value::Null),
         seq: snap.seq,
         disagreements: (viewer != Viewer::Public).then_some(disagreements),
