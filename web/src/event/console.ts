@@ -13,11 +13,15 @@ import { absolute, disputeText, eventApi, eventUpload, playerAction, resultText 
 import { liveEvening } from './live';
 import { uploadType } from './setupmodel';
 import { initialConsole, reduceConsole, type ConsoleAction, type ConsoleModel } from './model';
+import { refusalAbout } from './notices';
+import { RoundsPanel, latestToolsV, pastRoundV, repairNoticeV, roundPickerV } from './rounds';
 
 const RESULTS = ['1-0', '1/2', '0-1', '+-', '-+', '--'];
 
 class ConsoleCtrl {
   model: ConsoleModel = initialConsole();
+  /** Every round seen and corrected, unpairing, pairing by hand, players brought back (rounds.ts). */
+  readonly rounds: RoundsPanel = new RoundsPanel(this);
   private frame = 0;
   private stopLive: () => void = () => {};
 
@@ -41,6 +45,7 @@ class ConsoleCtrl {
       this.id,
       (msg) => {
         this.dispatch({ type: 'live', msg });
+        this.rounds.onLive(msg);
         // A change may bring disagreements or new rounds the message does not carry.
         if (msg.type === 'change') void this.refresh();
         this.fetchRecords();
@@ -85,7 +90,7 @@ class ConsoleCtrl {
       this.dispatch({ type: 'error', error: null });
       done?.(answer);
     } catch (e) {
-      this.dispatch({ type: 'error', error: (e as Error).message });
+      this.dispatch({ type: 'error', error: (e as Error).message, about: refusalAbout(tail, method) });
     }
     this.dispatch({ type: 'busy', on: false });
   }
@@ -109,7 +114,7 @@ class ConsoleCtrl {
       this.dispatch({
         type: 'notice',
         notice: {
-          text: `${a.players.length} player${a.players.length === 1 ? '' : 's'} entered from ${file.name}${checkIn ? ' and checked in' : ''}. Their personal links (give each their own, or print their QR cards):`,
+          text: `${a.players.length} player${a.players.length === 1 ? '' : 's'} entered from ${file.name}${checkIn ? ' and checked in' : ''}. Their personal links (give each their own), shown here until your next action; every player's QR card shows them again at any time:`,
           links: a.players.map((p) => ({ name: p.name, link: absolute(p.link) })),
         },
       });
@@ -347,7 +352,7 @@ function playersV(ctrl: ConsoleCtrl): VNode {
             void ctrl.act<PlayersAdded>('/players?check_in=true', 'POST', rating ? { name, rating: Number(rating) } : { name }, (a) => {
               form.reset();
               const p = a.players[0];
-              ctrl.dispatch({ type: 'notice', notice: { text: `${p.name} is entered and checked in. Their personal link (give it to them, it is shown once): `, link: absolute(p.link) } });
+              ctrl.dispatch({ type: 'notice', notice: { text: `${p.name} is entered and checked in. Their personal link (give it to them), shown here until your next action; their QR card shows it again at any time:`, links: [{ name: p.name, link: absolute(p.link) }] } });
             });
           },
         },
@@ -462,7 +467,7 @@ function toolsV(ctrl: ConsoleCtrl): VNode {
         on: {
           click: () =>
             void ctrl.act<DeputyCreated>('/deputy', 'POST', undefined, (a) =>
-              ctrl.dispatch({ type: 'notice', notice: { text: "A deputy's console link (it directs the evening and its games; shown once): ", link: absolute(`/events/${encodeURIComponent(ctrl.id)}/direct?token=${a.deputy_token}`) } }),
+              ctrl.dispatch({ type: 'notice', notice: { text: "A deputy's console link (it directs the evening and its games). It is shown only here, once: the server keeps no copy it could show again, so copy it now; if it is lost, make another deputy's link. ", link: absolute(`/events/${encodeURIComponent(ctrl.id)}/direct?token=${a.deputy_token}`) } }),
             ),
         },
       },
@@ -492,9 +497,12 @@ export function mountEventConsole(root: HTMLElement, id: string, token: string |
           e ? summaryV(e) : h('p', 'Reading the event…'),
           keepLinkV(ctrl),
           messagesV(ctrl),
+          repairNoticeV(ctrl.rounds),
           disputesV(ctrl),
           disagreementsV(ctrl),
-          roundV(ctrl),
+          roundPickerV(ctrl.rounds),
+          ctrl.rounds.showsPast() ? pastRoundV(ctrl.rounds) : roundV(ctrl),
+          latestToolsV(ctrl.rounds),
           playersV(ctrl),
           standingsV(ctrl),
           logV(ctrl),

@@ -7,6 +7,7 @@ import type { EveningSummary, Me, RoundView } from '../wire';
 import { eventApi, playerAction, resultText } from './common';
 import { liveEvening } from './live';
 import { initialPlayer, myBoard, reducePlayer, type PlayerAction, type PlayerModel } from './model';
+import { refusalAbout } from './notices';
 
 class PlayerCtrl {
   model: PlayerModel = initialPlayer();
@@ -14,6 +15,8 @@ class PlayerCtrl {
   private stopLive: () => void = () => {};
   private reading = false;
   private again = false;
+  /** Check-out asked, waiting for its confirmation. */
+  confirmOut = false;
 
   constructor(
     readonly id: string,
@@ -35,6 +38,8 @@ class PlayerCtrl {
       this.id,
       (msg) => {
         if (msg.type === 'state') this.dispatch({ type: 'event', event: msg.event });
+        // A refusal the change lifts is taken down (notices.ts).
+        if (msg.type === 'change') this.dispatch({ type: 'lift', effects: msg.effects });
         if (msg.type !== 'dispute') void this.read();
       },
       (live) => this.dispatch({ type: 'status', live }),
@@ -74,7 +79,7 @@ class PlayerCtrl {
       this.dispatch({ type: 'notice', notice });
       void this.read();
     } catch (e) {
-      this.dispatch({ type: 'error', error: (e as Error).message });
+      this.dispatch({ type: 'error', error: (e as Error).message, about: refusalAbout(tail, 'POST') });
     }
   }
 }
@@ -89,11 +94,32 @@ function checkInV(ctrl: PlayerCtrl, me: Me): VNode {
   if (me.checked_in)
     return h('div.checkin.done', [
       h('p.status', me.paused ? 'Checked in, paused: you are not paired until you resume (ask the director).' : 'You are checked in: you will be paired.'),
-      h('button.check-out', { attrs: { type: 'button', disabled: ctrl.model.busy }, on: { click: () => void ctrl.act(playerAction(n, 'check-out'), undefined, 'You are checked out: you will not be paired.') } }, 'Check out'),
+      ctrl.confirmOut ? checkOutConfirmV(ctrl, me, n) : h('button.check-out', { attrs: { type: 'button', disabled: ctrl.model.busy }, on: { click: () => ((ctrl.confirmOut = true), ctrl.dispatch({ type: 'busy', on: false })) } }, 'Check out'),
     ]);
   return h('div.checkin', [
     h('p.status', 'You are not checked in yet: only checked-in players are paired.'),
     h('button.primary.check-in', { attrs: { type: 'button', disabled: ctrl.model.busy }, on: { click: () => void ctrl.act(playerAction(n, 'check-in'), undefined, 'You are checked in.') } }, "I'm here: check in"),
+  ]);
+}
+
+/** Check-out asks first: one tap must not cost a round (issue 31, item 4). */
+function checkOutConfirmV(ctrl: PlayerCtrl, me: Me, n: number): VNode {
+  const next = (me.round ?? 0) + 1;
+  const close = (): void => {
+    ctrl.confirmOut = false;
+    ctrl.dispatch({ type: 'busy', on: false });
+  };
+  const playing = !!me.board && (me.results ?? []).some((r) => r === null);
+  return h('div.confirm-out', { attrs: { role: 'alertdialog', 'aria-labelledby': 'confirm-out-text' } }, [
+    h('p#confirm-out-text', [
+      h('strong', 'Check out? '),
+      `You will not be paired in round ${next} or after, until you check in again.`,
+      playing ? ` Your game of round ${me.round} still counts: finish it.` : '',
+    ]),
+    h('div.buttons', [
+      h('button.danger.confirm-check-out', { attrs: { type: 'button', disabled: ctrl.model.busy }, on: { click: () => { ctrl.confirmOut = false; void ctrl.act(playerAction(n, 'check-out'), undefined, `You are checked out: you will not be paired from round ${next}. Check in again to be paired.`); } } }, 'Yes, check me out'),
+      h('button.keep-in', { attrs: { type: 'button' }, on: { click: close } }, 'No, stay checked in'),
+    ]),
   ]);
 }
 
