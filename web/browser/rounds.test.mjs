@@ -8,7 +8,9 @@
 // Screenshots at desktop and phone width go to web/screenshots/.
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
-import { eventApi, shot, startBrowser, startServer, DESKTOP, PHONE, openPage as openPageOf } from './harness.mjs';
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { eventApi, screenshotDir, shot, startBrowser, startServer, DESKTOP, PHONE, openPage as openPageOf } from './harness.mjs';
 
 let server;
 let browser;
@@ -33,6 +35,20 @@ async function shots(page, name, width = DESKTOP) {
   await page.setViewportSize(PHONE);
   await shot(page, `${name}-phone`, true);
   await page.setViewportSize(width);
+}
+
+/** A part of a page as it is now (its element alone: a phone's full page is too tall to read). */
+async function part(locator, name) {
+  mkdirSync(screenshotDir, { recursive: true });
+  // A live change may draw the element again as it is taken: taken again then.
+  for (let i = 0; ; i++) {
+    try {
+      await locator.screenshot({ path: join(screenshotDir, `${name}.png`) });
+      return;
+    } catch (e) {
+      if (i === 2) throw e;
+    }
+  }
 }
 
 /** The page's errors, less the browser's own line for each refused request (the page shows those). */
@@ -95,8 +111,14 @@ for (const [width, label] of [
     const phone = await openPage(new URL(ev.player[moved.white.name].link, server.base).pathname + new URL(ev.player[moved.white.name].link, server.base).search, PHONE);
     await phone.page.locator('.boardno .number', { hasText: String(was.board) }).waitFor();
 
+    // The hall's projector, held on the pairings.
+    const projector = await openPage(`/events/${ev.id}/projector`, DESKTOP);
+    await projector.page.getByRole('button', { name: 'Pairings' }).click();
+    await projector.page.locator('table.pj-pairings').waitFor();
     const director = await openPage(ev.urls.director, width);
     const cons = director.page;
+    // The desktop run takes each page at both widths; the phone run the part it is about, as the phone shows it.
+    const look = (name, what) => (label === 'desktop' ? shots(cons, `rounds-console-${name}`, width) : part(cons.locator(what), `rounds-console-${name}-phone-part`));
     await cons.locator('h2#round-title', { hasText: 'Round 3' }).waitFor();
     // Every round is there to look at: round 1 while round 3 is paired.
     await cons.locator('nav.round-picker button[data-round="3"][aria-pressed="true"]').waitFor();
@@ -107,7 +129,7 @@ for (const [width, label] of [
       const row = cons.locator(`section.round.past tr[data-board="${b.board}"]`);
       assert.match(await row.textContent(), new RegExp(`${b.white.name} \\(${b.white.number}\\).*${b.black.name} \\(${b.black.number}\\)`));
     }
-    await shots(cons, `rounds-console-round1-${label}`, width);
+    await look('round1', 'section.round.past');
 
     // The correction: the warning before it is confirmed names round 3 and the boards.
     await cons.selectOption(`#past-1-${board}-0`, result);
@@ -121,7 +143,7 @@ for (const [width, label] of [
     assert.equal(await confirm.locator('table.new-pairing tr.changed').count(), rep.boards.length);
     // Nothing changed yet.
     assert.deepEqual(await api('GET', `/api/events/${ev.id}/rounds/3`), round3);
-    await shots(cons, `rounds-console-correction-warning-${label}`, width);
+    await look('correction-warning', '.confirm-correction');
     await confirm.locator('button.confirm').click();
 
     // After it: the notice that stays, naming round 3, the boards and the slips to print again.
@@ -139,11 +161,18 @@ for (const [width, label] of [
     // The player's phone moved to her new board without a reload.
     await phone.page.locator('.boardno .number', { hasText: String(moved.board) }).waitFor();
     await phone.page.locator('.pairing', { hasText: `against ${moved.black.name}` }).waitFor();
-    await shots(phone.page, `rounds-player-moved-${label}`, PHONE);
+    // The projector shows round 3 as it is paired now, without a reload.
+    for (const b of rep.after.boards) {
+      await projector.page.locator('table.pj-pairings tbody tr', { has: projector.page.locator('td.white', { hasText: b.white.name }) }).filter({ has: projector.page.locator('td.black', { hasText: b.black.name }) }).waitFor();
+    }
+    // And says so, in case she already sat at her old board.
+    await phone.page.locator('.messages .notice', { hasText: `Round 3 was paired again: your board changed. You are now on board ${moved.board}, White against ${moved.black.name}` }).waitFor();
+    if (label === 'desktop') await shots(phone.page, 'rounds-player-moved', PHONE);
     // The notice stays across a reload, until dismissed.
     await cons.reload();
     await notice.waitFor();
-    await shots(cons, `rounds-console-repair-notice-${label}`, width);
+    await cons.locator('h2#round-title', { hasText: 'Round 3' }).waitFor();
+    await look('repair-notice', 'section.repair-notice');
     await notice.locator('button.dismiss').click();
     await notice.waitFor({ state: 'detached' });
     await cons.reload();
@@ -155,7 +184,7 @@ for (const [width, label] of [
     const unpair = cons.locator('.confirm-unpair');
     await unpair.waitFor();
     assert.match(await unpair.textContent(), /Delete round 3's pairing\? Nothing in it is played/);
-    await shots(cons, `rounds-console-unpair-${label}`, width);
+    await look('unpair', 'section.round-tools');
     await unpair.locator('button.confirm-unpair-now').click();
     await cons.locator('.messages .notice', { hasText: "Round 3's pairing is deleted" }).waitFor();
     await cons.locator('h2#round-title', { hasText: 'Round 2 (complete)' }).waitFor();
@@ -163,6 +192,8 @@ for (const [width, label] of [
     await phone.page.locator('h2', { hasText: 'Round 2' }).waitFor();
     await cons.click('button.start-round');
     await cons.locator('h2#round-title', { hasText: 'Round 3' }).waitFor();
+    // The notice that round 3 is deleted no longer holds: it goes.
+    await cons.locator('.messages .notice', { hasText: "Round 3's pairing is deleted" }).waitFor({ state: 'detached' });
 
     // A pairing by hand: boards 1 and 2 exchange their Black players.
     const paired = await api('GET', `/api/events/${ev.id}/rounds/3`);
@@ -176,7 +207,7 @@ for (const [width, label] of [
     assert.equal(await manual.locator('button.save-manual').isDisabled(), true);
     await manual.locator('select[aria-label="board 2 Black"]').selectOption(String(b1.black.number));
     await manual.locator('p.error').waitFor({ state: 'detached' });
-    await shots(cons, `rounds-console-manual-${label}`, width);
+    await look('manual', 'section.round-tools');
     await manual.locator('button.save-manual').click();
     await manual.locator('.confirm-manual', { hasText: "Replace round 3's pairing with this one" }).waitFor();
     await manual.locator('button.confirm-manual-save').click();
@@ -189,12 +220,12 @@ for (const [width, label] of [
     ]);
     assert.deepEqual(byHand.boards.slice(2).map((b) => [b.white.number, b.black.number]), paired.boards.slice(2).map((b) => [b.white.number, b.black.number]));
     await cons.locator(`table.pairings tr[data-board="1"]`, { hasText: b2.black.name }).waitFor();
-    await shots(cons, `rounds-console-manual-done-${label}`, width);
+    await look('manual-done', 'section.round');
 
     assert.deepEqual(pageErrors(director.errors), []);
     assert.deepEqual(phone.errors, []);
-    await director.ctx.close();
-    await phone.ctx.close();
+    assert.deepEqual(projector.errors, []);
+    for (const p of [director, phone, projector]) await p.ctx.close();
   });
 }
 
@@ -245,10 +276,16 @@ test('a check-out asks first on the phone; the console names who played round 1 
   assert.match(await left.textContent(), new RegExp(`Played round 1, not paired in round 2.*Di \\(${di.number}\\): checked out`));
   await phone.page.locator('.myround', { hasText: 'Round 2' }).waitFor();
   await shots(cons, 'rounds-console-left-out');
+  await cons.setViewportSize(PHONE);
+  await part(left, 'rounds-console-left-out-phone-part');
+  await cons.setViewportSize(DESKTOP);
   // Brought back: checked in, round 2 paired again with her, after a confirmation.
   await left.locator('button.bring-back').click();
   await left.locator('.confirm-bring', { hasText: 'Bring back Di' }).waitFor();
   await shots(cons, 'rounds-console-bring-back');
+  await cons.setViewportSize(PHONE);
+  await part(left, 'rounds-console-bring-back-phone-part');
+  await cons.setViewportSize(DESKTOP);
   await left.locator('button.confirm-bring-back').click();
   await cons.locator('.messages .notice', { hasText: 'Di is back, and round 2 is paired again' }).waitFor();
   await left.waitFor({ state: 'detached' });
@@ -270,6 +307,8 @@ test('a check-out asks first on the phone; the console names who played round 1 
   await deputy.waitFor();
   assert.match(await deputy.textContent(), /shown only here, once: .* if it is lost, make another deputy's link/);
   await shots(cons, 'rounds-console-link-shown-once');
+  await cons.setViewportSize(PHONE);
+  await part(cons.locator('.messages'), 'rounds-console-link-shown-once-phone-part');
 
   assert.deepEqual(pageErrors(director.errors), []);
   assert.deepEqual(phone.errors, []);

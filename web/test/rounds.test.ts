@@ -60,6 +60,14 @@ describe('refusals that stay true', () => {
     m = reduceConsole(m, { type: 'error', error: 'Could not read the event' });
     m = reduceConsole(m, { type: 'live', msg: { type: 'change', seq: 4, rows: [], effects: [{ effect: 'round-paired', round: 2 }] } });
     expect(m.error).toBe('Could not read the event');
+    // A notice that holds until a later change of a kind: taken down by it, not by its own change.
+    m = reduceConsole(m, { type: 'notice', notice: { text: 'round 2 is deleted', until: ['round-paired'], after: 7 } });
+    m = reduceConsole(m, { type: 'live', msg: { type: 'change', seq: 7, rows: [], effects: [{ effect: 'round-paired', round: 2 }] } });
+    expect(m.notice?.text).toBe('round 2 is deleted');
+    m = reduceConsole(m, { type: 'live', msg: { type: 'change', seq: 8, rows: [], effects: [{ effect: 'player-changed', player: 1 }] } });
+    expect(m.notice?.text).toBe('round 2 is deleted');
+    m = reduceConsole(m, { type: 'live', msg: { type: 'change', seq: 9, rows: [], effects: [{ effect: 'round-paired', round: 2 }] } });
+    expect(m.notice).toBeNull();
     let p = reducePlayer(initialPlayer(), { type: 'error', error: 'already in', about: 'board:1:1' });
     p = reducePlayer(p, { type: 'lift', effects: [{ effect: 'results-changed', round: 1, board: 1 }] });
     expect(p.error).toBeNull();

@@ -19,7 +19,14 @@ export interface ConsoleModel {
   /** What the refusal is about (notices.ts): it is taken down when a change lifts it. */
   errorAbout?: string | null;
   /** What was just done (a new player's link, a deputy's link, the links of the players a file brought). */
-  notice: { text: string; link?: string; links?: { name: string; link: string }[] } | null;
+  notice: {
+    text: string;
+    link?: string;
+    links?: { name: string; link: string }[];
+    /** Taken down by a later change (its log past `after`) with one of these effects: it no longer holds then. */
+    until?: string[];
+    after?: number;
+  } | null;
   busy: boolean;
 }
 
@@ -60,9 +67,12 @@ export function reduceConsole(m: ConsoleModel, a: ConsoleAction): ConsoleModel {
       if (msg.type === 'dispute') return { ...m, disputes: msg.disputes, records: keepRecords(m.records, msg.disputes) };
       const disputes = msg.disputes ?? m.disputes;
       const lifted = m.error !== null && m.errorAbout !== undefined && refusalLifted(m.errorAbout, msg.effects);
+      const until = m.notice?.until;
+      const stale = !!until && msg.seq > (m.notice?.after ?? 0) && msg.effects.some((e) => until.includes(e.effect));
       return {
         ...m,
         ...(lifted ? { error: null, errorAbout: null } : {}),
+        ...(stale ? { notice: null } : {}),
         event: withPlayers(m.event, msg.players),
         round: msg.round !== undefined ? msg.round : m.round,
         standings: msg.standings !== undefined ? msg.standings : m.standings,

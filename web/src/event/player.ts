@@ -62,7 +62,9 @@ class PlayerCtrl {
       do {
         this.again = false;
         const me = await eventApi<Me>(this.id, '/me', this.token);
+        const moved = boardMoved(this.model.me, me);
         this.dispatch({ type: 'me', me });
+        if (moved) this.dispatch({ type: 'notice', notice: moved });
         if (me.round) this.dispatch({ type: 'round', round: await eventApi<RoundView>(this.id, `/rounds/${me.round}`, this.token) });
         if (!this.model.event) this.dispatch({ type: 'event', event: await eventApi<EveningSummary>(this.id, '', this.token) });
       } while (this.again);
@@ -85,6 +87,19 @@ class PlayerCtrl {
 }
 
 const colourName = (c: string): string => (c === 'white' ? 'White' : 'Black');
+
+/**
+ * When the same round's board changed under the player (a correction of an earlier round
+ * paired it again, the director unpaired it or paired it by hand): the words that say so,
+ * so that a player already seated is not left at the old board.
+ */
+export function boardMoved(before: Me | null, now: Me): string | null {
+  if (!before?.round || before.round !== now.round || !before.board) return null;
+  if (before.board === now.board && before.opponent?.number === now.opponent?.number && before.colour === now.colour) return null;
+  const was = `board ${before.board} against ${before.opponent?.name ?? '?'}`;
+  if (!now.board || !now.opponent || !now.colour) return `Round ${now.round} was paired again: you are no longer on ${was}.${now.bye ? ` You have a bye (${now.bye}).` : ''}`;
+  return `Round ${now.round} was paired again: your board changed. You are now on board ${now.board}, ${colourName(now.colour)} against ${now.opponent.name} (not ${was}).`;
+}
 
 function checkInV(ctrl: PlayerCtrl, me: Me): VNode {
   // A name no longer in the evening (removed before round 1) has no pairing number.

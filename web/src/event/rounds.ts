@@ -158,9 +158,10 @@ export class RoundsPanel {
 
   async unpair(): Promise<void> {
     const r = this.latest;
-    await this.host.act<ChangeAnswer>(`/rounds/${r}`, 'DELETE', undefined, () => {
+    await this.host.act<ChangeAnswer>(`/rounds/${r}`, 'DELETE', undefined, (a) => {
       this.unpairing = false;
-      this.host.dispatch({ type: 'notice', notice: { text: `Round ${r}'s pairing is deleted: the players' phones and the projector show no round ${r} until you pair it again. Slips printed for it are void.` } });
+      // True until the round is paired again.
+      this.host.dispatch({ type: 'notice', notice: { text: `Round ${r}'s pairing is deleted: the players' phones and the projector show no round ${r} until you pair it again. Slips printed for it are void.`, until: ['round-paired'], after: a.seq } });
     });
     this.redraw();
   }
@@ -195,7 +196,8 @@ export class RoundsPanel {
       const warnings = answer.warnings.map((w) => w.text);
       this.host.dispatch({
         type: 'notice',
-        notice: { text: `Round ${m.round} is paired as you set it${warnings.length ? `, against the rules of the system: ${warnings.join('; ')}` : ''}. It is not paired again after corrections. Print its pairings and slips again.` },
+        // True until the round is deleted or another is paired.
+        notice: { text: `Round ${m.round} is paired as you set it${warnings.length ? `, against the rules of the system: ${warnings.join('; ')}` : ''}. It is not paired again after corrections. Print its pairings and slips again.`, until: ['round-deleted', 'round-paired'] },
       });
     });
     if (this.manual) this.manual.confirming = false;
@@ -206,10 +208,10 @@ export class RoundsPanel {
     const b = this.bringBack;
     if (!b) return;
     const r = this.latest;
-    await this.host.act<ChangeAnswer>(`/rounds/${r}/pair-again`, 'POST', { players: b.players }, () => {
+    await this.host.act<ChangeAnswer>(`/rounds/${r}/pair-again`, 'POST', { players: b.players }, (a) => {
       this.bringBack = null;
       const names = b.players.map((n) => this.event?.players.find((p) => p.number === n)?.name ?? `player ${n}`);
-      this.host.dispatch({ type: 'notice', notice: { text: `${names.join(' and ')} ${names.length === 1 ? 'is' : 'are'} back, and round ${r} is paired again with ${names.length === 1 ? 'them' : 'them all'}. Print round ${r}'s pairings and slips again.` } });
+      this.host.dispatch({ type: 'notice', notice: { text: `${names.join(' and ')} ${names.length === 1 ? 'is' : 'are'} back, and round ${r} is paired again with ${names.length === 1 ? 'them' : 'them all'}. Print round ${r}'s pairings and slips again.`, until: ['round-deleted', 'round-paired', 'pairing-replaced'], after: a.seq } });
     });
     if (this.bringBack) this.bringBack.confirming = false;
     this.redraw();
@@ -468,7 +470,7 @@ export function latestToolsV(p: RoundsPanel): VNode | null {
   if (!r || r.round !== p.latest) return null;
   const played = r.boards.some((b) => b.results.some((x) => x !== null));
   return h('section.round-tools', { attrs: { 'aria-labelledby': 'round-tools-title' } }, [
-    h('h2#round-tools-title', `Round ${r.round}: players out, unpairing, pairing by hand`),
+    h('h2#round-tools-title', `Round ${r.round}'s pairing`),
     leftV(p, r),
     played
       ? h('p.muted', `Round ${r.round} has results: it can no longer be unpaired or paired by hand (correct its results instead).`)
