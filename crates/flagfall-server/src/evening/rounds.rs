@@ -4,28 +4,52 @@
 //! bringing them back into the latest round (docs/events.md "On the server").
 
 use flagfall_events::change::Effect;
-use flagfall_events::event::{Cell, Event, EventError, Round};
+use std::collections::HashSet;
+
+use flagfall_events::event::{Event, EventError, Round};
 use flagfall_events::tiebreak::ByeKind;
 use flagfall_protocol::evening::{KeptPreview, LeftPlayer, LeftWhy, RepairPreview, ResultPreview};
 
 use super::Snap;
 use super::view::{self, Viewer};
 
-/// Whether player `id` was absent (not paired, no bye of their own) in round `r`.
-fn absent(event: &Event, id: u32, r: u32) -> bool {
-    matches!(event.cell(id, r), Cell::Bye(ByeKind::Absent))
-}
-
 /// The players who played round `r - 1` (a board or a bye of theirs) and are absent from
-/// round `r`, and why as their record says now.
+/// round `r`, and why as their record says now. Linear in the two rounds' size (it is
+/// part of every round the director reads).
 pub fn left_players(event: &Event, r: u32) -> Vec<LeftPlayer> {
-    if r < 2 || r > event.rounds_paired() {
+    let (Some(before), Some(now)) = (
+        r.checked_sub(2)
+            .and_then(|i| event.round_list.get(i as usize)),
+        r.checked_sub(1)
+            .and_then(|i| event.round_list.get(i as usize)),
+    ) else {
         return Vec::new();
-    }
+    };
+    let absent = |round: &Round| -> HashSet<u32> {
+        round
+            .byes
+            .iter()
+            .filter(|b| b.kind == ByeKind::Absent)
+            .map(|b| b.player)
+            .collect()
+    };
+    let played: HashSet<u32> = before
+        .boards
+        .iter()
+        .flat_map(|b| [b.white, b.black])
+        .chain(
+            before
+                .byes
+                .iter()
+                .filter(|b| b.kind != ByeKind::Absent)
+                .map(|b| b.player),
+        )
+        .collect();
+    let gone = absent(now);
     event
         .players
         .iter()
-        .filter(|p| p.joined_round < r && !absent(event, p.id, r - 1) && absent(event, p.id, r))
+        .filter(|p| played.contains(&p.id) && gone.contains(&p.id))
         .map(|p| {
             let why = if p.withdrawn_from.is_some_and(|w| w <= r) {
                 LeftWhy::Withdrawn
