@@ -293,6 +293,9 @@ test('a check-out asks first on the phone; the console names who played round 1 
   assert.ok(round2.boards.some((b) => b.white.name === 'Di' || b.black.name === 'Di'), JSON.stringify(round2));
   await phone.page.locator('.boardno .number').waitFor();
   await phone.page.locator('.checkin.done').waitFor();
+  // Her page says she is paired now; its "checked out" notice no longer holds and is gone.
+  await phone.page.locator('.messages .notice', { hasText: 'Round 2 was paired again: you are paired now, on board' }).waitFor();
+  assert.equal(await phone.page.locator('.messages .notice', { hasText: 'You are checked out' }).count(), 0);
   await shots(phone.page, 'rounds-player-back', PHONE);
 
   // A link shown once says where to find it again.

@@ -68,6 +68,13 @@ describe('refusals that stay true', () => {
     expect(m.notice?.text).toBe('round 2 is deleted');
     m = reduceConsole(m, { type: 'live', msg: { type: 'change', seq: 9, rows: [], effects: [{ effect: 'round-paired', round: 2 }] } });
     expect(m.notice).toBeNull();
+    // A player's notice goes once it no longer holds of her view.
+    const me = { name: 'Di', in_event: true, checked_in: false };
+    let q = reducePlayer(initialPlayer(), { type: 'notice', notice: 'You are checked out', holds: (x) => x.checked_in === false });
+    q = reducePlayer(q, { type: 'me', me });
+    expect(q.notice).toBe('You are checked out');
+    q = reducePlayer(q, { type: 'me', me: { ...me, checked_in: true } });
+    expect(q.notice).toBeNull();
     let p = reducePlayer(initialPlayer(), { type: 'error', error: 'already in', about: 'board:1:1' });
     p = reducePlayer(p, { type: 'lift', effects: [{ effect: 'results-changed', round: 1, board: 1 }] });
     expect(p.error).toBeNull();

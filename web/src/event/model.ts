@@ -109,6 +109,8 @@ export interface PlayerModel {
   /** What the refusal is about (notices.ts): it is taken down when a change lifts it. */
   errorAbout?: string | null;
   notice: string | null;
+  /** Whether the notice still holds of the player's view: it is taken down when it does not. */
+  noticeHolds?: (me: Me) => boolean;
   /** The results chosen in the report form, one per game of the board. */
   report: string[];
   busy: boolean;
@@ -122,7 +124,7 @@ export type PlayerAction =
   | { type: 'report'; game: number; result: string }
   | { type: 'error'; error: string | null; about?: string }
   | { type: 'lift'; effects: { effect: string; round?: number; [k: string]: unknown }[] }
-  | { type: 'notice'; notice: string | null }
+  | { type: 'notice'; notice: string | null; holds?: (me: Me) => boolean }
   | { type: 'busy'; on: boolean };
 
 export function initialPlayer(): PlayerModel {
@@ -134,7 +136,8 @@ export function reducePlayer(m: PlayerModel, a: PlayerAction): PlayerModel {
     case 'me': {
       // A new board (or a new round) starts a fresh report form.
       const fresh = a.me.round !== m.me?.round || a.me.board !== m.me?.board;
-      return { ...m, me: a.me, report: fresh ? (a.me.results ?? []).map(() => '') : m.report };
+      const stale = m.notice !== null && !!m.noticeHolds && !m.noticeHolds(a.me);
+      return { ...m, me: a.me, report: fresh ? (a.me.results ?? []).map(() => '') : m.report, ...(stale ? { notice: null, noticeHolds: undefined } : {}) };
     }
     case 'event':
       return { ...m, event: a.event };
@@ -152,7 +155,7 @@ export function reducePlayer(m: PlayerModel, a: PlayerAction): PlayerModel {
     case 'lift':
       return m.error !== null && m.errorAbout !== undefined && refusalLifted(m.errorAbout, a.effects) ? { ...m, error: null, errorAbout: null } : m;
     case 'notice':
-      return { ...m, notice: a.notice, error: null, busy: false };
+      return { ...m, notice: a.notice, noticeHolds: a.holds, error: null, busy: false };
     case 'busy':
       return { ...m, busy: a.on };
   }

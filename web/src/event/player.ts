@@ -74,11 +74,12 @@ class PlayerCtrl {
     this.reading = false;
   }
 
-  async act(tail: string, body: unknown, notice: string): Promise<void> {
+  /** A player's action; its notice is taken down once `holds` no longer holds of the player's view (a check-out undone by the director, ...). */
+  async act(tail: string, body: unknown, notice: string, holds?: (me: Me) => boolean): Promise<void> {
     this.dispatch({ type: 'busy', on: true });
     try {
       await eventApi(this.id, tail, this.token, 'POST', body);
-      this.dispatch({ type: 'notice', notice });
+      this.dispatch({ type: 'notice', notice, holds });
       void this.read();
     } catch (e) {
       this.dispatch({ type: 'error', error: (e as Error).message, about: refusalAbout(tail, 'POST') });
@@ -94,8 +95,9 @@ const colourName = (c: string): string => (c === 'white' ? 'White' : 'Black');
  * so that a player already seated is not left at the old board.
  */
 export function boardMoved(before: Me | null, now: Me): string | null {
-  if (!before?.round || before.round !== now.round || !before.board) return null;
+  if (!before?.round || before.round !== now.round) return null;
   if (before.board === now.board && before.opponent?.number === now.opponent?.number && before.colour === now.colour) return null;
+  if (!before.board) return now.board && now.opponent && now.colour ? `Round ${now.round} was paired again: you are paired now, on board ${now.board}, ${colourName(now.colour)} against ${now.opponent.name}.` : null;
   const was = `board ${before.board} against ${before.opponent?.name ?? '?'}`;
   if (!now.board || !now.opponent || !now.colour) return `Round ${now.round} was paired again: you are no longer on ${was}.${now.bye ? ` You have a bye (${now.bye}).` : ''}`;
   return `Round ${now.round} was paired again: your board changed. You are now on board ${now.board}, ${colourName(now.colour)} against ${now.opponent.name} (not ${was}).`;
@@ -113,7 +115,7 @@ function checkInV(ctrl: PlayerCtrl, me: Me): VNode {
     ]);
   return h('div.checkin', [
     h('p.status', 'You are not checked in yet: only checked-in players are paired.'),
-    h('button.primary.check-in', { attrs: { type: 'button', disabled: ctrl.model.busy }, on: { click: () => void ctrl.act(playerAction(n, 'check-in'), undefined, 'You are checked in.') } }, "I'm here: check in"),
+    h('button.primary.check-in', { attrs: { type: 'button', disabled: ctrl.model.busy }, on: { click: () => void ctrl.act(playerAction(n, 'check-in'), undefined, 'You are checked in.', (m) => m.checked_in === true) } }, "I'm here: check in"),
   ]);
 }
 
@@ -132,7 +134,7 @@ function checkOutConfirmV(ctrl: PlayerCtrl, me: Me, n: number): VNode {
       playing ? ` Your game of round ${me.round} still counts: finish it.` : '',
     ]),
     h('div.buttons', [
-      h('button.danger.confirm-check-out', { attrs: { type: 'button', disabled: ctrl.model.busy }, on: { click: () => { ctrl.confirmOut = false; void ctrl.act(playerAction(n, 'check-out'), undefined, `You are checked out: you will not be paired from round ${next}. Check in again to be paired.`); } } }, 'Yes, check me out'),
+      h('button.danger.confirm-check-out', { attrs: { type: 'button', disabled: ctrl.model.busy }, on: { click: () => { ctrl.confirmOut = false; void ctrl.act(playerAction(n, 'check-out'), undefined, `You are checked out: you will not be paired from round ${next}. Check in again to be paired.`, (m) => m.checked_in === false); } } }, 'Yes, check me out'),
       h('button.keep-in', { attrs: { type: 'button' }, on: { click: close } }, 'No, stay checked in'),
     ]),
   ]);
