@@ -501,3 +501,98 @@ async fn who_left_is_named_and_brought_back_into_the_round() {
     assert_eq!(ev.state().await, state);
     srv.stop().await;
 }
+
+/// A Double Swiss board is two games: its correction is previewed with both results, and
+/// the preview is what the change then does.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_two_game_board_is_previewed_with_both_results() {
+    let srv = Server::start().await;
+    let ev = Evening::create(
+        srv.addr,
+        json!({"name":"Double","format":"double-swiss","rounds":4,"time_control":"G/3;d2",
+               "rules":"uscf-2020","play":"board"}),
+    )
+    .await;
+    let players: Vec<Value> = ["Ann", "Bob", "Cy", "Di", "Eve", "Fay", "Gus", "Hal"]
+        .iter()
+        .enumerate()
+        .map(|(i, n)| json!({"name": n, "rating": 1900 - 30 * i as u32}))
+        .collect();
+    ev.director(
+        "POST",
+        "/players?check_in=true",
+        json!({ "players": players }),
+        201,
+    )
+    .await;
+    for r in 1..=2u32 {
+        let round = ev.director("POST", "/rounds", Value::Null, 201).await;
+        for (i, _) in pairs(&round).iter().enumerate() {
+            let results = [
+                ["1-0", "1/2"],
+                ["0-1", "0-1"],
+                ["1/2", "1-0"],
+                ["1-0", "1-0"],
+            ][(i + r as usize) % 4];
+            ev.director(
+                "POST",
+                &format!("/rounds/{r}/boards/{}/result", i + 1),
+                json!({ "results": results }),
+                200,
+            )
+            .await;
+        }
+    }
+    ev.director("POST", "/rounds", Value::Null, 201).await;
+    let round3 = ev.get("/rounds/3").await;
+    let log = ev.director("GET", "/log", Value::Null, 200).await;
+    let mut found = None;
+    'search: for board in 1..=4u32 {
+        for results in [["0-1", "0-1"], ["1-0", "1-0"], ["1/2", "1/2"]] {
+            let p = ev
+                .director(
+                    "POST",
+                    &format!("/rounds/1/boards/{board}/result?dry_run=1"),
+                    json!({ "results": results }),
+                    200,
+                )
+                .await;
+            if p["repaired"].as_array().is_some_and(|r| !r.is_empty()) {
+                found = Some((board, results, p));
+                break 'search;
+            }
+        }
+    }
+    let (board, results, preview) =
+        found.expect("a correction of round 1 that pairs round 3 again");
+    assert_eq!(ev.director("GET", "/log", Value::Null, 200).await, log);
+    assert_eq!(ev.get("/rounds/3").await, round3);
+    // One result only, on a two-game board: refused, naming the count.
+    let (status, text) = call(
+        srv.addr,
+        "POST",
+        &ev.path(&format!("/rounds/1/boards/{board}/result?dry_run=1")),
+        Some(&ev.director),
+        r#"{"result":"1-0"}"#,
+    )
+    .await;
+    assert_eq!(status, 400, "{text}");
+    ev.director(
+        "POST",
+        &format!("/rounds/1/boards/{board}/result"),
+        json!({ "results": results }),
+        200,
+    )
+    .await;
+    let now = ev.get("/rounds/3").await;
+    let rep = &preview["repaired"][0];
+    assert_eq!(pairs(&now), pairs(&rep["after"]));
+    let said: Vec<u64> = rep["boards"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|b| b.as_u64().unwrap())
+        .collect();
+    assert_eq!(differing(&round3, &now), said);
+    srv.stop().await;
+}
