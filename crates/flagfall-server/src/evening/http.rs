@@ -122,7 +122,7 @@ pub(super) fn admit(
 }
 
 /// Run `f` off the async workers, holding `ticket` until it is done.
-pub(super) async fn job<T: Send + 'static>(
+async fn job<T: Send + 'static>(
     s: &AppState,
     ticket: Ticket,
     f: impl FnOnce() -> T + Send + 'static,
