@@ -17,11 +17,15 @@ import { PlayerEditor } from './players';
 import { rememberEvening } from './remember';
 import { ReportEditor } from './reportform';
 import { initialConsole, reduceConsole, type ConsoleAction, type ConsoleModel } from './model';
+import { refusalAbout } from './notices';
+import { RoundsPanel, latestToolsV, pastRoundV, repairNoticeV, roundPickerV } from './rounds';
 
 const RESULTS = ['1-0', '1/2', '0-1', '+-', '-+', '--'];
 
 class ConsoleCtrl {
   model: ConsoleModel = initialConsole();
+  /** Every round seen and corrected, unpairing, pairing by hand, players brought back (rounds.ts). */
+  readonly rounds: RoundsPanel = new RoundsPanel(this);
   private frame = 0;
   private stopLive: () => void = () => {};
   readonly editor = new PlayerEditor(() => this.onRedraw());
@@ -47,6 +51,7 @@ class ConsoleCtrl {
       this.id,
       (msg) => {
         this.dispatch({ type: 'live', msg });
+        this.rounds.onLive(msg);
         // A change may bring disagreements or new rounds the message does not carry.
         if (msg.type === 'change') void this.refresh();
         this.fetchRecords();
@@ -91,7 +96,7 @@ class ConsoleCtrl {
       this.dispatch({ type: 'error', error: null });
       done?.(answer);
     } catch (e) {
-      this.dispatch({ type: 'error', error: (e as Error).message });
+      this.dispatch({ type: 'error', error: (e as Error).message, about: refusalAbout(tail, method) });
     }
     this.dispatch({ type: 'busy', on: false });
   }
@@ -115,7 +120,7 @@ class ConsoleCtrl {
       this.dispatch({
         type: 'notice',
         notice: {
-          text: `${a.players.length} player${a.players.length === 1 ? '' : 's'} entered from ${file.name}${checkIn ? ' and checked in' : ''}. Their personal links (give each their own, or print their QR cards):`,
+          text: `${a.players.length} player${a.players.length === 1 ? '' : 's'} entered from ${file.name}${checkIn ? ' and checked in' : ''}. Their personal links (give each their own), shown here until your next action; every player's QR card shows them again at any time:`,
           links: a.players.map((p) => ({ name: p.name, link: absolute(p.link) })),
         },
       });
@@ -355,7 +360,7 @@ function playersV(ctrl: ConsoleCtrl): VNode {
             void ctrl.act<PlayersAdded>('/players?check_in=true', 'POST', rating ? { name, rating } : { name }, (a) => {
               form.reset();
               const p = a.players[0];
-              ctrl.dispatch({ type: 'notice', notice: { text: `${p.name} is entered and checked in. Their personal link (give it to them, it is shown once): `, link: absolute(p.link) } });
+              ctrl.dispatch({ type: 'notice', notice: { text: `${p.name} is entered and checked in. Their personal link (give it to them), shown here until your next action; their QR card shows it again at any time:`, links: [{ name: p.name, link: absolute(p.link) }] } });
             });
           },
         },
@@ -470,7 +475,7 @@ function toolsV(ctrl: ConsoleCtrl): VNode {
         on: {
           click: () =>
             void ctrl.act<DeputyCreated>('/deputy', 'POST', undefined, (a) =>
-              ctrl.dispatch({ type: 'notice', notice: { text: "A deputy's console link (it directs the evening and its games; shown once): ", link: absolute(`/events/${encodeURIComponent(ctrl.id)}/direct?token=${a.deputy_token}`) } }),
+              ctrl.dispatch({ type: 'notice', notice: { text: "A deputy's console link (it directs the evening and its games). It is shown only here, once: the server keeps no copy it could show again, so copy it now; if it is lost, make another deputy's link. ", link: absolute(`/events/${encodeURIComponent(ctrl.id)}/direct?token=${a.deputy_token}`) } }),
             ),
         },
       },
@@ -507,9 +512,12 @@ export function mountEventConsole(root: HTMLElement, id: string, token: string |
           menuV(ctrl),
           keepLinkV(ctrl),
           messagesV(ctrl),
+          repairNoticeV(ctrl.rounds),
           disputesV(ctrl),
           disagreementsV(ctrl),
-          roundV(ctrl),
+          roundPickerV(ctrl.rounds),
+          ctrl.rounds.showsPast() ? pastRoundV(ctrl.rounds) : roundV(ctrl),
+          latestToolsV(ctrl.rounds),
           playersV(ctrl),
           standingsV(ctrl),
           ctrl.details.view(ctrl),

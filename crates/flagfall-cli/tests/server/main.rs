@@ -11,6 +11,7 @@ mod chaos;
 mod evening;
 mod evening_boards;
 mod evening_director;
+mod evening_corrections;
 mod evening_limits;
 mod evening_nodes;
 mod evening_speed;

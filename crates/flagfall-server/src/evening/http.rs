@@ -66,6 +66,10 @@ pub fn routes(shared: &Shared) -> Router<AppState> {
             "/api/events/{id}/rounds/{r}/boards/{b}/result",
             post(set_result),
         )
+        .route(
+            "/api/events/{id}/rounds/{r}/pair-again",
+            post(super::rounds::pair_again),
+        )
         .route("/api/events/{id}/standings", get(get_standings))
         .route("/api/events/{id}/crosstable", get(get_crosstable))
         .route("/api/events/{id}/rating-changes", get(get_rating_changes))
@@ -79,11 +83,11 @@ pub fn routes(shared: &Shared) -> Router<AppState> {
         ))
 }
 
-fn refused(status: StatusCode, message: impl Into<String>) -> ApiError {
+pub(super) fn refused(status: StatusCode, message: impl Into<String>) -> ApiError {
     ApiError::Refused(status, message.into())
 }
 
-fn event_error(e: EventError) -> ApiError {
+pub(super) fn event_error(e: EventError) -> ApiError {
     let status = match e {
         EventError::BadValue { .. }
         | EventError::BadName(_)
@@ -113,7 +117,7 @@ impl From<Refusal> for ApiError {
 
 /// Admit a request that makes the server work (pairing, standings, exports, imports:
 /// [`crate::cpu`]), from `addr`, on evening `id` if it is one's.
-fn admit(
+pub(super) fn admit(
     s: &AppState,
     addr: Option<std::net::IpAddr>,
     id: Option<&str>,
@@ -133,7 +137,7 @@ async fn job<T: Send + 'static>(
 /// How a request counts against the evening's limits: its admission, and the address
 /// of a director (or deputy) asking for a change (what the server games it starts count
 /// against).
-fn asker(w: &Who, addr: Option<std::net::IpAddr>, ticket: Ticket) -> Asker {
+pub(super) fn asker(w: &Who, addr: Option<std::net::IpAddr>, ticket: Ticket) -> Asker {
     Asker {
         director_address: addr.filter(|_| w.is_director()),
         ticket: Some(ticket),
@@ -195,12 +199,12 @@ impl FromRequestParts<AppState> for Member {
 
 /// The evening and its director's (or a deputy's) token ([`director`]: 403 for a
 /// player's), with the token as sent (a player's link is derived from it).
-struct Director {
-    id: String,
-    h: EveningHandle,
-    snap: Arc<Snap>,
-    who: Who,
-    token: String,
+pub(super) struct Director {
+    pub(super) id: String,
+    pub(super) h: EveningHandle,
+    pub(super) snap: Arc<Snap>,
+    pub(super) who: Who,
+    pub(super) token: String,
 }
 
 impl FromRequestParts<AppState> for Director {
@@ -298,11 +302,11 @@ fn director(snap: &Snap, headers: &HeaderMap) -> Result<Who, ApiError> {
     Ok(w)
 }
 
-fn origin(w: &Who) -> Origin {
+pub(super) fn origin(w: &Who) -> Origin {
     Origin::new(w.by(), crate::now_unix_ms())
 }
 
-fn parse<'a, T: Deserialize<'a>>(body: &'a [u8], what: &str) -> Result<T, ApiError> {
+pub(super) fn parse<'a, T: Deserialize<'a>>(body: &'a [u8], what: &str) -> Result<T, ApiError> {
     serde_json::from_slice(body)
         .map_err(|e| refused(StatusCode::BAD_REQUEST, format!("{what}: {e}")))
 }
@@ -1074,7 +1078,7 @@ async fn player_action(
     Ok(answer(&h, &done))
 }
 
-fn answer(h: &EveningHandle, done: &Done) -> Response {
+pub(super) fn answer(h: &EveningHandle, done: &Done) -> Response {
     let snap = h.now();
     axum::Json(ev::ChangeAnswer {
         effects: effects(&done.effects),
@@ -1296,9 +1300,11 @@ async fn set_result(
     State(s): State<AppState>,
     ClientAddress(addr): ClientAddress,
     Path((_, r, board)): Path<(String, u32, u32)>,
+    Query(q): Query<super::rounds::DryRun>,
     Member { id, h, who: w, .. }: Member,
     body: Bytes,
 ) -> Result<Response, ApiError> {
+    let dry_run = q.asked()?;
     let b: ResultBody = parse(&body, "result")?;
     let results: Vec<RecordedResult> = match (&b.result, &b.results) {
         (Some(one), None) => vec![read_result(one)?],
@@ -1358,6 +1364,9 @@ async fn set_result(
         }]),
     };
     let ticket = admit(&s, addr, Some(&id))?;
+    if dry_run {
+        return super::rounds::dry_run(&s, &h, op, origin(&w), ticket).await;
+    }
     let done = h.run_as(op, origin(&w), asker(&w, addr, ticket)).await?;
     let snap = h.now();
     let v = view::round(&snap, r, Viewer::of(&snap, Some(&w))).map_err(event_error)?;

@@ -18,6 +18,7 @@
 //! its result then ([`task`]'s reconciliation): nothing is lost.
 
 pub mod http;
+pub mod rounds;
 pub mod task;
 pub mod view;
 

@@ -164,6 +164,9 @@ pub fn round(snap: &Snap, r: u32, viewer: Viewer) -> Result<RoundView, EventErro
         complete: round.complete(),
         bye,
         manual_by: round.manual.then(|| round.manual_by.clone()),
+        left: (viewer == Viewer::Director)
+            .then(|| super::rounds::left_players(event, r))
+            .filter(|l| !l.is_empty()),
     })
 }
 
