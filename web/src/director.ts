@@ -13,6 +13,7 @@ import { getRematch, wsUrl } from './api';
 import { formatClock, LiveClock, spokenClock } from './clock';
 import { browserSocket, Connection, type ConnStatus } from './connection';
 import { calledText, initialModel, lastMoveSquares, reduce, resultText, rulingText, type Model } from './model';
+import { rememberedView } from './event/remember';
 import { directorGames, forgetDirectorGame, pendingRule, pendingText, rememberDirectorGame } from './ladder';
 import { colorName, REASON_TEXT, type Color, type DirectorActions, type OffenceOption } from './protocol';
 import { citeV } from './vcite';
@@ -315,6 +316,8 @@ export function mountDirector(root: HTMLElement, id: string | null, token: strin
       h('div#app', [
         h('header.top', [h('a.brand', { attrs: { href: '/' } }, 'flagfall'), h('span.game-title', 'Director console')]),
         h('main.director', [
+          rememberedView(redraw),
+          h('h2.games-title', 'Games you direct'),
           h('div.dlist', shown.length ? shown.map(cardView) : [h('p', 'No game yet: open a director link, or create a game in the lobby.')]),
         ]),
       ]),

@@ -330,7 +330,7 @@ function lobbyView(ctrl: LobbyCtrl): VNode {
         gamesV(m, 'live'),
         h('h2', 'Finished games'),
         gamesV(m, 'finished'),
-        h('p', [h('a.console', { attrs: { href: '/direct/' } }, 'Director console'), ' (games created in this browser)']),
+        h('p', [h('a.console', { attrs: { href: '/direct/' } }, 'Director console'), ' (the evenings and games created in this browser)']),
       ]),
     ]),
   ]);

@@ -358,6 +358,14 @@ rounds: number, rounds_paired: number, rounds_complete: number, time_control: st
  */
 bye_kinds?: Array<ByeRequest>, players: Array<EveningPlayer>, forbidden: Array<ForbiddenPairView>, 
 /**
+ * The start date (`YYYY-MM-DD`), for PGN, TRF and the rating reports.
+ */
+date?: string, 
+/**
+ * The site, for PGN and TRF.
+ */
+site?: string, 
+/**
  * The details the rating reports need (docs/events.md).
  */
 report: Record<string, string>, seq: number, 
@@ -391,11 +399,20 @@ reported?: Reported, };
 
 export type RoundByeView = { name: string, number: number, kind: ByeKindName, };
 
+export type LeftWhy = "not_checked_in" | "withdrawn" | "paused" | "available";
+
+export type LeftPlayer = { name: string, number: number, why: LeftWhy, };
+
 export type RoundView = { round: number, boards: Array<BoardView>, complete: boolean, bye?: Array<RoundByeView>, 
 /**
  * Set by hand, by whom (present only for a round paired by hand).
  */
-manual_by?: string | null, };
+manual_by?: string | null, 
+/**
+ * The players who played the round before and are not paired in this one, and why
+ * (the director's only; absent when there are none).
+ */
+left?: Array<LeftPlayer>, };
 
 export type StandingsRow = { rank: number, name: string | null, number: number | null, points: number, 
 /**
@@ -487,6 +504,13 @@ export type PlayerLinks = { players: Array<PlayerLink>, };
 
 export type ChangeAnswer = { effects: Array<{ effect: string; round?: number; [k: string]: unknown }>, seq: number, };
 
+export type PlayerEdited = { effects: Array<{ effect: string; round?: number; [k: string]: unknown }>, seq: number, 
+/**
+ * The player's new personal link, when the name changed (each link is tied to its
+ * name: the old one no longer opens their page).
+ */
+link?: string, };
+
 export type PairingWarning = { 
 /**
  * The warning as data (docs/events.md).
@@ -500,6 +524,45 @@ text: string, };
 export type OverrideAnswer = { round: RoundView, warnings: Array<PairingWarning>, };
 
 export type ResultsAnswer = { round: RoundView, effects: Array<{ effect: string; round?: number; [k: string]: unknown }>, };
+
+export type RepairPreview = { round: number, 
+/**
+ * The boards whose players would change (a board that would be added or removed
+ * included), in board order.
+ */
+boards: Array<number>, 
+/**
+ * Whether the byes (who has one, of what kind) would change.
+ */
+byes: boolean, 
+/**
+ * The round as it is paired now.
+ */
+before: RoundView, 
+/**
+ * The round as the change would pair it.
+ */
+after: RoundView, };
+
+export type KeptPreview = { round: number, reason: string, };
+
+export type ResultPreview = { 
+/**
+ * What would follow (as the change's answer would say it).
+ */
+effects: Array<{ effect: string; round?: number; [k: string]: unknown }>, 
+/**
+ * The rounds that would be paired again.
+ */
+repaired: Array<RepairPreview>, 
+/**
+ * The rounds that would keep their pairing, and why.
+ */
+kept: Array<KeptPreview>, 
+/**
+ * The evening's log length the preview was made on.
+ */
+seq: number, };
 
 export type RatingLookup = { 
 /**

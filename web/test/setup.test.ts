@@ -2,6 +2,8 @@
 import { describe, expect, it } from 'vitest';
 import { FORMATS, initialSetup, needsRounds, reduceSetup, setupBody, uploadType, type SetupForm } from '../src/event/setupmodel';
 import { route } from '../src/router';
+import { createFields, detailsOf, emptyDetails, reportBody, today } from '../src/event/detailsmodel';
+import type { EveningSummary } from '../src/wire';
 
 const rulesets = {
   rulesets: [
@@ -11,7 +13,7 @@ const rulesets = {
   quick: [{ rules: 'fide-b3', time_control: '3+2' }],
 };
 
-const form = (over: Partial<SetupForm> = {}): SetupForm => ({ ...initialSetup().form, name: 'Friday', rules: 'uscf-2020', time_control: 'G/5;d0', ...over });
+const form = (over: Partial<SetupForm> = {}): SetupForm => ({ ...initialSetup().form, name: 'Friday', rules: 'uscf-2020', time_control: 'G/5;d0', details: emptyDetails(''), ...over });
 
 describe('the new evening', () => {
   it('has its own page, linked from the lobby', () => {
@@ -66,5 +68,22 @@ describe('the new evening', () => {
     expect(uploadType('april.trf')).toBe('application/x-trf');
     expect(uploadType('players.txt')).toBe('text/plain');
     expect(uploadType('players')).toBe('text/plain');
+  });
+
+  it('starts and ends today, and sends the details the reports need with the evening', () => {
+    expect(today(new Date(2026, 10, 7))).toBe('2026-11-07');
+    expect(initialSetup().form.details).toMatchObject({ date: today(), end_date: today(), site: '', city: '' });
+    const details = { ...emptyDetails('2026-11-27'), site: ' Springfield CC ', city: 'Springfield', chief_arbiter: 'Dana Reyes', uscf_affiliate: 'A1234567', state: '  ' };
+    expect(setupBody(form({ details }))).toMatchObject({
+      body: { date: '2026-11-27', site: 'Springfield CC', report: { end_date: '2026-11-27', city: 'Springfield', chief_arbiter: 'Dana Reyes', uscf_affiliate: 'A1234567' } },
+    });
+    // Blank details are left out of a new evening, sent (to be cleared) by the console.
+    expect(createFields(emptyDetails(''))).toEqual({});
+    expect(reportBody({ ...emptyDetails(''), city: 'Peoria' })).toEqual({ date: '', site: '', city: 'Peoria' });
+  });
+
+  it('starts the console\'s form from what the evening holds', () => {
+    const e = { date: '2026-11-27', site: 'Hall', report: { city: 'Peoria', uscf_chief_td: '12345678' } } as unknown as EveningSummary;
+    expect(detailsOf(e)).toMatchObject({ date: '2026-11-27', end_date: '', site: 'Hall', city: 'Peoria', uscf_chief_td: '12345678', state: '' });
   });
 });

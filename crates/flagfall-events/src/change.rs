@@ -156,6 +156,29 @@ pub enum Change {
         /// One entry per player to change.
         updates: Vec<PlayerUpdate>,
     },
+    /// The director corrects a player's details: every field is replaced (a field left
+    /// out clears it: no rating is unrated). Before round 1 the pairing numbers follow the
+    /// new rating; once round 1 is paired the numbers stay, and the new rating and ids are
+    /// what the standings, the exports and the rating reports show from then on (rounds
+    /// already paired are not paired again).
+    EditPlayer {
+        /// The player.
+        player: u32,
+        /// Name.
+        name: String,
+        /// Rating.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        rating: Option<u32>,
+        /// Federation (three letters).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        federation: Option<String>,
+        /// FIDE id.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        fide_id: Option<u64>,
+        /// US Chess member id (eight digits).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        uscf_id: Option<String>,
+    },
     /// Players must check in to be paired (on) or everyone present is paired (off).
     SetCheckIn {
         /// On or off.
@@ -583,6 +606,24 @@ impl Event {
                 ))
             }
             Change::UpdatePlayers { updates } => self.update_players(updates),
+            Change::EditPlayer {
+                player,
+                name,
+                rating,
+                federation,
+                fide_id,
+                uscf_id,
+            } => self.edit_player(
+                *player,
+                NewPlayer {
+                    name: name.clone(),
+                    rating: *rating,
+                    federation: federation.clone(),
+                    fide_id: *fide_id,
+                    uscf_id: uscf_id.clone(),
+                },
+                stored,
+            ),
             Change::SetCheckIn { required } => {
                 let before = Before::Setting {
                     name: "check-in".into(),
@@ -777,6 +818,55 @@ impl Event {
             });
         }
         Ok((Vec::new(), effects))
+    }
+
+    fn edit_player(
+        &mut self,
+        id: u32,
+        new: NewPlayer,
+        stored: bool,
+    ) -> Result<Outcome, EventError> {
+        let old = self.player(id)?.clone();
+        // Everything checked first: a bad field leaves the player as they were.
+        let name = if stored && new.name == old.name {
+            old.name.clone()
+        } else {
+            crate::text::player_name("name", &new.name)?
+        };
+        if self.players.iter().any(|p| p.id != id && p.name == name) {
+            return Err(EventError::BadName(format!(
+                "name: {name:?} is the name of another player (each player's name is theirs alone)"
+            )));
+        }
+        crate::event::check_player_details(&new)?;
+        let before = player_before(self, id)?;
+        let p = self.player_mut_checked(id)?;
+        p.name = name;
+        p.rating = new.rating;
+        p.federation = new.federation.map(|f| f.to_ascii_uppercase());
+        p.fide_id = new.fide_id;
+        p.uscf_id = new.uscf_id;
+        let mut before = vec![before];
+        let mut effects = vec![Effect::PlayerChanged { player: id }];
+        // Before round 1 the pairing numbers follow the ratings, as for a rating list.
+        if self.round_list.is_empty() && old.rating != self.player(id)?.rating {
+            let names: Vec<String> = self
+                .players
+                .iter()
+                .map(|p| {
+                    if p.id == id {
+                        old.name.clone()
+                    } else {
+                        p.name.clone()
+                    }
+                })
+                .collect();
+            if self.rerank() {
+                before.push(Before::Numbering { names });
+                effects.push(Effect::Renumbered);
+            }
+        }
+        Ok((before, effects))
     }
 
     fn update_players(&mut self, updates: &[PlayerUpdate]) -> Result<Outcome, EventError> {

@@ -735,6 +735,32 @@ pub fn check_time_control_under(
 }
 
 /// A US Chess member id: eight digits.
+/// A new player's (or an edited player's) rating, federation and US Chess id.
+pub(crate) fn check_player_details(new: &NewPlayer) -> Result<(), EventError> {
+    if let Some(r) = new.rating
+        && r > 4000
+    {
+        return Err(EventError::BadValue {
+            what: "rating",
+            value: r.to_string(),
+            expected: "a number from 0 to 4000",
+        });
+    }
+    if let Some(f) = &new.federation
+        && (f.len() != 3 || !f.chars().all(|c| c.is_ascii_alphabetic()))
+    {
+        return Err(EventError::BadValue {
+            what: "federation",
+            value: f.clone(),
+            expected: "three letters, e.g. USA",
+        });
+    }
+    if let Some(id) = &new.uscf_id {
+        check_uscf_id(id)?;
+    }
+    Ok(())
+}
+
 pub(crate) fn check_uscf_id(id: &str) -> Result<(), EventError> {
     if id.len() == 8 && id.bytes().all(|b| b.is_ascii_digit()) {
         Ok(())
@@ -839,6 +865,14 @@ impl Event {
     /// Set the report details after checking every text field ([`text::report`]).
     pub fn set_report(&mut self, report: ReportInfo) -> Result<(), EventError> {
         text::report(&report)?;
+        if let (Some(start), Some(end)) = (&self.date, &report.end_date)
+            && end.trim().replace('.', "-") < start.replace('.', "-")
+        {
+            return Err(EventError::BadName(format!(
+                "report.end_date: {:?} is before the start date {start:?}",
+                end.trim()
+            )));
+        }
         self.report = report;
         Ok(())
     }
@@ -937,27 +971,7 @@ impl Event {
                 "an event holds at most {MAX_PLAYERS} players"
             )));
         }
-        if let Some(r) = new.rating
-            && r > 4000
-        {
-            return Err(EventError::BadValue {
-                what: "rating",
-                value: r.to_string(),
-                expected: "a number from 0 to 4000",
-            });
-        }
-        if let Some(f) = &new.federation
-            && (f.len() != 3 || !f.chars().all(|c| c.is_ascii_alphabetic()))
-        {
-            return Err(EventError::BadValue {
-                what: "federation",
-                value: f.clone(),
-                expected: "three letters, e.g. USA",
-            });
-        }
-        if let Some(id) = &new.uscf_id {
-            check_uscf_id(id)?;
-        }
+        check_player_details(&new)?;
         let started = !self.round_list.is_empty();
         if started && self.format.is_round_robin() {
             return Err(EventError::NotAllowed(

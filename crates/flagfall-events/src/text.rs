@@ -120,11 +120,32 @@ pub fn date(field: &str, text: &str) -> Result<String, EventError> {
                 b.is_ascii_digit()
             }
         });
+    let shown: String = t.chars().take(20).collect();
     if !ok {
-        let shown: String = t.chars().take(20).collect();
         return Err(bad(
             field,
             format!("{shown:?} is not a date written YYYY-MM-DD"),
+        ));
+    }
+    let num = |r: std::ops::Range<usize>| t[r].parse::<u32>().unwrap_or(0);
+    let (year, month, day) = (num(0..4), num(5..7), num(8..10));
+    let leap = year % 4 == 0 && (year % 100 != 0 || year % 400 == 0);
+    let days = match month {
+        1 | 3 | 5 | 7 | 8 | 10 | 12 => 31,
+        4 | 6 | 9 | 11 => 30,
+        2 if leap => 29,
+        2 => 28,
+        _ => {
+            return Err(bad(
+                field,
+                format!("{shown:?} has no month {month} (months are 01 to 12)"),
+            ));
+        }
+    };
+    if day == 0 || day > days {
+        return Err(bad(
+            field,
+            format!("{shown:?}: that month has days 01 to {days}"),
         ));
     }
     Ok(t.to_string())

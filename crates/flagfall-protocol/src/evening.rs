@@ -186,6 +186,14 @@ pub struct EveningSummary {
     pub bye_kinds: Vec<ByeRequest>,
     pub players: Vec<EveningPlayer>,
     pub forbidden: Vec<ForbiddenPairView>,
+    /// The start date (`YYYY-MM-DD`), for PGN, TRF and the rating reports.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
+    pub date: Option<String>,
+    /// The site, for PGN and TRF.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
+    pub site: Option<String>,
     /// The details the rating reports need (docs/events.md).
     #[ts(type = "Record<string, string>")]
     pub report: Value,
@@ -248,6 +256,11 @@ pub struct RoundView {
     )]
     #[ts(optional)]
     pub manual_by: Option<Option<String>>,
+    /// The players who played the round before and are not paired in this one, and why
+    /// (the director's only; absent when there are none).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
+    pub left: Option<Vec<LeftPlayer>>,
 }
 
 /// A row of the standings.
@@ -374,6 +387,9 @@ pub struct Me {
 }
 
 /// A message of the evening's live socket.
+// A message is made, serialised and dropped at once (never stored in bulk): the first
+// variant's size costs nothing worth a box.
+#[allow(clippy::large_enum_variant)]
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, TS)]
 #[serde(tag = "type", rename_all = "snake_case")]
 pub enum LiveMessage {
@@ -487,6 +503,19 @@ pub struct ChangeAnswer {
     #[ts(type = "Array<{ effect: string; round?: number; [k: string]: unknown }>")]
     pub effects: Effects,
     pub seq: i64,
+}
+
+/// The answer of `PUT /api/events/{id}/players/{n}` (a player's details corrected).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, TS)]
+pub struct PlayerEdited {
+    #[ts(type = "Array<{ effect: string; round?: number; [k: string]: unknown }>")]
+    pub effects: Effects,
+    pub seq: i64,
+    /// The player's new personal link, when the name changed (each link is tied to its
+    /// name: the old one no longer opens their page).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
+    pub link: Option<String>,
 }
 
 /// A warning about a pairing set by hand (a repeated pairing, a colour rule broken).
@@ -636,6 +665,66 @@ impl std::str::FromStr for PlayerAction {
             .find(|a| a.name() == s)
             .ok_or(())
     }
+}
+
+/// Why a player who played the round before is not paired in a round.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, TS)]
+#[serde(rename_all = "snake_case")]
+pub enum LeftWhy {
+    /// Not checked in (checked out, on an evening that pairs only checked-in players).
+    NotCheckedIn,
+    /// Withdrawn from the evening.
+    Withdrawn,
+    /// Paused.
+    Paused,
+    /// Available again since the round was paired (checked in, resumed or reinstated):
+    /// paired from the next round, or in this one if it is paired again.
+    Available,
+}
+
+/// A player who played the round before and is absent from this one.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
+pub struct LeftPlayer {
+    pub name: String,
+    pub number: u32,
+    pub why: LeftWhy,
+}
+
+/// A round a change would pair again, and the boards whose players change.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
+pub struct RepairPreview {
+    pub round: u32,
+    /// The boards whose players would change (a board that would be added or removed
+    /// included), in board order.
+    pub boards: Vec<u32>,
+    /// Whether the byes (who has one, of what kind) would change.
+    pub byes: bool,
+    /// The round as it is paired now.
+    pub before: RoundView,
+    /// The round as the change would pair it.
+    pub after: RoundView,
+}
+
+/// A round that keeps its pairing although the change would have it paired otherwise.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
+pub struct KeptPreview {
+    pub round: u32,
+    pub reason: String,
+}
+
+/// `POST /api/events/{id}/rounds/{r}/boards/{b}/result?dry_run=1` (the director): what
+/// the result would do, made on a copy of the evening; nothing is stored.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, TS)]
+pub struct ResultPreview {
+    /// What would follow (as the change's answer would say it).
+    #[ts(type = "Array<{ effect: string; round?: number; [k: string]: unknown }>")]
+    pub effects: Effects,
+    /// The rounds that would be paired again.
+    pub repaired: Vec<RepairPreview>,
+    /// The rounds that would keep their pairing, and why.
+    pub kept: Vec<KeptPreview>,
+    /// The evening's log length the preview was made on.
+    pub seq: i64,
 }
 
 #[cfg(test)]

@@ -420,6 +420,22 @@ impl Drop for Share {
     }
 }
 
+/// Charge an action routed from another node to its player's bucket here, on the
+/// game's owner (issue 32, item 8): the bucket the player's sockets on this node take
+/// from, so that a player with sockets on several nodes gets, for its actions, one
+/// allowance in the whole cluster rather than one per node. Each asking node charged
+/// the frame to its own bucket too (every frame counts there, pings included); the
+/// owner's charge bounds what reaches the game. `false`: over the limit, the action
+/// is dropped.
+pub(crate) fn charge_routed_action(s: &Shared, id: &str, role: Role) -> bool {
+    if role == Role::Spectator {
+        return true;
+    }
+    // A share taken and given back at once: the bucket stays in the map, as after a
+    // socket's close, until it is full again.
+    Share::new(s, id, role).take()
+}
+
 /// A socket's rate limit: its player's bucket, and the frames it had dropped in a row.
 pub(crate) struct RateLimit {
     pub(crate) rate: f64,

@@ -14,14 +14,24 @@ import { consoleByesV } from './byes';
 import { consoleMatchText, entryOptionText } from './mine';
 import { liveEvening } from './live';
 import { uploadType } from './setupmodel';
+import { menuV } from './menu';
+import { PlayerEditor } from './players';
+import { rememberEvening } from './remember';
+import { ReportEditor } from './reportform';
 import { initialConsole, reduceConsole, type ConsoleAction, type ConsoleModel } from './model';
+import { refusalAbout } from './notices';
+import { RoundsPanel, latestToolsV, pastRoundV, repairNoticeV, roundPickerV } from './rounds';
 
 const RESULTS = ['1-0', '1/2', '0-1', '+-', '-+', '--'];
 
 class ConsoleCtrl {
   model: ConsoleModel = initialConsole();
+  /** Every round seen and corrected, unpairing, pairing by hand, players brought back (rounds.ts). */
+  readonly rounds: RoundsPanel = new RoundsPanel(this);
   private frame = 0;
   private stopLive: () => void = () => {};
+  readonly editor = new PlayerEditor(() => this.onRedraw());
+  readonly details = new ReportEditor(() => this.onRedraw());
 
   constructor(
     readonly id: string,
@@ -43,6 +53,7 @@ class ConsoleCtrl {
       this.id,
       (msg) => {
         this.dispatch({ type: 'live', msg });
+        this.rounds.onLive(msg);
         // A change may bring disagreements or new rounds the message does not carry.
         if (msg.type === 'change') void this.refresh();
         this.fetchRecords();
@@ -87,7 +98,7 @@ class ConsoleCtrl {
       this.dispatch({ type: 'error', error: null });
       done?.(answer);
     } catch (e) {
-      this.dispatch({ type: 'error', error: (e as Error).message });
+      this.dispatch({ type: 'error', error: (e as Error).message, about: refusalAbout(tail, method) });
     }
     this.dispatch({ type: 'busy', on: false });
   }
@@ -111,7 +122,7 @@ class ConsoleCtrl {
       this.dispatch({
         type: 'notice',
         notice: {
-          text: `${a.players.length} player${a.players.length === 1 ? '' : 's'} entered from ${file.name}${checkIn ? ' and checked in' : ''}. Their personal links (give each their own, or print their QR cards):`,
+          text: `${a.players.length} player${a.players.length === 1 ? '' : 's'} entered from ${file.name}${checkIn ? ' and checked in' : ''}. Their personal links (give each their own), shown here until your next action; every player's QR card shows them again at any time:`,
           links: a.players.map((p) => ({ name: p.name, link: absolute(p.link) })),
         },
       });
@@ -328,11 +339,13 @@ function playersV(ctrl: ConsoleCtrl): VNode {
               p.paused ? act(p, 'resume', 'Resume') : act(p, 'pause', 'Pause'),
               p.withdrawn_from ? act(p, 'reinstate', 'Reinstate') : act(p, 'withdraw', 'Withdraw'),
               e ? consoleByesV(e, p, { busy: ctrl.model.busy, book: (round, kind) => void ctrl.act(playerAction(p.number, 'bye'), 'POST', { round, kind }), cancel: (round) => void ctrl.act(playerAction(p.number, 'cancel-bye'), 'POST', { round }) }) : null,
+              ...ctrl.editor.buttons(ctrl, p),
             ]),
           ]),
         ),
       ),
     ]),
+    ctrl.editor.view(ctrl),
     h(
       'form.add-player',
       {
@@ -346,10 +359,10 @@ function playersV(ctrl: ConsoleCtrl): VNode {
               ctrl.dispatch({ type: 'error', error: "A new player's name is missing." });
               return;
             }
-            void ctrl.act<PlayersAdded>('/players?check_in=true', 'POST', rating ? { name, rating: Number(rating) } : { name }, (a) => {
+            void ctrl.act<PlayersAdded>('/players?check_in=true', 'POST', rating ? { name, rating } : { name }, (a) => {
               form.reset();
               const p = a.players[0];
-              ctrl.dispatch({ type: 'notice', notice: { text: `${p.name} is entered and checked in. Their personal link (give it to them, it is shown once): `, link: absolute(p.link) } });
+              ctrl.dispatch({ type: 'notice', notice: { text: `${p.name} is entered and checked in. Their personal link (give it to them), shown here until your next action; their QR card shows it again at any time:`, links: [{ name: p.name, link: absolute(p.link) }] } });
             });
           },
         },
@@ -464,7 +477,7 @@ function toolsV(ctrl: ConsoleCtrl): VNode {
         on: {
           click: () =>
             void ctrl.act<DeputyCreated>('/deputy', 'POST', undefined, (a) =>
-              ctrl.dispatch({ type: 'notice', notice: { text: "A deputy's console link (it directs the evening and its games; shown once): ", link: absolute(`/events/${encodeURIComponent(ctrl.id)}/direct?token=${a.deputy_token}`) } }),
+              ctrl.dispatch({ type: 'notice', notice: { text: "A deputy's console link (it directs the evening and its games). It is shown only here, once: the server keeps no copy it could show again, so copy it now; if it is lost, make another deputy's link. ", link: absolute(`/events/${encodeURIComponent(ctrl.id)}/direct?token=${a.deputy_token}`) } }),
             ),
         },
       },
@@ -483,22 +496,33 @@ export function mountEventConsole(root: HTMLElement, id: string, token: string |
     return () => {};
   }
   const ctrl: ConsoleCtrl = new ConsoleCtrl(id, token, () => render());
+  let remembered = '';
   const render = (): void => {
     const e = ctrl.model.event;
     if (e) document.title = `flagfall · ${e.name} · director`;
+    // This browser remembers the evening: /direct/ lists it again.
+    if (e && e.name !== remembered) {
+      remembered = e.name;
+      rememberEvening(id, token, e.name);
+    }
     vnode = patch(
       vnode,
       h('div#app', [
         headerV(ctrl),
         h('main.event-console', [
           e ? summaryV(e) : h('p', 'Reading the event…'),
+          menuV(ctrl),
           keepLinkV(ctrl),
           messagesV(ctrl),
+          repairNoticeV(ctrl.rounds),
           disputesV(ctrl),
           disagreementsV(ctrl),
-          roundV(ctrl),
+          roundPickerV(ctrl.rounds),
+          ctrl.rounds.showsPast() ? pastRoundV(ctrl.rounds) : roundV(ctrl),
+          latestToolsV(ctrl.rounds),
           playersV(ctrl),
           standingsV(ctrl),
+          ctrl.details.view(ctrl),
           logV(ctrl),
           toolsV(ctrl),
         ]),

@@ -2,6 +2,7 @@
 // player's page change their state in one place each, and the unit tests read them.
 import type { Dispute, GameState, EveningPlayer, EveningSummary, LiveMessage, LogEntryView, Me, RoundView, Standings } from '../wire';
 import type { LiveStatus } from './live';
+import { refusalLifted } from './notices';
 
 /** The director's console of an evening. */
 export interface ConsoleModel {
@@ -15,8 +16,17 @@ export interface ConsoleModel {
   live: LiveStatus;
   /** The last refusal or failure, in the server's words. */
   error: string | null;
+  /** What the refusal is about (notices.ts): it is taken down when a change lifts it. */
+  errorAbout?: string | null;
   /** What was just done (a new player's link, a deputy's link, the links of the players a file brought). */
-  notice: { text: string; link?: string; links?: { name: string; link: string }[] } | null;
+  notice: {
+    text: string;
+    link?: string;
+    links?: { name: string; link: string }[];
+    /** Taken down by a later change (its log past `after`) with one of these effects: it no longer holds then. */
+    until?: string[];
+    after?: number;
+  } | null;
   busy: boolean;
 }
 
@@ -27,7 +37,7 @@ export type ConsoleAction =
   | { type: 'status'; live: LiveStatus }
   | { type: 'record'; game: string; record: GameState }
   | { type: 'log'; log: LogEntryView[] | null }
-  | { type: 'error'; error: string | null }
+  | { type: 'error'; error: string | null; about?: string }
   | { type: 'notice'; notice: ConsoleModel['notice'] }
   | { type: 'busy'; on: boolean };
 
@@ -56,8 +66,13 @@ export function reduceConsole(m: ConsoleModel, a: ConsoleAction): ConsoleModel {
       }
       if (msg.type === 'dispute') return { ...m, disputes: msg.disputes, records: keepRecords(m.records, msg.disputes) };
       const disputes = msg.disputes ?? m.disputes;
+      const lifted = m.error !== null && m.errorAbout !== undefined && refusalLifted(m.errorAbout, msg.effects);
+      const until = m.notice?.until;
+      const stale = !!until && msg.seq > (m.notice?.after ?? 0) && msg.effects.some((e) => until.includes(e.effect));
       return {
         ...m,
+        ...(lifted ? { error: null, errorAbout: null } : {}),
+        ...(stale ? { notice: null } : {}),
         event: withPlayers(m.event, msg.players),
         round: msg.round !== undefined ? msg.round : m.round,
         standings: msg.standings !== undefined ? msg.standings : m.standings,
@@ -76,7 +91,7 @@ export function reduceConsole(m: ConsoleModel, a: ConsoleAction): ConsoleModel {
     case 'log':
       return { ...m, log: a.log };
     case 'error':
-      return { ...m, error: a.error, notice: a.error ? null : m.notice, busy: false };
+      return { ...m, error: a.error, errorAbout: a.about, notice: a.error ? null : m.notice, busy: false };
     case 'notice':
       return { ...m, notice: a.notice, error: null };
     case 'busy':
@@ -91,7 +106,11 @@ export interface PlayerModel {
   round: RoundView | null;
   live: LiveStatus;
   error: string | null;
+  /** What the refusal is about (notices.ts): it is taken down when a change lifts it. */
+  errorAbout?: string | null;
   notice: string | null;
+  /** Whether the notice still holds of the player's view: it is taken down when it does not. */
+  noticeHolds?: (me: Me) => boolean;
   /** The results chosen in the report form, one per game of the board. */
   report: string[];
   busy: boolean;
@@ -103,8 +122,9 @@ export type PlayerAction =
   | { type: 'round'; round: RoundView | null }
   | { type: 'status'; live: LiveStatus }
   | { type: 'report'; game: number; result: string }
-  | { type: 'error'; error: string | null }
-  | { type: 'notice'; notice: string | null }
+  | { type: 'error'; error: string | null; about?: string }
+  | { type: 'lift'; effects: { effect: string; round?: number; [k: string]: unknown }[] }
+  | { type: 'notice'; notice: string | null; holds?: (me: Me) => boolean }
   | { type: 'busy'; on: boolean };
 
 export function initialPlayer(): PlayerModel {
@@ -116,7 +136,8 @@ export function reducePlayer(m: PlayerModel, a: PlayerAction): PlayerModel {
     case 'me': {
       // A new board (or a new round) starts a fresh report form.
       const fresh = a.me.round !== m.me?.round || a.me.board !== m.me?.board;
-      return { ...m, me: a.me, report: fresh ? (a.me.results ?? []).map(() => '') : m.report };
+      const stale = m.notice !== null && !!m.noticeHolds && !m.noticeHolds(a.me);
+      return { ...m, me: a.me, report: fresh ? (a.me.results ?? []).map(() => '') : m.report, ...(stale ? { notice: null, noticeHolds: undefined } : {}) };
     }
     case 'event':
       return { ...m, event: a.event };
@@ -130,9 +151,11 @@ export function reducePlayer(m: PlayerModel, a: PlayerAction): PlayerModel {
       return { ...m, report };
     }
     case 'error':
-      return { ...m, error: a.error, notice: a.error ? null : m.notice, busy: false };
+      return { ...m, error: a.error, errorAbout: a.about, notice: a.error ? null : m.notice, busy: false };
+    case 'lift':
+      return m.error !== null && m.errorAbout !== undefined && refusalLifted(m.errorAbout, a.effects) ? { ...m, error: null, errorAbout: null } : m;
     case 'notice':
-      return { ...m, notice: a.notice, error: null, busy: false };
+      return { ...m, notice: a.notice, noticeHolds: a.holds, error: null, busy: false };
     case 'busy':
       return { ...m, busy: a.on };
   }

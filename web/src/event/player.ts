@@ -10,6 +10,7 @@ import './phone.css';
 import { colourWord, gameColour, myResultsText, outcomeOf, resultOf, type Outcome } from './mine';
 import { liveEvening } from './live';
 import { initialPlayer, myBoard, reducePlayer, type PlayerAction, type PlayerModel } from './model';
+import { refusalAbout } from './notices';
 
 class PlayerCtrl {
   model: PlayerModel = initialPlayer();
@@ -17,6 +18,8 @@ class PlayerCtrl {
   private stopLive: () => void = () => {};
   private reading = false;
   private again = false;
+  /** Check-out asked, waiting for its confirmation. */
+  confirmOut = false;
 
   constructor(
     readonly id: string,
@@ -38,6 +41,8 @@ class PlayerCtrl {
       this.id,
       (msg) => {
         if (msg.type === 'state') this.dispatch({ type: 'event', event: msg.event });
+        // A refusal the change lifts is taken down (notices.ts).
+        if (msg.type === 'change') this.dispatch({ type: 'lift', effects: msg.effects });
         if (msg.type !== 'dispute') void this.read();
       },
       (live) => this.dispatch({ type: 'status', live }),
@@ -60,7 +65,9 @@ class PlayerCtrl {
       do {
         this.again = false;
         const me = await eventApi<Me>(this.id, '/me', this.token);
+        const moved = boardMoved(this.model.me, me);
         this.dispatch({ type: 'me', me });
+        if (moved) this.dispatch({ type: 'notice', notice: moved });
         if (me.round) this.dispatch({ type: 'round', round: await eventApi<RoundView>(this.id, `/rounds/${me.round}`, this.token) });
         // The evening too: its rounds paired say which rounds a bye may still be asked for.
         this.dispatch({ type: 'event', event: await eventApi<EveningSummary>(this.id, '', this.token) });
@@ -71,16 +78,33 @@ class PlayerCtrl {
     this.reading = false;
   }
 
-  async act(tail: string, body: unknown, notice: string): Promise<void> {
+  /** A player's action; its notice is taken down once `holds` no longer holds of the player's view (a check-out undone by the director, ...). */
+  async act(tail: string, body: unknown, notice: string, holds?: (me: Me) => boolean): Promise<void> {
     this.dispatch({ type: 'busy', on: true });
     try {
       await eventApi(this.id, tail, this.token, 'POST', body);
-      this.dispatch({ type: 'notice', notice });
+      this.dispatch({ type: 'notice', notice, holds });
       void this.read();
     } catch (e) {
-      this.dispatch({ type: 'error', error: (e as Error).message });
+      this.dispatch({ type: 'error', error: (e as Error).message, about: refusalAbout(tail, 'POST') });
     }
   }
+}
+
+const colourName = (c: string): string => (c === 'white' ? 'White' : 'Black');
+
+/**
+ * When the same round's board changed under the player (a correction of an earlier round
+ * paired it again, the director unpaired it or paired it by hand): the words that say so,
+ * so that a player already seated is not left at the old board.
+ */
+export function boardMoved(before: Me | null, now: Me): string | null {
+  if (!before?.round || before.round !== now.round) return null;
+  if (before.board === now.board && before.opponent?.number === now.opponent?.number && before.colour === now.colour) return null;
+  if (!before.board) return now.board && now.opponent && now.colour ? `Round ${now.round} was paired again: you are paired now, on board ${now.board}, ${colourName(now.colour)} against ${now.opponent.name}.` : null;
+  const was = `board ${before.board} against ${before.opponent?.name ?? '?'}`;
+  if (!now.board || !now.opponent || !now.colour) return `Round ${now.round} was paired again: you are no longer on ${was}.${now.bye ? ` You have a bye (${now.bye}).` : ''}`;
+  return `Round ${now.round} was paired again: your board changed. You are now on board ${now.board}, ${colourName(now.colour)} against ${now.opponent.name} (not ${was}).`;
 }
 
 function checkInV(ctrl: PlayerCtrl, me: Me): VNode {
@@ -91,11 +115,32 @@ function checkInV(ctrl: PlayerCtrl, me: Me): VNode {
   if (me.checked_in)
     return h('div.checkin.done', [
       h('p.status', me.paused ? 'Checked in, paused: you are not paired until you resume (ask the director).' : 'You are checked in: you will be paired.'),
-      h('button.check-out', { attrs: { type: 'button', disabled: ctrl.model.busy }, on: { click: () => void ctrl.act(playerAction(n, 'check-out'), undefined, 'You are checked out: you will not be paired.') } }, 'Check out'),
+      ctrl.confirmOut ? checkOutConfirmV(ctrl, me, n) : h('button.check-out', { attrs: { type: 'button', disabled: ctrl.model.busy }, on: { click: () => ((ctrl.confirmOut = true), ctrl.dispatch({ type: 'busy', on: false })) } }, 'Check out'),
     ]);
   return h('div.checkin', [
     h('p.status', 'You are not checked in yet: only checked-in players are paired.'),
-    h('button.primary.check-in', { attrs: { type: 'button', disabled: ctrl.model.busy }, on: { click: () => void ctrl.act(playerAction(n, 'check-in'), undefined, 'You are checked in.') } }, "I'm here: check in"),
+    h('button.primary.check-in', { attrs: { type: 'button', disabled: ctrl.model.busy }, on: { click: () => void ctrl.act(playerAction(n, 'check-in'), undefined, 'You are checked in.', (m) => m.checked_in === true) } }, "I'm here: check in"),
+  ]);
+}
+
+/** Check-out asks first: one tap must not cost a round (issue 31, item 4). */
+function checkOutConfirmV(ctrl: PlayerCtrl, me: Me, n: number): VNode {
+  const next = (me.round ?? 0) + 1;
+  const close = (): void => {
+    ctrl.confirmOut = false;
+    ctrl.dispatch({ type: 'busy', on: false });
+  };
+  const playing = !!me.board && (me.results ?? []).some((r) => r === null);
+  return h('div.confirm-out', { attrs: { role: 'alertdialog', 'aria-labelledby': 'confirm-out-text' } }, [
+    h('p#confirm-out-text', [
+      h('strong', 'Check out? '),
+      `You will not be paired in round ${next} or after, until you check in again.`,
+      playing ? ` Your game of round ${me.round} still counts: finish it.` : '',
+    ]),
+    h('div.buttons', [
+      h('button.danger.confirm-check-out', { attrs: { type: 'button', disabled: ctrl.model.busy }, on: { click: () => { ctrl.confirmOut = false; void ctrl.act(playerAction(n, 'check-out'), undefined, `You are checked out: you will not be paired from round ${next}. Check in again to be paired.`, (m) => m.checked_in === false); } } }, 'Yes, check me out'),
+      h('button.keep-in', { attrs: { type: 'button' }, on: { click: close } }, 'No, stay checked in'),
+    ]),
   ]);
 }
 

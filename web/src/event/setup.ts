@@ -8,6 +8,8 @@ import { attributesModule, classModule, eventListenersModule, h, init, propsModu
 import { getRulesets } from '../api';
 import type { EveningCreated } from '../wire';
 import { controlsList, notation, quickButtons, rulesSelect } from '../tcform';
+import { detailsFields } from './details';
+import { rememberEvening } from './remember';
 import { FORMATS, initialSetup, needsRounds, reduceSetup, setupBody, type SetupAction, type SetupForm, type SetupModel } from './setupmodel';
 
 async function errorText(r: Response): Promise<string> {
@@ -54,6 +56,8 @@ class SetupCtrl {
       const r = await fetch('/api/events', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(b.body) });
       if (!r.ok) throw new Error(await errorText(r));
       const c = (await r.json()) as EveningCreated;
+      // This browser remembers the evening: /direct/ lists it again (a lost link is not a lost evening).
+      rememberEvening(c.id, c.director_token, (b.body.name as string) || c.id);
       // The console says the link holds the director's token while the evening has no players.
       location.assign(c.urls.director);
     } catch (e) {
@@ -131,6 +135,9 @@ function setupForm(ctrl: SetupCtrl): VNode {
         h('input#ev-auto', { attrs: { type: 'checkbox' }, props: { checked: f.auto }, on: { change: (ev: Event) => set({ auto: (ev.target as HTMLInputElement).checked }) } }),
         ' Pair the next round by itself the moment the last result of a round is in',
       ]),
+      h('h3.details-title', 'For the rating reports and the exports'),
+      h('small', 'PGN, TRF and the US Chess files carry these. Leave blank what you do not have; you can change them later in the console.'),
+      ...detailsFields('ev', f.details, (patch) => set({ details: { ...ctrl.model.form.details, ...patch } })),
       h('div.buttons', [h('button.primary', { attrs: { type: 'submit', disabled: m.busy || !m.rulesets } }, m.busy ? 'Creating…' : 'Create the evening')]),
       h('small', 'Next comes the director console, where you enter the players (one by one or a CSV or TRF file). Its link holds your director’s token: keep it.'),
       h('p.error', { attrs: { role: 'alert' } }, m.error ?? ''),

@@ -2,6 +2,7 @@
 // `POST /api/events` it sends (pure: the unit tests run it without a page). Which formats
 // need a number of rounds, and the upload's Content-Type by the file's name.
 import type { Rulesets } from '../protocol';
+import { createFields, emptyDetails, type Details } from './detailsmodel';
 
 /** The six formats `POST /api/events` takes, in words. */
 export const FORMATS: { id: string; name: string; rounds: boolean }[] = [
@@ -26,6 +27,8 @@ export interface SetupForm {
   confirm: 'one' | 'both';
   /** Pair the next round by itself the moment the last result of a round arrives. */
   auto: boolean;
+  /** The dates, site, arbiters and ids the rating reports and exports need. */
+  details: Details;
 }
 
 export interface SetupModel {
@@ -45,7 +48,7 @@ export type SetupAction =
 export function initialSetup(): SetupModel {
   return {
     rulesets: null,
-    form: { name: '', format: 'swiss', rounds: '5', rules: '', time_control: '', play: 'board', mode: 'otb', confirm: 'one', auto: false },
+    form: { name: '', format: 'swiss', rounds: '5', rules: '', time_control: '', play: 'board', mode: 'otb', confirm: 'one', auto: false, details: emptyDetails() },
     error: null,
     busy: false,
   };
@@ -91,6 +94,7 @@ export function setupBody(f: SetupForm): { body: Record<string, unknown> } | { e
   if (f.play === 'server') body.mode = f.mode;
   else body.confirm = f.confirm;
   if (f.auto) body.auto = true;
+  Object.assign(body, createFields(f.details));
   return { body };
 }
 

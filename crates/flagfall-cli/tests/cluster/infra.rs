@@ -424,6 +424,9 @@ struct ProxyState {
     /// the proxy, as packets a lost route drops would be sent again by TCP, until the
     /// route is back.
     blackhole: bool,
+    /// Every byte is delivered this long after it was read (a slow or congested route;
+    /// zero: at once), in order.
+    delay: Duration,
 }
 
 /// A TCP proxy on a loopback port to `upstream` (PostgreSQL) that the test controls:
@@ -436,27 +439,50 @@ pub struct Proxy {
     task: tokio::task::JoinHandle<()>,
 }
 
-/// Copy `from` to `to`, holding what is read while the proxy is blackholed.
+/// Copy `from` to `to`, holding what is read while the proxy is blackholed, each chunk
+/// delivered the proxy's delay after it was read; nothing more once the connection's
+/// `generation` is cut (what a blackhole held is then lost, never delivered).
 async fn pump(
     mut from: tokio::net::tcp::OwnedReadHalf,
     mut to: tokio::net::tcp::OwnedWriteHalf,
     mut state: tokio::sync::watch::Receiver<ProxyState>,
+    generation: u64,
 ) {
     use tokio::io::AsyncWriteExt;
-    let mut buf = vec![0u8; 16 * 1024];
-    loop {
-        let n = from.read(&mut buf).await.unwrap_or(0);
-        // Held while blackholed (the end of the stream too).
-        while state.borrow_and_update().blackhole {
-            if state.changed().await.is_err() {
+    let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel::<(Instant, Vec<u8>)>();
+    let read = async move {
+        let mut buf = vec![0u8; 16 * 1024];
+        loop {
+            let n = from.read(&mut buf).await.unwrap_or(0);
+            // Held while blackholed (the end of the stream too).
+            while state.borrow_and_update().blackhole {
+                if state.changed().await.is_err() {
+                    return;
+                }
+            }
+            let now = *state.borrow();
+            if now.generation != generation || n == 0 {
+                return;
+            }
+            if tx
+                .send((Instant::now() + now.delay, buf[..n].to_vec()))
+                .is_err()
+            {
                 return;
             }
         }
-        if n == 0 || to.write_all(&buf[..n]).await.is_err() {
-            break;
+    };
+    let write = async move {
+        // In order: a chunk read after the delay was shortened waits for those before.
+        while let Some((due, bytes)) = rx.recv().await {
+            tokio::time::sleep_until(due).await;
+            if to.write_all(&bytes).await.is_err() {
+                return;
+            }
         }
-    }
-    let _ = to.shutdown().await;
+        let _ = to.shutdown().await;
+    };
+    tokio::join!(read, write);
 }
 
 impl Proxy {
@@ -496,8 +522,8 @@ impl Proxy {
                         };
                         let (cr, cw) = client.into_split();
                         let (sr, sw) = server.into_split();
-                        let up = pump(cr, sw, watch.clone());
-                        let down = pump(sr, cw, watch.clone());
+                        let up = pump(cr, sw, watch.clone(), generation);
+                        let down = pump(sr, cw, watch.clone(), generation);
                         // Cut: both sockets dropped (closed) when the generation moves.
                         let cut = async {
                             while watch.borrow_and_update().generation == generation {
@@ -528,6 +554,23 @@ impl Proxy {
     /// Let nothing through, keeping every connection open.
     pub fn blackhole(&self) {
         self.state.send_modify(|s| s.blackhole = true);
+    }
+
+    /// Deliver every byte `delay` after it was read (zero: at once again; what was
+    /// read before goes on at its own time, in order).
+    pub fn delay(&self, delay: Duration) {
+        self.state.send_modify(|s| s.delay = delay);
+    }
+
+    /// End a blackhole with its bytes lost: the connections it held are dropped (as TCP
+    /// connections whose retransmissions timed out), what they held never delivered;
+    /// new connections go through.
+    pub fn restore_dropping(&self) {
+        self.state.send_modify(|s| {
+            s.generation += 1;
+            s.refuse = false;
+            s.blackhole = false;
+        });
     }
 
     /// Let connections through again (what a blackhole held goes on its way).
@@ -590,7 +633,14 @@ pub struct Node {
 }
 
 impl Node {
-    pub async fn start(name: &str, nats: &Nats, db: &PgDb) -> Node {
+    /// A node started with `--socket-rate rate` (`"0"`, the tests' usual: no frame
+    /// limit, their clients move faster than people).
+    pub async fn start(name: &str, nats: &Nats, db: &PgDb, rate: &str) -> Node {
+        Node::start_on(name, nats, db, rate, "127.0.0.1:0").await
+    }
+
+    /// The same, listening on `listen`.
+    async fn start_on(name: &str, nats: &Nats, db: &PgDb, rate: &str, listen: &str) -> Node {
         let proxy = Proxy::start(db.upstream()).await;
         let log = Log::default();
         let mut child = Command::new(env!("CARGO_BIN_EXE_flagfall"))
@@ -607,9 +657,9 @@ impl Node {
                 "--lease-ms",
                 &LEASE_MS.to_string(),
                 "--listen",
-                "127.0.0.1:0",
+                listen,
                 "--socket-rate",
-                "0",
+                rate,
             ])
             .env("NO_COLOR", "1")
             .stdin(Stdio::null())
@@ -688,6 +738,21 @@ impl Node {
         self.paused = true;
     }
 
+    /// SIGTERM (a rolling restart's stop): the node closes its sockets, finishes its
+    /// commits and releases its leases; waited for to exit, within `within`.
+    pub async fn sigterm(&mut self, within: Duration) {
+        self.signal(libc::SIGTERM, "SIGTERM");
+        let deadline = Instant::now() + within;
+        while self.alive() {
+            assert!(
+                Instant::now() < deadline,
+                "{} still running {within:?} after SIGTERM",
+                self.name
+            );
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
+    }
+
     /// SIGCONT.
     pub fn resume(&mut self) {
         self.signal(libc::SIGCONT, "SIGCONT");
@@ -763,11 +828,16 @@ pub struct Cluster {
 
 impl Cluster {
     pub async fn start() -> Cluster {
+        Cluster::start_with_rate("0").await
+    }
+
+    /// Three nodes started with `--socket-rate rate` (`"0"`: no frame limit).
+    pub async fn start_with_rate(rate: &str) -> Cluster {
         let db = PgDb::create().await;
         let nats = Nats::start().await;
         let mut nodes = Vec::new();
         for name in ["n1", "n2", "n3"] {
-            nodes.push(Node::start(name, &nats, &db).await);
+            nodes.push(Node::start(name, &nats, &db, rate).await);
         }
         let dir = Arc::new(Directory {
             addrs: nodes.iter().map(|n| n.addr).collect(),
@@ -785,6 +855,21 @@ impl Cluster {
             c.wait_health(n, 200, Duration::from_secs(15)).await;
         }
         c
+    }
+
+    /// Start node `i` again (killed or stopped before) under its name, on its address,
+    /// with a new proxy; healthy before this returns.
+    pub async fn restart_node(&mut self, i: usize) {
+        let name = self.nodes[i].name.clone();
+        let addr = self.nodes[i].addr.to_string();
+        assert!(
+            !self.nodes[i].alive(),
+            "{name} is still running: stop it first"
+        );
+        let node = Node::start_on(&name, &self.nats, &self.db, "0", &addr).await;
+        self.nodes[i] = node;
+        self.wait_health(&self.nodes[i], 200, Duration::from_secs(20))
+            .await;
     }
 
     /// Game `game`'s stored events, in order: `(n, by_role, json)`.

@@ -20,7 +20,9 @@
 
 mod client;
 mod evening;
+mod history;
 mod infra;
+mod limits;
 mod nats_auth;
 mod stall;
 mod table;

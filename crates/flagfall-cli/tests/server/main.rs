@@ -10,6 +10,8 @@ mod abuse;
 mod chaos;
 mod evening;
 mod evening_boards;
+mod evening_director;
+mod evening_corrections;
 mod evening_limits;
 mod evening_nodes;
 mod evening_phone;

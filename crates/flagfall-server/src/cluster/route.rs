@@ -267,6 +267,22 @@ async fn answer(shared: &Arc<Shared>, req: Req, received: Instant) -> Resp {
                 Err(Refusal::Unavailable(why)) => return Resp::Unavailable(why),
                 Ok(role) => role,
             };
+            // The player's frames are limited once in the cluster, here: its sockets on
+            // other nodes share the bucket of its sockets on this one.
+            if !crate::socket::charge_routed_action(shared, &game, role) {
+                shared.metrics.frame_errors.inc();
+                return Resp::Direct(
+                    ServerMsg::Error {
+                        id,
+                        message: format!(
+                            "rate limit: at most {} messages a second from a player's sockets, \
+                             on every node together; this one was dropped",
+                            shared.rate.0
+                        ),
+                    }
+                    .to_text(),
+                );
+            }
             let waited = Duration::from_millis(waited_ms).min(MAX_ROUTED_WAIT);
             let received = received.checked_sub(waited).unwrap_or(received);
             let (tx, rx) = oneshot::channel();

@@ -50,6 +50,10 @@ pub fn routes(shared: &Shared) -> Router<AppState> {
         .route("/api/events/{id}/players", post(add_players))
         .route("/api/events/{id}/links", get(get_links))
         .route("/api/events/{id}/ratings", post(ratings))
+        .route(
+            "/api/events/{id}/players/{n}",
+            axum::routing::put(edit_player),
+        )
         .route("/api/events/{id}/players/{n}/{action}", post(player_action))
         .route("/api/events/{id}/forbidden", post(forbid))
         .route("/api/events/{id}/report", axum::routing::put(set_report))
@@ -61,6 +65,10 @@ pub fn routes(shared: &Shared) -> Router<AppState> {
         .route(
             "/api/events/{id}/rounds/{r}/boards/{b}/result",
             post(set_result),
+        )
+        .route(
+            "/api/events/{id}/rounds/{r}/pair-again",
+            post(super::rounds::pair_again),
         )
         .route("/api/events/{id}/standings", get(get_standings))
         .route("/api/events/{id}/crosstable", get(get_crosstable))
@@ -75,11 +83,11 @@ pub fn routes(shared: &Shared) -> Router<AppState> {
         ))
 }
 
-fn refused(status: StatusCode, message: impl Into<String>) -> ApiError {
+pub(super) fn refused(status: StatusCode, message: impl Into<String>) -> ApiError {
     ApiError::Refused(status, message.into())
 }
 
-fn event_error(e: EventError) -> ApiError {
+pub(super) fn event_error(e: EventError) -> ApiError {
     let status = match e {
         EventError::BadValue { .. }
         | EventError::BadName(_)
@@ -109,7 +117,7 @@ impl From<Refusal> for ApiError {
 
 /// Admit a request that makes the server work (pairing, standings, exports, imports:
 /// [`crate::cpu`]), from `addr`, on evening `id` if it is one's.
-fn admit(
+pub(super) fn admit(
     s: &AppState,
     addr: Option<std::net::IpAddr>,
     id: Option<&str>,
@@ -129,7 +137,7 @@ async fn job<T: Send + 'static>(
 /// How a request counts against the evening's limits: its admission, and the address
 /// of a director (or deputy) asking for a change (what the server games it starts count
 /// against).
-fn asker(w: &Who, addr: Option<std::net::IpAddr>, ticket: Ticket) -> Asker {
+pub(super) fn asker(w: &Who, addr: Option<std::net::IpAddr>, ticket: Ticket) -> Asker {
     Asker {
         director_address: addr.filter(|_| w.is_director()),
         ticket: Some(ticket),
@@ -191,12 +199,12 @@ impl FromRequestParts<AppState> for Member {
 
 /// The evening and its director's (or a deputy's) token ([`director`]: 403 for a
 /// player's), with the token as sent (a player's link is derived from it).
-struct Director {
-    id: String,
-    h: EveningHandle,
-    snap: Arc<Snap>,
-    who: Who,
-    token: String,
+pub(super) struct Director {
+    pub(super) id: String,
+    pub(super) h: EveningHandle,
+    pub(super) snap: Arc<Snap>,
+    pub(super) who: Who,
+    pub(super) token: String,
 }
 
 impl FromRequestParts<AppState> for Director {
@@ -238,7 +246,8 @@ fn who(snap: &Snap, headers: &HeaderMap) -> Result<Who, ApiError> {
                 "the Authorization header must be `Bearer TOKEN`",
             )
         })?;
-    snap.tokens
+    let w = snap
+        .tokens
         .get(&crate::token_hash(token))
         .cloned()
         .ok_or_else(|| {
@@ -246,7 +255,20 @@ fn who(snap: &Snap, headers: &HeaderMap) -> Result<Who, ApiError> {
                 StatusCode::FORBIDDEN,
                 format!("the token is not one of event {}'s", snap.id),
             )
-        })
+        })?;
+    // A player's link is tied to their name: renamed or removed, it opens nothing.
+    if let Who::Player(name) = &w
+        && snap.number_of(name).is_none()
+    {
+        return Err(refused(
+            StatusCode::FORBIDDEN,
+            format!(
+                "this link's player is no longer in event {} under that name (renamed or                  removed): ask the director for your link",
+                snap.id
+            ),
+        ));
+    }
+    Ok(w)
 }
 
 /// The Bearer token as sent (already checked by [`who`]).
@@ -280,11 +302,11 @@ fn director(snap: &Snap, headers: &HeaderMap) -> Result<Who, ApiError> {
     Ok(w)
 }
 
-fn origin(w: &Who) -> Origin {
+pub(super) fn origin(w: &Who) -> Origin {
     Origin::new(w.by(), crate::now_unix_ms())
 }
 
-fn parse<'a, T: Deserialize<'a>>(body: &'a [u8], what: &str) -> Result<T, ApiError> {
+pub(super) fn parse<'a, T: Deserialize<'a>>(body: &'a [u8], what: &str) -> Result<T, ApiError> {
     serde_json::from_slice(body)
         .map_err(|e| refused(StatusCode::BAD_REQUEST, format!("{what}: {e}")))
 }
@@ -595,6 +617,153 @@ async fn add_players(
         .into_response())
 }
 
+/// A rating as a form or a program sends it: a number, its digits as text, or nothing
+/// (`null`, `""`: unrated). Anything else is refused, naming `field` (a mistyped
+/// "19x0" is not entered as an unrated player).
+fn rating_value(field: &str, v: &mut Value) -> Result<(), ApiError> {
+    let fixed = match &*v {
+        Value::Null | Value::Number(_) => return Ok(()),
+        Value::String(t) if t.trim().is_empty() => Value::Null,
+        Value::String(t) => match t.trim().parse::<u32>() {
+            Ok(n) => Value::from(n),
+            Err(_) => {
+                let shown: String = t.trim().chars().take(20).collect();
+                return Err(refused(
+                    StatusCode::BAD_REQUEST,
+                    format!("{field}: {shown:?} is not a rating (a whole number, 0 to 4000)"),
+                ));
+            }
+        },
+        other => {
+            return Err(refused(
+                StatusCode::BAD_REQUEST,
+                format!("{field}: {other} is not a rating (a whole number, 0 to 4000)"),
+            ));
+        }
+    };
+    *v = fixed;
+    Ok(())
+}
+
+/// The players of a JSON upload (one player, or `{"players": [...]}`), each rating read
+/// by [`rating_value`] first.
+fn json_players(body: &[u8]) -> Result<Vec<NewPlayer>, ApiError> {
+    let mut v: Value = parse(body, "player")?;
+    if let Some(list) = v.get_mut("players").and_then(Value::as_array_mut) {
+        for (i, p) in list.iter_mut().enumerate() {
+            if let Some(r) = p.get_mut("rating") {
+                rating_value(&format!("players[{}].rating", i + 1), r)?;
+            }
+        }
+    } else if let Some(r) = v.get_mut("rating") {
+        rating_value("rating", r)?;
+    }
+    let typed: PlayersBody = serde_json::from_value(v)
+        .map_err(|e| refused(StatusCode::BAD_REQUEST, format!("player: {e}")))?;
+    Ok(match typed {
+        PlayersBody::Many { players } => players,
+        PlayersBody::One(p) => vec![p],
+    })
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct EditBody {
+    name: String,
+    #[serde(default)]
+    rating: Option<u32>,
+    #[serde(default)]
+    federation: Option<String>,
+    #[serde(default)]
+    fide_id: Option<u64>,
+    #[serde(default)]
+    uscf_id: Option<String>,
+}
+
+/// `PUT /api/events/{id}/players/{n}` (director): the player's name, rating, federation
+/// and ids, every one replaced (a blank or absent field clears it). A rating is a number
+/// or its digits; anything else is refused naming the field. A new name gives the player
+/// a new link (each link is tied to its name): the answer carries it.
+async fn edit_player(
+    State(s): State<AppState>,
+    ClientAddress(addr): ClientAddress,
+    Path((_, n)): Path<(String, u32)>,
+    Director {
+        id,
+        h,
+        who: w,
+        token,
+        ..
+    }: Director,
+    body: Bytes,
+) -> Result<Response, ApiError> {
+    let mut v: Value = parse(&body, "player")?;
+    if let Some(obj) = v.as_object_mut() {
+        if let Some(r) = obj.get_mut("rating") {
+            rating_value("rating", r)?;
+        }
+        // A blank text field clears it, as a form sends it.
+        for key in ["federation", "uscf_id"] {
+            if obj
+                .get(key)
+                .and_then(Value::as_str)
+                .is_some_and(|t| t.trim().is_empty())
+            {
+                obj.insert(key.into(), Value::Null);
+            }
+        }
+        match obj.get("fide_id").cloned() {
+            Some(Value::String(t)) if t.trim().is_empty() => {
+                obj.insert("fide_id".into(), Value::Null);
+            }
+            Some(Value::String(t)) => match t.trim().parse::<u64>() {
+                Ok(n) => {
+                    obj.insert("fide_id".into(), Value::from(n));
+                }
+                Err(_) => {
+                    let shown: String = t.trim().chars().take(20).collect();
+                    return Err(refused(
+                        StatusCode::BAD_REQUEST,
+                        format!("fide_id: {shown:?} is not a FIDE id (its digits)"),
+                    ));
+                }
+            },
+            _ => {}
+        }
+    }
+    let b: EditBody = serde_json::from_value(v)
+        .map_err(|e| refused(StatusCode::BAD_REQUEST, format!("player: {e}")))?;
+    let change = Change::EditPlayer {
+        player: n,
+        name: b.name.trim().to_string(),
+        rating: b.rating,
+        federation: b.federation.map(|f| f.trim().to_string()),
+        fide_id: b.fide_id,
+        uscf_id: b.uscf_id.map(|u| u.trim().to_string()),
+    };
+    let ticket = admit(&s, addr, Some(&id))?;
+    let done = h
+        .run_as(
+            Op::EditPlayer {
+                change,
+                director_token: (w == Who::Director).then_some(token),
+            },
+            origin(&w),
+            asker(&w, addr, ticket),
+        )
+        .await?;
+    let snap = h.now();
+    Ok(axum::Json(ev::PlayerEdited {
+        effects: effects(&done.effects),
+        seq: snap.seq,
+        link: done
+            .tokens
+            .first()
+            .map(|(_, token)| format!("/events/{id}/player?token={token}")),
+    })
+    .into_response())
+}
+
 /// The players of an upload in `format` (json, csv or trf).
 fn read_players(format: &str, body: &[u8]) -> Result<Vec<NewPlayer>, ApiError> {
     let text = || {
@@ -602,10 +771,7 @@ fn read_players(format: &str, body: &[u8]) -> Result<Vec<NewPlayer>, ApiError> {
             .map_err(|_| refused(StatusCode::BAD_REQUEST, "the file is not UTF-8 text"))
     };
     let players = match format {
-        "json" => match parse::<PlayersBody>(body, "player")? {
-            PlayersBody::Many { players } => players,
-            PlayersBody::One(p) => vec![p],
-        },
+        "json" => json_players(body)?,
         "csv" => import::players_from_csv(text()?, "the CSV upload")
             .map_err(|e| refused(StatusCode::BAD_REQUEST, e.to_string()))?,
         "trf" => {
@@ -912,7 +1078,7 @@ async fn player_action(
     Ok(answer(&h, &done))
 }
 
-fn answer(h: &EveningHandle, done: &Done) -> Response {
+pub(super) fn answer(h: &EveningHandle, done: &Done) -> Response {
     let snap = h.now();
     axum::Json(ev::ChangeAnswer {
         effects: effects(&done.effects),
@@ -969,20 +1135,42 @@ async fn forbid(
 
 /// `PUT /api/events/{id}/report` (director): the details the rating reports need
 /// (`{"city", "state", "zip", "uscf_affiliate", "uscf_chief_td", ...}`), replacing
-/// those set before; logged.
+/// those set before, and the start `date` and `site` when the body names them; logged.
 async fn set_report(
     State(s): State<AppState>,
     ClientAddress(addr): ClientAddress,
     Director { id, h, who: w, .. }: Director,
     body: Bytes,
 ) -> Result<Response, ApiError> {
-    let v: Value = parse(&body, "report")?;
+    let mut v: Value = parse(&body, "report")?;
+    // The start date and the site go with the details (the reports need them), each
+    // left as it is when the body does not name it; `""` clears.
+    let mut take = |key: &str| -> Result<Option<String>, ApiError> {
+        match v.as_object_mut().and_then(|m| m.remove(key)) {
+            None => Ok(None),
+            Some(Value::Null) => Ok(Some(String::new())),
+            Some(Value::String(t)) => Ok(Some(t.trim().to_string())),
+            Some(other) => Err(refused(
+                StatusCode::BAD_REQUEST,
+                format!("field `{key}`: expected text, not {other}"),
+            )),
+        }
+    };
+    let date = take("date")?;
+    let site = take("site")?;
     let info = report_info(v)?;
     flagfall_events::text::report(&info).map_err(event_error)?;
+    if let Some(d) = date.as_deref().filter(|d| !d.is_empty()) {
+        flagfall_events::text::date("date", d).map_err(event_error)?;
+    }
     let ticket = admit(&s, addr, Some(&id))?;
     let done = h
         .run_as(
-            Op::SetReport(Box::new(info)),
+            Op::SetReport {
+                report: Box::new(info),
+                date,
+                site,
+            },
             origin(&w),
             asker(&w, addr, ticket),
         )
@@ -1112,9 +1300,11 @@ async fn set_result(
     State(s): State<AppState>,
     ClientAddress(addr): ClientAddress,
     Path((_, r, board)): Path<(String, u32, u32)>,
+    Query(q): Query<super::rounds::DryRun>,
     Member { id, h, who: w, .. }: Member,
     body: Bytes,
 ) -> Result<Response, ApiError> {
+    let dry_run = q.asked()?;
     let b: ResultBody = parse(&body, "result")?;
     let results: Vec<RecordedResult> = match (&b.result, &b.results) {
         (Some(one), None) => vec![read_result(one)?],
@@ -1174,6 +1364,9 @@ async fn set_result(
         }]),
     };
     let ticket = admit(&s, addr, Some(&id))?;
+    if dry_run {
+        return super::rounds::dry_run(&s, &h, op, origin(&w), ticket).await;
+    }
     let done = h.run_as(op, origin(&w), asker(&w, addr, ticket)).await?;
     let snap = h.now();
     let v = view::round(&snap, r, Viewer::of(&snap, Some(&w))).map_err(event_error)?;
@@ -1281,8 +1474,16 @@ async fn export_as(
     if kind == "pgn" && snap.settings.play == Play::Server {
         // The games' scripts from the store, then their PGN off the async workers.
         let games = server_games(&s, &snap).await?;
+        let file = download_name(&snap.event.name, "pgn");
         let text = job(&s, ticket, move || server_pgn(&snap, games)).await??;
-        return Ok(([(header::CONTENT_TYPE, "application/x-chess-pgn")], text).into_response());
+        return Ok((
+            [
+                (header::CONTENT_TYPE, "application/x-chess-pgn".to_string()),
+                (header::CONTENT_DISPOSITION, file),
+            ],
+            text,
+        )
+            .into_response());
     }
     // Every export is made off the async workers.
     job(&s, ticket, move || {
@@ -1294,7 +1495,12 @@ async fn export_as(
             "trf" => ("text/plain; charset=utf-8", export::trf(event)),
             "csv" => {
                 let st = event.standings(None, None).map_err(event_error)?;
-                ("text/csv; charset=utf-8", export::standings_csv(event, &st))
+                // The byte order mark: Excel reads the file as UTF-8 (accented names)
+                // only with it.
+                (
+                    "text/csv; charset=utf-8",
+                    format!("\u{feff}{}", export::standings_csv(event, &st)),
+                )
             }
             "pgn" => ("application/x-chess-pgn", export::pgn(event)),
             _ => (
@@ -1304,9 +1510,59 @@ async fn export_as(
                     + "\n",
             ),
         };
-        Ok(([(header::CONTENT_TYPE, mime)], text).into_response())
+        let ext = if kind == "csv" {
+            "standings.csv"
+        } else {
+            kind.as_str()
+        };
+        let file = download_name(&event.name, ext);
+        Ok((
+            [
+                (header::CONTENT_TYPE, mime.to_string()),
+                (header::CONTENT_DISPOSITION, file),
+            ],
+            text,
+        )
+            .into_response())
     })
     .await?
+}
+
+/// `Content-Disposition` of an export: saved as a file named by the evening
+/// (`friday-blitz.pgn`): letters and digits without their accents, lower case, the rest
+/// one hyphen; at most 60 characters; `evening` when nothing is left.
+fn download_name(event_name: &str, ext: &str) -> String {
+    format!("attachment; filename=\"{}.{ext}\"", file_stem(event_name))
+}
+
+fn file_stem(event_name: &str) -> String {
+    let mut stem = String::new();
+    for ch in event_name.chars() {
+        let folded = if ch.is_ascii_alphanumeric() {
+            Some(ch.to_ascii_lowercase())
+        } else if ch.is_alphanumeric() {
+            flagfall_events::rating_list::name_key(&ch.to_string())
+                .chars()
+                .next()
+                .filter(char::is_ascii_alphanumeric)
+        } else {
+            None
+        };
+        match folded {
+            Some(c) => stem.push(c),
+            None if !stem.is_empty() && !stem.ends_with('-') => stem.push('-'),
+            None => {}
+        }
+        if stem.len() >= 60 {
+            break;
+        }
+    }
+    let stem = stem.trim_end_matches('-');
+    if stem.is_empty() {
+        "evening".to_string()
+    } else {
+        stem.to_string()
+    }
 }
 
 /// One of US Chess's three rating-report files (dBase III), by the name of its table:
@@ -1326,12 +1582,23 @@ fn uscf_file(event: &Event, file: &str) -> Result<Response, ApiError> {
         }
     };
     let files = uscf::report(event, today()).map_err(|e| {
+        // The library names the command line's options; on the server the details are
+        // the console's (or `PUT .../report`'s).
+        let hint = if matches!(e, uscf::UscfError::Missing(_)) {
+            " (set them in the director console's Report details, or with PUT \
+             /api/events/{id}/report)"
+        } else {
+            ""
+        };
         refused(
             StatusCode::CONFLICT,
-            format!("the US Chess report cannot be made: {e}"),
+            format!("the US Chess report cannot be made: {e}{hint}"),
         )
     })?;
     let (name, bytes) = files.named()[index];
+    // The evening's name before US Chess's own name of the table (its upload page asks
+    // for each of the three files by that name).
+    let name = format!("{}-{name}", file_stem(&event.name));
     let notes: String = files
         .notes
         .join("; ")

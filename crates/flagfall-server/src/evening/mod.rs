@@ -18,6 +18,7 @@
 //! its result then ([`task`]'s reconciliation): nothing is lost.
 
 pub mod http;
+pub mod rounds;
 pub mod task;
 pub mod view;
 
@@ -57,6 +58,13 @@ pub enum LogRow {
     /// The details the rating reports need, set by the director (`PUT .../report`).
     Details {
         report: ReportInfo,
+        /// The start date set with them (`""` clears it); absent: unchanged (rows
+        /// stored before the details took it have none).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        date: Option<String>,
+        /// The site set with them, as the date.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        site: Option<String>,
         by: String,
         at: i64,
     },

@@ -72,7 +72,19 @@ pub enum Op {
     /// A deputy director's token.
     Deputy,
     /// The details the rating reports need (replacing those set before).
-    SetReport(Box<ReportInfo>),
+    SetReport {
+        report: Box<ReportInfo>,
+        /// The start date (`Some("")` clears it; `None` leaves it).
+        date: Option<String>,
+        /// The site, as the date.
+        site: Option<String>,
+    },
+    /// The director's correction of a player's details ([`Change::EditPlayer`]); a new
+    /// name gives the player a new link when the director's token derives it.
+    EditPlayer {
+        change: Change,
+        director_token: Option<String>,
+    },
 }
 
 /// Why a command was not done.
@@ -131,6 +143,20 @@ pub(crate) enum Cmd {
     CatchUp(i64),
     /// Another node loaded the evening: tell it the games waiting for the director.
     Hello,
+    /// What `changes` would do, made on a copy and never stored ([`EveningHandle::preview`]).
+    Preview {
+        changes: Vec<Change>,
+        origin: Origin,
+        reply: oneshot::Sender<Result<Preview, Refusal>>,
+    },
+}
+
+/// What changes would do ([`EveningHandle::preview`]): the evening as it is, the copy
+/// with the changes made, and what followed.
+pub struct Preview {
+    pub before: Arc<Snap>,
+    pub after: Snap,
+    pub effects: Vec<Effect>,
 }
 
 impl EveningHandle {
@@ -169,6 +195,33 @@ impl EveningHandle {
                 "the evening's task stopped".into(),
             )))
         })
+    }
+
+    /// What `changes` would do as `origin`, made on a copy of the evening and never
+    /// stored: the games of a round the changes would pair again are asked whether they
+    /// have begun (not held), as the change itself would find them.
+    pub async fn preview(&self, changes: Vec<Change>, origin: Origin) -> Result<Preview, Refusal> {
+        let (reply, rx) = oneshot::channel();
+        let stopped = || Refusal::Failed(ServerError::Corrupt("the evening's task stopped".into()));
+        if let Err(mpsc::error::SendError(cmd)) = self
+            .tx
+            .send(Cmd::Preview {
+                changes,
+                origin,
+                reply,
+            })
+            .await
+        {
+            let again = match self.shared.upgrade() {
+                Some(shared) => handle(&shared, &self.id).await.map_err(Refusal::Failed)?,
+                None => None,
+            };
+            match again {
+                Some(h) if h.tx.send(cmd).await.is_ok() => {}
+                _ => return Err(stopped()),
+            }
+        }
+        rx.await.unwrap_or_else(|_| Err(stopped()))
     }
 
     pub(crate) async fn game_over(&self, game_id: String) {
@@ -316,6 +369,23 @@ async fn load(
     Ok(Some(h))
 }
 
+/// The report details with the start date and site set with them (`None`: unchanged),
+/// checked together (the end date not before the start): all or nothing.
+fn set_details(
+    event: &mut Event,
+    report: ReportInfo,
+    date: Option<&str>,
+    site: Option<&str>,
+) -> Result<(), EventError> {
+    if let Some(d) = date {
+        event.set_date(Some(d))?;
+    }
+    if let Some(s) = site {
+        event.set_site(Some(s))?;
+    }
+    event.set_report(report)
+}
+
 /// Apply stored log row `r`, the one after row `seq`, to `event` and `reports` (as
 /// loading does, and catching up with another node's changes): what followed.
 fn replay_row(
@@ -342,7 +412,15 @@ fn replay_row(
             note_report(event, reports, &rep);
             Ok(Vec::new())
         }
-        LogRow::Details { report, .. } => {
+        LogRow::Details {
+            report, date, site, ..
+        } => {
+            if let Some(d) = date {
+                event.date = Some(d).filter(|d| !d.is_empty());
+            }
+            if let Some(s) = site {
+                event.site = Some(s).filter(|s| !s.is_empty());
+            }
             event.report = report;
             Ok(vec![Effect::SettingChanged])
         }
@@ -505,6 +583,14 @@ impl Task {
                 } => {
                     let r = self.exec(op, origin, &asker).await;
                     drop(asker);
+                    let _ = reply.send(r);
+                }
+                Cmd::Preview {
+                    changes,
+                    origin,
+                    reply,
+                } => {
+                    let r = self.preview(changes, origin).await;
                     let _ = reply.send(r);
                 }
                 Cmd::Waiting(id, n, dispute, remote) => self.waiting(id, n, dispute, remote),
@@ -902,19 +988,7 @@ impl Task {
                     // A round deleted or re-paired by hand, or re-paired by the library
                     // after a correction of an earlier round (when nothing in it has
                     // begun): its games are held until the change is stored.
-                    let latest = w.snap.event.rounds_paired();
-                    let round = match &change {
-                        Change::DeleteRound { round } | Change::Override { round, .. } => {
-                            Some(*round)
-                        }
-                        Change::SetResults { round, .. } | Change::SetGameResult { round, .. }
-                            if *round < latest =>
-                        {
-                            Some(latest)
-                        }
-                        _ => None,
-                    };
-                    if let Some(round) = round {
+                    if let Some(round) = round_changed_by(&change, w.snap.event.rounds_paired()) {
                         self.hold_round(&mut w, round, &origin, held).await?;
                     }
                     // The change itself (a pairing, a re-pairing): off the async workers.
@@ -986,18 +1060,55 @@ impl Task {
                 w = back;
                 r?;
             }
-            Op::SetReport(report) => {
+            Op::SetReport { report, date, site } => {
                 let report = *report;
-                w.snap
-                    .event
-                    .set_report(report.clone())
+                let mut event = w.snap.event.clone();
+                set_details(&mut event, report.clone(), date.as_deref(), site.as_deref())
                     .map_err(Refusal::Event)?;
+                w.snap.event = event;
                 w.row(&LogRow::Details {
                     report,
+                    date,
+                    site,
                     by: origin.by.clone(),
                     at: origin.at,
                 });
                 w.done.effects.push(Effect::SettingChanged);
+            }
+            Op::EditPlayer {
+                change,
+                director_token,
+            } => {
+                let Change::EditPlayer { player, name, .. } = &change else {
+                    return Err(Refusal::Conflict("not a player's edit".into()));
+                };
+                let old = w
+                    .snap
+                    .event
+                    .player(*player)
+                    .map_err(Refusal::Event)?
+                    .name
+                    .clone();
+                let name = name.trim().to_string();
+                w.apply(change, &origin).map_err(Refusal::Event)?;
+                if name != old {
+                    // Each player's link is tied to their name: the new name's link.
+                    let token = match &director_token {
+                        Some(d) => super::player_token(d, &w.snap.id, &name),
+                        None => random_hex(32).map_err(Refusal::Failed)?,
+                    };
+                    let hash = token_hash(&token);
+                    if w.snap.tokens.get(&hash) != Some(&Who::Player(name.clone())) {
+                        w.tokens.push(TournamentToken {
+                            token_hash: hash.clone(),
+                            tournament_id: w.snap.id.clone(),
+                            role: "player".into(),
+                            player: Some(name.clone()),
+                        });
+                    }
+                    w.snap.tokens.insert(hash, Who::Player(name.clone()));
+                    w.done.tokens.push((name, token));
+                }
             }
         }
         let w = self.settle(w, &origin, asking, Some(before), held).await?;
@@ -1142,7 +1253,72 @@ fn report(
     Ok(())
 }
 
+/// The round `change` deletes or pairs again, if any (a correction of an earlier round
+/// pairs the `latest` again when nothing in it has begun).
+fn round_changed_by(change: &Change, latest: u32) -> Option<u32> {
+    match change {
+        Change::DeleteRound { round } | Change::Override { round, .. } => Some(*round),
+        Change::SetResults { round, .. } | Change::SetGameResult { round, .. }
+            if *round < latest =>
+        {
+            Some(latest)
+        }
+        _ => None,
+    }
+}
+
 impl Task {
+    /// [`EveningHandle::preview`]: the changes made on a copy, after the games of the
+    /// rounds they would change are asked whether they have begun (a begun game is
+    /// marked so on the copy, as [`Task::hold_round`] marks it for the change itself).
+    async fn preview(&mut self, changes: Vec<Change>, origin: Origin) -> Result<Preview, Refusal> {
+        self.catch_up().await.map_err(Refusal::Failed)?;
+        let before = self.state.clone();
+        let mut w = self.work().await?;
+        for change in changes {
+            if let Some(round) = round_changed_by(&change, w.snap.event.rounds_paired()) {
+                let mut started = Vec::new();
+                if let Some(r) = w
+                    .snap
+                    .event
+                    .round_list
+                    .get((round as usize).wrapping_sub(1))
+                {
+                    for b in &r.boards {
+                        for (g, rec) in b.games.iter().enumerate() {
+                            if let (Some(id), false, RecordedResult::Pending) =
+                                (&rec.game, rec.started, rec.result)
+                                // Asked without holding it: `Release` answers whether
+                                // it has begun and leaves an unheld game as it was.
+                                && self.round_cmd(id, RoundCmd::Release).await?
+                            {
+                                started.push((b.number, g as u32 + 1));
+                            }
+                        }
+                    }
+                }
+                for (board, game) in started {
+                    w.apply(Change::GameStarted { round, board, game }, &origin)
+                        .map_err(Refusal::Event)?;
+                }
+            }
+            let o = origin.clone();
+            let (back, r) = self
+                .job(move || {
+                    let r = w.apply(change, &o);
+                    (w, r)
+                })
+                .await?;
+            w = back;
+            r.map_err(Refusal::Event)?;
+        }
+        Ok(Preview {
+            before,
+            effects: w.done.effects.clone(),
+            after: w.snap,
+        })
+    }
+
     /// Before a round is deleted or re-paired: its server games that have begun are
     /// marked begun (the events library then refuses); the others are held (`held`), so
     /// that none begins before the change is stored or refused.

@@ -164,6 +164,9 @@ pub fn round(snap: &Snap, r: u32, viewer: Viewer) -> Result<RoundView, EventErro
         complete: round.complete(),
         bye,
         manual_by: round.manual.then(|| round.manual_by.clone()),
+        left: (viewer == Viewer::Director)
+            .then(|| super::rounds::left_players(event, r))
+            .filter(|l| !l.is_empty()),
     })
 }
 
@@ -325,6 +328,8 @@ pub fn summary(snap: &Snap, viewer: Viewer) -> EveningSummary {
                 note: f.note.clone(),
             })
             .collect(),
+        date: e.date.clone(),
+        site: e.site.clone(),
         report: serde_json::to_value(&e.report).unwrap_or(Value::Null),
         seq: snap.seq,
         disagreements: (viewer != Viewer::Public).then_some(disagreements),
