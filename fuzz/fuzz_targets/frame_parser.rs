@@ -9,7 +9,14 @@ fuzz_target!(|data: &[u8]| {
     let Ok(text) = std::str::from_utf8(data) else {
         return;
     };
-    if let Ok(ClientFrame::Action { action, lag_ms, .. }) = parse_frame(text) {
+    // A typed SAN move (`san: Some`) is read by the game against its position first.
+    if let Ok(ClientFrame::Action {
+        action,
+        lag_ms,
+        san: None,
+        ..
+    }) = parse_frame(text)
+    {
         let event = ClientFrame::event(
             action,
             1234,

@@ -116,9 +116,9 @@ test('online: SAN typed and a promotion, read from the server\'s legal moves; a 
   const g = await createGame(server.base, { rules: 'fide-b3', time_control: '3+2', mode: 'online', fen: '4k3/P7/8/8/8/8/8/4K2R w K - 0 1' });
   const w = await openPage(g.urls.white, PHONE);
   await w.page.locator('.clock.bottom .time').waitFor();
-  // A SAN the legal list does not hold is refused on the page, naming it.
+  // A SAN that names no legal move is refused by the server, naming it (issue 31: the page reads no SAN itself).
   await typeMove(w.page, 'Qh5');
-  await w.page.locator('.notice.bad', { hasText: 'Qh5 is not a legal move now' }).waitFor();
+  await w.page.locator('.typed-refused', { hasText: 'Move not played: "Qh5" is not a legal move for White here' }).waitFor();
   // Castling typed with zeros, as players write it.
   await typeMove(w.page, '0-0');
   await waitState(server.base, g.id, (s) => s.moves.length === 1 && s.moves[0].san === 'O-O', 'O-O');

@@ -1,7 +1,9 @@
 // Keyboard move input. Squares (`e2e4`, `e7e8q`, `e2-e4`) are a physical action and always
-// work, legal or not, as on a real board. SAN (`Nf3`, `exd5`, `O-O`, `e8=Q`) is looked up
-// in the server's list of the legal moves with their SAN (`san`, online mode): the page
-// resolves nothing itself, it only compares the typed text with that list.
+// work, legal or not, as on a real board. A typed move in SAN (`Nf3`, `exd5`, `O-O`,
+// `e8=Q`) is sent as it is, for the server to read against the position (`readTyped`,
+// docs/protocol.md). A claim's intended move (`parseMoveInput`) is compared with the
+// server's list of the legal moves with their SAN (`san`, online mode): the page resolves
+// nothing itself.
 
 export type MoveParse = { ok: true; uci: string } | { ok: false; error: string };
 
@@ -42,4 +44,24 @@ export function parseMoveInput(text: string, san: Record<string, string> | null 
   const promo = Object.entries(san).filter(([, s]) => key(s).replace(/[QRBN]$/, '') === want && /=[QRBN]/.test(s));
   if (promo.length > 0) return { ok: false, error: `${raw}: name the promotion piece, e.g. ${promo[0][1].replace(/[+#]$/, '')}` };
   return { ok: false, error: `${raw} is not a legal move now` };
+}
+
+/** A move typed in the move box: squares (any move, legal or not), or text for the server to read as SAN. */
+export type Typed = { ok: true; uci: string } | { ok: true; san: string } | { ok: false; error: string };
+
+/**
+ * The move box's text as the page sends it: squares as UCI; anything else that may be a
+ * move as written (`Nf3`, `O-O`, `exd5`, `e8=Q`) as `{"san": ...}`, which the server reads
+ * against the position (docs/protocol.md). The page resolves no SAN itself.
+ */
+export function readTyped(text: string): Typed {
+  const raw = text.trim();
+  if (raw === '') return { ok: false, error: 'type a move, e.g. Nf3, O-O or e2e4' };
+  const sq = SQUARES.exec(raw.toLowerCase());
+  if (sq) {
+    if (sq[1] === sq[2]) return { ok: false, error: `${sq[1]}${sq[2]}: from and to are the same square` };
+    return { ok: true, uci: sq[1] + sq[2] + (sq[3] ?? '') };
+  }
+  if (raw.length > 16 || !/^[A-Za-z0-9=+#!?:\-. ]+$/.test(raw)) return { ok: false, error: `"${raw.slice(0, 20)}" is not a move: type one like Nf3, O-O or e2e4` };
+  return { ok: true, san: raw };
 }

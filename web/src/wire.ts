@@ -229,6 +229,11 @@ san?: { [key in string]: string } | null,
  */
 promotion_ranks: PromotionRanks, 
 /**
+ * The evening the game plays for (its round and board): set on `GET /api/games/{id}`
+ * only (it does not change: a page reads it once). Absent for a game of no evening.
+ */
+evening?: GameEvening, 
+/**
  * What the socket's token acts as: set on the WebSocket's `state` message only.
  */
 role?: Role | null, };
@@ -346,7 +351,12 @@ export type EveningSummary = { id: string, name: string, format: string,
 /**
  * The rounds planned (a round robin not yet started: the rounds its players need).
  */
-rounds: number, rounds_paired: number, rounds_complete: number, time_control: string | null, rules: string | null, play: Play, mode: Mode, confirm: Confirm, auto: boolean, check_in: boolean, tiebreaks: string, players: Array<EveningPlayer>, forbidden: Array<ForbiddenPairView>, 
+rounds: number, rounds_paired: number, rounds_complete: number, time_control: string | null, rules: string | null, play: Play, mode: Mode, confirm: Confirm, auto: boolean, check_in: boolean, tiebreaks: string, 
+/**
+ * The byes a player may ask for in advance, as the format allows (none in a round
+ * robin: a game not played is a forfeit).
+ */
+bye_kinds?: Array<ByeRequest>, players: Array<EveningPlayer>, forbidden: Array<ForbiddenPairView>, 
 /**
  * The start date (`YYYY-MM-DD`), for PGN, TRF and the rating reports.
  */
@@ -428,6 +438,20 @@ export type Crosstable = { rounds: number, players: Array<CrossRow>, };
 
 export type GameLink = { id: string, url: string, };
 
+export type GameEvening = { 
+/**
+ * The evening's id (`/events/{id}/...`).
+ */
+id: string, name: string, round: number, board: number, 
+/**
+ * This game's number on its board (1-based; a two-game pairing has 1 and 2).
+ */
+game: number, 
+/**
+ * The board's games, in order (this one among them): the next to play after it.
+ */
+games: Array<GameLink>, };
+
 export type Me = { name: string, in_event: boolean, number?: number, checked_in?: boolean, paused?: boolean, 
 /**
  * Present (and maybe null) for a player of the evening.
@@ -440,7 +464,11 @@ round?: number,
 /**
  * The score written out (`3½`).
  */
-points?: string, board?: number, colour?: Color, opponent?: PlayerRef, results?: Array<string | null>, reported?: Reported, games?: Array<GameLink>, bye?: ByeKindName, rank?: number, };
+points?: string, board?: number, colour?: Color, opponent?: PlayerRef, results?: Array<string | null>, reported?: Reported, games?: Array<GameLink>, bye?: ByeKindName, rank?: number, 
+/**
+ * The byes the player asked for in advance, by round (a round not yet paired).
+ */
+byes?: { [key in number]: ByeRequest }, };
 
 export type LiveMessage = { "type": "state", event: EveningSummary, round: RoundView | null, standings: Standings | null, } | { "type": "change", seq: number, 
 /**

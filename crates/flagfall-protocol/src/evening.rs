@@ -179,6 +179,11 @@ pub struct EveningSummary {
     pub auto: bool,
     pub check_in: bool,
     pub tiebreaks: String,
+    /// The byes a player may ask for in advance, as the format allows (none in a round
+    /// robin: a game not played is a forfeit).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    #[ts(optional, as = "Option<Vec<ByeRequest>>")]
+    pub bye_kinds: Vec<ByeRequest>,
     pub players: Vec<EveningPlayer>,
     pub forbidden: Vec<ForbiddenPairView>,
     /// The start date (`YYYY-MM-DD`), for PGN, TRF and the rating reports.
@@ -319,6 +324,21 @@ pub struct GameLink {
     pub url: String,
 }
 
+/// The evening a server game plays for (`GET /api/games/{id}`'s `evening`): the game
+/// page names it, with its round and board, and links back.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
+pub struct GameEvening {
+    /// The evening's id (`/events/{id}/...`).
+    pub id: String,
+    pub name: String,
+    pub round: u32,
+    pub board: u32,
+    /// This game's number on its board (1-based; a two-game pairing has 1 and 2).
+    pub game: u32,
+    /// The board's games, in order (this one among them): the next to play after it.
+    pub games: Vec<GameLink>,
+}
+
 /// `GET /api/events/{id}/me`: a player's own view. A name not in the evening has only
 /// `name` and `in_event: false`.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
@@ -361,6 +381,9 @@ pub struct Me {
     pub bye: Option<ByeKindName>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub rank: Option<u32>,
+    /// The byes the player asked for in advance, by round (a round not yet paired).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub byes: Option<BTreeMap<u32, ByeRequest>>,
 }
 
 /// A message of the evening's live socket.
@@ -372,7 +395,7 @@ pub struct Me {
 pub enum LiveMessage {
     /// The first message of every connection: everything the reader may read.
     State {
-        event: EveningSummary,
+        event: Box<EveningSummary>,
         round: Option<RoundView>,
         standings: Option<Standings>,
     },

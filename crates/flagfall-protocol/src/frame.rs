@@ -27,6 +27,10 @@ pub enum ClientFrame {
         /// The client's own estimate of network delay for this action.
         lag_ms: Option<u64>,
         action: Action,
+        /// A move typed in SAN (`{"san": "Nf3"}`), for the game to read against its
+        /// position ([`crate::resolve_san`]); `action` is then that move, its squares
+        /// yet to be filled in (`a1a1`), with the frame's `press`.
+        san: Option<String>,
     },
 }
 
@@ -114,6 +118,9 @@ pub fn parse_frame(text: &str) -> Result<ClientFrame, FrameError> {
             }
         },
     };
+    if let Some(san) = map.remove("san") {
+        return san_frame(id, lag_ms, san, map);
+    }
     let action =
         script::parse_unstamped_action(&map).map_err(|e| frame_err(&id, &e.field, e.message))?;
     if lag_ms.is_some() && !action.presses() {
@@ -130,5 +137,65 @@ pub fn parse_frame(text: &str) -> Result<ClientFrame, FrameError> {
             "`end` closes a record; a live game ends by its own events",
         ));
     }
-    Ok(ClientFrame::Action { id, lag_ms, action })
+    Ok(ClientFrame::Action {
+        id,
+        lag_ms,
+        action,
+        san: None,
+    })
+}
+
+/// `{"san": "Nf3"}`, with `press` at most: a move typed as players write it.
+fn san_frame(
+    id: Option<String>,
+    lag_ms: Option<u64>,
+    san: Value,
+    map: serde_json::Map<String, Value>,
+) -> Result<ClientFrame, FrameError> {
+    let Value::String(text) = san else {
+        return Err(frame_err(
+            &id,
+            "san",
+            "expected a move as text, like \"Nf3\" or \"O-O\"",
+        ));
+    };
+    if text.chars().count() > crate::MAX_SAN_CHARS {
+        return Err(frame_err(
+            &id,
+            "san",
+            format!(
+                "longer than {} characters: a move is like \"Nf3\"",
+                crate::MAX_SAN_CHARS
+            ),
+        ));
+    }
+    let mut press = false;
+    for (k, v) in map {
+        match (k.as_str(), v) {
+            ("press", Value::Bool(b)) => press = b,
+            ("press", _) => return Err(frame_err(&id, "press", "expected true or false")),
+            (other, _) => {
+                return Err(frame_err(
+                    &id,
+                    other,
+                    "a typed move (`san`) goes with `press` only",
+                ));
+            }
+        }
+    }
+    if lag_ms.is_some() && !press {
+        return Err(frame_err(
+            &id,
+            "lag_ms",
+            "lag compensation goes only with a press",
+        ));
+    }
+    let corner =
+        flagfall_core::board::PhysicalMove::new(shakmaty::Square::A1, shakmaty::Square::A1);
+    Ok(ClientFrame::Action {
+        id,
+        lag_ms,
+        action: Action::Move { mv: corner, press },
+        san: Some(text),
+    })
 }

@@ -277,6 +277,11 @@ pub struct State {
     /// piece when a pawn is put there over the board.
     #[serde(default)]
     pub promotion_ranks: PromotionRanks,
+    /// The evening the game plays for (its round and board): set on `GET /api/games/{id}`
+    /// only (it does not change: a page reads it once). Absent for a game of no evening.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
+    pub evening: Option<crate::evening::GameEvening>,
     /// What the socket's token acts as: set on the WebSocket's `state` message only.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub role: Option<Role>,
@@ -334,6 +339,7 @@ impl State {
             aborted: false,
             san: u.san,
             promotion_ranks: PromotionRanks::default(),
+            evening: None,
             role: None,
         }
     }

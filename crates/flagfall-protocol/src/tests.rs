@@ -7,7 +7,9 @@ use serde_json::Value;
 fn a_move_with_press_and_id_parses() {
     let f = parse_frame(r#"{"move":"e2e4","press":true,"id":"a1","lag_ms":20}"#).unwrap();
     match f {
-        ClientFrame::Action { id, lag_ms, action } => {
+        ClientFrame::Action {
+            id, lag_ms, action, ..
+        } => {
             assert_eq!(id.as_deref(), Some("a1"));
             assert_eq!(lag_ms, Some(20));
             assert!(action.presses());
@@ -516,4 +518,26 @@ fn a_stored_name_is_fitted_to_a_game() {
     // An override or a control character becomes a space.
     assert_eq!(crate::fit_name("Ann\u{202E}rekaM"), "Ann rekaM");
     assert_eq!(crate::fit_name("Ann\tLee"), "Ann Lee");
+}
+
+#[test]
+fn a_typed_san_move_parses_with_press_only() {
+    let f = parse_frame(r#"{"san":"Nf3","press":true,"id":"s1","lag_ms":12}"#).unwrap();
+    let ClientFrame::Action {
+        san, action, id, ..
+    } = f
+    else {
+        panic!("expected an action");
+    };
+    assert_eq!(san.as_deref(), Some("Nf3"));
+    assert_eq!(id.as_deref(), Some("s1"));
+    assert!(action.presses());
+    let e = parse_frame(r#"{"san":"Nf3","claim":"flag"}"#).unwrap_err();
+    assert_eq!(e.field, "claim");
+    let e = parse_frame(r#"{"san":["Nf3"]}"#).unwrap_err();
+    assert_eq!(e.field, "san");
+    let e = parse_frame(r#"{"san":"Nf3","lag_ms":5}"#).unwrap_err();
+    assert_eq!(e.field, "lag_ms");
+    let e = parse_frame(r#"{"san":"Qa1xh8+!? and more"}"#).unwrap_err();
+    assert!(e.message.contains("longer than 16"), "{e}");
 }

@@ -74,6 +74,7 @@ pub fn typescript() -> String {
         ev::CrossRow::decl(&cfg),
         ev::Crosstable::decl(&cfg),
         ev::GameLink::decl(&cfg),
+        ev::GameEvening::decl(&cfg),
         ev::Me::decl(&cfg),
         ev::LiveMessage::decl(&cfg),
         ev::EveningUrls::decl(&cfg),

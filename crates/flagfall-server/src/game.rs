@@ -47,6 +47,9 @@ pub struct Act {
     pub id: Option<String>,
     pub lag_ms: Option<u64>,
     pub action: Action,
+    /// A move typed in SAN: `action` is that move once the game reads it against its
+    /// position (refused, in words, when it names no legal move of the sender's).
+    pub san: Option<String>,
     /// The round trip the server last measured on this socket: its own WebSocket ping
     /// to the pong that answered it ([`crate::lag::Pings`]).
     pub rtt_ms: Option<u64>,
@@ -877,6 +880,7 @@ impl Live {
             id,
             lag_ms,
             mut action,
+            san,
             rtt_ms,
             received,
         } = act;
@@ -897,6 +901,15 @@ impl Live {
         let Some(reply) = self.answer_retry(role, id.as_deref(), reply) else {
             return;
         };
+        if let Some(text) = san {
+            match self.typed_move(role, &text, &action) {
+                Ok(typed) => action = typed,
+                Err(reason) => {
+                    let _ = reply.send(self.refuse(id, reason, None));
+                    return;
+                }
+            }
+        }
         let party = match self.allowed(role, &mut action) {
             Ok(party) => party,
             Err((reason, rule)) => {
@@ -969,6 +982,17 @@ impl Live {
         );
         let _ = reply.send(Reply::Direct(msg.to_text()));
         None
+    }
+
+    /// The move a player typed in SAN (`text`), with the press `placeholder` carries, or
+    /// why it names no move of theirs (docs/protocol.md).
+    fn typed_move(&self, role: Role, text: &str, placeholder: &Action) -> Result<Action, String> {
+        let Some(colour) = role.party().and_then(|p| p.color()) else {
+            return Err("only a player types a move".into());
+        };
+        let press = matches!(placeholder, Action::Move { press: true, .. });
+        let mv = flagfall_protocol::resolve_san(&self.game, colour, text)?;
+        Ok(Action::Move { mv, press })
     }
 
     /// Whether `role` may send `action` on this game: the party it acts as, or the

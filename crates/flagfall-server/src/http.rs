@@ -376,23 +376,64 @@ pub async fn state_of(s: &AppState, id: &str) -> Result<flagfall_protocol::State
 /// `GET /api/games/{id}`: the state object, and `"node"`: the cluster node serving the
 /// game (null on a single node).
 async fn get_game(State(s): State<AppState>, Path(id): Path<String>) -> Response {
+    let answer = game_state(&s, &id).await;
+    if !answer.status().is_success() {
+        return answer;
+    }
+    // The evening the game plays for, if any (the store's one look-up; the evening's
+    // task, loaded or loaded now, says its round and board).
+    let evening = match crate::evening::evening_of_game(&s, &id).await {
+        Ok(e) => e,
+        Err(e) => return server_error(e),
+    };
+    let Some(evening) = evening else {
+        return answer;
+    };
+    let bytes = match axum::body::to_bytes(answer.into_body(), 4 << 20).await {
+        Ok(b) => b,
+        Err(e) => {
+            return error(
+                StatusCode::INTERNAL_SERVER_ERROR,
+                format!("state not read: {e}"),
+            );
+        }
+    };
+    let mut v: serde_json::Value = match serde_json::from_slice(&bytes) {
+        Ok(v) => v,
+        Err(e) => {
+            return error(
+                StatusCode::INTERNAL_SERVER_ERROR,
+                format!("state not read: {e}"),
+            );
+        }
+    };
+    if let (Some(o), Ok(e)) = (v.as_object_mut(), serde_json::to_value(evening)) {
+        o.insert("evening".into(), e);
+    }
+    axum::Json(v).into_response()
+}
+
+/// The state object of game `id` and the node serving it (`GET /api/games/{id}` without
+/// its evening).
+async fn game_state(s: &AppState, id: &str) -> Response {
+    let id = id.to_string();
     let Some(cluster) = s.cluster.clone() else {
-        return match state_of(&s, &id).await {
+        return match state_of(s, &id).await {
             Ok(state) => with_node(serde_json::to_value(state), None),
             Err(r) => r,
         };
     };
     for _ in 0..3 {
-        match route_or_404(&s, &id).await {
+        match route_or_404(s, &id).await {
             Ok(crate::Route::Local(_)) => {
-                return match state_of(&s, &id).await {
+                return match state_of(s, &id).await {
                     Ok(state) => with_node(serde_json::to_value(state), Some(&cluster.node)),
                     Err(r) => r,
                 };
             }
             Ok(crate::Route::Remote { node, .. }) => {
                 let req = crate::cluster::route::Req::Get { game: id.clone() };
-                match crate::cluster::route::ask(&s, &node, &req).await {
+                match crate::cluster::route::ask(s, &node, &req).await {
                     Ok(crate::cluster::route::Resp::Get(v)) => {
                         return with_node(Ok(v), Some(&node));
                     }

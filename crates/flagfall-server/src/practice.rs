@@ -440,6 +440,7 @@ impl Computer {
             id: Some(format!("computer-{}", self.seq)),
             lag_ms: None,
             action,
+            san: None,
             rtt_ms: None,
             received: tokio::time::Instant::now(),
         };

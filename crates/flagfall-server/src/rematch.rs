@@ -233,6 +233,17 @@ pub async fn post_rematch(
             "the game is not over: a rematch is offered after it",
         );
     }
+    // A game of an evening has no rematch: the evening pairs the players' next game.
+    match s.store.tournament_of_game(&id).await {
+        Ok(None) => {}
+        Ok(Some(_)) => {
+            return error(
+                StatusCode::CONFLICT,
+                "a game of an evening has no rematch: the evening pairs your next game (see your evening's page)",
+            );
+        }
+        Err(e) => return crate::http::server_error(e.into()),
+    }
     // A practice game: the computer answers an offer at once, and accepts it.
     let computer = match practice_of(&s, &id).await {
         Ok(c) => c,

@@ -546,6 +546,7 @@ async fn answer(
             id: cid,
             lag_ms,
             action,
+            san,
         }) => {
             if role == Role::Spectator {
                 s.metrics.refused.inc();
@@ -563,6 +564,7 @@ async fn answer(
                 id: cid.clone(),
                 lag_ms,
                 action: action.clone(),
+                san: san.clone(),
                 rtt_ms,
                 received,
             };

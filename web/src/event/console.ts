@@ -10,6 +10,8 @@ import { copyButton } from '../copybutton';
 import { getGame } from '../api';
 import type { BoardView, DeputyCreated, Dispute, EveningLog, EveningPlayer, EveningSummary, GameState, LogEntryView, PlayerAction, PlayersAdded, RoundView } from '../wire';
 import { absolute, disputeText, eventApi, eventUpload, playerAction, resultText } from './common';
+import { consoleByesV } from './byes';
+import { consoleMatchText, entryOptionText } from './mine';
 import { liveEvening } from './live';
 import { uploadType } from './setupmodel';
 import { menuV } from './menu';
@@ -260,7 +262,8 @@ function resultEntry(ctrl: ConsoleCtrl, r: RoundView, b: BoardView): VNode {
     ...b.results.map((res, g) =>
       h(`select#${sel}-${g}`, { attrs: { 'aria-label': `result of board ${b.board}${b.results.length > 1 ? ` game ${g + 1}` : ''}` } }, [
         h('option', { attrs: { value: '' }, props: { selected: res === null } }, 'result…'),
-        ...RESULTS.map((x) => h('option', { attrs: { value: x }, props: { selected: x === res } }, resultText(x))),
+        // Two games a board: each game's result names who wins it (game 2 has the colours reversed).
+        ...RESULTS.map((x) => h('option', { attrs: { value: x }, props: { selected: x === res } }, b.results.length > 1 ? entryOptionText(x, b, g, resultText(x)) : resultText(x))),
       ]),
     ),
     h('button.enter', { attrs: { type: 'submit', disabled: ctrl.model.busy } }, b.results.every((x) => x === null) ? 'Enter' : 'Correct'),
@@ -291,7 +294,7 @@ function roundV(ctrl: ConsoleCtrl): VNode {
             h('td.bno', String(b.board)),
             h('td', `${b.white.name} (${b.white.number})`),
             h('td', `${b.black.name} (${b.black.number})`),
-            h('td.result', b.results.map(resultText).join(' · ') + reported),
+            h('td.result', (b.results.length > 1 ? consoleMatchText(b) : b.results.map(resultText).join(' · ')) + reported),
             h(
               'td',
               games.filter((g): g is string => !!g).map((g, i) => h('a.gamelink', { attrs: { href: ctrl.gameLink(g), target: '_blank' } }, games.length > 1 ? `game ${i + 1} console` : 'game console')),
@@ -316,7 +319,6 @@ function playerStatus(p: EveningPlayer): string {
 function playersV(ctrl: ConsoleCtrl): VNode {
   const e = ctrl.model.event;
   const players = e?.players ?? [];
-  const next = (e?.rounds_paired ?? 0) + 1;
   const act = (p: EveningPlayer, action: PlayerAction, label: string, body?: unknown) =>
     h(`button.${action}`, { attrs: { type: 'button', disabled: ctrl.model.busy, 'aria-label': `${label}: ${p.name}` }, on: { click: () => void ctrl.act(playerAction(p.number, action), 'POST', body) } }, label);
   return h('section.players', { attrs: { 'aria-labelledby': 'players-title' } }, [
@@ -336,7 +338,7 @@ function playersV(ctrl: ConsoleCtrl): VNode {
               p.checked_in ? act(p, 'check-out', 'Check out') : act(p, 'check-in', 'Check in'),
               p.paused ? act(p, 'resume', 'Resume') : act(p, 'pause', 'Pause'),
               p.withdrawn_from ? act(p, 'reinstate', 'Reinstate') : act(p, 'withdraw', 'Withdraw'),
-              p.byes[next] ? act(p, 'cancel-bye', `Cancel the bye in round ${next}`, { round: next }) : act(p, 'bye', `Half-point bye in round ${next}`, { round: next, kind: 'half' }),
+              e ? consoleByesV(e, p, { busy: ctrl.model.busy, book: (round, kind) => void ctrl.act(playerAction(p.number, 'bye'), 'POST', { round, kind }), cancel: (round) => void ctrl.act(playerAction(p.number, 'cancel-bye'), 'POST', { round }) }) : null,
               ...ctrl.editor.buttons(ctrl, p),
             ]),
           ]),

@@ -6,6 +6,7 @@
 import { attributesModule, classModule, eventListenersModule, h, init, propsModule, type VNode } from 'snabbdom';
 import type { BoardView, EveningSummary, RoundView } from '../wire';
 import { eventApi, resultText } from './common';
+import { matchText } from './mine';
 import { liveEvening } from './live';
 import { boardsFor, fold, reduceJoin, type JoinAction, type JoinModel } from './joinmodel';
 
@@ -61,11 +62,13 @@ class JoinCtrl {
 }
 
 function boardV(b: BoardView): VNode {
-  const results = b.results.some((r) => r !== null) ? ` · ${b.results.map((r) => resultText(r) || '…').join(', ')}` : '';
-  return h('li.join-board', { attrs: { 'data-board': String(b.board) } }, [
-    h('span.boardno-small', `Board ${b.board}`),
-    h('span.pair', ` ${b.white.name} (White) – ${b.black.name} (Black)${results}`),
-  ]);
+  const any = b.results.some((r) => r !== null);
+  // Two games a board: who has White in game 1, and the match score (issue 31), never "1–0, 0–1".
+  const pair =
+    b.results.length > 1
+      ? ` ${b.white.name} – ${b.black.name} (${b.white.name} White in game 1, ${b.black.name} in game 2)${any ? ` · match ${matchText(b.results)}` : ''}`
+      : ` ${b.white.name} (White) – ${b.black.name} (Black)${any ? ` · ${b.results.map((r) => resultText(r) || '…').join(', ')}` : ''}`;
+  return h('li.join-board', { attrs: { 'data-board': String(b.board) } }, [h('span.boardno-small', `Board ${b.board}`), h('span.pair', pair)]);
 }
 
 function roundV(ctrl: JoinCtrl): VNode {

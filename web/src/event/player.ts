@@ -4,7 +4,10 @@
 // rank. Live over `/ws/events/{id}`: every change reads the player's own view again.
 import { attributesModule, classModule, eventListenersModule, h, init, propsModule, type VNode } from 'snabbdom';
 import type { EveningSummary, Me, RoundView } from '../wire';
-import { eventApi, playerAction, resultText } from './common';
+import { eventApi, playerAction } from './common';
+import { playerByesV } from './byes';
+import './phone.css';
+import { colourWord, gameColour, myResultsText, outcomeOf, resultOf, type Outcome } from './mine';
 import { liveEvening } from './live';
 import { initialPlayer, myBoard, reducePlayer, type PlayerAction, type PlayerModel } from './model';
 import { refusalAbout } from './notices';
@@ -66,7 +69,8 @@ class PlayerCtrl {
         this.dispatch({ type: 'me', me });
         if (moved) this.dispatch({ type: 'notice', notice: moved });
         if (me.round) this.dispatch({ type: 'round', round: await eventApi<RoundView>(this.id, `/rounds/${me.round}`, this.token) });
-        if (!this.model.event) this.dispatch({ type: 'event', event: await eventApi<EveningSummary>(this.id, '', this.token) });
+        // The evening too: its rounds paired say which rounds a bye may still be asked for.
+        this.dispatch({ type: 'event', event: await eventApi<EveningSummary>(this.id, '', this.token) });
       } while (this.again);
     } catch (e) {
       this.dispatch({ type: 'error', error: `Could not read your page: ${(e as Error).message}` });
@@ -140,45 +144,67 @@ function checkOutConfirmV(ctrl: PlayerCtrl, me: Me, n: number): VNode {
   ]);
 }
 
+const OUTCOMES: [Outcome, string][] = [
+  ['won', 'I won'],
+  ['lost', 'I lost'],
+  ['draw', 'Draw'],
+];
+
 function reportV(ctrl: PlayerCtrl, me: Me): VNode | null {
   const board = myBoard(ctrl.model);
   const results = me.results ?? [];
   // Games on the server bring their results by themselves; only physical boards report.
   if (ctrl.model.event?.play !== 'board') return null;
-  if (!board || !me.board || results.every((r) => r !== null)) return null;
-  const mine = me.colour === 'white' ? board.reported?.white : board.reported?.black;
-  const theirs = me.colour === 'white' ? board.reported?.black : board.reported?.white;
-  const choose = (g: number) =>
-    h(
-      'div.choose',
-      { attrs: { role: 'group', 'aria-label': results.length > 1 ? `game ${g + 1}` : 'result' } },
-      [
-        results.length > 1 ? h('span', `Game ${g + 1}: `) : null,
-        ...['1-0', '1/2', '0-1'].map((r) =>
-          h(
-            'button.pick',
-            {
-              class: { on: ctrl.model.report[g] === r },
-              attrs: { type: 'button', 'data-result': r, 'aria-pressed': ctrl.model.report[g] === r ? 'true' : 'false' },
-              on: { click: () => ctrl.dispatch({ type: 'report', game: g, result: r }) },
-            },
-            resultText(r),
-          ),
+  if (!board || !me.board || !me.colour || results.every((r) => r !== null)) return null;
+  const colour = me.colour;
+  const mine = colour === 'white' ? board.reported?.white : board.reported?.black;
+  const theirs = colour === 'white' ? board.reported?.black : board.reported?.white;
+  // Each game asked in the player's terms, with that game's colour; the form stores White's result first.
+  const choose = (g: number) => {
+    const c = gameColour(colour, g);
+    const chosen = outcomeOf(ctrl.model.report[g], c);
+    return h('div.choose', { attrs: { role: 'group', 'aria-label': results.length > 1 ? `game ${g + 1}, you are ${colourWord(c)}` : `your game, you are ${colourWord(c)}` } }, [
+      h('span.which', [results.length > 1 ? `Game ${g + 1} — you are ` : 'You are ', h(`strong.colour.${c}`, colourWord(c)), ':']),
+      ...OUTCOMES.map(([o, label]) =>
+        h(
+          'button.pick',
+          {
+            class: { on: chosen === o },
+            attrs: { type: 'button', 'data-outcome': o, 'data-result': resultOf(o, c), 'aria-pressed': chosen === o ? 'true' : 'false' },
+            on: { click: () => ctrl.dispatch({ type: 'report', game: g, result: resultOf(o, c) }) },
+          },
+          label,
         ),
-      ],
-    );
+      ),
+    ]);
+  };
   const ready = ctrl.model.report.length === results.length && ctrl.model.report.every((r) => r);
   return h('section.report', { attrs: { 'aria-labelledby': 'report-title' } }, [
-    h('h2#report-title', 'Report the result'),
-    h('p.muted', 'As the board stands: White’s result first (1–0 White won, 0–1 Black won).'),
+    h('h2#report-title', results.length > 1 ? 'Report your games' : 'Report your game'),
+    h('p.muted', results.length > 1 ? 'How did each game go for you? Your colour changes in game 2.' : 'How did the game go for you?'),
     ...results.map((_r, g) => choose(g)),
     h(
       'button.primary.send-report',
       { attrs: { type: 'button', disabled: !ready || ctrl.model.busy }, on: { click: () => void ctrl.act(`/rounds/${me.round}/boards/${me.board}/result`, results.length === 1 ? { result: ctrl.model.report[0] } : { results: ctrl.model.report }, 'Your result is reported.') } },
       'Report',
     ),
-    mine ? h('p.reported', `You reported ${mine.map(resultText).join(', ')}.${theirs ? ` Your opponent reported ${theirs.map(resultText).join(', ')}${theirs.join() === mine.join() ? '' : ': the director decides'}.` : ' Waiting for your opponent’s report.'}`) : null,
+    mine
+      ? h('p.reported', `You reported: ${myResultsText(mine, colour)}.${theirs ? ` Your opponent's report, for you: ${myResultsText(theirs, colour)}${theirs.join() === mine.join() ? '' : ': the director decides'}.` : ' Waiting for your opponent’s report.'}`)
+      : null,
   ]);
+}
+
+/** The board's games on the server: each game's result as soon as it ends, game 2 offered once game 1 is over. */
+function gamesV(ctrl: PlayerCtrl, me: Me, colour: NonNullable<Me['colour']>): (VNode | null)[] {
+  const results = me.results ?? [];
+  const games = me.games ?? [];
+  const two = games.length > 1;
+  return games.map((g, i) => {
+    const c = gameColour(colour, i);
+    if (results[i] != null) return null;
+    if (i > 0 && results[i - 1] == null) return h('p.muted.next-game', `Game ${i + 1} (you are ${colourWord(c)}) opens here when game ${i} ends.`);
+    return h('a.button.primary.play', { attrs: { href: `${g.url}?token=${encodeURIComponent(ctrl.token)}` } }, two ? `Play game ${i + 1} (you are ${colourWord(c)})` : `Play your game (you are ${colourWord(c)})`);
+  });
 }
 
 function roundV(ctrl: PlayerCtrl, me: Me): VNode {
@@ -186,15 +212,14 @@ function roundV(ctrl: PlayerCtrl, me: Me): VNode {
   if (me.bye) return h('section.myround', [h('h2', `Round ${me.round}`), h('p.big', `You have a bye (${me.bye}) this round.`)]);
   if (!me.board || !me.opponent || !me.colour) return h('section.myround', [h('h2', `Round ${me.round}`), h('p.big', 'You are not paired this round.')]);
   const results = me.results ?? [];
-  const done = results.every((r) => r !== null);
+  const any = results.some((r) => r !== null);
+  const two = results.length > 1;
   return h('section.myround', { attrs: { 'aria-labelledby': 'round-title' } }, [
     h('h2#round-title', `Round ${me.round}`),
     h('p.boardno', [h('span.label', 'Board'), h('span.number', String(me.board))]),
-    h('p.pairing', `You play ${colourName(me.colour)} against ${me.opponent.name} (${me.opponent.number}).`),
-    h('p.myresult', done ? `Result: ${results.map(resultText).join(', ')}` : 'Result: not in yet.'),
-    ...(me.games ?? []).map((g, i) =>
-      done ? null : h('a.button.primary.play', { attrs: { href: `${g.url}?token=${encodeURIComponent(ctrl.token)}` } }, (me.games?.length ?? 0) > 1 ? `Play game ${i + 1}` : 'Play your game'),
-    ),
+    h('p.pairing', two ? `You play ${me.opponent.name} (${me.opponent.number}) twice: ${colourWord(me.colour)} in game 1, ${colourWord(gameColour(me.colour, 1))} in game 2.` : `You play ${colourWord(me.colour)} against ${me.opponent.name} (${me.opponent.number}).`),
+    h('p.myresult', any ? `Result: ${myResultsText(results, me.colour)}` : 'Result: not in yet.'),
+    ...gamesV(ctrl, me, me.colour),
     reportV(ctrl, me),
   ]);
 }
@@ -226,6 +251,13 @@ export function mountEventPlayer(root: HTMLElement, id: string, token: string | 
           h('div.messages', { attrs: { 'aria-live': 'polite' } }, [m.error ? h('p.error', { attrs: { role: 'alert' } }, m.error) : null, m.notice ? h('p.notice.good', m.notice) : null]),
           me ? checkInV(ctrl, me) : null,
           me ? roundV(ctrl, me) : null,
+          me?.number !== undefined && !me.withdrawn_from
+            ? playerByesV(m.event, me.byes, {
+                busy: m.busy,
+                book: (round, kind) => void ctrl.act(playerAction(me.number as number, 'bye'), { round, kind }, `Your bye in round ${round} is booked.`),
+                cancel: (round) => void ctrl.act(playerAction(me.number as number, 'cancel-bye'), { round }, `Your bye in round ${round} is cancelled.`),
+              })
+            : null,
           me ? h('p.score', [`Score: ${me.points}`, me.rank ? ` · rank ${me.rank} of ${m.event?.players.length ?? '?'}` : '']) : null,
         ]),
       ]),

@@ -5,6 +5,7 @@
 // list longer than the screen. Large type from the screen's height: readable from the
 // back of a hall on a 16:9 projector; on a phone the lists scroll instead of paging.
 import { attributesModule, classModule, eventListenersModule, h, init, styleModule, type VNode } from 'snabbdom';
+import { boardGamesText, matchText } from './mine';
 import type { BoardView, EveningPlayer, StandingsRow } from '../wire';
 import { liveEvening } from './live';
 import {
@@ -118,7 +119,10 @@ function boardRow(b: BoardView): VNode {
   return h('tr', { class: { done }, attrs: { 'data-board': String(b.board) } }, [
     h('td.num', String(b.board)),
     h('td.white', [h('span.name', b.white.name), h('span.pno', ` ${b.white.number}`)]),
-    h('td.res', b.results.map((r) => h('span.game', resultText(r) || '·'))),
+    // Two games a board: the match score from the first-named player ("2–0"), never "1–0 0–1".
+    b.results.length > 1
+      ? h('td.res', { attrs: { title: boardGamesText(b) } }, [h('span.game.match', matchText(b.results) ?? '·')])
+      : h('td.res', b.results.map((r) => h('span.game', resultText(r) || '·'))),
     h('td.black', [h('span.name', b.black.name), h('span.pno', ` ${b.black.number}`)]),
   ]);
 }

@@ -8,6 +8,7 @@
 import { h, type VNode } from 'snabbdom';
 import type { ByeKindName, EveningSummary, LiveMessage, OverrideAnswer, ResultPreview, ResultsAnswer, RoundView, ChangeAnswer } from '../wire';
 import { eventApi, resultText } from './common';
+import { consoleMatchText, entryOptionText } from './mine';
 import type { ConsoleAction, ConsoleModel } from './model';
 import { boardList, leftWhy, previewSentences, repairNoticeText, type RepairNotice } from './roundsmodel';
 import './rounds.css';
@@ -266,7 +267,7 @@ function correctionV(p: RoundsPanel, r: RoundView, b: RoundView['boards'][number
       ...b.results.map((res, g) =>
         h(`select#${sel}-${g}`, { attrs: { 'aria-label': `result of round ${r.round} board ${b.board}${b.results.length > 1 ? ` game ${g + 1}` : ''}` } }, [
           h('option', { attrs: { value: '' }, props: { selected: res === null } }, 'result…'),
-          ...RESULTS.map((x) => h('option', { attrs: { value: x }, props: { selected: x === res } }, resultText(x))),
+          ...RESULTS.map((x) => h('option', { attrs: { value: x }, props: { selected: x === res } }, b.results.length > 1 ? entryOptionText(x, b, g, resultText(x)) : resultText(x))),
         ]),
       ),
       h('button.correct', { attrs: { type: 'submit', disabled: p.host.model.busy } }, 'Correct…'),
@@ -323,7 +324,7 @@ export function pastRoundV(p: RoundsPanel): VNode {
             h('td.bno', String(b.board)),
             h('td', `${b.white.name} (${b.white.number})`),
             h('td', `${b.black.name} (${b.black.number})`),
-            h('td.result', b.results.map(resultText).join(' · ')),
+            h('td.result', b.results.length > 1 ? consoleMatchText(b) : b.results.map(resultText).join(' · ')),
             h('td', correctionV(p, r, b)),
           ]),
         ),

@@ -4,11 +4,12 @@
 // flood of server messages costs one render per frame, never one per message.
 import type { Api as CgApi } from 'chessground/api';
 import type { Key } from 'chessground/types';
-import { getRematch, postRematch, wsUrl } from '../api';
+import { getGame, getRematch, postRematch, wsUrl } from '../api';
 import { LiveClock } from '../clock';
 import { browserSocket, Connection, type ConnStatus } from '../connection';
 import { allowed, allowedClaims, canCallDirector, initialModel, reduce, type LocalAction, type Model } from '../model';
-import { parseMoveInput } from '../moveinput';
+import { parseMoveInput, readTyped } from '../moveinput';
+import type { GameEvening } from '../wire';
 import { CLAIM_KEYS, type Color, type PlayerActions, type ServerMessage } from '../protocol';
 import { play, setMuted, isMuted, unlockSound, type SoundName } from '../sound';
 
@@ -32,6 +33,12 @@ export class GameCtrl {
   private lowTimeWarned = false;
   private resignTimer: ReturnType<typeof setTimeout> | null = null;
   private rematchTimer: ReturnType<typeof setInterval> | null = null;
+  /** The evening the game plays for (its round and board), once read; null: none (or not read yet). */
+  evening: GameEvening | null = null;
+  /** Whether `GET /api/games/{id}` has said whether the game plays for an evening. */
+  private eveningRead = false;
+  /** The typed move in flight (its action id), and the last typed move refused, in words: the clock is not pressed until a move is on the board. */
+  typed: { id: string | null; refused: string | null } = { id: null, refused: null };
 
   constructor(
     readonly opts: GameOptions,
@@ -53,6 +60,23 @@ export class GameCtrl {
 
   start(): void {
     this.connection.start();
+    void this.readEvening();
+  }
+
+  /** Whether the game plays for an evening (read once: it does not change); a game of an evening has no rematch. */
+  private async readEvening(): Promise<void> {
+    for (let attempt = 0; attempt < 3 && !this.eveningRead; attempt++) {
+      try {
+        this.evening = (await getGame(this.opts.id)).evening ?? null;
+        this.eveningRead = true;
+      } catch {
+        await new Promise((r) => setTimeout(r, 1000));
+      }
+    }
+    // Unread after three tries: the page goes on as a game of no evening.
+    this.eveningRead = true;
+    if (this.over() && this.me() && !this.evening && !this.rematchTimer) this.watchRematch();
+    this.redraw();
   }
 
   stop(): void {
@@ -85,12 +109,20 @@ export class GameCtrl {
 
   private onMessage(msg: ServerMessage): void {
     const prevClock = this.model.state?.clock;
+    // The typed move's answer: refused (said by the move box, the press held back), or stored.
+    if ((msg.type === 'refused' || msg.type === 'error') && this.typed.id && msg.id === this.typed.id) {
+      this.typed = { id: null, refused: msg.type === 'refused' ? msg.reason : msg.message };
+    } else if (msg.type === 'event' && this.typed.id && msg.id === this.typed.id) {
+      this.typed = { id: null, refused: null };
+    }
     this.dispatch(msg);
+    const mine = this.me();
+    if (mine && this.model.state?.board_move?.by === mine) this.typed = { id: null, refused: null };
     const s = this.model.state;
     if (s && (msg.type === 'state' || msg.type === 'event')) {
       this.clock.countsBelowZero = !(s.mode === 'online' || s.setup.auto_flag);
       if (msg.type === 'state' || s.clock !== prevClock) this.clock.update(s.clock, performance.now());
-      if (this.over() && this.me() && !this.rematchTimer) this.watchRematch();
+      if (this.over() && this.me() && this.eveningRead && !this.evening && !this.rematchTimer) this.watchRematch();
     }
   }
 
@@ -120,7 +152,7 @@ export class GameCtrl {
   /** Offer, accept or decline a rematch. */
   async rematch(action: 'offer' | 'accept' | 'decline'): Promise<void> {
     const token = this.opts.token;
-    if (!token) return;
+    if (!token || this.evening) return;
     try {
       const v = await postRematch(this.opts.id, token, action);
       this.dispatch({ type: 'local:rematch', view: v });
@@ -166,9 +198,9 @@ export class GameCtrl {
     if (ms >= 10_000) this.lowTimeWarned = false;
   }
 
-  send(action: Record<string, unknown>): void {
-    if (!this.me()) return;
-    this.connection.send(action);
+  send(action: Record<string, unknown>): string | null {
+    if (!this.me()) return null;
+    return this.connection.send(action);
   }
 
   notice(text: string, tone: 'bad' | 'info' = 'bad'): void {
@@ -199,6 +231,7 @@ export class GameCtrl {
     const c = this.me();
     const s = this.model.state;
     if (!c || !s) return;
+    this.typed = { id: null, refused: null };
     // A premove is checked against the legal moves when it is played: a pawn premoved to
     // the last rank promotes to a queen, as lichess does.
     const premovePromotes = premove && this.cg?.state.pieces.get(dest)?.role === 'pawn' && dest[1] === s.promotion_ranks[c];
@@ -218,7 +251,23 @@ export class GameCtrl {
     if (p && piece !== null) this.sendMove(p.orig + p.dest + piece);
   }
 
+  /**
+   * Whether the press is held back: over the board, after a typed move that was refused
+   * (or while one is on its way), until a move of the player's is on the board, so a
+   * refused move never leaves a press with no move made.
+   */
+  pressHeld(): boolean {
+    if (this.online()) return false;
+    const c = this.me();
+    if (c && this.model.state?.board_move?.by === c) return false;
+    return this.typed.id !== null || this.typed.refused !== null;
+  }
+
   press(): void {
+    if (this.pressHeld()) {
+      this.notice(`No move is on the board${this.typed.refused ? ' (your typed move was not played)' : ''}: make your move first, then press the clock.`);
+      return;
+    }
     if (this.may()?.press) this.send({ press: true });
   }
 
@@ -232,16 +281,25 @@ export class GameCtrl {
     this.redraw();
   }
 
+  /** A move typed in the move box: squares as they are, SAN for the server to read. False: refused here (said, and the press held back). */
   typedMove(text: string): boolean {
     const s = this.model.state;
     const c = this.me();
     if (!s || !c) return false;
-    const p = parseMoveInput(text, s.san);
-    if (!p.ok) {
-      this.notice(p.error);
+    const t = readTyped(text);
+    if (!t.ok) {
+      this.typed = { id: null, refused: t.error };
+      this.notice(t.error);
       return false;
     }
-    this.sendMove(p.uci);
+    if ('uci' in t) {
+      this.typed = { id: null, refused: null };
+      this.sendMove(t.uci);
+      return true;
+    }
+    const pressToo = this.online() || (this.autoPress && !!this.may()?.move_and_press);
+    this.typed = { id: this.send(pressToo ? { san: t.san, press: true } : { san: t.san }), refused: null };
+    this.redraw();
     return true;
   }
 

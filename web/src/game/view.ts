@@ -10,6 +10,7 @@ import { allowedClaims, calledText, canCallDirector, checkColor, fenAfter, lastM
 import { CLAIM_KEYS, CLAIM_LABELS, colorName, other, REASON_TEXT, type Color, type GameState } from '../protocol';
 import { isMuted, soundBlocked } from '../sound';
 import type { GameCtrl } from './ctrl';
+import { eveningAfterV, eveningBar } from './evening';
 
 const inputValue = (id: string): string => (document.getElementById(id) as HTMLInputElement | null)?.value ?? '';
 const clearInput = (id: string): void => {
@@ -174,13 +175,15 @@ function side(ctrl: GameCtrl, s: GameState): VNode {
   const ct = calledText(s);
   const p = s.pending;
   return h('section.side', [
+    eveningBar(ctrl),
     rt ? h('div.banner', { attrs: { role: 'status' } }, [h('strong', rt), s.reason ? ` by ${REASON_TEXT[s.reason] ?? s.reason}` : '', s.rule ? ' · ' : '', citeV(s.rule)]) : null,
     n ? h(`div.notice.${n.tone}`, { attrs: { role: 'status', 'aria-live': 'assertive' } }, [n.text, n.rule ? ' · ' : '', citeV(n.rule)]) : null,
     ct ? h('div.called', { attrs: { role: 'status' } }, ct) : null,
     p ? h('div.pending', `Waiting for the director: ${colorName(p.claimant)}'s ${p.claim.replace('_', ' ')} claim. The clock is stopped.`) : null,
-    // After the end there is nothing left to do at the board but a rematch.
+    // After the end there is nothing left to do at the board but a rematch (an evening's
+    // game: its next game, or back to the evening).
     ctrl.me() && s.result === '*' && s.reason === null ? controls(ctrl, s, ctrl.me()!) : null,
-    ctrl.me() && ctrl.over() ? rematchV(ctrl, ctrl.me()!) : null,
+    ctrl.me() && ctrl.over() ? (ctrl.evening ? eveningAfterV(ctrl, ctrl.evening) : rematchV(ctrl, ctrl.me()!)) : null,
     h('h2', 'Moves'),
     movesV(ctrl, s),
     h('h2', 'Rulings'),
@@ -214,7 +217,7 @@ function controls(ctrl: GameCtrl, s: GameState, c: Color): VNode {
       : h('div.pressrow', [
           h(
             'button.press',
-            { class: { ready: myBoardMove }, attrs: { type: 'button', 'aria-keyshortcuts': 'Space', disabled: !may.press }, on: { click: () => ctrl.press() } },
+            { class: { ready: myBoardMove }, attrs: { type: 'button', 'aria-keyshortcuts': 'Space', disabled: !may.press || ctrl.pressHeld() }, on: { click: () => ctrl.press() } },
             'Press clock',
           ),
           may.take_back ? h('button.takeback', { attrs: { type: 'button', 'aria-keyshortcuts': 'Backspace' }, on: { click: () => ctrl.takeBack() } }, 'Take back') : null,
@@ -232,13 +235,14 @@ function controls(ctrl: GameCtrl, s: GameState, c: Color): VNode {
           type: 'text',
           autocomplete: 'off',
           spellcheck: 'false',
-          placeholder: online ? 'Nf3 or g1f3' : 'g1f3',
-          'aria-label': online ? 'type a move (SAN or squares), then Enter' : 'type a move in squares like e2e4, then Enter',
+          placeholder: 'Nf3, O-O or g1f3',
+          'aria-label': 'type a move as written (Nf3, O-O, exd5) or in squares (g1f3), then Enter',
           disabled: over,
         },
       }),
-      h('button', { attrs: { type: 'submit', disabled: over } }, 'Play'),
+      h('button', { attrs: { type: 'submit', disabled: over || ctrl.typed.id !== null } }, 'Play'),
     ]),
+    typedV(ctrl, myBoardMove),
     h(
       'div.claims',
       { attrs: { role: 'group', 'aria-label': 'claims' } },
@@ -296,6 +300,19 @@ function rematchV(ctrl: GameCtrl, c: Color): VNode {
   else if (r.status === 'declined') body = [h('span', 'You declined the rematch.'), ' ', btn('rematch-offer', 'Offer one yourself', 'offer')];
   else body = [h('span', 'Rematch accepted: opening the new game…')];
   return h('section.rematch', { attrs: { 'aria-label': 'rematch', role: 'group' } }, body);
+}
+
+/** The typed move's fate: on its way, or refused (with why, and that the clock waits for a move on the board). */
+function typedV(ctrl: GameCtrl, myBoardMove: boolean): VNode | null {
+  if (myBoardMove) return null;
+  if (ctrl.typed.id) return h('p.typed-wait', { attrs: { role: 'status' } }, 'Reading your move…');
+  if (!ctrl.typed.refused) return null;
+  const online = ctrl.online();
+  return h('p.typed-refused', { attrs: { role: 'alert' } }, [
+    h('strong', 'Move not played: '),
+    ctrl.typed.refused,
+    online ? '' : '. No move of yours is on the board: the clock can be pressed once you make one (type it again or move the piece).',
+  ]);
 }
 
 function offers(ctrl: GameCtrl, s: GameState, c: Color): VNode {

@@ -87,7 +87,7 @@ pub struct Client {
     /// `event`'s update applied (docs/protocol.md), as the web board does.
     pub view: Value,
     /// The `id` of the last action sent.
-    last_id: Option<String>,
+    pub last_id: Option<String>,
 }
 
 static IDS: AtomicU32 = AtomicU32::new(0);

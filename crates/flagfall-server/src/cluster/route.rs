@@ -237,7 +237,13 @@ async fn answer(shared: &Arc<Shared>, req: Req, received: Instant) -> Resp {
             waited_ms,
             ..
         } => {
-            let Ok(ClientFrame::Action { id, lag_ms, action }) = parse_frame(&frame) else {
+            let Ok(ClientFrame::Action {
+                id,
+                lag_ms,
+                action,
+                san,
+            }) = parse_frame(&frame)
+            else {
                 shared.metrics.cluster.refused_requests.inc();
                 return Resp::Unavailable("not an action frame".into());
             };
@@ -286,6 +292,7 @@ async fn answer(shared: &Arc<Shared>, req: Req, received: Instant) -> Resp {
                     id,
                     lag_ms,
                     action,
+                    san,
                     rtt_ms,
                     received,
                 },

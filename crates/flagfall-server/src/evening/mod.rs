@@ -301,6 +301,48 @@ pub(crate) fn game_waiting(
     });
 }
 
+/// The evening server game `game_id` plays for, with its round and board (`None`: a
+/// game of no evening).
+pub(crate) async fn evening_of_game(
+    shared: &Arc<crate::Shared>,
+    game_id: &str,
+) -> Result<Option<flagfall_protocol::evening::GameEvening>, crate::ServerError> {
+    let Some(evening) = shared.store.tournament_of_game(game_id).await? else {
+        return Ok(None);
+    };
+    let Some(h) = task::handle(shared, &evening).await? else {
+        return Ok(None);
+    };
+    let snap = h.now();
+    let e = &snap.event;
+    let Some((round, board, game, _)) = task::locate(e, game_id) else {
+        return Ok(None);
+    };
+    let games = e
+        .round_list
+        .get(round as usize - 1)
+        .and_then(|r| r.boards.iter().find(|b| b.number == board))
+        .map(|b| {
+            b.games
+                .iter()
+                .filter_map(|g| g.game.as_ref())
+                .map(|id| flagfall_protocol::evening::GameLink {
+                    id: id.clone(),
+                    url: format!("/play/{id}"),
+                })
+                .collect()
+        })
+        .unwrap_or_default();
+    Ok(Some(flagfall_protocol::evening::GameEvening {
+        id: evening,
+        name: e.name.clone(),
+        round,
+        board,
+        game,
+        games,
+    }))
+}
+
 /// Whether `token_hash` is a deputy director's of the evening game `game_id` plays for
 /// (the director's own token is the game's director token already).
 pub(crate) async fn deputy_of_game(

@@ -1619,7 +1619,7 @@ impl Task {
 
 /// Where server game `id` plays: round, board, game (1-based), and whether its result is
 /// still pending.
-fn locate(event: &Event, id: &str) -> Option<(u32, u32, u32, bool)> {
+pub(crate) fn locate(event: &Event, id: &str) -> Option<(u32, u32, u32, bool)> {
     for r in &event.round_list {
         for b in &r.boards {
             for (g, rec) in b.games.iter().enumerate() {

@@ -317,6 +317,7 @@ pub fn summary(snap: &Snap, viewer: Viewer) -> EveningSummary {
         auto: snap.settings.auto,
         check_in: e.check_in,
         tiebreaks: e.tiebreaks.clone(),
+        bye_kinds: bye_kinds(e),
         players: players(e),
         forbidden: e
             .forbidden
@@ -336,6 +337,15 @@ pub fn summary(snap: &Snap, viewer: Viewer) -> EveningSummary {
         // the assistant's advice, a call its reason.
         disputes: (viewer == Viewer::Director).then(|| disputes(snap)),
     }
+}
+
+/// The byes a player may ask for in advance, as the event's format allows
+/// ([`Event::request_bye`]): none in a round robin.
+fn bye_kinds(e: &Event) -> Vec<ByeRequest> {
+    if e.format.is_round_robin() {
+        return Vec::new();
+    }
+    vec![ByeRequest::Half, ByeRequest::Zero, ByeRequest::Full]
 }
 
 /// `GET /api/events/{id}/me`: a player's own view (their board this round, their game).
@@ -358,6 +368,7 @@ pub fn me(snap: &Snap, name: &str) -> Me {
         games: None,
         bye: None,
         rank: None,
+        byes: None,
     };
     let Some(p) = e.players.iter().find(|p| p.name == name) else {
         return v;
@@ -369,6 +380,7 @@ pub fn me(snap: &Snap, name: &str) -> Me {
     v.paused = Some(p.paused);
     v.withdrawn_from = Some(p.withdrawn_from);
     v.round = Some(latest);
+    v.byes = Some(p.byes.iter().map(|(r, b)| (*r, bye_request(*b))).collect());
     v.points = Some(Event::score_text(e.score_after(p.id, latest)));
     if latest > 0 {
         match e.cell(p.id, latest) {
@@ -484,7 +496,7 @@ pub fn dispute_message(snap: &Snap, game: &str) -> String {
 pub fn live_state(snap: &Snap, viewer: Viewer) -> String {
     let latest = snap.event.rounds_paired();
     text(&LiveMessage::State {
-        event: summary(snap, viewer),
+        event: Box::new(summary(snap, viewer)),
         round: if latest > 0 {
             round(snap, latest, viewer).ok()
         } else {
