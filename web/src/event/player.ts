@@ -7,6 +7,7 @@ import type { EveningSummary, Me, RoundView } from '../wire';
 import { eventApi, playerAction, resultText } from './common';
 import { liveEvening } from './live';
 import { initialPlayer, myBoard, reducePlayer, type PlayerAction, type PlayerModel } from './model';
+import { byeText, scoreText } from './projmodel';
 
 class PlayerCtrl {
   model: PlayerModel = initialPlayer();
@@ -35,6 +36,8 @@ class PlayerCtrl {
       this.id,
       (msg) => {
         if (msg.type === 'state') this.dispatch({ type: 'event', event: msg.event });
+        // A player who joins (or leaves) counts in "rank 3 of 12" at once.
+        if (msg.type === 'change' && msg.players && this.model.event) this.dispatch({ type: 'event', event: { ...this.model.event, players: msg.players } });
         if (msg.type !== 'dispute') void this.read();
       },
       (live) => this.dispatch({ type: 'status', live }),
@@ -140,7 +143,7 @@ function reportV(ctrl: PlayerCtrl, me: Me): VNode | null {
 
 function roundV(ctrl: PlayerCtrl, me: Me): VNode {
   if (me.round === 0) return h('section.myround', [h('p.big', 'No round yet: your board shows here when the director starts round 1.')]);
-  if (me.bye) return h('section.myround', [h('h2', `Round ${me.round}`), h('p.big', `You have a bye (${me.bye}) this round.`)]);
+  if (me.bye) return h('section.myround', [h('h2', `Round ${me.round}`), h('p.big', `Not paired this round: ${byeText(me.bye)}.`)]);
   if (!me.board || !me.opponent || !me.colour) return h('section.myround', [h('h2', `Round ${me.round}`), h('p.big', 'You are not paired this round.')]);
   const results = me.results ?? [];
   const done = results.every((r) => r !== null);
@@ -183,7 +186,7 @@ export function mountEventPlayer(root: HTMLElement, id: string, token: string | 
           h('div.messages', { attrs: { 'aria-live': 'polite' } }, [m.error ? h('p.error', { attrs: { role: 'alert' } }, m.error) : null, m.notice ? h('p.notice.good', m.notice) : null]),
           me ? checkInV(ctrl, me) : null,
           me ? roundV(ctrl, me) : null,
-          me ? h('p.score', [`Score: ${me.points}`, me.rank ? ` · rank ${me.rank} of ${m.event?.players.length ?? '?'}` : '']) : null,
+          me ? h('p.score', [`Score: ${scoreText(me.points)}`, me.rank ? ` · rank ${me.rank} of ${m.event?.players.length ?? '?'}` : '']) : null,
         ]),
       ]),
     );
