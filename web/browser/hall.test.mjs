@@ -272,11 +272,22 @@ test("a double Swiss on the server's boards: the games' links apart, the dispute
   const token = ev.added.find((p) => p.name === black2).token;
   const blackPage = await openPage(browser, server.base, `/play/${game2}?token=${token}`, PHONE);
   await blackPage.page.locator('.clock.bottom .time').waitFor();
+  // Game 2's White (Bo) plays 1. d4 and presses the clock first.
+  const white2 = round.boards[0].black.name;
+  const whitePage = await openPage(browser, server.base, `/play/${game2}?token=${ev.added.find((p) => p.name === white2).token}`, DESKTOP);
+  await whitePage.page.locator('.clock.bottom .time').waitFor();
+  await whitePage.page.fill('#moveinput', 'd2d4');
+  await whitePage.page.press('#moveinput', 'Enter');
+  await whitePage.page.locator('.press.ready').waitFor();
+  await whitePage.page.locator('body').press('Space');
+  await blackPage.page.locator('.clock.bottom.running').waitFor();
   await blackPage.page.fill('#callreason', 'the clock is broken');
   await blackPage.page.click('button.call-director');
   const card = cons.page.locator(`.dispute[data-game="${game2}"]`);
   await card.waitFor();
   assert.equal(await card.locator('h3').textContent(), `Round 1, board 1, game 2 of 2: ${round.boards[0].black.name} – ${black2}`);
+  // The move in SAN, as a scoresheet has it (it was "1.d2d4").
+  await card.locator('.movelist', { hasText: 'Moves: 1.d4' }).waitFor();
   await card.screenshot({ path: `${process.cwd()}/screenshots/hall-console-dispute-desktop.png` });
 
   // An online game: White offers a draw; Black's phone says who offers before Accept and Decline.
@@ -294,7 +305,7 @@ test("a double Swiss on the server's boards: the games' links apart, the dispute
   await black.page.locator('.offers').screenshot({ path: `${process.cwd()}/screenshots/hall-draw-offer-phone.png` });
   await shot(black.page, 'hall-game-draw-offer-phone', true);
 
-  for (const p of [cons, phoneCons, blackPage, white, black]) {
+  for (const p of [cons, phoneCons, blackPage, whitePage, white, black]) {
     assert.deepEqual(p.errors, []);
     await p.ctx.close();
   }

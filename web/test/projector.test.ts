@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { pgnSans, withSan } from '../src/event/pgnsan';
 import { crossCellText, defaultPaper, pageName, roundWanted, tiebreakName, tiebreaksNamed } from '../src/event/printmodel';
 import {
   PAIRINGS_FIRST_MS,
@@ -141,6 +142,13 @@ describe('the words and numbers shown', () => {
     expect(byeText('absent', true)).toBe('withdrawn');
     const players = [{ number: 4, withdrawn_from: 2 }, { number: 5, withdrawn_from: null }];
     expect([withdrawnIn(players, 4, 1), withdrawnIn(players, 4, 2), withdrawnIn(players, 4, 3), withdrawnIn(players, 5, 3), withdrawnIn(players, 9, 3)]).toEqual([false, true, true, false, false]);
+  });
+
+  it("reads a game's SAN from its PGN for the dispute card", () => {
+    const pgn = '[Event "x"]\n[Result "*"]\n\n1. e4 {[%ff at=0 by=white move=e2e4 press] [%clk 0:05:00]} 1... e5\n{[%ff at=35 by=black move=e7e5 press]} 2. Nf3 *\n';
+    expect(pgnSans(pgn)).toEqual(['e4', 'e5', 'Nf3']);
+    const record = { moves: [{ uci: 'e2e4' }, { uci: 'e7e5', san: 'e5' }, { uci: 'g1f3' }, { uci: 'f8a3' }] };
+    expect(withSan(record, ['e4', 'e5', 'Nf3']).moves.map((m: { san?: string | null; uci: string }) => m.san ?? m.uci)).toEqual(['e4', 'e5', 'Nf3', 'f8a3']);
   });
 
   it('names the tiebreaks in words', () => {

@@ -14,6 +14,7 @@ import { liveEvening } from './live';
 import { uploadType } from './setupmodel';
 import { initialConsole, reduceConsole, type ConsoleAction, type ConsoleModel } from './model';
 import { broadcastV, byesLine, disputeTitle, gameLinks, standingsTable } from './consoleparts';
+import { pgnSans, withSan } from './pgnsan';
 
 const RESULTS = ['1-0', '1/2', '0-1', '+-', '-+', '--'];
 
@@ -72,8 +73,9 @@ class ConsoleCtrl {
   /** Every disputed game's record, read again when a dispute changes. */
   fetchRecords(): void {
     for (const d of this.model.disputes) {
-      void getGame(d.game)
-        .then((record) => this.dispatch({ type: 'record', game: d.game, record }))
+      // The record, and its moves in SAN from the game's PGN (over the board the record has none until the game ends).
+      void Promise.all([getGame(d.game), fetch(`/api/games/${encodeURIComponent(d.game)}/pgn`).then((r) => (r.ok ? r.text() : ''))])
+        .then(([record, pgn]) => this.dispatch({ type: 'record', game: d.game, record: withSan(record, pgnSans(pgn)) }))
         .catch(() => {});
     }
   }

@@ -66,3 +66,4 @@ export function disputeTitle(d: { round: number; board: number; game_number: num
   const games = board ? board.results.length : /double|match/i.test(format ?? '') ? 2 : 1;
   return `Round ${d.round}, board ${d.board}${games > 1 ? `, game ${d.game_number} of ${games}` : ''}: ${d.white} – ${d.black}`;
 }
+
