@@ -6,6 +6,11 @@ finds exactly what flagfall meant to write: the `White`, `Black` and `Result` ta
 the SAN moves listed in the `NAME.expect.json` beside each `NAME.pgn`, and one game
 only (a player's name must never inject tags, moves or a second game: issue 19).
 
+A round's PGN (a Broadcast's source, issue 31) holds every game of the round: its
+`NAME.expect.json` is `{"games": [...]}`, one entry per game in order, each with the
+tags above, `Round`, the SAN moves and `clocks`, how many moves carry a `[%clk]` that
+python-chess reads (`node.clock()`); the file must hold exactly those games.
+
 Usage: check_pgn_readers.py DIR   (DIR holds the .pgn and .expect.json files written by
 `FLAGFALL_PGN_OUT=DIR cargo test -p flagfall-game --test scenarios`)."""
 
@@ -31,7 +36,55 @@ def unescape(token: str) -> str:
     return "".join(out)
 
 
+def check_game(game, expect: dict, where: str) -> list[str]:
+    """One game of a round's PGN against its expected tags, moves and clocks."""
+    if game.errors:
+        return [f"{where}: {game.errors}"]
+    problems = []
+    board = game.board()
+    sans, clocks = [], 0
+    for node in game.mainline():
+        sans.append(board.san(node.move))
+        board.push(node.move)
+        clock = node.clock()
+        if clock is not None:
+            if clock < 0:
+                problems.append(f"{where}: a negative clock {clock}")
+            clocks += 1
+    for tag in ("White", "Black", "Result", "Round"):
+        if tag in expect:
+            value = unescape(game.headers.get(tag, ""))
+            if value != expect[tag]:
+                problems.append(f"{where}: tag {tag}: read {value!r}, expected {expect[tag]!r}")
+    if sans != expect["moves"]:
+        problems.append(f"{where}: moves: read {sans}, expected {expect['moves']}")
+    if "clocks" in expect and clocks != expect["clocks"]:
+        problems.append(f"{where}: {clocks} moves with a clock, expected {expect['clocks']}")
+    return problems
+
+
+def check_round(path: str, expect: dict) -> list[str]:
+    """A round's PGN: every game of the round, in order, and nothing more."""
+    games = []
+    with open(path, encoding="utf-8") as f:
+        while (game := chess.pgn.read_game(f)) is not None:
+            games.append(game)
+    want = expect["games"]
+    problems = []
+    if len(games) != len(want):
+        problems.append(f"{len(games)} games read, expected {len(want)}")
+    for i, (game, exp) in enumerate(zip(games, want)):
+        problems += check_game(game, exp, f"game {i + 1}")
+    return problems
+
+
 def check(path: str) -> list[str]:
+    expect_path = path[: -len(".pgn")] + ".expect.json"
+    if os.path.exists(expect_path):
+        with open(expect_path, encoding="utf-8") as f:
+            expect = json.load(f)
+        if "games" in expect:
+            return check_round(path, expect)
     with open(path, encoding="utf-8") as f:
         game = chess.pgn.read_game(f)
         extra = chess.pgn.read_game(f)

@@ -118,7 +118,7 @@ test('check in by link, a round started from the console, the game played from t
   const dispute = cons.locator(`.dispute[data-game="${game}"]`);
   await dispute.waitFor();
   assert.match(await dispute.locator('.what').textContent(), /calls the director: “my opponent is talking”/);
-  await dispute.locator('.movelist', { hasText: 'e2e4' }).waitFor();
+  await dispute.locator('.movelist', { hasText: 'Moves: 1.e4' }).waitFor();
   await dispute.locator('ol.rulings li', { hasText: 'calls the director' }).waitFor();
   await shots(cons, 'evening-console-dispute');
 

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { crossCellText, defaultPaper, pageName, roundWanted } from '../src/event/printmodel';
+import { pgnSans, withSan } from '../src/event/pgnsan';
+import { crossCellText, defaultPaper, pageName, roundWanted, tiebreakName, tiebreaksNamed } from '../src/event/printmodel';
 import {
   PAIRINGS_FIRST_MS,
   PAIRINGS_MS,
@@ -11,8 +12,14 @@ import {
   points,
   reduceProjector,
   resultText,
+  byeText,
   resultsIn,
+  scoreText,
   screenOf,
+  tiebreakDecimals,
+  tiebreakPlaces,
+  tiebreakText,
+  withdrawnIn,
   type ProjectorModel,
 } from '../src/event/projmodel';
 import type { EveningPlayer, EveningSummary, LiveMessage, RoundView, Standings } from '../src/wire';
@@ -121,6 +128,33 @@ describe('the words and numbers shown', () => {
     expect([points(0), points(0.5), points(1.5), points(12), points(null), points(2.25)]).toEqual(['0', '½', '1½', '12', '–', '2.25']);
     expect([resultText('1-0'), resultText('1/2'), resultText('0-1'), resultText('+-'), resultText('--'), resultText(null)]).toEqual(['1–0', '½–½', '0–1', '+–', '––', '']);
     expect(resultsIn(round(1, [['1-0', null], [null, null]]))).toEqual({ done: 1, all: 4 });
+  });
+
+  it('writes tiebreaks as decimals, the same places down a column; scores from the server\'s text with ½', () => {
+    expect([tiebreakDecimals([12, 9, null]), tiebreakDecimals([12.5, 9]), tiebreakDecimals([5.75, 4]), tiebreakDecimals([1823.333333])]).toEqual([0, 1, 2, 2]);
+    expect([tiebreakText(49.75, 2), tiebreakText(9, 2), tiebreakText(12.5, 1), tiebreakText(null, 1), tiebreakText(1823.333333, 2)]).toEqual(['49.75', '9.00', '12.5', '–', '1823.33']);
+    expect(tiebreakPlaces(['BH', 'SB'], [{ tiebreaks: { BH: 3, SB: 2.25 } }, { tiebreaks: { BH: 2.5, SB: 1 } }])).toEqual({ BH: 1, SB: 2 });
+    expect([scoreText('0.5'), scoreText('3.5'), scoreText('0'), scoreText('12'), scoreText(null)]).toEqual(['½', '3½', '0', '12', '–']);
+  });
+
+  it('writes a bye in one set of words, a withdrawn player as withdrawn', () => {
+    expect(['pab', 'half', 'full', 'zero', 'absent'].map((k) => byeText(k))).toEqual(['bye (unpaired)', 'half-point bye', 'full-point bye', 'zero-point bye', 'absent']);
+    expect(byeText('absent', true)).toBe('withdrawn');
+    const players = [{ number: 4, withdrawn_from: 2 }, { number: 5, withdrawn_from: null }];
+    expect([withdrawnIn(players, 4, 1), withdrawnIn(players, 4, 2), withdrawnIn(players, 4, 3), withdrawnIn(players, 5, 3), withdrawnIn(players, 9, 3)]).toEqual([false, true, true, false, false]);
+  });
+
+  it("reads a game's SAN from its PGN for the dispute card", () => {
+    const pgn = '[Event "x"]\n[Result "*"]\n\n1. e4 {[%ff at=0 by=white move=e2e4 press] [%clk 0:05:00]} 1... e5\n{[%ff at=35 by=black move=e7e5 press]} 2. Nf3 *\n';
+    expect(pgnSans(pgn)).toEqual(['e4', 'e5', 'Nf3']);
+    const record = { moves: [{ uci: 'e2e4' }, { uci: 'e7e5', san: 'e5' }, { uci: 'g1f3' }, { uci: 'f8a3' }] };
+    expect(withSan(record, ['e4', 'e5', 'Nf3']).moves.map((m: { san?: string | null; uci: string }) => m.san ?? m.uci)).toEqual(['e4', 'e5', 'Nf3', 'f8a3']);
+  });
+
+  it('names the tiebreaks in words', () => {
+    expect(['BH-C1', 'SB', 'ARO', 'KS/L+2', 'US-SOLKOFF', 'XYZ'].map(tiebreakName)).toEqual(['Buchholz less the lowest', 'Sonneborn-Berger', 'average rating of opponents', 'Koya system (limit +2)', 'Solkoff', 'XYZ']);
+    expect(tiebreaksNamed(['BH-C1', 'DE'])).toBe('BH-C1: Buchholz less the lowest; DE: direct encounter');
+    expect(tiebreaksNamed([])).toBe('none');
   });
 
   it('pages a long list and turns the pages in time', () => {

@@ -36,6 +36,16 @@ describe('the new evening', () => {
     expect(m.form).toMatchObject({ rules: 'uscf-2020', time_control: 'G/3;d2' });
   });
 
+  it('says when a quick button changes the ruleset, and not otherwise; a ruleset chosen by hand clears it', () => {
+    let m = reduceSetup(initialSetup(), { type: 'rulesets', rulesets });
+    m = reduceSetup(m, { type: 'quick', rules: 'uscf-2020', time_control: 'G/3;d2' });
+    expect(m.ruleNote).toBeNull();
+    m = reduceSetup(m, { type: 'quick', rules: 'fide-b3', time_control: '3+2' });
+    expect(m.ruleNote).toMatch(/^The ruleset is now .+: 3\+2 is one of its time controls\.$/);
+    m = reduceSetup(m, { type: 'form', form: { rules: 'uscf-2020' } });
+    expect(m.ruleNote).toBeNull();
+  });
+
   it('sends the rounds for a Swiss, the mode for server play and the confirmation for boards', () => {
     expect(setupBody(form({ format: 'swiss', rounds: ' 7 ', play: 'server', mode: 'online' }))).toEqual({
       body: { name: 'Friday', format: 'swiss', rounds: 7, rules: 'uscf-2020', time_control: 'G/5;d0', play: 'server', mode: 'online' },

@@ -210,6 +210,17 @@ fn pgn_date(date: Option<&str>) -> String {
     }
 }
 
+/// The event's PGN `Site` and `Date` tag lines (`[Site "?"]` and `[Date "????.??.??"]`
+/// where it has none), as [`pgn`] writes them for every game: the server's games' PGN
+/// takes them too.
+pub fn pgn_site_date(event: &Event) -> String {
+    format!(
+        "[Site \"{}\"]\n[Date \"{}\"]\n",
+        pgn_escape(event.site.as_deref().unwrap_or("?")),
+        pgn_date(event.date.as_deref())
+    )
+}
+
 /// The PGN `TimeControl` tag (seconds, `+increment`); delays have no PGN notation, so
 /// the event's own notation goes in a `FlagfallTimeControl` tag as well.
 fn pgn_time_control(tc: &str) -> Option<String> {
@@ -225,20 +236,37 @@ fn pgn_time_control(tc: &str) -> Option<String> {
 /// only its headers and result; a game with recorded moves has its movetext. Forfeits
 /// carry `[Termination "forfeit"]` and no moves; pending games have result `*`.
 pub fn pgn(event: &Event) -> String {
+    pgn_of(event, None)
+}
+
+/// The PGN `Round` tag of game `game` (0-based) of board `board` in round `round`, one
+/// rule for every evening, its games on paper or on the server: `round.board` (`3.5`),
+/// and on a board of two games (double Swiss, matches) `round.board.game` (`3.5.2`).
+/// The round is the number before the first dot, as lichess's Broadcast reads it; the
+/// board is in a `Board` tag as well.
+pub fn pgn_round_tag(round: u32, board: u32, game: usize, games: usize) -> String {
+    if games > 1 {
+        format!("{round}.{board}.{}", game + 1)
+    } else {
+        format!("{round}.{board}")
+    }
+}
+
+/// [`pgn`] of one round (`Some(r)`) or of all of them: a round's PGN is what a
+/// Broadcast reads while the round is played (pending games with result `*`).
+pub fn pgn_of(event: &Event, only: Option<u32>) -> String {
     let mut out = String::new();
-    let games = event.format.games_per_round() as usize;
     for round in &event.round_list {
+        if only.is_some_and(|r| r != round.number) {
+            continue;
+        }
         for board in &round.boards {
             for (g, game) in board.games.iter().enumerate() {
                 let (w, b) = board.players_of_game(g);
                 let (Ok(wp), Ok(bp)) = (event.player(w), event.player(b)) else {
                     continue;
                 };
-                let round_tag = if games > 1 {
-                    format!("{}.{}", round.number, g + 1)
-                } else {
-                    round.number.to_string()
-                };
+                let round_tag = pgn_round_tag(round.number, board.number, g, board.games.len());
                 let _ = writeln!(out, "[Event \"{}\"]", pgn_escape(&event.name));
                 let _ = writeln!(
                     out,

@@ -185,26 +185,55 @@ fn dbf(fields: &[Field], rows: &[Vec<String>], date: FileDate) -> Vec<u8> {
     out
 }
 
-/// Text as ASCII: the common accents dropped, anything else `?`.
-fn ascii(text: &str) -> String {
-    text.chars()
-        .map(|ch| {
-            if ch.is_ascii() && !ch.is_ascii_control() {
-                return ch;
+/// Text as ASCII, as US Chess's files and a reader of a plain-ASCII header need it: the
+/// common Latin accents dropped (`José Núñez-Müller` is `Jose Nunez-Muller`), the letters
+/// written with two (`ß` `ss`, `æ` `ae`, `œ` `oe`, `þ` `th`), typographic quotes and dashes
+/// as their ASCII kin, a control character as a space; anything else `?`.
+pub fn ascii(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for ch in text.chars() {
+        if ch.is_ascii_control() {
+            out.push(' ');
+            continue;
+        }
+        if ch.is_ascii() {
+            out.push(ch);
+            continue;
+        }
+        let two = match ch {
+            'ß' => Some("ss"),
+            'ẞ' => Some("SS"),
+            'æ' => Some("ae"),
+            'Æ' => Some("AE"),
+            'œ' => Some("oe"),
+            'Œ' => Some("OE"),
+            'þ' => Some("th"),
+            'Þ' => Some("TH"),
+            '‘' | '’' | '‚' | '′' => Some("'"),
+            '“' | '”' | '„' | '″' => Some("\""),
+            '‐' | '‑' | '‒' | '–' | '—' | '−' => Some("-"),
+            '\u{a0}' | '\u{2009}' | '\u{202f}' => Some(" "),
+            'ð' => Some("d"),
+            'Ð' => Some("D"),
+            _ => None,
+        };
+        if let Some(t) = two {
+            out.push_str(t);
+            continue;
+        }
+        let base = crate::rating_list::name_key(&ch.to_string());
+        match base.chars().next() {
+            Some(b) if b.is_ascii_alphanumeric() && base.len() == 1 => {
+                out.push(if ch.is_uppercase() {
+                    b.to_ascii_uppercase()
+                } else {
+                    b
+                });
             }
-            let base = crate::rating_list::name_key(&ch.to_string());
-            match base.chars().next() {
-                Some(b) if b.is_ascii_alphanumeric() => {
-                    if ch.is_uppercase() {
-                        b.to_ascii_uppercase()
-                    } else {
-                        b
-                    }
-                }
-                _ => '?',
-            }
-        })
-        .collect()
+            _ => out.push('?'),
+        }
+    }
+    out
 }
 
 /// `LAST, FIRST` in capitals: a name with a comma is kept in its order, "First Last"

@@ -7,7 +7,8 @@
 //!   claimed and taken back does not). Any PGN reader (python-chess, lichess import)
 //!   reads this part as an ordinary game;
 //! - every game-script event, whatever it is, is kept in order in comments as a
-//!   `[%ff key=value ...]` annotation (like lichess' `[%clk]`), followed by the rulings it
+//!   `[%ff key=value ...]` annotation (like lichess' `[%clk]`, which a completed move
+//!   carries too: the mover's clock after it), followed by the rulings it
 //!   led to in words with their rules. Readers show these as comments; `flagfall replay
 //!   --from-pgn` reads them back into the exact game script.
 //!
@@ -250,6 +251,13 @@ fn start_chess(script: &Script) -> Option<Chess> {
     }
 }
 
+/// A clock reading as the `[%clk H:MM:SS]` annotation lichess and python-chess read,
+/// in whole seconds (rounded down).
+fn clk_annotation(ms: i64) -> String {
+    let s = ms.max(0) / 1000;
+    format!("[%clk {}:{:02}:{:02}]", s / 3600, s / 60 % 60, s % 60)
+}
+
 /// Write a replayed game as PGN (see the module documentation).
 pub fn to_pgn(script: &Script) -> String {
     to_pgn_with(script, None)
@@ -262,6 +270,9 @@ pub fn to_pgn_with(script: &Script, tablebase: Option<SharedTablebase>) -> Strin
     // completed (a later reinstatement may take a move out of the final record).
     let mut hist_after: Vec<usize> = vec![0; script.events.len() + 1];
     let mut completed_by: Vec<Vec<MoveRecord>> = vec![Vec::new(); script.events.len() + 1];
+    // The mover's clock (ms) once the event that completed their move was applied: the
+    // `[%clk]` of that move, as lichess and python-chess read it.
+    let mut clock_after: Vec<Option<i64>> = vec![None; script.events.len() + 1];
     let mut last_seen = 0usize;
     let mut last_len = 0usize;
     let game = Game::new(script.setup.clone()).with_tablebase(tablebase);
@@ -276,6 +287,9 @@ pub fn to_pgn_with(script: &Script, tablebase: Option<SharedTablebase>) -> Strin
                 .iter()
                 .map(|c| c.record.clone())
                 .collect();
+            clock_after[n] = completed_by[n]
+                .last()
+                .map(|r| game.remaining(r.mover).max(0));
         }
         last_seen = n;
         last_len = len;
@@ -355,8 +369,13 @@ pub fn to_pgn_with(script: &Script, tablebase: Option<SharedTablebase>) -> Strin
             }
         }
         prev_len = len;
+        // Every completed move written in SAN: its mover's clock after it.
+        let clk = clock_after[n]
+            .filter(|_| !sans.is_empty() && sans.len() == completed_by[n].len())
+            .map(|ms| format!(" {}", clk_annotation(ms)))
+            .unwrap_or_default();
         words.extend(sans);
-        let mut comment = format!("[%ff {}]", tokens(&event.to_json()));
+        let mut comment = format!("[%ff {}]{clk}", tokens(&event.to_json()));
         for r in replay.rulings.iter().filter(|r| r.event == n) {
             comment.push_str(&format!(
                 " {} ({}).",

@@ -21,6 +21,8 @@ import { ReportEditor } from './reportform';
 import { initialConsole, reduceConsole, type ConsoleAction, type ConsoleModel } from './model';
 import { refusalAbout } from './notices';
 import { RoundsPanel, latestToolsV, pastRoundV, repairNoticeV, roundPickerV } from './rounds';
+import { broadcastV, byesLine, disputeTitle, gameLinks, standingsTable } from './consoleparts';
+import { pgnSans, withSan } from './pgnsan';
 
 const RESULTS = ['1-0', '1/2', '0-1', '+-', '-+', '--'];
 
@@ -84,8 +86,9 @@ class ConsoleCtrl {
   /** Every disputed game's record, read again when a dispute changes. */
   fetchRecords(): void {
     for (const d of this.model.disputes) {
-      void getGame(d.game)
-        .then((record) => this.dispatch({ type: 'record', game: d.game, record }))
+      // The record, and its moves in SAN from the game's PGN (over the board the record has none until the game ends).
+      void Promise.all([getGame(d.game), fetch(`/api/games/${encodeURIComponent(d.game)}/pgn`).then((r) => (r.ok ? r.text() : ''))])
+        .then(([record, pgn]) => this.dispatch({ type: 'record', game: d.game, record: withSan(record, pgnSans(pgn)) }))
         .catch(() => {});
     }
   }
@@ -211,7 +214,7 @@ function disputesV(ctrl: ConsoleCtrl): VNode | null {
     h('h2#disputes-title', 'Waiting for the director'),
     ...ds.map((d: Dispute) =>
       h('div.dispute', { attrs: { 'data-game': d.game, role: 'alert' } }, [
-        h('h3', `Round ${d.round}, board ${d.board}: ${d.white} – ${d.black}`),
+        h('h3', disputeTitle(d, ctrl.model.round, ctrl.model.event?.format)),
         h('p.what', disputeText(d)),
         recordV(ctrl.model.records[d.game]),
         h('a.button.primary.open-game', { attrs: { href: ctrl.gameLink(d.game), target: '_blank' } }, "Open the game's director console"),
@@ -295,16 +298,13 @@ function roundV(ctrl: ConsoleCtrl): VNode {
             h('td', `${b.white.name} (${b.white.number})`),
             h('td', `${b.black.name} (${b.black.number})`),
             h('td.result', (b.results.length > 1 ? consoleMatchText(b) : b.results.map(resultText).join(' · ')) + reported),
-            h(
-              'td',
-              games.filter((g): g is string => !!g).map((g, i) => h('a.gamelink', { attrs: { href: ctrl.gameLink(g), target: '_blank' } }, games.length > 1 ? `game ${i + 1} console` : 'game console')),
-            ),
+            h('td', gameLinks(games, (g) => ctrl.gameLink(g))),
             h('td', resultEntry(ctrl, r, b)),
           ]);
         }),
       ),
     ]),
-    r.bye?.length ? h('p.byes', `Byes: ${r.bye.map((b) => `${b.name} (${b.kind})`).join(', ')}`) : null,
+    byesLine(r, e?.players),
     startButton,
   ]);
 }
@@ -415,10 +415,7 @@ function standingsV(ctrl: ConsoleCtrl): VNode | null {
   if (!st || !st.rows.length || st.after_round === 0) return null;
   return h('section.standings', { attrs: { 'aria-labelledby': 'st-title' } }, [
     h('h2#st-title', `Standings after round ${st.after_round}`),
-    h('table.standings', [
-      h('thead', h('tr', [h('th', 'Rank'), h('th', 'Name'), h('th', 'Points'), ...st.tiebreaks.map((t) => h('th', t))])),
-      h('tbody', st.rows.map((r) => h('tr', [h('td', String(r.rank)), h('td', r.name), h('td', String(r.points)), ...st.tiebreaks.map((t) => h('td', r.tiebreaks[t] === null ? '–' : String(r.tiebreaks[t])))]))),
-    ]),
+    standingsTable(st),
   ]);
 }
 
@@ -525,6 +522,7 @@ export function mountEventConsole(root: HTMLElement, id: string, token: string |
           ctrl.details.view(ctrl),
           logV(ctrl),
           toolsV(ctrl),
+          broadcastV(ctrl.id),
         ]),
       ]),
     );

@@ -11,6 +11,7 @@ import { colourWord, gameColour, myResultsText, outcomeOf, resultOf, type Outcom
 import { liveEvening } from './live';
 import { initialPlayer, myBoard, reducePlayer, type PlayerAction, type PlayerModel } from './model';
 import { refusalAbout } from './notices';
+import { byeText, scoreText } from './projmodel';
 
 class PlayerCtrl {
   model: PlayerModel = initialPlayer();
@@ -43,6 +44,8 @@ class PlayerCtrl {
         if (msg.type === 'state') this.dispatch({ type: 'event', event: msg.event });
         // A refusal the change lifts is taken down (notices.ts).
         if (msg.type === 'change') this.dispatch({ type: 'lift', effects: msg.effects });
+        // A player who joins (or leaves) counts in "rank 3 of 12" at once.
+        if (msg.type === 'change' && msg.players && this.model.event) this.dispatch({ type: 'event', event: { ...this.model.event, players: msg.players } });
         if (msg.type !== 'dispute') void this.read();
       },
       (live) => this.dispatch({ type: 'status', live }),
@@ -209,7 +212,7 @@ function gamesV(ctrl: PlayerCtrl, me: Me, colour: NonNullable<Me['colour']>): (V
 
 function roundV(ctrl: PlayerCtrl, me: Me): VNode {
   if (me.round === 0) return h('section.myround', [h('p.big', 'No round yet: your board shows here when the director starts round 1.')]);
-  if (me.bye) return h('section.myround', [h('h2', `Round ${me.round}`), h('p.big', `You have a bye (${me.bye}) this round.`)]);
+  if (me.bye) return h('section.myround', [h('h2', `Round ${me.round}`), h('p.big', `Not paired this round: ${byeText(me.bye)}.`)]);
   if (!me.board || !me.opponent || !me.colour) return h('section.myround', [h('h2', `Round ${me.round}`), h('p.big', 'You are not paired this round.')]);
   const results = me.results ?? [];
   const any = results.some((r) => r !== null);
@@ -258,7 +261,7 @@ export function mountEventPlayer(root: HTMLElement, id: string, token: string | 
                 cancel: (round) => void ctrl.act(playerAction(me.number as number, 'cancel-bye'), { round }, `Your bye in round ${round} is cancelled.`),
               })
             : null,
-          me ? h('p.score', [`Score: ${me.points}`, me.rank ? ` · rank ${me.rank} of ${m.event?.players.length ?? '?'}` : '']) : null,
+          me ? h('p.score', [`Score: ${scoreText(me.points)}`, me.rank ? ` · rank ${me.rank} of ${m.event?.players.length ?? '?'}` : '']) : null,
         ]),
       ]),
     );

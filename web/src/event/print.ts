@@ -8,9 +8,9 @@
 // printed.
 import qrcode from 'qrcode-generator';
 import { attributesModule, classModule, eventListenersModule, h, init, propsModule, type VNode } from 'snabbdom';
-import { PRINT_KINDS, crossCellText, defaultPaper, pageName, roundWanted, type Paper, type PrintKind } from './printmodel';
+import { PRINT_KINDS, crossCellText, defaultPaper, pageName, roundWanted, tiebreaksNamed, type Paper, type PrintKind } from './printmodel';
 import type { BoardView, Crosstable, EveningSummary, PlayerLink, PlayerLinks, RoundView, Standings } from '../wire';
-import { byeText, points, resultText, tiebreakText } from './projmodel';
+import { byeText, points, resultText, scoreText, tiebreakPlaces, tiebreakText, withdrawnIn } from './projmodel';
 import './event.css';
 
 const KIND_TITLE: Record<PrintKind, string> = { pairings: 'Pairings', slips: 'Result slips', standings: 'Standings', crosstable: 'Crosstable', qr: 'QR codes' };
@@ -64,7 +64,7 @@ function pairingsSheet(d: PrintData): VNode[] {
         ),
       ),
     ]),
-    ...(r.bye?.length ? [h('p.pr-byes', `Not paired: ${r.bye.map((b) => `${b.name} (${b.number}), ${byeText(b.kind)}`).join('; ')}.`)] : []),
+    ...(r.bye?.length ? [h('p.pr-byes', `Not paired: ${r.bye.map((b) => `${b.name} (${b.number}), ${byeText(b.kind, withdrawnIn(d.event.players, b.number, r.round))}`).join('; ')}.`)] : []),
   ];
 }
 
@@ -95,6 +95,7 @@ function standingsSheet(d: PrintData): VNode[] {
   const st = d.standings;
   if (!st || st.after_round === 0) return [sheetHead(d, 'standings'), h('p.pr-empty', 'No round is complete yet.')];
   const final = d.event.rounds !== null && st.after_round >= d.event.rounds;
+  const places = tiebreakPlaces(st.tiebreaks, st.rows);
   return [
     sheetHead(d, final ? 'final standings' : `standings after round ${st.after_round}`),
     h('table.pr-table.pr-standings', [
@@ -102,11 +103,11 @@ function standingsSheet(d: PrintData): VNode[] {
       h(
         'tbody',
         st.rows.map((row) =>
-          h('tr', [h('td.num', String(row.rank)), h('td', row.name), h('td.num', String(row.number)), h('td.num', points(row.points)), ...st.tiebreaks.map((t) => h('td.num', tiebreakText(row.tiebreaks[t])))]),
+          h('tr', [h('td.num', String(row.rank)), h('td', row.name), h('td.num', String(row.number)), h('td.num', points(row.points)), ...st.tiebreaks.map((t) => h('td.num', tiebreakText(row.tiebreaks[t], places[t])))]),
         ),
       ),
     ]),
-    h('p.pr-note', `Tiebreaks in order: ${st.tiebreaks.join(', ') || 'none'} (docs/events.md names them).`),
+    h('p.pr-note', `Points: ½ for a draw. Tiebreaks in order: ${tiebreaksNamed(st.tiebreaks)}.`),
   ];
 }
 
@@ -123,7 +124,7 @@ function crosstableSheet(d: PrintData): VNode[] {
       h(
         'tbody',
         ct.players.map((p) =>
-          h('tr', [h('td.num', String(p.number)), h('td.name', p.name), ...rounds.map((r) => h('td.rd', crossCellText(p.rounds.find((c) => c.round === r)))), h('td.num', p.points.replace('.5', '½'))]),
+          h('tr', [h('td.num', String(p.number)), h('td.name', p.name), ...rounds.map((r) => h('td.rd', crossCellText(p.rounds.find((c) => c.round === r)))), h('td.num', scoreText(p.points))]),
         ),
       ),
     ]),

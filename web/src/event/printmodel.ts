@@ -60,3 +60,52 @@ export function defaultPaper(lang: string): Paper {
 export function pageName(paper: Paper, kind: PrintKind, rounds: number): string {
   return `pr-page-${paper}-${kind === 'crosstable' && rounds > 9 ? 'landscape' : 'portrait'}`;
 }
+
+const TIEBREAK_NAMES: Record<string, string> = {
+  DE: 'direct encounter',
+  WIN: 'games won (played and by forfeit)',
+  WON: 'games won over the board',
+  BPG: 'games played with Black',
+  BWG: 'games won with Black',
+  PS: 'progressive scores',
+  REP: 'rounds elected to play',
+  STD: 'standard points',
+  TPN: 'pairing number',
+  BH: 'Buchholz',
+  AOB: "average of opponents' Buchholz",
+  FB: 'Fore Buchholz',
+  SB: 'Sonneborn-Berger',
+  KS: 'Koya system',
+  ARO: 'average rating of opponents',
+  TPR: 'tournament performance rating',
+  PTP: 'perfect tournament performance',
+  APRO: "average of opponents' performance ratings",
+  APPO: "average of opponents' perfect performances",
+  RTNG: 'rating',
+  'US-MM': 'modified median',
+  'US-SOLKOFF': 'Solkoff',
+  'US-CUM': 'cumulative',
+  'US-OPPCUM': "opponents' cumulative",
+  'US-DE': 'result between tied players',
+  'US-BLACKS': 'most games with Black',
+  'US-KASHDAN': 'Kashdan',
+  'US-SB': 'Sonneborn-Berger',
+  'US-MEDIAN': 'median',
+};
+
+const MODIFIERS: Record<string, string> = { C1: 'less the lowest', C2: 'less the two lowest', M1: 'less the highest and lowest', M2: 'less the two highest and two lowest' };
+
+/** A tiebreak's id as the standings' heading writes it (`BH-C1`), in words: "Buchholz less the lowest". */
+export function tiebreakName(id: string): string {
+  if (TIEBREAK_NAMES[id]) return TIEBREAK_NAMES[id];
+  const ks = /^KS\/L([+-]\d+)$/.exec(id);
+  if (ks) return `Koya system (limit ${ks[1]})`;
+  const m = /^([A-Z]+)-(C1|C2|M1|M2)$/.exec(id);
+  if (m && TIEBREAK_NAMES[m[1]]) return `${TIEBREAK_NAMES[m[1]]} ${MODIFIERS[m[2]]}`;
+  return id;
+}
+
+/** The tiebreaks of a standings sheet in words: "BH-C1: Buchholz less the lowest; SB: Sonneborn-Berger". */
+export function tiebreaksNamed(ids: string[]): string {
+  return ids.length ? ids.map((t) => `${t}: ${tiebreakName(t)}`).join('; ') : 'none';
+}

@@ -95,7 +95,11 @@ export function pageAt(pages: number, since: number, now: number): number {
   return Math.floor(Math.max(0, now - since) / PAGE_MS) % pages;
 }
 
-/** A score as a club writes it: 1½, ½, 0. */
+/**
+ * A score as a club writes it: 1½, ½, 0. Every page writes scores this way (the
+ * projector, the console, the phone, the print views); tiebreaks are written as
+ * decimals ([`tiebreakText`]), never with ½, so the two never mix in one table.
+ */
 export function points(v: number | null | undefined): string {
   if (v === null || v === undefined || !Number.isFinite(v)) return '–';
   const whole = Math.trunc(v);
@@ -105,9 +109,39 @@ export function points(v: number | null | undefined): string {
   return v.toFixed(2).replace(/0$/, '');
 }
 
-/** A tiebreak's value: halves as ½, other fractions with two places at most. */
-export function tiebreakText(v: number | null | undefined): string {
-  return points(v);
+/** A score the server writes as text (`"3.5"`, the crosstable's and a player's own), written as [`points`]. */
+export function scoreText(s: string | number | null | undefined): string {
+  if (s === null || s === undefined || s === '') return '–';
+  const v = typeof s === 'number' ? s : Number(s);
+  return Number.isFinite(v) ? points(v) : String(s);
+}
+
+/**
+ * The decimal places a tiebreak column is written with: as many as its most precise
+ * value needs (a Buchholz of halves: 1, a Sonneborn-Berger of quarters: 2), at most 2,
+ * so that every value of the column has the same number of places and they line up.
+ */
+export function tiebreakDecimals(values: (number | null | undefined)[]): number {
+  let d = 0;
+  for (const v of values) {
+    if (v === null || v === undefined || !Number.isFinite(v)) continue;
+    for (let places = d; places < 2; places++) {
+      if (Math.abs(Math.round(v * 10 ** places) - v * 10 ** places) < 1e-9) break;
+      d = places + 1;
+    }
+  }
+  return Math.min(d, 2);
+}
+
+/** A tiebreak's value as a decimal with `decimals` places (the column's: [`tiebreakDecimals`]); none: –. */
+export function tiebreakText(v: number | null | undefined, decimals = 2): string {
+  if (v === null || v === undefined || !Number.isFinite(v)) return '–';
+  return v.toFixed(decimals);
+}
+
+/** Each tiebreak's decimal places in a table of standings rows. */
+export function tiebreakPlaces(tiebreaks: string[], rows: { tiebreaks: { [k: string]: number | null | undefined } }[]): Record<string, number> {
+  return Object.fromEntries(tiebreaks.map((t) => [t, tiebreakDecimals(rows.map((r) => r.tiebreaks[t]))]));
 }
 
 /** One game's result as the board shows it: 1–0, ½–½, 0–1, +–, –+, ––; blank until known. */
@@ -124,7 +158,13 @@ export function resultText(r: string | null): string {
   }
 }
 
-export function byeText(kind: string): string {
+/**
+ * A bye in words, the same on every page (projector, console, phone, print): the
+ * unpaired player's bye is "bye (unpaired)", a withdrawn player is "withdrawn", not a
+ * bye. `withdrawn`: the player withdrew from this round or an earlier one.
+ */
+export function byeText(kind: string, withdrawn = false): string {
+  if (withdrawn) return 'withdrawn';
   switch (kind) {
     case 'pab':
       return 'bye (unpaired)';
@@ -134,9 +174,17 @@ export function byeText(kind: string): string {
       return 'zero-point bye';
     case 'full':
       return 'full-point bye';
+    case 'absent':
+      return 'absent';
     default:
       return `bye (${kind})`;
   }
+}
+
+/** Whether player `number` is withdrawn in round `round` (from the evening's players). */
+export function withdrawnIn(players: { number: number; withdrawn_from: number | null }[] | undefined, number: number, round: number): boolean {
+  const p = players?.find((x) => x.number === number);
+  return !!p && p.withdrawn_from !== null && p.withdrawn_from <= round;
 }
 
 /** How many results of a round are in: every game of every board. */

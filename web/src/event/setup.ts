@@ -107,6 +107,7 @@ function setupForm(ctrl: SetupCtrl): VNode {
       rulesSelect(m.rulesets, 'ev-rules', f.rules, (rules) => set({ rules })),
       h('span.quicklabel', 'Quick'),
       quickButtons(m.rulesets, f.rules, f.time_control, (rules, time_control) => ctrl.dispatch({ type: 'quick', rules, time_control }), 'ev-tc'),
+      m.ruleNote ? h('p.rule-note', { attrs: { role: 'status' } }, m.ruleNote) : null,
       h('label', { attrs: { for: 'ev-tc' } }, 'Time control'),
       h('input#ev-tc', {
         attrs: { name: 'time_control', list: 'ev-tc-list', 'aria-describedby': 'ev-tc-help' },

@@ -36,6 +36,8 @@ export interface SetupModel {
   form: SetupForm;
   error: string | null;
   busy: boolean;
+  /** Said when a quick time control changed the ruleset as well: "The ruleset is now ... (3+2 is played under it)". */
+  ruleNote: string | null;
 }
 
 export type SetupAction =
@@ -51,6 +53,7 @@ export function initialSetup(): SetupModel {
     form: { name: '', format: 'swiss', rounds: '5', rules: '', time_control: '', play: 'board', mode: 'otb', confirm: 'one', auto: false, details: emptyDetails() },
     error: null,
     busy: false,
+    ruleNote: null,
   };
 }
 
@@ -66,12 +69,19 @@ export function reduceSetup(m: SetupModel, a: SetupAction): SetupModel {
     }
     case 'form': {
       const form = { ...m.form, ...a.form };
+      const ruleNote = a.form.rules !== undefined && a.form.rules !== m.form.rules ? null : m.ruleNote;
       // Another ruleset: its own first usual control (each ruleset writes them its way).
       if (a.form.rules !== undefined && a.form.rules !== m.form.rules) form.time_control = defaultControl(m.rulesets, a.form.rules);
-      return { ...m, form };
+      return { ...m, form, ruleNote };
     }
-    case 'quick':
-      return { ...m, form: { ...m.form, rules: a.rules, time_control: a.time_control } };
+    case 'quick': {
+      // A quick control belongs to a ruleset: choosing one of another ruleset switches it, and says so.
+      const found = m.rulesets?.rulesets.find((x) => x.id === a.rules);
+      // As the ruleset's list writes it: "Name (id)".
+      const name = found ? `${found.name} (${found.id})` : a.rules;
+      const ruleNote = a.rules !== m.form.rules ? `The ruleset is now ${name}: ${a.time_control} is one of its time controls.` : m.ruleNote;
+      return { ...m, ruleNote, form: { ...m.form, rules: a.rules, time_control: a.time_control } };
+    }
     case 'busy':
       return { ...m, busy: a.on, error: a.on ? null : m.error };
     case 'error':

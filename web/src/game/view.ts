@@ -315,10 +315,19 @@ function typedV(ctrl: GameCtrl, myBoardMove: boolean): VNode | null {
   ]);
 }
 
+/** The player who offers a draw to `c` (the opponent), by name when the game has one. */
+function offererName(s: GameState, c: Color): string {
+  const them: Color = c === 'white' ? 'black' : 'white';
+  const name = them === 'white' ? s.setup.white : s.setup.black;
+  return name ? `${name} (${them})` : them === 'white' ? 'White' : 'Black';
+}
+
 function offers(ctrl: GameCtrl, s: GameState, c: Color): VNode {
   const confirm = ctrl.model.ui.confirmResign;
   const may = s.actions[c];
   return h('div.offers', { attrs: { role: 'group', 'aria-label': 'draw offers and resignation' } }, [
+    // Who offers, in words, before the two buttons that answer it.
+    may.answer_draw ? h('span.offer-from', { attrs: { role: 'status' } }, `${offererName(s, c)} offers a draw:`) : null,
     may.answer_draw
       ? h('button.accept', { attrs: { type: 'button', 'aria-keyshortcuts': 'a' }, on: { click: () => ctrl.send({ accept: 'draw' }) } }, 'Accept draw')
       : null,

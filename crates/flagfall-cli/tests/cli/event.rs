@@ -241,7 +241,7 @@ rank,number,name,rating,points,BH,BH-C1,SB
         "36 matches of 2 games"
     );
     // Round 6 board 4 game 2: 11 (White) beat 4; paper mode: headers and the result only.
-    let game = "[Round \"6.2\"]\n[White \"P11\"]\n[Black \"P04\"]\n[Result \"1-0\"]\n[Board \"4\"]\n\
+    let game = "[Round \"6.4.2\"]\n[White \"P11\"]\n[Black \"P04\"]\n[Result \"1-0\"]\n[Board \"4\"]\n\
 [WhiteElo \"1900\"]\n[BlackElo \"2250\"]\n[TimeControl \"300\"]\n[FlagfallTimeControl \"G/5;d0\"]\n\n1-0\n";
     assert!(pgn.contains(game), "{pgn}");
     assert!(pgn.contains("[Date \"2026.11.20\"]"));

@@ -7,6 +7,7 @@
 //! database of that server instead of SQLite (and fails if it cannot reach it).
 
 mod abuse;
+mod broadcast;
 mod chaos;
 mod evening;
 mod evening_boards;

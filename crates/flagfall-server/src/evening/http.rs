@@ -1448,17 +1448,52 @@ async fn get_me(Member { snap, who: w, .. }: Member) -> Result<Response, ApiErro
     }
 }
 
+#[derive(Deserialize, Default)]
+struct ExportQuery {
+    round: Option<String>,
+}
+
+/// The round `?round=N` names: a paired round, or a refusal naming what is wrong.
+fn export_round(snap: &Snap, kind: &str, raw: Option<&str>) -> Result<Option<u32>, ApiError> {
+    let Some(raw) = raw else { return Ok(None) };
+    if kind != "pgn" {
+        return Err(refused(
+            StatusCode::BAD_REQUEST,
+            format!("?round= is for the PGN export only (export/pgn?round=N), not {kind}"),
+        ));
+    }
+    let paired = snap.event.rounds_paired();
+    match raw.trim().parse::<u32>() {
+        Ok(r) if (1..=paired).contains(&r) => Ok(Some(r)),
+        _ => Err(refused(
+            StatusCode::NOT_FOUND,
+            format!(
+                "no round {raw:?} to export: {}",
+                if paired == 0 {
+                    "no round is paired yet".to_string()
+                } else {
+                    format!("rounds 1 to {paired} are paired")
+                }
+            ),
+        )),
+    }
+}
+
 /// `GET /api/events/{id}/export/{trf|pgn|csv|json}`: TRF-2026, PGN (with server play,
-/// every server game with its moves and rulings), standings CSV; `json` (the director's)
-/// is the event file `flagfall event` reads.
+/// every server game with its moves, clocks and rulings), standings CSV; `json` (the
+/// director's) is the event file `flagfall event` reads. `pgn?round=N`: that round's
+/// games only, public while the round is played (a Broadcast's source: the moves and
+/// clocks so far, `*` until a game's result is in).
 async fn export_as(
     State(s): State<AppState>,
     ClientAddress(addr): ClientAddress,
     Path((_, kind)): Path<(String, String)>,
+    Query(q): Query<ExportQuery>,
     Loaded { id, h }: Loaded,
     headers: HeaderMap,
 ) -> Result<Response, ApiError> {
     let snap = h.now();
+    let only = export_round(&snap, &kind, q.round.as_deref())?;
     if kind.starts_with("uscf-") || kind == "json" {
         director(&snap, &headers)?;
     }
@@ -1473,7 +1508,7 @@ async fn export_as(
     let ticket = admit(&s, addr, Some(&id))?;
     if kind == "pgn" && snap.settings.play == Play::Server {
         // The games' scripts from the store, then their PGN off the async workers.
-        let games = server_games(&s, &snap).await?;
+        let games = server_games(&s, &snap, only).await?;
         let file = download_name(&snap.event.name, "pgn");
         let text = job(&s, ticket, move || server_pgn(&snap, games)).await??;
         return Ok((
@@ -1502,7 +1537,7 @@ async fn export_as(
                     format!("\u{feff}{}", export::standings_csv(event, &st)),
                 )
             }
-            "pgn" => ("application/x-chess-pgn", export::pgn(event)),
+            "pgn" => ("application/x-chess-pgn", export::pgn_of(event, only)),
             _ => (
                 "application/json",
                 serde_json::to_string_pretty(event)
@@ -1599,18 +1634,8 @@ fn uscf_file(event: &Event, file: &str) -> Result<Response, ApiError> {
     // The evening's name before US Chess's own name of the table (its upload page asks
     // for each of the three files by that name).
     let name = format!("{}-{name}", file_stem(&event.name));
-    let notes: String = files
-        .notes
-        .join("; ")
-        .chars()
-        .map(|c| {
-            if c.is_ascii() && !c.is_ascii_control() {
-                c
-            } else {
-                '?'
-            }
-        })
-        .collect();
+    // A header is ASCII: the names in it transliterated (`Jose Nunez-Muller`).
+    let notes = uscf::ascii(&files.notes.join("; "));
     let mut response = (
         [
             (header::CONTENT_TYPE, "application/dbase".to_string()),
@@ -1650,13 +1675,31 @@ fn today() -> uscf::FileDate {
     }
 }
 
-/// A server evening's games as stored: round, board, and the game's script text (its
-/// setup and events), in the order of the rounds and boards.
-async fn server_games(s: &AppState, snap: &Snap) -> Result<Vec<(u32, u32, String)>, ApiError> {
+/// One server game of an evening as stored: where it is played and its script text
+/// (its setup and events).
+struct ServerGame {
+    round: u32,
+    board: u32,
+    /// 0-based, of `games` on the board.
+    game: usize,
+    games: usize,
+    text: String,
+}
+
+/// A server evening's games as stored (of round `only`, or all), in the order of the
+/// rounds and boards.
+async fn server_games(
+    s: &AppState,
+    snap: &Snap,
+    only: Option<u32>,
+) -> Result<Vec<ServerGame>, ApiError> {
     let mut out = Vec::new();
     for r in &snap.event.round_list {
+        if only.is_some_and(|o| o != r.number) {
+            continue;
+        }
         for b in &r.boards {
-            for rec in &b.games {
+            for (g, rec) in b.games.iter().enumerate() {
                 let Some(gid) = &rec.game else { continue };
                 let Some(row) = s
                     .store
@@ -1677,7 +1720,13 @@ async fn server_games(s: &AppState, snap: &Snap) -> Result<Vec<(u32, u32, String
                     text.push_str(&e.json);
                     text.push('\n');
                 }
-                out.push((r.number, b.number, text));
+                out.push(ServerGame {
+                    round: r.number,
+                    board: b.number,
+                    game: g,
+                    games: b.games.len(),
+                    text,
+                });
             }
         }
     }
@@ -1685,22 +1734,30 @@ async fn server_games(s: &AppState, snap: &Snap) -> Result<Vec<(u32, u32, String
 }
 
 /// The server evening's PGN: each game's own PGN (moves, clock times and rulings as
-/// comments) with the round and board.
-fn server_pgn(snap: &Snap, games: Vec<(u32, u32, String)>) -> Result<String, ApiError> {
+/// comments) with the round and board (the `Round` tag as [`export::pgn_round_tag`]
+/// writes it for every evening, and a `Board` tag).
+fn server_pgn(snap: &Snap, games: Vec<ServerGame>) -> Result<String, ApiError> {
     let mut out = String::new();
-    for (round, board, text) in games {
-        let script = flagfall_game::script::parse(&text)
+    for g in games {
+        let script = flagfall_game::script::parse(&g.text)
             .map_err(|e| ApiError::Failed(crate::ServerError::Corrupt(e.to_string())))?;
         let game_pgn = flagfall_game::pgn::to_pgn(&script);
         out.push_str(&format!(
-            "[Event \"{}\"]\n[Round \"{round}.{board}\"]\n",
+            "[Event \"{}\"]\n{}[Round \"{}\"]\n[Board \"{}\"]\n",
             flagfall_game::pgn::tag_value(&snap.event.name),
+            export::pgn_site_date(&snap.event),
+            export::pgn_round_tag(g.round, g.board, g.game, g.games),
+            g.board,
         ));
-        // The game's own tags follow (its Event tag, if any, is the server's).
+        // The game's own tags follow (its Event, Site, Date and Round are the evening's).
         out.push_str(
             &game_pgn
                 .lines()
-                .filter(|l| !l.starts_with("[Event ") && !l.starts_with("[Round "))
+                .filter(|l| {
+                    !["[Event ", "[Round ", "[Site ", "[Date "]
+                        .iter()
+                        .any(|t| l.starts_with(t))
+                })
                 .collect::<Vec<_>>()
                 .join("\n"),
         );

@@ -412,7 +412,11 @@ pub fn me(snap: &Snap, name: &str) -> Me {
             Cell::Bye(kind) => v.bye = Some(bye_kind(kind)),
         }
     }
-    if let Ok(st) = e.standings(None, None)
+    // A rank only once a round is complete, and the rank of the standings after it (the
+    // standings every page shows): before that every player would be "rank 1".
+    let complete = e.rounds_complete();
+    if complete > 0
+        && let Ok(st) = e.standings(Some(complete), None)
         && let Some(row) = st.rows.iter().find(|r| r.player + 1 == p.id as usize)
     {
         v.rank = Some(row.rank);
