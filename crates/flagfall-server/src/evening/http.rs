@@ -1238,7 +1238,7 @@ async fn get_log(
     let text = job(&s, ticket, move || {
         let log = snap.event.log.iter().map(log_entry).collect();
         serde_json::to_string(&ev::EveningLog { log })
-            .map_err(|e| ApiError::Failed(crate::ServerError::Corrupt(e.to_string())))
+            .map_err(|e| ApiError::Failed(crate::ServerError::serialise("the evening's log")(e)))
     })
     .await??;
     Ok(([(header::CONTENT_TYPE, "application/json")], text).into_response())
@@ -1300,7 +1300,7 @@ async fn export_as(
             _ => (
                 "application/json",
                 serde_json::to_string_pretty(event)
-                    .map_err(|e| ApiError::Failed(crate::ServerError::Corrupt(e.to_string())))?
+                    .map_err(|e| ApiError::Failed(crate::ServerError::serialise("the event")(e)))?
                     + "\n",
             ),
         };
@@ -1422,8 +1422,11 @@ async fn server_games(s: &AppState, snap: &Snap) -> Result<Vec<(u32, u32, String
 fn server_pgn(snap: &Snap, games: Vec<(u32, u32, String)>) -> Result<String, ApiError> {
     let mut out = String::new();
     for (round, board, text) in games {
-        let script = flagfall_game::script::parse(&text)
-            .map_err(|e| ApiError::Failed(crate::ServerError::Corrupt(e.to_string())))?;
+        let script = flagfall_game::script::parse(&text).map_err(|e| {
+            ApiError::Failed(crate::ServerError::Corrupt(format!(
+                "game {round}.{board}: {e}"
+            )))
+        })?;
         let game_pgn = flagfall_game::pgn::to_pgn(&script);
         out.push_str(&format!(
             "[Event \"{}\"]\n[Round \"{round}.{board}\"]\n",
