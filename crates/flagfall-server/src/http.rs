@@ -88,7 +88,10 @@ pub(crate) fn server_error(e: crate::ServerError) -> Response {
 pub(crate) fn public(e: &crate::ServerError) -> (StatusCode, String) {
     use crate::ServerError as E;
     match e {
-        E::Corrupt(_) => (
+        E::Corrupt(_)
+        | E::Store(
+            flagfall_store::StoreError::BadValue { .. } | flagfall_store::StoreError::Corrupt(_),
+        ) => (
             StatusCode::INTERNAL_SERVER_ERROR,
             "internal error: stored data is damaged (the server's log names it); nothing \
              was changed"
