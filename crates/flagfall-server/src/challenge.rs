@@ -112,7 +112,7 @@ impl Shared {
         let row = NewChallenge {
             id: id.clone(),
             body: serde_json::to_string(&body.game)
-                .map_err(|e| ServerError::Corrupt(e.to_string()))?,
+                .map_err(ServerError::serialise("a challenge's game"))?,
             color: body.color,
             name: body.name.clone(),
             secret_hash: token_hash(&secret),

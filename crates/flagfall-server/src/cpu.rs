@@ -119,7 +119,7 @@ impl Jobs {
             .clone()
             .acquire_owned()
             .await
-            .map_err(|e| ServerError::Corrupt(format!("the evenings' threads: {e}")))?;
+            .map_err(|_| ServerError::Stopped("the evenings' threads"))?;
         tokio::task::spawn_blocking(move || {
             let _held = (permit, ticket);
             f()
@@ -127,7 +127,14 @@ impl Jobs {
         .await
         .map_err(|e| {
             tracing::error!(error = %e, "an evening's job failed");
-            ServerError::Corrupt(format!("an evening's job failed: {e}"))
+            if e.is_cancelled() {
+                ServerError::Stopped("the evenings' threads")
+            } else {
+                ServerError::Bug {
+                    what: "an evening's job",
+                    message: e.to_string(),
+                }
+            }
         })
     }
 }

@@ -75,14 +75,45 @@ pub(crate) fn error(status: StatusCode, message: impl Into<String>) -> Response 
     (status, axum::Json(json!({ "error": message.into() }))).into_response()
 }
 
-/// A failure of the server's own (the database, a damaged stored game): logged in
-/// full, answered with a short message that shows nothing of the internals.
+/// A failure of the server's own (the database, a damaged stored game, a stopped
+/// task): logged in full, answered with the status that fits and a short message
+/// saying what happened, without the internals (which row, which error).
 pub(crate) fn server_error(e: crate::ServerError) -> Response {
     tracing::error!(error = %e, "request failed");
-    error(
-        StatusCode::INTERNAL_SERVER_ERROR,
-        "internal error: the server could not answer; try again later",
-    )
+    let (status, message) = public(&e);
+    error(status, message)
+}
+
+/// What a client is told of a server failure: its status and a sentence.
+pub(crate) fn public(e: &crate::ServerError) -> (StatusCode, String) {
+    use crate::ServerError as E;
+    match e {
+        E::Corrupt(_)
+        | E::Store(
+            flagfall_store::StoreError::BadValue { .. } | flagfall_store::StoreError::Corrupt(_),
+        ) => (
+            StatusCode::INTERNAL_SERVER_ERROR,
+            "internal error: stored data is damaged (the server's log names it); nothing \
+             was changed"
+                .into(),
+        ),
+        E::Serialise { what, .. } => (
+            StatusCode::INTERNAL_SERVER_ERROR,
+            format!("internal error: the server could not write {what}; nothing was stored"),
+        ),
+        E::Stopped(what) => (
+            StatusCode::SERVICE_UNAVAILABLE,
+            format!("{what} stopped (reloading, or the server is stopping); try again"),
+        ),
+        E::Bug { what, .. } => (
+            StatusCode::INTERNAL_SERVER_ERROR,
+            format!("internal error: {what} failed (a bug, logged); nothing was changed"),
+        ),
+        _ => (
+            StatusCode::INTERNAL_SERVER_ERROR,
+            "internal error: the server could not answer; try again later".into(),
+        ),
+    }
 }
 
 /// A request that failed: refused with a status and what is wrong, or a server failure
@@ -163,7 +194,11 @@ async fn create_practice(State(s): State<AppState>, body: Bytes) -> Response {
     }
     let stored = match serde_json::to_string(&body.computer) {
         Ok(json) => json,
-        Err(e) => return server_error(crate::ServerError::Corrupt(e.to_string())),
+        Err(e) => {
+            return server_error(crate::ServerError::serialise(
+                "a practice game's computer settings",
+            )(e));
+        }
     };
     match s.create_with(&body.setup, Some(stored)).await {
         Ok(created) => {
@@ -509,7 +544,7 @@ async fn get_pgn(State(s): State<AppState>, Path(id): Path<String>) -> Response 
             flagfall_game::pgn::to_pgn(&script),
         )
             .into_response(),
-        Err(e) => server_error(crate::ServerError::Corrupt(e.to_string())),
+        Err(e) => server_error(crate::ServerError::Corrupt(format!("game {id}: {e}"))),
     }
 }
 

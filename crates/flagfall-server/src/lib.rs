@@ -58,8 +58,21 @@ pub enum ServerError {
     },
     #[error("server error: {0}")]
     Io(#[from] std::io::Error),
-    #[error("stored game damaged: {0}")]
+    /// A stored row the server cannot read (a game's setup or script, a challenge's
+    /// body, an evening's base, settings, log or tokens), named: a real damage.
+    #[error("stored data damaged: {0}")]
     Corrupt(String),
+    /// Something the server made does not serialise (`what` it is): the request that
+    /// made it is refused and nothing of it is stored.
+    #[error("cannot serialise {what}: {message}")]
+    Serialise { what: &'static str, message: String },
+    /// The task that would do the work has stopped (an evening's task unloaded or the
+    /// server stopping, the evenings' threads closed): asking again may find it.
+    #[error("{0} stopped")]
+    Stopped(&'static str),
+    /// A job of the server's panicked: a bug, logged.
+    #[error("{what} failed: {message}")]
+    Bug { what: &'static str, message: String },
     #[error("cannot draw random bytes: {0}")]
     Random(String),
     /// A setting that cannot work (`flagfall serve`'s flags).
@@ -71,6 +84,16 @@ pub enum ServerError {
     /// In a cluster, another node serves the game (it holds its lease).
     #[error("game served by node {node}")]
     Elsewhere { node: String },
+}
+
+impl ServerError {
+    /// [`ServerError::Serialise`] of `what`.
+    pub(crate) fn serialise(what: &'static str) -> impl FnOnce(serde_json::Error) -> ServerError {
+        move |e| ServerError::Serialise {
+            what,
+            message: e.to_string(),
+        }
+    }
 }
 
 /// Why a game was not created: its setup (the client's fault), or the server.
@@ -526,7 +549,7 @@ impl Shared {
         let meta = GameMeta {
             id: row.id.clone(),
             setup: serde_json::from_str(&row.setup)
-                .map_err(|e| ServerError::Corrupt(format!("setup line: {e}")))?,
+                .map_err(|e| ServerError::Corrupt(format!("game {}: setup: {e}", row.id)))?,
             setup_line: row.setup.clone(),
             mode,
             token_hashes: [

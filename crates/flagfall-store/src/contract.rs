@@ -200,7 +200,7 @@ pub trait Store: Send + Sync {
     }
 }
 
-fn unsupported<'a, T: Send + 'a>() -> StoreFuture<'a, T> {
+pub(crate) fn unsupported<'a, T: Send + 'a>() -> StoreFuture<'a, T> {
     Box::pin(async {
         Err(StoreError::Unsupported(
             "a cluster's leases need PostgreSQL (docs/cluster.md)",

@@ -40,6 +40,7 @@ use sqlx::Row;
 use crate::error::q;
 use crate::postgres::PgStore;
 use crate::rows::Text;
+use crate::sql::EventColumns;
 use crate::{NewEvent, Result, StoreError};
 
 /// The lease as an interval: `$n` milliseconds.
@@ -254,7 +255,7 @@ impl PgStore {
         let rows = sqlx::query(RENEW)
             .bind(node)
             .bind(lease_ms)
-            .fetch_all(&self.leases)
+            .fetch_all(&self.own.leases)
             .await
             .map_err(q(doing))?;
         leases(&rows, doing)
@@ -290,7 +291,7 @@ impl PgStore {
                 .bind(node)
                 .bind(lease_ms)
                 .bind(limit)
-                .fetch_all(&self.leases)
+                .fetch_all(&self.own.leases)
                 .await
                 .map_err(q(doing))?;
             taken = leases(&rows, doing)?;
@@ -301,7 +302,7 @@ impl PgStore {
                 .bind(node)
                 .bind(lease_ms)
                 .bind(left)
-                .fetch_all(&self.leases)
+                .fetch_all(&self.own.leases)
                 .await
                 .map_err(q(doing))?;
             taken.extend(leases(&rows, doing)?);
@@ -309,7 +310,7 @@ impl PgStore {
         // The clean-up is bounded like the takeover (the next scan does the rest).
         sqlx::query(DROP_FINISHED)
             .bind(limit.max(1))
-            .execute(&self.leases)
+            .execute(&self.own.leases)
             .await
             .map_err(q("deleting the leases of finished games"))?;
         Ok(taken)
@@ -346,25 +347,17 @@ impl PgStore {
             .filter(|(e, _)| e.finished.is_some())
             .map(|(e, ep)| (e, *ep))
             .collect();
+        // The events' columns as `append` writes them (`sql::event_row`), as arrays.
+        let events = EventColumns::of(batch);
         let rows = sqlx::query(FENCED_APPEND)
             .bind(node)
             .bind(pairs.iter().map(|p| p.0).collect::<Vec<_>>())
             .bind(pairs.iter().map(|p| p.1).collect::<Vec<_>>())
-            .bind(batch.iter().map(|e| e.game_id.as_str()).collect::<Vec<_>>())
-            .bind(batch.iter().map(|e| e.n).collect::<Vec<_>>())
-            .bind(batch.iter().map(|e| e.json.as_str()).collect::<Vec<_>>())
-            .bind(
-                batch
-                    .iter()
-                    .map(|e| e.by_role.as_ref().map(Text::text))
-                    .collect::<Vec<_>>(),
-            )
-            .bind(
-                batch
-                    .iter()
-                    .map(|e| e.client_id.as_deref())
-                    .collect::<Vec<_>>(),
-            )
+            .bind(events.game_id)
+            .bind(events.n)
+            .bind(events.json)
+            .bind(events.by_role)
+            .bind(events.client_id)
             .bind(epochs)
             .bind(
                 finished
@@ -387,9 +380,6 @@ impl PgStore {
             let game: String = r.try_get(0).map_err(q(doing))?;
             let epoch: i64 = r.try_get(1).map_err(q(doing))?;
             held.insert((game, epoch));
-        }
-        if !held.is_empty() {
-            self.after_commit().await;
         }
         Ok(pairs
             .into_iter()

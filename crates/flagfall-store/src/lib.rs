@@ -9,12 +9,14 @@
 //! finished game (`rematch.rs`): who offered, where it stands, the new game.
 //!
 //! One [`Store`] trait (`contract.rs`), its rows (`rows.rs`) and errors (`error.rs`);
-//! the SQL both backends run, written once (`sql.rs`); two implementations, one a file:
+//! the SQL both backends run, written once (`sql.rs`); one implementation of the trait,
+//! [`SqlStore`] (`backend.rs`), generic over a [`Backend`] for what differs:
 //! [`SqliteStore`] (`sqlite.rs`: the embedded default, WAL, `synchronous=FULL`) and
 //! [`PgStore`] (`postgres.rs`). Schema migrations run on [`open`]
 //! (`migrations/{sqlite,postgres}`). Queries are built at run time (`sqlx::query`), so
 //! no database is needed to build.
 
+mod backend;
 mod contract;
 mod error;
 mod lease;
@@ -30,16 +32,17 @@ mod contract_tests;
 
 use std::sync::Arc;
 
+pub use backend::{Backend, SqlStore};
 pub use contract::{ROWS_PER_INSERT, Store, StoreFuture};
 pub use error::{Result, StoreError};
 pub use lease::{Lease, LeaseRow};
-pub use postgres::PgStore;
+pub use postgres::{PgBackend, PgStore};
 pub use rematch::RematchRow;
 pub use rows::{
     ChallengeRow, ChallengeStatus, ClockMark, GameRow, GameSummary, NewChallenge, NewEvent,
     NewGame, Status, StoredEvent,
 };
-pub use sqlite::SqliteStore;
+pub use sqlite::{SqliteBackend, SqliteStore};
 pub use tournament::{NewTournament, TournamentCommit, TournamentLogRow, TournamentToken};
 
 /// Open the database a URL names, creating it (SQLite) and running migrations.

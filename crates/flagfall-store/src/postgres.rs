@@ -1,18 +1,17 @@
-//! PostgreSQL: its pool; the statements are the shared ones of `sql.rs`.
+//! PostgreSQL: its pools and its few differences ([`Backend`]: fenced clock marks, the
+//! row locks of an evening's abort, the cluster's leases of `lease.rs`); the store itself
+//! is `backend.rs`'s, written once for both databases, with the statements of `sql.rs`.
 
 use std::str::FromStr;
 use std::time::Duration;
 
-use flagfall_protocol::ColorName;
-use sqlx::Postgres;
-use sqlx::postgres::{PgConnectOptions, PgPool, PgPoolOptions};
+use sqlx::postgres::{PgConnectOptions, PgPool, PgPoolOptions, PgQueryResult};
+use sqlx::{PgConnection, Postgres};
 
+use crate::backend::{Backend, SqlStore};
 use crate::error::q;
-use crate::sql::{self, Bind};
-use crate::{
-    ChallengeRow, ClockMark, GameRow, GameSummary, Lease, LeaseRow, NewChallenge, NewEvent,
-    NewGame, ROWS_PER_INSERT, Result, Status, Store, StoreError, StoreFuture, StoredEvent,
-};
+use crate::sql;
+use crate::{ClockMark, Lease, LeaseRow, NewEvent, Result, StoreError, StoreFuture};
 
 /// The migrations, in order: `(description, SQL)`.
 pub(crate) const SCHEMA: &[(&str, &str)] = &[
@@ -54,10 +53,11 @@ pub(crate) const SCHEMA: &[(&str, &str)] = &[
 /// cluster (docs/cluster.md), whose leases (`lease.rs`) decide which one serves a game;
 /// two servers outside a cluster would each load a game and number its events on their
 /// own.
-pub struct PgStore {
-    pub(crate) pool: PgPool,
-    /// The same pool: PostgreSQL takes concurrent writers.
-    pub(crate) writer: PgPool,
+/// Its writer is the same pool as its reads: PostgreSQL takes concurrent writers.
+pub type PgStore = SqlStore<PgBackend>;
+
+/// PostgreSQL's own part of a [`PgStore`].
+pub struct PgBackend {
     /// A cluster node's lease renewals and takeover scans (`lease.rs`), on connections
     /// of their own: a node busy loading thousands of games must not keep its renewal
     /// waiting for a connection past its lease. Opened on first use (lazily), so a
@@ -65,7 +65,7 @@ pub struct PgStore {
     pub(crate) leases: PgPool,
 }
 
-impl PgStore {
+impl SqlStore<PgBackend> {
     pub async fn open(url: &str) -> Result<PgStore> {
         let opts =
             session_options(
@@ -94,11 +94,9 @@ impl PgStore {
         Ok(PgStore {
             writer: pool.clone(),
             pool,
-            leases,
+            own: PgBackend { leases },
         })
     }
-
-    pub(crate) async fn after_commit(&self) {}
 }
 
 /// The most a lease statement (a renewal, a takeover scan) may take, from asking for a
@@ -113,287 +111,92 @@ pub(crate) fn session_options(opts: PgConnectOptions) -> PgConnectOptions {
     opts.options([("idle_in_transaction_session_timeout", "5s")])
 }
 
-type Sql = Bind<Postgres>;
+impl Backend for PgBackend {
+    type DB = Postgres;
+    const NAME: &'static str = "postgres";
 
-impl Store for PgStore {
-    fn backend(&self) -> &'static str {
-        "postgres"
+    fn rows_affected(done: &PgQueryResult) -> u64 {
+        done.rows_affected()
     }
 
-    fn create_game<'a>(&'a self, g: &'a NewGame) -> StoreFuture<'a, ()> {
-        Box::pin(async move {
-            Sql::insert_game(g)
-                .execute(&self.writer)
-                .await
-                .map_err(q("creating a game"))?;
-            Ok(())
-        })
+    /// Nothing to do after a commit.
+    async fn after_commit(_store: &PgStore) {}
+
+    /// Fenced by their lease epochs (`lease.rs`): a node that lost a game cannot
+    /// overwrite the mark of the node that took it over.
+    async fn store_marks<'c>(
+        conn: &'c mut PgConnection,
+        run: &'c str,
+        marks: &'c [ClockMark],
+    ) -> Result<()> {
+        crate::lease::fenced_marks(run, marks)
+            .execute(conn)
+            .await
+            .map_err(q("storing clock marks"))?;
+        Ok(())
     }
 
-    fn game<'a>(&'a self, id: &'a str) -> StoreFuture<'a, Option<GameRow>> {
-        Box::pin(async move {
-            let row = Sql::game(id)
-                .fetch_optional(&self.pool)
+    /// In id order, as a fenced commit locks them.
+    async fn lock_games<'c>(conn: &'c mut PgConnection, ids: &'c [String]) -> Result<()> {
+        let mut ids: Vec<&str> = ids.iter().map(String::as_str).collect();
+        ids.sort_unstable();
+        for id in ids {
+            sqlx::query("SELECT 1 FROM games WHERE id = $1 FOR UPDATE")
+                .bind(id)
+                .execute(&mut *conn)
                 .await
-                .map_err(q("reading a game"))?;
-            row.as_ref().map(sql::game_row).transpose()
-        })
-    }
-
-    fn events<'a>(&'a self, id: &'a str) -> StoreFuture<'a, Vec<StoredEvent>> {
-        Box::pin(async move {
-            let rows = Sql::events(id)
-                .fetch_all(&self.pool)
-                .await
-                .map_err(q("reading events"))?;
-            rows.iter().map(sql::stored_event).collect()
-        })
-    }
-
-    fn append<'a>(&'a self, batch: &'a [NewEvent]) -> StoreFuture<'a, ()> {
-        Box::pin(async move {
-            if batch.is_empty() {
-                return Ok(());
-            }
-            // The common case, one statement: a statement is a transaction of its own
-            // (all its rows or none), and one round trip to the database instead of
-            // three (BEGIN, INSERT, COMMIT).
-            if batch.len() <= ROWS_PER_INSERT && batch.iter().all(|e| e.finished.is_none()) {
-                Sql::insert_events(batch)
-                    .build()
-                    .execute(&self.writer)
-                    .await
-                    .map_err(q("appending events"))?;
-                self.after_commit().await;
-                return Ok(());
-            }
-            let mut tx = self.writer.begin().await.map_err(q("starting a commit"))?;
-            for chunk in batch.chunks(ROWS_PER_INSERT) {
-                Sql::insert_events(chunk)
-                    .build()
-                    .execute(&mut *tx)
-                    .await
-                    .map_err(q("appending events"))?;
-            }
-            for e in batch {
-                if let Some(result) = e.finished {
-                    Sql::finish_game(&e.game_id, result)
-                        .execute(&mut *tx)
-                        .await
-                        .map_err(q("finishing a game"))?;
-                }
-            }
-            tx.commit().await.map_err(q("committing events"))?;
-            self.after_commit().await;
-            Ok(())
-        })
-    }
-
-    fn list<'a>(&'a self, status: Option<Status>, limit: i64) -> StoreFuture<'a, Vec<GameSummary>> {
-        Box::pin(async move {
-            let rows = Sql::list(status, limit)
-                .fetch_all(&self.pool)
-                .await
-                .map_err(q("listing games"))?;
-            Ok(sql::readable(&rows, sql::game_summary, "games"))
-        })
-    }
-
-    fn live_ids(&self) -> StoreFuture<'_, Vec<String>> {
-        Box::pin(async move {
-            let rows = Sql::live_ids()
-                .fetch_all(&self.pool)
-                .await
-                .map_err(q("listing live games"))?;
-            rows.iter()
-                .map(|r| sqlx::Row::try_get::<String, _>(r, 0).map_err(q("listing live games")))
-                .collect()
-        })
-    }
-
-    fn create_challenge<'a>(&'a self, c: &'a NewChallenge) -> StoreFuture<'a, ()> {
-        Box::pin(async move {
-            Sql::insert_challenge(c)
-                .execute(&self.writer)
-                .await
-                .map_err(q("creating a challenge"))?;
-            Ok(())
-        })
-    }
-
-    fn challenge<'a>(&'a self, id: &'a str) -> StoreFuture<'a, Option<ChallengeRow>> {
-        Box::pin(async move {
-            let row = Sql::challenge(id)
-                .fetch_optional(&self.pool)
-                .await
-                .map_err(q("reading a challenge"))?;
-            row.as_ref().map(sql::challenge_row).transpose()
-        })
-    }
-
-    fn open_challenges<'a>(
-        &'a self,
-        since_ms: i64,
-        limit: i64,
-    ) -> StoreFuture<'a, Vec<ChallengeRow>> {
-        Box::pin(async move {
-            let rows = Sql::open_challenges(since_ms, limit)
-                .fetch_all(&self.pool)
-                .await
-                .map_err(q("listing challenges"))?;
-            Ok(sql::readable(&rows, sql::challenge_row, "challenges"))
-        })
-    }
-
-    fn accept_challenge<'a>(
-        &'a self,
-        id: &'a str,
-        creator_color: ColorName,
-        g: &'a NewGame,
-    ) -> StoreFuture<'a, bool> {
-        Box::pin(async move {
-            let mut tx = self
-                .writer
-                .begin()
-                .await
-                .map_err(q("accepting a challenge"))?;
-            // The game first (the challenge row refers to it), then the conditional
-            // UPDATE: if the challenge is no longer open, the whole transaction, game
-            // included, is rolled back.
-            Sql::insert_game(g)
-                .execute(&mut *tx)
-                .await
-                .map_err(q("creating a challenge's game"))?;
-            let done = Sql::accept_challenge(id, &g.id, creator_color)
-                .execute(&mut *tx)
-                .await
-                .map_err(q("accepting a challenge"))?;
-            if done.rows_affected() != 1 {
-                tx.rollback().await.map_err(q("accepting a challenge"))?;
-                return Ok(false);
-            }
-            tx.commit().await.map_err(q("accepting a challenge"))?;
-            Ok(true)
-        })
-    }
-
-    fn cancel_challenge<'a>(&'a self, id: &'a str, secret_hash: &'a str) -> StoreFuture<'a, bool> {
-        Box::pin(async move {
-            let done = Sql::cancel_challenge(id, secret_hash)
-                .execute(&self.writer)
-                .await
-                .map_err(q("cancelling a challenge"))?;
-            Ok(done.rows_affected() == 1)
-        })
-    }
-    fn abort_game<'a>(&'a self, id: &'a str) -> StoreFuture<'a, bool> {
-        Box::pin(async move {
-            let done = Sql::abort_game(id)
-                .execute(&self.writer)
-                .await
-                .map_err(q("aborting a game"))?;
-            Ok(done.rows_affected() == 1)
-        })
-    }
-
-    fn abort_unstarted<'a>(&'a self, before_ms: i64) -> StoreFuture<'a, u64> {
-        Box::pin(async move {
-            let done = Sql::abort_unstarted(before_ms)
-                .execute(&self.writer)
-                .await
-                .map_err(q("aborting games never started"))?;
-            Ok(done.rows_affected())
-        })
-    }
-
-    fn alive<'a>(
-        &'a self,
-        run: &'a str,
-        started_ms: i64,
-        now_ms: i64,
-        marks: &'a [ClockMark],
-    ) -> StoreFuture<'a, ()> {
-        Box::pin(async move {
-            // The common case, no mark: one single-row statement, its own transaction.
-            if marks.is_empty() {
-                Sql::server_alive(run, started_ms, now_ms)
-                    .execute(&self.writer)
-                    .await
-                    .map_err(q("storing the heartbeat"))?;
-                return Ok(());
-            }
-            let mut tx = self
-                .writer
-                .begin()
-                .await
-                .map_err(q("starting a heartbeat"))?;
-            // The run's row first: the marks refer to it.
-            Sql::server_alive(run, started_ms, now_ms)
-                .execute(&mut *tx)
-                .await
-                .map_err(q("storing the heartbeat"))?;
-            // Fenced by their lease epochs (`lease.rs`): a node that lost a game cannot
-            // overwrite the mark of the node that took it over.
-            crate::lease::fenced_marks(run, marks)
-                .execute(&mut *tx)
-                .await
-                .map_err(q("storing clock marks"))?;
-            tx.commit().await.map_err(q("committing a heartbeat"))?;
-            Ok(())
-        })
-    }
-
-    fn last_beat<'a>(&'a self, id: &'a str) -> StoreFuture<'a, Option<i64>> {
-        Box::pin(async move {
-            let row = Sql::last_beat(id)
-                .fetch_optional(&self.pool)
-                .await
-                .map_err(q("reading a heartbeat"))?;
-            row.as_ref().map(sql::clock_reached).transpose()
-        })
+                .map_err(q("locking an evening's game"))?;
+        }
+        Ok(())
     }
 
     fn lease_claim<'a>(
-        &'a self,
+        store: &'a PgStore,
         id: &'a str,
         node: &'a str,
         lease_ms: i64,
     ) -> StoreFuture<'a, Option<i64>> {
-        Box::pin(self.claim(id, node, lease_ms))
+        Box::pin(store.claim(id, node, lease_ms))
     }
 
-    fn lease_of<'a>(&'a self, id: &'a str) -> StoreFuture<'a, Option<LeaseRow>> {
-        Box::pin(self.lease_row(id))
+    fn lease_of<'a>(store: &'a PgStore, id: &'a str) -> StoreFuture<'a, Option<LeaseRow>> {
+        Box::pin(store.lease_row(id))
     }
 
-    fn lease_renew<'a>(&'a self, node: &'a str, lease_ms: i64) -> StoreFuture<'a, Vec<Lease>> {
-        Box::pin(self.renew(node, lease_ms))
+    fn lease_renew<'a>(
+        store: &'a PgStore,
+        node: &'a str,
+        lease_ms: i64,
+    ) -> StoreFuture<'a, Vec<Lease>> {
+        Box::pin(store.renew(node, lease_ms))
     }
 
-    fn lease_release<'a>(&'a self, id: &'a str, node: &'a str, epoch: i64) -> StoreFuture<'a, ()> {
-        Box::pin(self.release(id, node, epoch))
+    fn lease_release<'a>(
+        store: &'a PgStore,
+        id: &'a str,
+        node: &'a str,
+        epoch: i64,
+    ) -> StoreFuture<'a, ()> {
+        Box::pin(store.release(id, node, epoch))
     }
 
     fn lease_take_over<'a>(
-        &'a self,
+        store: &'a PgStore,
         node: &'a str,
         lease_ms: i64,
         limit: i64,
     ) -> StoreFuture<'a, Vec<Lease>> {
-        Box::pin(self.take_over(node, lease_ms, limit))
+        Box::pin(store.take_over(node, lease_ms, limit))
     }
 
     fn append_fenced<'a>(
-        &'a self,
+        store: &'a PgStore,
         batch: &'a [NewEvent],
         node: &'a str,
         epochs: &'a [i64],
     ) -> StoreFuture<'a, Vec<Lease>> {
-        Box::pin(self.fenced_append(batch, node, epochs))
+        Box::pin(store.fenced_append(batch, node, epochs))
     }
-
-    crate::tournament::tournament_methods!();
-    crate::rematch::rematch_methods!();
 }
 
 #[cfg(test)]

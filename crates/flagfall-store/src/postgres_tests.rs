@@ -6,7 +6,7 @@ use flagfall_game::GameResult;
 use sqlx::Row;
 use sqlx::postgres::{PgConnectOptions, PgPool};
 
-use super::{PgStore, SCHEMA, session_options};
+use super::{PgBackend, PgStore, SCHEMA, session_options};
 use crate::contract_tests::{ev, exercise, game};
 use crate::sql::migrator;
 use crate::{ClockMark, Lease, Status, Store, StoreError};
@@ -46,7 +46,9 @@ impl TestDb {
         let pool = PgPool::connect_with(opts.clone()).await.unwrap();
         let store = PgStore {
             writer: pool.clone(),
-            leases: pool.clone(),
+            own: PgBackend {
+                leases: pool.clone(),
+            },
             pool,
         };
         migrator(SCHEMA).run(&store.pool).await.unwrap();

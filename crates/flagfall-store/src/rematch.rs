@@ -1,6 +1,6 @@
 //! The rematch of a finished game (issue 20): the row, the statements and the store
-//! methods, written once for both backends (the methods as a macro expanded in each
-//! `impl Store`, as `tournament.rs` does).
+//! methods, written once for both backends (the methods are
+//! [`crate::backend::SqlStore`]'s).
 //!
 //! One row per finished game. Every change is conditional on the row as the server read
 //! it (an offer only over a declined one or the same player's, an answer only to the
@@ -134,93 +134,3 @@ where
         updated_ms: get(r, 5, DOING)?,
     })
 }
-
-/// The store methods of rematches, the same SQL on both backends: expanded inside each
-/// backend's `impl Store` (which has `self.pool`, `self.writer` and the `Sql` alias).
-macro_rules! rematch_methods {
-    () => {
-        fn rematch<'a>(&'a self, game_id: &'a str) -> StoreFuture<'a, Option<$crate::RematchRow>> {
-            Box::pin(async move {
-                let row = Sql::rematch(game_id)
-                    .fetch_optional(&self.pool)
-                    .await
-                    .map_err(q("reading a rematch"))?;
-                row.as_ref().map($crate::rematch::rematch_row).transpose()
-            })
-        }
-
-        fn offer_rematch<'a>(
-            &'a self,
-            game_id: &'a str,
-            by: ColorName,
-            offer_token_hash: &'a str,
-            now_ms: i64,
-        ) -> StoreFuture<'a, bool> {
-            Box::pin(async move {
-                let done = Sql::offer_rematch(game_id, by, offer_token_hash, now_ms)
-                    .execute(&self.writer)
-                    .await
-                    .map_err(q("offering a rematch"))?;
-                Ok(done.rows_affected() == 1)
-            })
-        }
-
-        fn decline_rematch<'a>(
-            &'a self,
-            game_id: &'a str,
-            offered_by: ColorName,
-            now_ms: i64,
-        ) -> StoreFuture<'a, bool> {
-            Box::pin(async move {
-                let done = Sql::answer_rematch(
-                    game_id,
-                    offered_by,
-                    flagfall_protocol::RematchStatus::Declined,
-                    None,
-                    now_ms,
-                )
-                .execute(&self.writer)
-                .await
-                .map_err(q("declining a rematch"))?;
-                Ok(done.rows_affected() == 1)
-            })
-        }
-
-        fn accept_rematch<'a>(
-            &'a self,
-            game_id: &'a str,
-            offered_by: ColorName,
-            g: &'a NewGame,
-            now_ms: i64,
-        ) -> StoreFuture<'a, bool> {
-            Box::pin(async move {
-                const DOING: &str = "accepting a rematch";
-                let mut tx = self.writer.begin().await.map_err(q(DOING))?;
-                // The game first (the rematch row refers to it), then the conditional
-                // UPDATE: if the offer no longer stands, the whole transaction, game
-                // included, is rolled back.
-                Sql::insert_game(g)
-                    .execute(&mut *tx)
-                    .await
-                    .map_err(q("creating a rematch's game"))?;
-                let done = Sql::answer_rematch(
-                    game_id,
-                    offered_by,
-                    flagfall_protocol::RematchStatus::Accepted,
-                    Some(g.id.as_str()),
-                    now_ms,
-                )
-                .execute(&mut *tx)
-                .await
-                .map_err(q(DOING))?;
-                if done.rows_affected() != 1 {
-                    tx.rollback().await.map_err(q(DOING))?;
-                    return Ok(false);
-                }
-                tx.commit().await.map_err(q(DOING))?;
-                Ok(true)
-            })
-        }
-    };
-}
-pub(crate) use rematch_methods;

@@ -19,6 +19,71 @@ use crate::{
     NewGame, Result, Status, StoreError, StoredEvent,
 };
 
+/// A multi-row statement: `head`, then `VALUES` with `rows` rows of `columns`
+/// placeholders (`($1, $2), ($3, $4)`), then `tail`. Written out here rather than with
+/// sqlx's `QueryBuilder` because a builder's query borrows the builder, which code
+/// generic over the database cannot drop while the query runs (its arguments' lifetime
+/// is invariant there).
+pub(crate) fn values(head: &str, columns: usize, rows: usize, tail: &str) -> String {
+    use std::fmt::Write;
+    let mut s = String::with_capacity(head.len() + tail.len() + 8 + rows * columns * 7);
+    s.push_str(head);
+    s.push_str(" VALUES ");
+    for r in 0..rows {
+        s.push_str(if r == 0 { "(" } else { ", (" });
+        for c in 0..columns {
+            if c > 0 {
+                s.push_str(", ");
+            }
+            let _ = write!(s, "${}", r * columns + c + 1);
+        }
+        s.push(')');
+    }
+    s.push_str(tail);
+    s
+}
+
+/// The head of a multi-row insert of events ([`Bind::event_rows`]).
+pub(crate) const INSERT_EVENTS: &str = "INSERT INTO events (game_id, n, json, by_role, client_id)";
+
+/// An event's columns in the `events` table, in [`INSERT_EVENTS`]'s order: what
+/// [`Bind::event_rows`] binds row by row and [`EventColumns`] column by column (the
+/// fenced commit's arrays), written once.
+pub(crate) fn event_row(e: &NewEvent) -> (&str, i64, &str, Option<&'static str>, Option<&str>) {
+    (
+        e.game_id.as_str(),
+        e.n,
+        e.json.as_str(),
+        e.by_role.as_ref().map(Text::text),
+        e.client_id.as_deref(),
+    )
+}
+
+/// A batch of events as columns of [`event_row`]s (PostgreSQL binds them as arrays).
+#[derive(Default)]
+pub(crate) struct EventColumns<'a> {
+    pub(crate) game_id: Vec<&'a str>,
+    pub(crate) n: Vec<i64>,
+    pub(crate) json: Vec<&'a str>,
+    pub(crate) by_role: Vec<Option<&'static str>>,
+    pub(crate) client_id: Vec<Option<&'a str>>,
+}
+
+impl<'a> EventColumns<'a> {
+    pub(crate) fn of(batch: &'a [NewEvent]) -> EventColumns<'a> {
+        let mut c = EventColumns::default();
+        for e in batch {
+            let (game_id, n, json, by_role, client_id) = event_row(e);
+            c.game_id.push(game_id);
+            c.n.push(n);
+            c.json.push(json);
+            c.by_role.push(by_role);
+            c.client_id.push(client_id);
+        }
+        c
+    }
+}
+
 /// A bound statement of database `DB`.
 pub(crate) type Bound<'q, DB> = Query<'q, DB, <DB as Database>::Arguments<'q>>;
 
@@ -71,18 +136,16 @@ where
             .bind(id)
     }
 
-    /// Events of any games, one multi-row statement (at most
-    /// [`crate::ROWS_PER_INSERT`] rows).
-    pub(crate) fn insert_events(chunk: &[NewEvent]) -> QueryBuilder<'_, DB> {
-        let mut b = QueryBuilder::new("INSERT INTO events (game_id, n, json, by_role, client_id) ");
-        b.push_values(chunk, |mut row, e| {
-            row.push_bind(e.game_id.as_str())
-                .push_bind(e.n)
-                .push_bind(e.json.as_str())
-                .push_bind(e.by_role.as_ref().map(Text::text))
-                .push_bind(e.client_id.as_deref());
-        });
-        b
+    /// [`INSERT_EVENTS`]'s rows bound to the statement `sql` ([`values`] of 5 columns).
+    pub(crate) fn event_rows<'q>(sql: &'q str, chunk: &'q [NewEvent]) -> Bound<'q, DB> {
+        chunk.iter().fold(sqlx::query(sql), |s, e| {
+            let (game_id, n, json, by_role, client_id) = event_row(e);
+            s.bind(game_id)
+                .bind(n)
+                .bind(json)
+                .bind(by_role)
+                .bind(client_id)
+        })
     }
 
     /// The heartbeat: run `run` was alive at `now_ms` (never going back).

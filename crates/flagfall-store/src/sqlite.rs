@@ -1,23 +1,22 @@
-//! SQLite, the embedded default: its connections, its tuning and its checkpoint loop;
-//! the statements are the shared ones of `sql.rs`.
+//! SQLite, the embedded default: its connections, its tuning and its checkpoint loop,
+//! and its few differences ([`Backend`]); the store itself is `backend.rs`'s, written
+//! once for both databases, with the statements of `sql.rs`.
 
 use std::str::FromStr;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
-use flagfall_protocol::ColorName;
-use sqlx::Sqlite;
 use sqlx::sqlite::{
-    SqliteConnectOptions, SqliteJournalMode, SqlitePool, SqlitePoolOptions, SqliteSynchronous,
+    SqliteConnectOptions, SqliteJournalMode, SqlitePool, SqlitePoolOptions, SqliteQueryResult,
+    SqliteSynchronous,
 };
+use sqlx::{Sqlite, SqliteConnection};
 
+use crate::backend::{Backend, SqlStore};
 use crate::error::q;
 use crate::sql::{self, Bind};
-use crate::{
-    ChallengeRow, ClockMark, GameRow, GameSummary, NewChallenge, NewEvent, NewGame,
-    ROWS_PER_INSERT, Result, Status, Store, StoreError, StoreFuture, StoredEvent,
-};
+use crate::{ClockMark, ROWS_PER_INSERT, Result, StoreError};
 
 /// The migrations, in order: `(description, SQL)`.
 pub(crate) const SCHEMA: &[(&str, &str)] = &[
@@ -62,9 +61,10 @@ pub(crate) const SCHEMA: &[(&str, &str)] = &[
 /// beginning. SQLite starts the WAL again only in a write transaction that began after
 /// a complete checkpoint; under a continuous stream of commits that never happens by
 /// itself, and the WAL file grew without end.
-pub struct SqliteStore {
-    pool: SqlitePool,
-    writer: SqlitePool,
+pub type SqliteStore = SqlStore<SqliteBackend>;
+
+/// SQLite's own part of a [`SqliteStore`].
+pub struct SqliteBackend {
     /// Set by the background checkpoint after each pass; taken by the writer.
     checkpointed: Arc<AtomicBool>,
 }
@@ -72,7 +72,7 @@ pub struct SqliteStore {
 /// The WAL file is cut back to this size when it starts again (`journal_size_limit`).
 const WAL_SIZE_LIMIT: &str = "67108864";
 
-impl SqliteStore {
+impl SqlStore<SqliteBackend> {
     /// `sqlite:PATH`, `sqlite://PATH` or a bare path; created if missing.
     pub async fn open(url: &str) -> Result<SqliteStore> {
         let path = url
@@ -133,7 +133,7 @@ impl SqliteStore {
         Ok(SqliteStore {
             pool,
             writer,
-            checkpointed,
+            own: SqliteBackend { checkpointed },
         })
     }
 
@@ -141,7 +141,7 @@ impl SqliteStore {
     /// what is left on the writer's own connection (see [`SqliteStore`]). A failure is
     /// logged, not returned: the commit it follows is durable already.
     async fn after_commit(&self) {
-        if !self.checkpointed.swap(false, Ordering::AcqRel) {
+        if !self.own.checkpointed.swap(false, Ordering::AcqRel) {
             return;
         }
         if let Err(e) = sqlx::query("PRAGMA wal_checkpoint(PASSIVE)")
@@ -213,249 +213,37 @@ async fn checkpoint_wal(pool: SqlitePool, checkpointed: Arc<AtomicBool>) {
     }
 }
 
-type Sql = Bind<Sqlite>;
+impl Backend for SqliteBackend {
+    type DB = Sqlite;
+    const NAME: &'static str = "sqlite";
 
-impl Store for SqliteStore {
-    fn backend(&self) -> &'static str {
-        "sqlite"
+    fn rows_affected(done: &SqliteQueryResult) -> u64 {
+        done.rows_affected()
     }
 
-    fn create_game<'a>(&'a self, g: &'a NewGame) -> StoreFuture<'a, ()> {
-        Box::pin(async move {
-            Sql::insert_game(g)
-                .execute(&self.writer)
-                .await
-                .map_err(q("creating a game"))?;
-            Ok(())
-        })
+    async fn after_commit(store: &SqliteStore) {
+        store.after_commit().await
     }
 
-    fn game<'a>(&'a self, id: &'a str) -> StoreFuture<'a, Option<GameRow>> {
-        Box::pin(async move {
-            let row = Sql::game(id)
-                .fetch_optional(&self.pool)
+    async fn store_marks<'c>(
+        conn: &'c mut SqliteConnection,
+        run: &'c str,
+        marks: &'c [ClockMark],
+    ) -> Result<()> {
+        for chunk in marks.chunks(ROWS_PER_INSERT) {
+            Bind::<Sqlite>::insert_marks(run, chunk)
+                .build()
+                .execute(&mut *conn)
                 .await
-                .map_err(q("reading a game"))?;
-            row.as_ref().map(sql::game_row).transpose()
-        })
+                .map_err(q("storing clock marks"))?;
+        }
+        Ok(())
     }
 
-    fn events<'a>(&'a self, id: &'a str) -> StoreFuture<'a, Vec<StoredEvent>> {
-        Box::pin(async move {
-            let rows = Sql::events(id)
-                .fetch_all(&self.pool)
-                .await
-                .map_err(q("reading events"))?;
-            rows.iter().map(sql::stored_event).collect()
-        })
+    /// One writer at a time: nothing to lock.
+    async fn lock_games<'c>(_conn: &'c mut SqliteConnection, _ids: &'c [String]) -> Result<()> {
+        Ok(())
     }
-
-    fn append<'a>(&'a self, batch: &'a [NewEvent]) -> StoreFuture<'a, ()> {
-        Box::pin(async move {
-            if batch.is_empty() {
-                return Ok(());
-            }
-            // The common case, one statement: a statement is a transaction of its own
-            // (all its rows or none), and one round trip to the database instead of
-            // three (BEGIN, INSERT, COMMIT).
-            if batch.len() <= ROWS_PER_INSERT && batch.iter().all(|e| e.finished.is_none()) {
-                Sql::insert_events(batch)
-                    .build()
-                    .execute(&self.writer)
-                    .await
-                    .map_err(q("appending events"))?;
-                self.after_commit().await;
-                return Ok(());
-            }
-            let mut tx = self.writer.begin().await.map_err(q("starting a commit"))?;
-            for chunk in batch.chunks(ROWS_PER_INSERT) {
-                Sql::insert_events(chunk)
-                    .build()
-                    .execute(&mut *tx)
-                    .await
-                    .map_err(q("appending events"))?;
-            }
-            for e in batch {
-                if let Some(result) = e.finished {
-                    Sql::finish_game(&e.game_id, result)
-                        .execute(&mut *tx)
-                        .await
-                        .map_err(q("finishing a game"))?;
-                }
-            }
-            tx.commit().await.map_err(q("committing events"))?;
-            self.after_commit().await;
-            Ok(())
-        })
-    }
-
-    fn list<'a>(&'a self, status: Option<Status>, limit: i64) -> StoreFuture<'a, Vec<GameSummary>> {
-        Box::pin(async move {
-            let rows = Sql::list(status, limit)
-                .fetch_all(&self.pool)
-                .await
-                .map_err(q("listing games"))?;
-            Ok(sql::readable(&rows, sql::game_summary, "games"))
-        })
-    }
-
-    fn live_ids(&self) -> StoreFuture<'_, Vec<String>> {
-        Box::pin(async move {
-            let rows = Sql::live_ids()
-                .fetch_all(&self.pool)
-                .await
-                .map_err(q("listing live games"))?;
-            rows.iter()
-                .map(|r| sqlx::Row::try_get::<String, _>(r, 0).map_err(q("listing live games")))
-                .collect()
-        })
-    }
-
-    fn create_challenge<'a>(&'a self, c: &'a NewChallenge) -> StoreFuture<'a, ()> {
-        Box::pin(async move {
-            Sql::insert_challenge(c)
-                .execute(&self.writer)
-                .await
-                .map_err(q("creating a challenge"))?;
-            Ok(())
-        })
-    }
-
-    fn challenge<'a>(&'a self, id: &'a str) -> StoreFuture<'a, Option<ChallengeRow>> {
-        Box::pin(async move {
-            let row = Sql::challenge(id)
-                .fetch_optional(&self.pool)
-                .await
-                .map_err(q("reading a challenge"))?;
-            row.as_ref().map(sql::challenge_row).transpose()
-        })
-    }
-
-    fn open_challenges<'a>(
-        &'a self,
-        since_ms: i64,
-        limit: i64,
-    ) -> StoreFuture<'a, Vec<ChallengeRow>> {
-        Box::pin(async move {
-            let rows = Sql::open_challenges(since_ms, limit)
-                .fetch_all(&self.pool)
-                .await
-                .map_err(q("listing challenges"))?;
-            Ok(sql::readable(&rows, sql::challenge_row, "challenges"))
-        })
-    }
-
-    fn accept_challenge<'a>(
-        &'a self,
-        id: &'a str,
-        creator_color: ColorName,
-        g: &'a NewGame,
-    ) -> StoreFuture<'a, bool> {
-        Box::pin(async move {
-            let mut tx = self
-                .writer
-                .begin()
-                .await
-                .map_err(q("accepting a challenge"))?;
-            // The game first (the challenge row refers to it), then the conditional
-            // UPDATE: if the challenge is no longer open, the whole transaction, game
-            // included, is rolled back.
-            Sql::insert_game(g)
-                .execute(&mut *tx)
-                .await
-                .map_err(q("creating a challenge's game"))?;
-            let done = Sql::accept_challenge(id, &g.id, creator_color)
-                .execute(&mut *tx)
-                .await
-                .map_err(q("accepting a challenge"))?;
-            if done.rows_affected() != 1 {
-                tx.rollback().await.map_err(q("accepting a challenge"))?;
-                return Ok(false);
-            }
-            tx.commit().await.map_err(q("accepting a challenge"))?;
-            Ok(true)
-        })
-    }
-
-    fn cancel_challenge<'a>(&'a self, id: &'a str, secret_hash: &'a str) -> StoreFuture<'a, bool> {
-        Box::pin(async move {
-            let done = Sql::cancel_challenge(id, secret_hash)
-                .execute(&self.writer)
-                .await
-                .map_err(q("cancelling a challenge"))?;
-            Ok(done.rows_affected() == 1)
-        })
-    }
-    fn abort_game<'a>(&'a self, id: &'a str) -> StoreFuture<'a, bool> {
-        Box::pin(async move {
-            let done = Sql::abort_game(id)
-                .execute(&self.writer)
-                .await
-                .map_err(q("aborting a game"))?;
-            Ok(done.rows_affected() == 1)
-        })
-    }
-
-    fn abort_unstarted<'a>(&'a self, before_ms: i64) -> StoreFuture<'a, u64> {
-        Box::pin(async move {
-            let done = Sql::abort_unstarted(before_ms)
-                .execute(&self.writer)
-                .await
-                .map_err(q("aborting games never started"))?;
-            Ok(done.rows_affected())
-        })
-    }
-
-    fn alive<'a>(
-        &'a self,
-        run: &'a str,
-        started_ms: i64,
-        now_ms: i64,
-        marks: &'a [ClockMark],
-    ) -> StoreFuture<'a, ()> {
-        Box::pin(async move {
-            // The common case, no mark: one single-row statement, its own transaction.
-            if marks.is_empty() {
-                Sql::server_alive(run, started_ms, now_ms)
-                    .execute(&self.writer)
-                    .await
-                    .map_err(q("storing the heartbeat"))?;
-                return Ok(());
-            }
-            let mut tx = self
-                .writer
-                .begin()
-                .await
-                .map_err(q("starting a heartbeat"))?;
-            // The run's row first: the marks refer to it.
-            Sql::server_alive(run, started_ms, now_ms)
-                .execute(&mut *tx)
-                .await
-                .map_err(q("storing the heartbeat"))?;
-            for chunk in marks.chunks(ROWS_PER_INSERT) {
-                Sql::insert_marks(run, chunk)
-                    .build()
-                    .execute(&mut *tx)
-                    .await
-                    .map_err(q("storing clock marks"))?;
-            }
-            tx.commit().await.map_err(q("committing a heartbeat"))?;
-            Ok(())
-        })
-    }
-
-    fn last_beat<'a>(&'a self, id: &'a str) -> StoreFuture<'a, Option<i64>> {
-        Box::pin(async move {
-            let row = Sql::last_beat(id)
-                .fetch_optional(&self.pool)
-                .await
-                .map_err(q("reading a heartbeat"))?;
-            row.as_ref().map(sql::clock_reached).transpose()
-        })
-    }
-
-    crate::tournament::tournament_methods!();
-    crate::rematch::rematch_methods!();
 }
 
 #[cfg(test)]

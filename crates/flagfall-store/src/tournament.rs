@@ -1,5 +1,5 @@
 //! Blitz evenings (issue 21): the rows, the statements and the store methods, written
-//! once for both backends (the methods as a macro expanded in each `impl Store`).
+//! once for both backends (the methods are [`crate::backend::SqlStore`]'s).
 //!
 //! An evening is its base (the events library's event as created, JSON) and its log,
 //! one row per change in order; the server replays the log to load it. Everything a
@@ -7,7 +7,7 @@
 //! paired with `play: "server"` and their links to the evening) is written by
 //! [`crate::Store::tournament_commit`] in one transaction.
 
-use sqlx::{ColumnIndex, Database, Decode, Encode, QueryBuilder, Row, Type};
+use sqlx::{ColumnIndex, Database, Decode, Encode, Row, Type};
 
 use crate::error::q;
 use crate::sql::{Bind, Bound};
@@ -130,43 +130,48 @@ where
         sqlx::query("SELECT tournament_id FROM tournament_games WHERE game_id = $1").bind(game_id)
     }
 
-    pub(crate) fn insert_tournament_log<'q>(
+    /// [`INSERT_LOG`]'s rows of evening `id`, bound to `sql` ([`crate::sql::values`] of 3 columns).
+    pub(crate) fn tournament_log_rows<'q>(
+        sql: &'q str,
         id: &'q str,
         rows: &'q [TournamentLogRow],
-    ) -> QueryBuilder<'q, DB> {
-        let mut b = QueryBuilder::new("INSERT INTO tournament_log (tournament_id, seq, json) ");
-        b.push_values(rows, |mut row, r| {
-            row.push_bind(id)
-                .push_bind(r.seq)
-                .push_bind(r.json.as_str());
-        });
-        b
+    ) -> Bound<'q, DB> {
+        rows.iter().fold(sqlx::query(sql), |s, r| {
+            s.bind(id).bind(r.seq).bind(r.json.as_str())
+        })
     }
 
-    pub(crate) fn insert_tournament_tokens(rows: &[TournamentToken]) -> QueryBuilder<'_, DB> {
-        let mut b = QueryBuilder::new(
-            "INSERT INTO tournament_tokens (token_hash, tournament_id, role, player) ",
-        );
-        b.push_values(rows, |mut row, t| {
-            row.push_bind(t.token_hash.as_str())
-                .push_bind(t.tournament_id.as_str())
-                .push_bind(t.role.as_str())
-                .push_bind(t.player.as_deref());
-        });
-        b
+    /// [`INSERT_TOKENS`]'s rows, bound to `sql` ([`crate::sql::values`] of 4 columns).
+    pub(crate) fn tournament_token_rows<'q>(
+        sql: &'q str,
+        rows: &'q [TournamentToken],
+    ) -> Bound<'q, DB> {
+        rows.iter().fold(sqlx::query(sql), |s, t| {
+            s.bind(t.token_hash.as_str())
+                .bind(t.tournament_id.as_str())
+                .bind(t.role.as_str())
+                .bind(t.player.as_deref())
+        })
     }
 
-    pub(crate) fn insert_tournament_games<'q>(
+    /// [`INSERT_GAMES`]'s rows tying `games` to evening `id`, bound to `sql` ([`crate::sql::values`]
+    /// of 2 columns).
+    pub(crate) fn tournament_game_rows<'q>(
+        sql: &'q str,
         id: &'q str,
         games: &'q [NewGame],
-    ) -> QueryBuilder<'q, DB> {
-        let mut b = QueryBuilder::new("INSERT INTO tournament_games (game_id, tournament_id) ");
-        b.push_values(games, |mut row, g| {
-            row.push_bind(g.id.as_str()).push_bind(id);
-        });
-        b
+    ) -> Bound<'q, DB> {
+        games
+            .iter()
+            .fold(sqlx::query(sql), |s, g| s.bind(g.id.as_str()).bind(id))
     }
 }
+
+/// The heads of the multi-row inserts of an evening's change ([`crate::sql::values`]).
+pub(crate) const INSERT_LOG: &str = "INSERT INTO tournament_log (tournament_id, seq, json)";
+pub(crate) const INSERT_TOKENS: &str =
+    "INSERT INTO tournament_tokens (token_hash, tournament_id, role, player)";
+pub(crate) const INSERT_GAMES: &str = "INSERT INTO tournament_games (game_id, tournament_id)";
 
 /// What a failed insert of an evening's log rows is: a row whose seq is stored already
 /// (the log's primary key: another writer committed a change first) is a
@@ -237,171 +242,3 @@ where
         player: get(r, 3, DOING)?,
     })
 }
-
-/// The store methods of evenings, the same SQL on both backends: expanded inside each
-/// backend's `impl Store` (which has `self.pool`, `self.writer` and the `Sql` alias).
-macro_rules! tournament_methods {
-    () => {
-        fn create_tournament<'a>(
-            &'a self,
-            t: &'a $crate::NewTournament,
-            tokens: &'a [$crate::TournamentToken],
-        ) -> StoreFuture<'a, ()> {
-            Box::pin(async move {
-                let mut tx = self
-                    .writer
-                    .begin()
-                    .await
-                    .map_err(q("creating an evening"))?;
-                Sql::insert_tournament(t)
-                    .execute(&mut *tx)
-                    .await
-                    .map_err(q("creating an evening"))?;
-                for chunk in tokens.chunks($crate::tournament::TOURNAMENT_ROWS) {
-                    Sql::insert_tournament_tokens(chunk)
-                        .build()
-                        .execute(&mut *tx)
-                        .await
-                        .map_err(q("storing an evening's tokens"))?;
-                }
-                tx.commit().await.map_err(q("creating an evening"))?;
-                Ok(())
-            })
-        }
-
-        fn tournament<'a>(&'a self, id: &'a str) -> StoreFuture<'a, Option<$crate::NewTournament>> {
-            Box::pin(async move {
-                let row = Sql::tournament(id)
-                    .fetch_optional(&self.pool)
-                    .await
-                    .map_err(q("reading an evening"))?;
-                row.as_ref()
-                    .map($crate::tournament::tournament_row)
-                    .transpose()
-            })
-        }
-
-        fn tournament_log<'a>(
-            &'a self,
-            id: &'a str,
-        ) -> StoreFuture<'a, Vec<$crate::TournamentLogRow>> {
-            Box::pin(async move {
-                let rows = Sql::tournament_log(id)
-                    .fetch_all(&self.pool)
-                    .await
-                    .map_err(q("reading an evening's log"))?;
-                rows.iter().map($crate::tournament::log_row).collect()
-            })
-        }
-
-        fn tournament_log_after<'a>(
-            &'a self,
-            id: &'a str,
-            seq: i64,
-        ) -> StoreFuture<'a, Vec<$crate::TournamentLogRow>> {
-            Box::pin(async move {
-                let rows = Sql::tournament_log_after(id, seq)
-                    .fetch_all(&self.pool)
-                    .await
-                    .map_err(q("reading an evening's log"))?;
-                rows.iter().map($crate::tournament::log_row).collect()
-            })
-        }
-
-        fn tournament_tokens<'a>(
-            &'a self,
-            id: &'a str,
-        ) -> StoreFuture<'a, Vec<$crate::TournamentToken>> {
-            Box::pin(async move {
-                let rows = Sql::tournament_tokens(id)
-                    .fetch_all(&self.pool)
-                    .await
-                    .map_err(q("reading an evening's tokens"))?;
-                rows.iter().map($crate::tournament::token_row).collect()
-            })
-        }
-
-        fn tournament_of_game<'a>(&'a self, game_id: &'a str) -> StoreFuture<'a, Option<String>> {
-            Box::pin(async move {
-                let row = Sql::tournament_of_game(game_id)
-                    .fetch_optional(&self.pool)
-                    .await
-                    .map_err(q("finding a game's evening"))?;
-                row.map(|r| {
-                    sqlx::Row::try_get::<String, _>(&r, 0).map_err(q("finding a game's evening"))
-                })
-                .transpose()
-            })
-        }
-
-        fn tournament_commit<'a>(&'a self, c: &'a $crate::TournamentCommit) -> StoreFuture<'a, ()> {
-            Box::pin(async move {
-                if c.is_empty() {
-                    return Ok(());
-                }
-                const DOING: &str = "storing an evening's change";
-                let mut tx = self.writer.begin().await.map_err(q(DOING))?;
-                // The log rows first: a row another writer (another node) stored first
-                // is the conflict to report, before anything else the change brings
-                // (its tokens, its games) could clash with what that writer stored.
-                for chunk in c.log.chunks($crate::tournament::TOURNAMENT_ROWS) {
-                    Sql::insert_tournament_log(&c.tournament_id, chunk)
-                        .build()
-                        .execute(&mut *tx)
-                        .await
-                        .map_err($crate::tournament::log_clash(&c.tournament_id))?;
-                }
-                for chunk in c.games.chunks($crate::tournament::TOURNAMENT_ROWS) {
-                    for g in chunk {
-                        Sql::insert_game(g)
-                            .execute(&mut *tx)
-                            .await
-                            .map_err(q("creating an evening's game"))?;
-                    }
-                    Sql::insert_tournament_games(&c.tournament_id, chunk)
-                        .build()
-                        .execute(&mut *tx)
-                        .await
-                        .map_err(q(DOING))?;
-                }
-                for chunk in c.tokens.chunks($crate::tournament::TOURNAMENT_ROWS) {
-                    Sql::insert_tournament_tokens(chunk)
-                        .build()
-                        .execute(&mut *tx)
-                        .await
-                        .map_err(q(DOING))?;
-                }
-                // PostgreSQL: the games to abort locked first, in id order (as a fenced
-                // commit locks them), so that an event being stored for one is either
-                // seen by the abort below (which then fails) or refused by the fence
-                // once the abort is stored (issue 32, item 5). SQLite has one writer.
-                if self.backend() == "postgres" && !c.abort.is_empty() {
-                    let mut ids: Vec<&str> = c.abort.iter().map(String::as_str).collect();
-                    ids.sort_unstable();
-                    for id in ids {
-                        sqlx::query("SELECT 1 FROM games WHERE id = $1 FOR UPDATE")
-                            .bind(id)
-                            .execute(&mut *tx)
-                            .await
-                            .map_err(q("locking an evening's game"))?;
-                    }
-                }
-                for id in &c.abort {
-                    let done = Sql::abort_tournament_game(id)
-                        .execute(&mut *tx)
-                        .await
-                        .map_err(q("aborting an evening's game"))?;
-                    if done.rows_affected() != 1 {
-                        return Err($crate::StoreError::Conflict(format!(
-                            "game {id} has begun (or is not the evening's to abort)"
-                        )));
-                    }
-                }
-                tx.commit().await.map_err(q(DOING))?;
-                self.after_commit().await;
-                Ok(())
-            })
-        }
-    };
-}
-pub(crate) use tournament_methods;

@@ -357,6 +357,14 @@ async fn one_corrupt_game_does_not_stop_the_server() {
         .request("GET", &format!("/api/games/{}", bad.id), "")
         .await;
     assert_eq!(status, 500, "{body}");
+    // What happened, named; which row and why only in the server's log.
+    let error: Value = serde_json::from_str(&body).unwrap();
+    assert_eq!(
+        error["error"],
+        "internal error: stored data is damaged (the server's log names it); nothing was \
+         changed",
+        "{body}"
+    );
     let metrics = srv.get_text("/metrics").await;
     assert!(metrics.contains("flagfall_damaged_games 1"), "{metrics}");
     srv.stop().await;
@@ -383,6 +391,10 @@ async fn a_damaged_column_is_an_error_not_a_default() {
             .request("GET", &format!("/api/games/{}", g.id), "")
             .await;
         assert_eq!(status, 500, "{damage}: {body}");
+        assert!(
+            body.contains("stored data is damaged") && !body.contains(&g.id),
+            "{damage}: {body}"
+        );
         let (status, body) = srv.request("GET", "/api/games", "").await;
         assert_eq!(status, 200, "{damage}: {body}");
         let listed: Vec<Value> = serde_json::from_str(&body).unwrap();

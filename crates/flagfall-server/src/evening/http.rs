@@ -1431,7 +1431,7 @@ async fn get_log(
     let text = job(&s, ticket, move || {
         let log = snap.event.log.iter().map(log_entry).collect();
         serde_json::to_string(&ev::EveningLog { log })
-            .map_err(|e| ApiError::Failed(crate::ServerError::Corrupt(e.to_string())))
+            .map_err(|e| ApiError::Failed(crate::ServerError::serialise("the evening's log")(e)))
     })
     .await??;
     Ok(([(header::CONTENT_TYPE, "application/json")], text).into_response())
@@ -1541,7 +1541,7 @@ async fn export_as(
             _ => (
                 "application/json",
                 serde_json::to_string_pretty(event)
-                    .map_err(|e| ApiError::Failed(crate::ServerError::Corrupt(e.to_string())))?
+                    .map_err(|e| ApiError::Failed(crate::ServerError::serialise("the event")(e)))?
                     + "\n",
             ),
         };
@@ -1739,8 +1739,12 @@ async fn server_games(
 fn server_pgn(snap: &Snap, games: Vec<ServerGame>) -> Result<String, ApiError> {
     let mut out = String::new();
     for g in games {
-        let script = flagfall_game::script::parse(&g.text)
-            .map_err(|e| ApiError::Failed(crate::ServerError::Corrupt(e.to_string())))?;
+        let script = flagfall_game::script::parse(&g.text).map_err(|e| {
+            ApiError::Failed(crate::ServerError::Corrupt(format!(
+                "game {}.{}: {e}",
+                g.round, g.board
+            )))
+        })?;
         let game_pgn = flagfall_game::pgn::to_pgn(&script);
         out.push_str(&format!(
             "[Event \"{}\"]\n{}[Round \"{}\"]\n[Board \"{}\"]\n",

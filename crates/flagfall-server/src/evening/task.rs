@@ -185,16 +185,11 @@ impl EveningHandle {
                 None => false,
             };
             if !sent {
-                return Err(Refusal::Failed(ServerError::Corrupt(
-                    "the evening's task stopped".into(),
-                )));
+                return Err(Refusal::Failed(ServerError::Stopped("the evening's task")));
             }
         }
-        rx.await.unwrap_or_else(|_| {
-            Err(Refusal::Failed(ServerError::Corrupt(
-                "the evening's task stopped".into(),
-            )))
-        })
+        rx.await
+            .unwrap_or_else(|_| Err(Refusal::Failed(ServerError::Stopped("the evening's task"))))
     }
 
     /// What `changes` would do as `origin`, made on a copy of the evening and never
@@ -261,9 +256,9 @@ pub async fn create(
     let director = random_hex(32)?;
     let row = flagfall_store::NewTournament {
         id: id.clone(),
-        base: serde_json::to_string(&event).map_err(|e| ServerError::Corrupt(e.to_string()))?,
+        base: serde_json::to_string(&event).map_err(ServerError::serialise("the event"))?,
         settings: serde_json::to_string(&settings)
-            .map_err(|e| ServerError::Corrupt(e.to_string()))?,
+            .map_err(ServerError::serialise("the evening's settings"))?,
         created_ms: now_unix_ms(),
     };
     let token = TournamentToken {
@@ -503,6 +498,10 @@ struct Work {
     /// Server games never begun that the change removes: aborted in its transaction.
     abort: Vec<String>,
     done: Done,
+    /// A log row of the change that did not serialise (the first one's error): the
+    /// change is refused at its commit, nothing stored (an empty row stored instead
+    /// would leave the evening unloadable).
+    unwritable: Option<String>,
 }
 
 impl Work {
@@ -515,6 +514,7 @@ impl Work {
             games: Vec::new(),
             abort: Vec::new(),
             done: Done::default(),
+            unwritable: None,
         }
     }
 
@@ -533,13 +533,43 @@ impl Work {
     }
 
     fn row(&mut self, row: &LogRow) {
+        self.push_row(serde_json::to_string(row));
+    }
+
+    /// A log row as serialised; one that did not is kept as the change's refusal.
+    fn push_row(&mut self, json: serde_json::Result<String>) {
         self.snap.seq += 1;
-        let json = serde_json::to_string(row).unwrap_or_default();
-        self.snap.log_bytes += json.len();
-        self.rows.push(TournamentLogRow {
-            seq: self.snap.seq,
-            json,
-        });
+        match json {
+            Ok(json) => {
+                self.snap.log_bytes += json.len();
+                self.rows.push(TournamentLogRow {
+                    seq: self.snap.seq,
+                    json,
+                });
+            }
+            Err(e) => {
+                self.unwritable.get_or_insert(e.to_string());
+            }
+        }
+    }
+
+    /// What the change stores, with the state after it; refused (nothing to store)
+    /// when one of its log rows did not serialise.
+    fn into_commit(self) -> Result<(TournamentCommit, Snap, Done), ServerError> {
+        if let Some(message) = self.unwritable {
+            return Err(ServerError::Serialise {
+                what: "an evening's log row",
+                message,
+            });
+        }
+        let c = TournamentCommit {
+            tournament_id: self.snap.id.clone(),
+            log: self.rows,
+            tokens: self.tokens,
+            games: self.games,
+            abort: self.abort,
+        };
+        Ok((c, self.snap, self.done))
     }
 }
 
@@ -1379,18 +1409,14 @@ fn follow_up(w: &mut Work, origin: &Origin, auto: bool) -> Result<(), EventError
         let auto = Origin::new("server (automatic pairing)", origin.at);
         // A round that cannot be paired (nobody checked in, ...) waits for the
         // director; the result that completed the round stands.
-        let mut copy = Work {
-            snap: w.snap.clone(),
-            rows: Vec::new(),
-            tokens: Vec::new(),
-            games: Vec::new(),
-            abort: Vec::new(),
-            done: Done::default(),
-        };
+        let mut copy = Work::of(&w.snap);
         if copy.apply(Change::PairNext, &auto).is_ok() {
             w.snap = copy.snap;
             w.rows.extend(copy.rows);
             w.done.effects.extend(copy.done.effects);
+            if let Some(e) = copy.unwritable {
+                w.unwritable.get_or_insert(e);
+            }
         }
     }
     if w.snap.settings.play == Play::Server {
@@ -1477,13 +1503,10 @@ impl Task {
     /// Store `w` in one transaction; then it is the evening's state: games start, the
     /// snapshot and the live message go out.
     async fn commit(&mut self, w: Work) -> Result<Done, Refusal> {
-        let c = TournamentCommit {
-            tournament_id: w.snap.id.clone(),
-            log: w.rows,
-            tokens: w.tokens,
-            games: w.games,
-            abort: w.abort,
-        };
+        let (c, snap, done) = w.into_commit().map_err(|e| {
+            tracing::error!(error = %e, "an evening's change refused");
+            Refusal::Failed(e)
+        })?;
         match self.shared.store.tournament_commit(&c).await {
             Ok(()) => {}
             Err(flagfall_store::StoreError::Conflict(m)) => {
@@ -1499,12 +1522,12 @@ impl Task {
                 };
             }
             Err(e) => {
-                tracing::error!(evening = %w.snap.id, error = %e, "an evening's change not stored");
+                tracing::error!(evening = %snap.id, error = %e, "an evening's change not stored");
                 return Err(Refusal::Failed(e.into()));
             }
         }
         for (i, g) in c.games.iter().enumerate() {
-            if let Err(e) = self.shared.start_new(g, w.snap.settings.mode).await {
+            if let Err(e) = self.shared.start_new(g, snap.settings.mode).await {
                 tracing::error!(game = %g.id, error = %e, "an evening's game not started");
             }
             // A round of hundreds of games: the worker's other tasks run between them.
@@ -1512,15 +1535,15 @@ impl Task {
                 tokio::task::yield_now().await;
             }
         }
-        let snap = Arc::new(w.snap);
+        let snap = Arc::new(snap);
         self.state = snap.clone();
         self.snap_tx.send_replace(snap.clone());
         if !c.log.is_empty() {
-            self.publish(&snap, c.log, w.done.effects.clone()).await;
+            self.publish(&snap, c.log, done.effects.clone()).await;
             let notice = Notice::Seq { seq: snap.seq };
             crate::cluster::evening::publish(&self.shared, &snap.id, notice);
         }
-        Ok(w.done)
+        Ok(done)
     }
 
     /// Apply the log rows other writers (the other nodes of a cluster, or another
@@ -1755,3 +1778,7 @@ impl Sizes {
         Ok(())
     }
 }
+
+#[cfg(test)]
+#[path = "task_tests.rs"]
+mod tests;
