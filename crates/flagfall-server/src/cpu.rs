@@ -24,12 +24,27 @@ use tokio::sync::Semaphore;
 use crate::ServerError;
 use crate::limits::{Counted, Counts, Later, Limits};
 
+/// Whom a request's share of [`Limits::evening_jobs_per_address`] is counted against:
+/// its address, or, for a request carrying a player's token, that player of that evening.
+/// A club's twelve phones on one wifi share one address; each reads its page when the
+/// evening changes, so counting them by address put off their reads (issue 31). A
+/// player's token is given by the evening's director, so a stranger cannot make more
+/// of them; every request of an evening still counts against
+/// [`Limits::evening_jobs_per_evening`], and every request against the server's queue.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub enum Client {
+    /// A request without a player's token.
+    Address(IpAddr),
+    /// A request with the token of player `number` of evening `evening`.
+    Player { evening: String, number: u32 },
+}
+
 /// The evenings' CPU-bound jobs: the threads, and what is in flight.
 pub struct Jobs {
     threads: Arc<Semaphore>,
     all: Arc<Counts<()>>,
     queue: usize,
-    per_address: Arc<Counts<IpAddr>>,
+    per_address: Arc<Counts<Client>>,
     max_per_address: usize,
     per_evening: Arc<Counts<String>>,
     max_per_evening: usize,
@@ -38,7 +53,7 @@ pub struct Jobs {
 /// One admitted request: counted until dropped (it goes with the request's work).
 pub struct Ticket {
     _all: Counted<()>,
-    _address: Option<Counted<IpAddr>>,
+    _address: Option<Counted<Client>>,
     _evening: Option<Counted<String>>,
 }
 
@@ -58,7 +73,7 @@ impl Jobs {
     /// Admit a request from `addr` (on evening `evening`, if it is one's), or say why not:
     /// `503` when the server has [`Limits::evening_queue`] in flight, `429` when the
     /// address or the evening has its share.
-    pub fn admit(&self, addr: Option<IpAddr>, evening: Option<&str>) -> Result<Ticket, Later> {
+    pub fn admit(&self, client: Option<Client>, evening: Option<&str>) -> Result<Ticket, Later> {
         let all = self.all.enter((), self.queue.max(1)).ok_or_else(|| Later {
             status: StatusCode::SERVICE_UNAVAILABLE,
             message: format!(
@@ -68,22 +83,29 @@ impl Jobs {
             ),
             retry_after: 2,
         })?;
-        let address =
-            match addr {
-                Some(a) => Some(self.per_address.enter(a, self.max_per_address).ok_or_else(
-                    || Later {
-                        status: StatusCode::TOO_MANY_REQUESTS,
-                        message: format!(
-                            "your address has {} evening requests in flight (pairings, \
-                             standings, exports, imports): wait for their answers \
+        let address = match client {
+            Some(c) => {
+                let whose = match &c {
+                    Client::Address(_) => "your address has",
+                    Client::Player { .. } => "your player's token has",
+                };
+                Some(
+                    self.per_address
+                        .enter(c, self.max_per_address)
+                        .ok_or_else(|| Later {
+                            status: StatusCode::TOO_MANY_REQUESTS,
+                            message: format!(
+                                "{whose} {} evening requests in flight (pairings, standings, \
+                             exports, imports): wait for their answers \
                              (--evening-jobs-per-address)",
-                            self.max_per_address
-                        ),
-                        retry_after: 1,
-                    },
-                )?),
-                None => None,
-            };
+                                self.max_per_address
+                            ),
+                            retry_after: 1,
+                        })?,
+                )
+            }
+            None => None,
+        };
         let evening = match evening {
             Some(e) => Some(
                 self.per_evening

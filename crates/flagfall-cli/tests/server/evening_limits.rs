@@ -747,3 +747,85 @@ async fn the_evening_work_in_flight_is_bounded() {
     }
     srv.stop().await;
 }
+
+/// (e) A club's phones on one wifi (issue 31): one thread busy pairing a big evening,
+/// the address's public reads held to its 2 in flight (the 3rd refused, 429), while
+/// four players on the same address, each with their own token, all get their page in:
+/// a player's request counts against her token's share, not her address's. Her token
+/// has the same bound (her 3rd read refused, saying so), and the evening's bound stays.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn players_on_one_address_each_have_their_own_share() {
+    let srv = Server::start_with(flagfall_server::limits::Limits {
+        evening_threads: 1,
+        evening_queue: 30,
+        evening_jobs_per_address: 2,
+        evening_jobs_per_evening: 9,
+        ..flagfall_server::limits::Limits::unlimited()
+    })
+    .await;
+    let addr = srv.addr;
+    let big = played_evening(addr, 1000, 2).await;
+    let club = evening_of(addr, "board", 0).await;
+    let added = club.director("POST", "/players", players(6, 1), 201).await;
+    let tokens: Vec<String> = added["players"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| p["token"].as_str().unwrap().to_string())
+        .collect();
+    let t = Instant::now();
+    big.director("POST", "/rounds", Value::Null, 201).await;
+    let pairing = t.elapsed();
+    big.director("DELETE", "/rounds/3", Value::Null, 200).await;
+    assert!(
+        pairing > Duration::from_millis(200),
+        "the pairing is too quick to hold requests in flight: {pairing:?}"
+    );
+    let (big_path, token) = (big.path("/rounds"), big.director.clone());
+    let pair = tokio::spawn(async move {
+        call_from(other(1), addr, "POST", &big_path, Some(&token), "").await
+    });
+    tokio::time::sleep(pairing / 10).await;
+    let wifi = other(2);
+    let summary = club.path("");
+    let read = |token: Option<String>| {
+        let path = summary.clone();
+        async move { call_from(wifi, addr, "GET", &path, token.as_deref(), "").await }
+    };
+    // The address's public reads: 2 in flight, the 3rd refused.
+    let public: Vec<_> = (0..2).map(|_| tokio::spawn(read(None))).collect();
+    tokio::time::sleep(Duration::from_millis(100)).await;
+    let (s, _, b) = read(None).await;
+    assert_eq!(s, 429, "{b}");
+    assert!(b.contains("your address has"), "{b}");
+    // Four players on the same address, one read each, then player 1's second: all in.
+    let mut phones: Vec<_> = tokens[..4]
+        .iter()
+        .map(|tok| tokio::spawn(read(Some(tok.clone()))))
+        .collect();
+    phones.push(tokio::spawn(read(Some(tokens[0].clone()))));
+    tokio::time::sleep(Duration::from_millis(100)).await;
+    // Player 1's third read in flight: her token's share is spent.
+    let (s, _, b) = read(Some(tokens[0].clone())).await;
+    assert_eq!(s, 429, "{b}");
+    assert!(b.contains("your player's token has"), "{b}");
+    // The evening's bound: 2 + 5 in flight; two more players fill it, the next refused.
+    phones.push(tokio::spawn(read(Some(tokens[4].clone()))));
+    phones.push(tokio::spawn(read(Some(tokens[4].clone()))));
+    tokio::time::sleep(Duration::from_millis(100)).await;
+    let (s, _, b) = read(Some(tokens[5].clone())).await;
+    assert_eq!(s, 429, "{b}");
+    assert!(b.contains("--evening-jobs-per-evening"), "{b}");
+    assert!(
+        !pair.is_finished(),
+        "the pairing ended before the bounds were tried ({pairing:?} alone): the test \
+         needs a slower pairing"
+    );
+    let (s, _, b) = pair.await.unwrap();
+    assert_eq!(s, 201, "{b}");
+    for t in public.into_iter().chain(phones) {
+        let (s, _, b) = t.await.unwrap();
+        assert_eq!(s, 200, "{b}");
+    }
+    srv.stop().await;
+}

@@ -122,7 +122,28 @@ pub(super) fn admit(
     addr: Option<std::net::IpAddr>,
     id: Option<&str>,
 ) -> Result<Ticket, ApiError> {
-    s.cpu.admit(addr, id).map_err(ApiError::Later)
+    s.cpu
+        .admit(addr.map(crate::cpu::Client::Address), id)
+        .map_err(ApiError::Later)
+}
+
+/// As [`admit`], a request by `viewer`: a player's request (a read, an action, a result)
+/// counts against that player's
+/// share, not her address's (a club's phones share one address; `cpu::Client`).
+fn admit_reader(
+    s: &AppState,
+    addr: Option<std::net::IpAddr>,
+    id: &str,
+    viewer: &Viewer,
+) -> Result<Ticket, ApiError> {
+    let client = match viewer {
+        Viewer::Player(number) => Some(crate::cpu::Client::Player {
+            evening: id.to_string(),
+            number: *number,
+        }),
+        _ => addr.map(crate::cpu::Client::Address),
+    };
+    s.cpu.admit(client, Some(id)).map_err(ApiError::Later)
 }
 
 /// Run `f` off the async workers, holding `ticket` until it is done.
@@ -504,7 +525,7 @@ async fn get_event(
     let snap = h.now();
     let viewer = reader(&snap, &headers)?;
     // Every player and setting (thousands of players): off the async workers.
-    let ticket = admit(&s, addr, Some(&id))?;
+    let ticket = admit_reader(&s, addr, &id, &viewer)?;
     let v = job(&s, ticket, move || view::summary(&snap, viewer)).await?;
     Ok(axum::Json(v).into_response())
 }
@@ -1067,7 +1088,7 @@ async fn player_action(
             round: need_round()?,
         },
     };
-    let ticket = admit(&s, addr, Some(&id))?;
+    let ticket = admit_reader(&s, addr, &id, &Viewer::of(&h.now(), Some(&w)))?;
     let done = h
         .run_as(
             Op::Changes(vec![change]),
@@ -1363,7 +1384,7 @@ async fn set_result(
             results,
         }]),
     };
-    let ticket = admit(&s, addr, Some(&id))?;
+    let ticket = admit_reader(&s, addr, &id, &Viewer::of(&h.now(), Some(&w)))?;
     if dry_run {
         return super::rounds::dry_run(&s, &h, op, origin(&w), ticket).await;
     }
