@@ -29,7 +29,11 @@ let server;
 let browser;
 
 before(async () => {
-  server = await startServer();
+  // The twelve phones, the console and the projector share one address, as on a club's
+  // wifi: the server's default of 4 evening requests in flight per address left phones
+  // saying "Could not read your page" after a round was paired (a server finding of this
+  // test, left open); a club sets the limit above its phones' count.
+  server = await startServer(['--evening-jobs-per-address', '32']);
   browser = await startBrowser();
 });
 
@@ -149,6 +153,9 @@ async function playRound(r) {
     await cons.locator(`section.round:not(.past) table.pairings tr[data-board="${b.board}"] td.result`, { hasText: consoleText(b.white, outcomes) }).waitFor();
   }
   await cons.locator('#round-title', { hasText: `Round ${r} (complete)` }).waitFor();
+  // No phone is left saying it could not read its page (twelve phones on one address read
+  // each change at once; a read put off is asked again, and its refusal goes once one passes).
+  for (const [name] of TWELVE) await s.phones[name].page.locator('.messages .error').waitFor({ state: 'detached' });
 }
 
 const STEPS = [

@@ -30,7 +30,7 @@ describe('eventApi', () => {
     let n = 0;
     vi.stubGlobal('fetch', async () => (n++, answer(503, { error: 'the server is busy' }, '1')));
     const read = eventApi('ev1', '/me', 'tok').catch((e: Error) => e.message);
-    await vi.advanceTimersByTimeAsync(2000 * (READ_RETRIES + 1));
+    await vi.advanceTimersByTimeAsync(1000 * (READ_RETRIES + 1) * (READ_RETRIES + 2));
     expect(await read).toBe('the server is busy');
     expect(n).toBe(READ_RETRIES + 1);
   });

@@ -23,8 +23,8 @@ export const READ_RETRIES = 8;
  * error as the Error's message. A read (GET) the server puts off with a Retry-After (429:
  * the address or the evening has its share in flight, as when a club's phones on one wifi
  * all read the new round at once; 503: the server is busy) is asked again after the wait
- * it names and a random part of a second more (so that the phones that were put off
- * together do not all ask again at once), up to READ_RETRIES times; an action is never
+ * it names and a random part of a second more, a little more each time (so that the
+ * phones that were put off together do not all ask again at once), up to READ_RETRIES times; an action is never
  * sent twice.
  */
 export async function eventApi<T>(id: string, tail: string, token: string | null, method = 'GET', body?: unknown): Promise<T> {
@@ -36,7 +36,7 @@ export async function eventApi<T>(id: string, tail: string, token: string | null
     if (r.ok) return (await r.json()) as T;
     const wait = retryAfter(r);
     if (method !== 'GET' || wait === null || tries >= READ_RETRIES) throw new Error(await errorText(r));
-    await new Promise((done) => setTimeout(done, wait + Math.floor(Math.random() * 1000)));
+    await new Promise((done) => setTimeout(done, wait + Math.floor(Math.random() * 1000 * (tries + 1))));
   }
 }
 
