@@ -15,14 +15,36 @@ async function errorText(r: Response): Promise<string> {
   return t || `${r.status} ${r.statusText}`;
 }
 
-/** A call of the evening's API (`/api/events/{id}{tail}`) with the page's token; the server's error as the Error's message. */
+/** How many times a read the server put off (429, 503) is asked again before its refusal is shown. */
+export const READ_RETRIES = 8;
+
+/**
+ * A call of the evening's API (`/api/events/{id}{tail}`) with the page's token; the server's
+ * error as the Error's message. A read (GET) the server puts off with a Retry-After (429:
+ * the address or the evening has its share in flight, as when a club's phones on one wifi
+ * all read the new round at once; 503: the server is busy) is asked again after the wait
+ * it names and a random part of a second more, a little more each time (so that the
+ * phones that were put off together do not all ask again at once), up to READ_RETRIES times; an action is never
+ * sent twice.
+ */
 export async function eventApi<T>(id: string, tail: string, token: string | null, method = 'GET', body?: unknown): Promise<T> {
   const headers: Record<string, string> = {};
   if (token) headers.authorization = `Bearer ${token}`;
   if (body !== undefined) headers['content-type'] = 'application/json';
-  const r = await fetch(`/api/events/${encodeURIComponent(id)}${tail}`, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
-  if (!r.ok) throw new Error(await errorText(r));
-  return (await r.json()) as T;
+  for (let tries = 0; ; tries++) {
+    const r = await fetch(`/api/events/${encodeURIComponent(id)}${tail}`, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
+    if (r.ok) return (await r.json()) as T;
+    const wait = retryAfter(r);
+    if (method !== 'GET' || wait === null || tries >= READ_RETRIES) throw new Error(await errorText(r));
+    await new Promise((done) => setTimeout(done, wait + Math.floor(Math.random() * 1000 * (tries + 1))));
+  }
+}
+
+/** The wait a 429 or 503 asks for, in milliseconds (its Retry-After in seconds, 1 if it names none); null for any other answer. */
+export function retryAfter(r: Pick<Response, 'status' | 'headers'>): number | null {
+  if (r.status !== 429 && r.status !== 503) return null;
+  const s = Number(r.headers.get('retry-after'));
+  return (Number.isFinite(s) && s > 0 ? Math.min(s, 10) : 1) * 1000;
 }
 
 /** A file's text sent as it is (`POST /api/events/{id}{tail}` with its Content-Type): the players' CSV or TRF; the server's error as the Error's message. */

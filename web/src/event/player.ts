@@ -75,8 +75,10 @@ class PlayerCtrl {
         // The evening too: its rounds paired say which rounds a bye may still be asked for.
         this.dispatch({ type: 'event', event: await eventApi<EveningSummary>(this.id, '', this.token) });
       } while (this.again);
+      // A read that failed before no longer holds once one goes through.
+      if (this.model.errorAbout === 'read') this.dispatch({ type: 'error', error: null });
     } catch (e) {
-      this.dispatch({ type: 'error', error: `Could not read your page: ${(e as Error).message}` });
+      this.dispatch({ type: 'error', error: `Could not read your page: ${(e as Error).message}`, about: 'read' });
     }
     this.reading = false;
   }
