@@ -38,8 +38,10 @@ use crate::tiebreak::{
 /// [`Event::upgrade`]).
 pub const EVENT_FILE_VERSION: u32 = 2;
 
-/// Most players an event may hold.
-pub const MAX_PLAYERS: usize = 2000;
+/// Most players an event may hold. A round of a 10,000-player Swiss is paired by the same
+/// engines (BENCHMARKS.md, "Dutch pairing", for what it costs); a server holds fewer by
+/// default (`--evening-players`).
+pub const MAX_PLAYERS: usize = 10_000;
 
 /// A bye a player asked for in advance (kinds as in FIDE C.07 16.1; US Chess rule 28
 /// byes).
