@@ -358,7 +358,7 @@ async fn line_ends_are_refused_wherever_the_evening_takes_text() {
         "nothing refused changed the evening"
     );
 
-    // An event file imported whole: each text field, names once, 64 characters, 10,000
+    // An event file imported whole: each text field, names once, 64 characters, 9,999
     // players at most. What is refused creates no evening.
     let event: Value = serde_json::from_str(&before).unwrap();
     let mutate = |f: &dyn Fn(&mut Value)| {
@@ -394,7 +394,7 @@ async fn line_ends_are_refused_wherever_the_evening_takes_text() {
         (
             mutate(&|e| {
                 let p = e["players"][0].clone();
-                e["players"] = (1..=10_001)
+                e["players"] = (1..=10_000)
                     .map(|i| {
                         let mut q = p.clone();
                         q["id"] = json!(i);
@@ -403,7 +403,7 @@ async fn line_ends_are_refused_wherever_the_evening_takes_text() {
                     })
                     .collect();
             }),
-            "at most 10000",
+            "at most 9999",
         ),
     ];
     for (body, field) in &cases {
