@@ -38,8 +38,11 @@ use crate::tiebreak::{
 /// [`Event::upgrade`]).
 pub const EVENT_FILE_VERSION: u32 = 2;
 
-/// Most players an event may hold.
-pub const MAX_PLAYERS: usize = 2000;
+/// Most players an event may hold: 9,999, the most a TRF can number (its starting rank has
+/// four columns, and every event exports as a TRF). A later round of a Swiss that size
+/// pairs for minutes (BENCHMARKS.md, "Dutch pairing"); a server holds fewer by default
+/// (`--evening-players`).
+pub const MAX_PLAYERS: usize = 9_999;
 
 /// A bye a player asked for in advance (kinds as in FIDE C.07 16.1; US Chess rule 28
 /// byes).

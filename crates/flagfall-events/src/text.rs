@@ -384,6 +384,6 @@ mod tests {
             })
             .collect();
         let msg = event(&many).unwrap_err().to_string();
-        assert!(msg.contains("at most 2000"), "{msg}");
+        assert!(msg.contains("at most 9999"), "{msg}");
     }
 }

@@ -1,6 +1,7 @@
 //! One round of the FIDE Dutch system for 1,000 (and, with `FLAGFALL_DUTCH_BENCH_3000=1`,
-//! 3,000) players: round 5 of a 9-round open with simulated results (Elo model, forfeits,
-//! byes, withdrawals); rounds 1-4 are paired by a naive pairer to keep the setup cheap.
+//! 3,000; with `FLAGFALL_DUTCH_BENCH_PLAYERS=2000,10000`, those sizes instead) players:
+//! round 5 of a 9-round open with simulated results (Elo model, forfeits, byes,
+//! withdrawals); rounds 1-4 are paired by a naive pairer to keep the setup cheap.
 //!
 //! Baselines measured in the same run: reading the same tournament from its TRF text
 //! (`Trf::parse` + `DutchInput::from_trf`), and the naive bracket pairer (`naive_pair`:
@@ -92,6 +93,19 @@ fn bench_dutch(c: &mut Criterion) {
     let mut sizes = vec![1000u32];
     if std::env::var_os("FLAGFALL_DUTCH_BENCH_3000").is_some() {
         sizes.push(3000);
+    }
+    // Other sizes, comma-separated (`FLAGFALL_DUTCH_BENCH_PLAYERS=2000,10000`), instead of
+    // the ones above; a size that is not a number stops the bench naming it.
+    if let Some(list) = std::env::var_os("FLAGFALL_DUTCH_BENCH_PLAYERS") {
+        let list = list.to_string_lossy().into_owned();
+        sizes = list
+            .split(',')
+            .map(|s| {
+                s.trim().parse().unwrap_or_else(|_| {
+                    panic!("FLAGFALL_DUTCH_BENCH_PLAYERS: `{s}` is not a number of players")
+                })
+            })
+            .collect();
     }
     for players in sizes {
         let sim = dutch_sim::Sim::run_naive(dutch_sim::SimConfig::open(players, 9, 20260201), 4);

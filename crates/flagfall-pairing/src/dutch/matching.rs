@@ -45,7 +45,19 @@ const NONE: u32 = u32::MAX;
 /// 32: 17.8e9, 64: 19.8e9, 256: 34.3e9; 24: 22.0e9, 48: 20.7e9). The best value depends on
 /// the event: on the 1,000-player event after 6 naive rounds 64 does better (16: 23.0e9,
 /// 32: 20.0e9, 64: 16.6e9). 16 was best when repairs dissolved whole blossoms.
+///
+/// Larger graphs want larger batches (`root_batch`): on the 2,000-player `bench` event
+/// (round 5), user CPU of one `dutch::pair`, builds run alternately in one session
+/// (issue 34): 32: 5.88 / 6.65 s, 64: 5.23 / 6.03 s, 128: 4.92 / 5.16 / 5.02 s, 256:
+/// 7.05 s; at 1,000 players 64 is no worse than 32 (1.25 / 1.18 s against 1.23 / 1.16 s
+/// for three calls) and 128 is worse (1.47 / 1.38 s). Same pairings at every value.
 const ROOT_BATCH: usize = 32;
+
+/// The root batch for a graph of `n` vertices: `n / 16`, from [`ROOT_BATCH`] up to 128
+/// (the sizes measured; see [`ROOT_BATCH`]).
+fn root_batch(n: usize) -> usize {
+    (n / 16).clamp(ROOT_BATCH, 128)
+}
 
 /// A directed view of an edge: it leaves `from` and ends at `to`.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
@@ -742,7 +754,7 @@ impl<const N: usize> Matcher<N> {
         // Grow trees from a batch of roots at a time: the exposed vertices waiting their
         // turn keep the common dual (feasible) and can end augmenting paths. All roots of
         // a batch share one dual, which keeps the parity invariant of the stages.
-        for chunk in exposed.chunks(ROOT_BATCH) {
+        for chunk in exposed.chunks(root_batch(self.n)) {
             for &x in chunk {
                 self.active[x as usize] = true;
             }
