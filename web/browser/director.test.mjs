@@ -9,7 +9,7 @@
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { after, before, test } from 'node:test';
-import { DESKTOP, PHONE, openPage, shot, startBrowser, startServer } from './harness.mjs';
+import { DESKTOP, PHONE, openPage, shot, startBrowser, startServer, fillSettled } from './harness.mjs';
 
 let server;
 let browser;
@@ -62,7 +62,7 @@ for (const [width, viewport] of [
     await page.selectOption('#ev-format', 'swiss');
     await page.fill('#ev-rounds', '2');
     await page.selectOption('#ev-rules', 'uscf-2020');
-    await page.fill('#ev-tc', 'G/5;d0');
+    await fillSettled(page, '#ev-tc', 'G/5;d0');
     // An end before the start is refused, naming the field.
     await page.fill('#ev-date', '2026-11-27');
     await page.fill('#ev-end-date', '2026-11-20');

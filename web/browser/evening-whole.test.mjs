@@ -23,7 +23,7 @@
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { after, before, test } from 'node:test';
-import { DESKTOP, PHONE, openPage, shot, startBrowser, startServer } from './harness.mjs';
+import { DESKTOP, PHONE, openPage, shot, startBrowser, startServer, fillSettled } from './harness.mjs';
 
 let server;
 let browser;
@@ -171,7 +171,7 @@ const STEPS = [
       await d.page.selectOption('#ev-format', 'double-swiss');
       await d.page.fill('#ev-rounds', String(ROUNDS));
       await d.page.selectOption('#ev-rules', 'fide-b3');
-      await d.page.fill('#ev-tc', '3+2');
+      await fillSettled(d.page, '#ev-tc', '3+2');
       await d.page.check('#ev-play-board');
       await d.page.check('#ev-confirm-both');
       await d.page.fill('#ev-date', DATE);

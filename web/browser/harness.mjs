@@ -194,3 +194,19 @@ export function pdfPages(buf) {
   const pages = objects.filter((o) => /\/Type\s*\/Page(?![s\w])/.test(o)).map((o) => box(o) ?? inherited);
   return { count: pages.length, boxes: pages };
 }
+
+/**
+ * Fills `selector` with `value` as a person does, after the page has drawn what the last
+ * action changed: a change that sets the field (a ruleset's default time control) and is
+ * drawn at the next animation frame could land between playwright's select-all and its
+ * typing, leaving "3+23+2" where no person types that fast. Checked, filled again if so.
+ */
+export async function fillSettled(page, selector, value) {
+  for (let i = 0; i < 5; i++) {
+    await page.evaluate(() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r))));
+    await page.fill(selector, value);
+    await page.evaluate(() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r))));
+    if ((await page.inputValue(selector)) === value) return;
+  }
+  throw new Error(`${selector} would not keep ${JSON.stringify(value)}: it reads ${JSON.stringify(await page.inputValue(selector))}`);
+}
