@@ -267,6 +267,18 @@ async fn a_rating_that_is_not_a_number_is_refused() {
         said["error"],
         "rating: \"19x0\" is not a rating (a whole number, 0 to 4000)"
     );
+    // A number that is no rating at all (a fraction, a negative, 1e30) is refused the
+    // same way, naming the field.
+    for bad in [json!(1850.5), json!(-5), json!(1e30)] {
+        let said = ev
+            .director("POST", "/players", json!({"name":"Bob","rating":bad}), 400)
+            .await;
+        assert_eq!(
+            said["error"],
+            format!("rating: {bad} is not a rating (a whole number, 0 to 4000)"),
+            "{said}"
+        );
+    }
     let said = ev
         .director(
             "POST",

@@ -643,7 +643,13 @@ async fn add_players(
 /// "19x0" is not entered as an unrated player).
 fn rating_value(field: &str, v: &mut Value) -> Result<(), ApiError> {
     let fixed = match &*v {
-        Value::Null | Value::Number(_) => return Ok(()),
+        Value::Null => return Ok(()),
+        // A whole number the events library then checks against its range; a fraction,
+        // a negative or a number past any rating (1e30) is refused here, naming the field
+        // (it failed before as "data did not match any variant").
+        Value::Number(n) if n.as_u64().is_some_and(|r| u32::try_from(r).is_ok()) => {
+            return Ok(());
+        }
         Value::String(t) if t.trim().is_empty() => Value::Null,
         Value::String(t) => match t.trim().parse::<u32>() {
             Ok(n) => Value::from(n),
