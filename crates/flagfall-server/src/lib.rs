@@ -180,6 +180,9 @@ pub struct Shared {
     pub evening_creations: Option<Arc<limits::Bucket>>,
     /// This node's part of a cluster (`None`: a single node).
     pub cluster: Option<Arc<cluster::Cluster>>,
+    /// Every task the server starts, so that shutdown can wait for them (issue 33 item 7):
+    /// spawn with [`Shared::spawn`], not `tokio::spawn`.
+    pub tasks: tokio_util::task::TaskTracker,
 }
 
 /// Where a game is served: by a task of this node, or by another node of the cluster.
@@ -248,6 +251,15 @@ pub(crate) fn now_unix_ms() -> i64 {
 }
 
 impl Shared {
+    /// Starts a task the server tracks (`tasks`): shutdown waits for it.
+    pub fn spawn<F>(&self, task: F) -> tokio::task::JoinHandle<F::Output>
+    where
+        F: Future + Send + 'static,
+        F::Output: Send + 'static,
+    {
+        self.tasks.spawn(task)
+    }
+
     fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<String, GameHandle>> {
         // Only look-ups, single inserts and removals happen under this lock (and the
         // start of a task already replayed): never a replay, never an `.await`.
@@ -736,6 +748,7 @@ async fn serve_inner(
             "evenings created or imported from your address",
             "--evenings-per-minute, --evening-burst",
         ),
+        tasks: tokio_util::task::TaskTracker::new(),
     });
     let beating = tokio::spawn(heartbeat::run(
         store.clone(),
