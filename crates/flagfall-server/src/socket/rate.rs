@@ -73,6 +73,8 @@ struct Share {
     bucket: Arc<Mutex<Bucket>>,
     /// The shared entry, removed when its last socket closes.
     entry: Option<(Arc<PlayerBuckets>, PlayerKey)>,
+    /// The server's tasks ([`Shared::tasks`]), for the one that forgets the entry.
+    tasks: tokio_util::task::TaskTracker,
 }
 
 impl Share {
@@ -81,6 +83,7 @@ impl Share {
             return Share {
                 bucket: Arc::new(Mutex::new(Bucket::new(s.rate))),
                 entry: None,
+                tasks: s.tasks.clone(),
             };
         }
         let key = (id.to_string(), role);
@@ -93,6 +96,7 @@ impl Share {
         Share {
             bucket,
             entry: Some((s.player_buckets.clone(), key)),
+            tasks: s.tasks.clone(),
         }
     }
 
@@ -136,14 +140,15 @@ impl Drop for Share {
         match tokio::runtime::Handle::try_current() {
             Ok(rt) if full_after.is_finite() && full_after > 0.0 => {
                 let wait = Duration::from_secs_f64(full_after.min(60.0));
-                rt.spawn(async move {
+                let forgetting = async move {
                     loop {
                         tokio::time::sleep(wait).await;
                         if forget(1) {
                             break;
                         }
                     }
-                });
+                };
+                self.tasks.spawn_on(forgetting, &rt);
             }
             _ => {
                 forget(2);
