@@ -25,8 +25,10 @@ pub const MAX_MESSAGE_BYTES: usize = 64 * 1024;
 /// The read buffer a socket starts with (it grows for a longer frame).
 pub const READ_BUFFER_BYTES: usize = 4 * 1024;
 /// Frames a player (all the sockets of one token together) or a spectator's socket may
-/// send per second, sustained, and in a burst.
+/// send per second, sustained.
 pub const RATE_PER_SEC: f64 = 20.0;
+/// Frames the same may send at once (the bucket's size: a full one refills in
+/// `BURST / RATE_PER_SEC` seconds).
 pub const BURST: f64 = 40.0;
 /// Frames over the limit in a row on one socket before it is closed (1008).
 pub const FLOOD_CLOSE_AFTER: u32 = 20;
