@@ -11,8 +11,8 @@ use tokio::net::TcpStream;
 use super::{ClientAddressFrom, Limits};
 
 /// The address of the client that sent a request, as every per-address limit keys it:
-/// the `ConnectInfo` [`serve`] gives every request ([`client_address`]: the TCP peer, or
-/// what a trusted proxy says).
+/// the `ConnectInfo` [`serve`](fn@super::serve) gives every request ([`client_address`]:
+/// the TCP peer, or what a trusted proxy says).
 pub fn request_address(extensions: &axum::http::Extensions) -> Option<IpAddr> {
     extensions
         .get::<ConnectInfo<std::net::SocketAddr>>()
@@ -20,7 +20,7 @@ pub fn request_address(extensions: &axum::http::Extensions) -> Option<IpAddr> {
 }
 
 /// The client's address as a handler's argument ([`request_address`]; `None` when the
-/// request did not come through [`serve`], as in a unit test's router).
+/// request did not come through [`serve`](fn@super::serve), as in a unit test's router).
 pub struct ClientAddress(pub Option<IpAddr>);
 
 impl<S: Send + Sync> axum::extract::FromRequestParts<S> for ClientAddress {
@@ -42,13 +42,14 @@ pub(super) fn trusted(limits: &Limits, ip: IpAddr) -> bool {
 
 /// The client's address, the one source of it for every per-address limit (open
 /// connections, creations, and whatever else is keyed by address: they read the
-/// `ConnectInfo` that [`serve`] sets from this). `peer` is the TCP peer; `proxied` the
-/// address a PROXY protocol header gave. A peer that is not a trusted proxy is the
-/// client, whatever headers it sends; a trusted proxy's word is taken from the one
-/// source the operator chose ([`ClientAddressFrom`]): the rightmost address that is
-/// not itself a trusted proxy (each proxy appends the address it saw; what is left of
-/// the last untrusted one was written by the client). A header missing or unreadable
-/// leaves the proxy's own address: its clients share one bucket, never a forged one.
+/// `ConnectInfo` that [`serve`](fn@super::serve) sets from this). `peer` is the TCP
+/// peer; `proxied` the address a PROXY protocol header gave. A peer that is not a
+/// trusted proxy is the client, whatever headers it sends; a trusted proxy's word is
+/// taken from the one source the operator chose ([`ClientAddressFrom`]): the rightmost
+/// address that is not itself a trusted proxy (each proxy appends the address it saw;
+/// what is left of the last untrusted one was written by the client). A header missing
+/// or unreadable leaves the proxy's own address: its clients share one bucket, never a
+/// forged one.
 pub fn client_address(
     limits: &Limits,
     peer: IpAddr,
