@@ -5,10 +5,10 @@
 //! claims (`lag_ms`), half the round trip the server measured from its own ping to the
 //! pong that answers it (bounded by the transport's round trip, which the client cannot
 //! stretch by holding its pong back: [`Pings::rtt_for_credit_ms`]), and the player's
-//! quota. The quota starts at 3 times the gain,
-//! each press adds the gain, it never exceeds 7 times the gain, and the credit is taken
-//! from it. The gain per move is `min(100, 0.4 × (base s + 40 × increment s) + 15)`
-//! centiseconds (scalachess `LagTracker.init`, with `Clock.Config.estimateTotalSeconds`).
+//! quota. The credit is taken from the quota; then each press adds the gain to it. The
+//! quota starts at 3 times the gain and never exceeds 7 times the gain. The gain per
+//! move is `min(100, 0.4 × (base s + 40 × increment s) + 15)` centiseconds (scalachess
+//! `LagTracker.init`, with `Clock.Config.estimateTotalSeconds`).
 
 use std::time::Duration;
 
