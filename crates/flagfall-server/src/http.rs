@@ -45,15 +45,17 @@ pub fn router(shared: Arc<Shared>) -> Router {
         )
         .route(
             "/api/challenges",
-            get(list_challenges).merge(limited(axum::routing::post(create_challenge))),
+            get(crate::challenge::list_challenges).merge(limited(axum::routing::post(
+                crate::challenge::create_challenge,
+            ))),
         )
         .route(
             "/api/challenges/{id}",
-            get(get_challenge).delete(cancel_challenge),
+            get(crate::challenge::get_challenge).delete(crate::challenge::cancel_challenge),
         )
         .route(
             "/api/challenges/{id}/accept",
-            limited(axum::routing::post(accept_challenge)),
+            limited(axum::routing::post(crate::challenge::accept_challenge)),
         )
         .route("/api/rules/{id}", get(get_ruleset))
         .route("/api/rulesets", get(list_rulesets))
@@ -121,122 +123,6 @@ async fn create_practice(State(s): State<AppState>, body: Bytes) -> Response {
             (StatusCode::CREATED, axum::Json(created)).into_response()
         }
         Err(e) => ApiError::from(e).into_response(),
-    }
-}
-
-/// A challenge refused: 404, 403, 410, 409 or 400, with what is wrong (or 500).
-fn challenge_refusal(id: &str, r: crate::challenge::Refusal) -> Response {
-    use crate::challenge::{Refusal, Standing};
-    match r {
-        Refusal::NotFound => error(StatusCode::NOT_FOUND, format!("no challenge {id:?}")),
-        Refusal::Forbidden => error(
-            StatusCode::FORBIDDEN,
-            format!("the secret is not challenge {id}'s"),
-        ),
-        Refusal::NotOpen(Standing::Expired) => error(
-            StatusCode::GONE,
-            format!(
-                "challenge {id} expired: it waited {} minutes without being accepted",
-                crate::challenge::CHALLENGE_TTL_MS / 60_000
-            ),
-        ),
-        Refusal::NotOpen(status) => error(
-            StatusCode::CONFLICT,
-            format!("challenge {id} is no longer open ({status})"),
-        ),
-        Refusal::Bad(e) => error(StatusCode::BAD_REQUEST, e.to_string()),
-        Refusal::Failed(e) => server_error(e),
-    }
-}
-
-/// `POST /api/challenges`: an open challenge (the `POST /api/games` body plus `color`
-/// and `name`).
-async fn create_challenge(State(s): State<AppState>, body: Bytes) -> Response {
-    let body = match crate::challenge::ChallengeBody::from_json(&body) {
-        Ok(b) => b,
-        Err(e) => return error(StatusCode::BAD_REQUEST, e.to_string()),
-    };
-    match s.create_challenge(&body).await {
-        Ok(created) => (StatusCode::CREATED, axum::Json(created)).into_response(),
-        Err(e) => server_error(e),
-    }
-}
-
-/// `GET /api/challenges`: the open challenges, newest first (no secrets); expired ones
-/// are left out.
-async fn list_challenges(State(s): State<AppState>) -> Response {
-    let now = crate::now_unix_ms();
-    let since = now - crate::challenge::CHALLENGE_TTL_MS;
-    match s.store.open_challenges(since, 100).await {
-        // A challenge whose stored body does not read is logged and left out: one
-        // damaged row does not take the lobby down.
-        Ok(rows) => {
-            let listed: Vec<_> = rows
-                .iter()
-                .filter_map(|r| match crate::challenge::listed(r, now) {
-                    Ok(l) => Some(l),
-                    Err(e) => {
-                        tracing::warn!(challenge = %r.challenge.id, error = %e, "a damaged challenge left out of the lobby");
-                        None
-                    }
-                })
-                .filter(|l| l.status == crate::challenge::Standing::Open)
-                .collect();
-            axum::Json(listed).into_response()
-        }
-        Err(e) => server_error(e.into()),
-    }
-}
-
-#[derive(Deserialize)]
-struct SecretQuery {
-    secret: Option<String>,
-}
-
-/// `GET /api/challenges/{id}?secret=S`: the challenge; with its secret, the creator's
-/// game once accepted.
-async fn get_challenge(
-    State(s): State<AppState>,
-    Path(id): Path<String>,
-    Query(q): Query<SecretQuery>,
-) -> Response {
-    match s.seen_challenge(&id, q.secret.as_deref()).await {
-        Ok(seen) => axum::Json(seen).into_response(),
-        Err(r) => challenge_refusal(&id, r),
-    }
-}
-
-/// `POST /api/challenges/{id}/accept` with an optional `{"name"}`: the game is created.
-async fn accept_challenge(
-    State(s): State<AppState>,
-    Path(id): Path<String>,
-    body: Bytes,
-) -> Response {
-    let name = match crate::challenge::accept_name(&body) {
-        Ok(n) => n,
-        Err(e) => return error(StatusCode::BAD_REQUEST, e.to_string()),
-    };
-    match s.accept_challenge(&id, name).await {
-        Ok(accepted) => (StatusCode::CREATED, axum::Json(accepted)).into_response(),
-        Err(r) => challenge_refusal(&id, r),
-    }
-}
-
-/// `DELETE /api/challenges/{id}?secret=S`: the creator cancels an open challenge.
-async fn cancel_challenge(
-    State(s): State<AppState>,
-    Path(id): Path<String>,
-    Query(q): Query<SecretQuery>,
-) -> Response {
-    let Some(secret) = q.secret else {
-        return error(
-            StatusCode::BAD_REQUEST,
-            "field `secret`: missing: the creator's secret",
-        );
-    };
-    match s.cancel_challenge(&id, &secret).await {
-        Ok(()) => StatusCode::NO_CONTENT.into_response(),
-        Err(r) => challenge_refusal(&id, r),
     }
 }
 

@@ -307,7 +307,7 @@ fn read_players(format: &str, body: &[u8]) -> Result<Vec<NewPlayer>, ApiError> {
 
 /// `GET /api/events/{id}/links` (the director, not a deputy): every player's personal
 /// link again, for the printed QR codes. Only the hashes are stored: a link is found by
-/// deriving the token the director's entry gave ([`super::player_token`]) and checking
+/// deriving the token the director's entry gave ([`super::model::player_token`]) and checking
 /// it against the stored hash; a player entered by a deputy (random token) or brought in
 /// by an imported file (no token) has `"link": null` and says why.
 pub(super) async fn get_links(
@@ -341,7 +341,7 @@ pub(super) fn links(snap: &Snap, token: &str) -> Vec<ev::PlayerLink> {
         .players
         .iter()
         .map(|p| {
-            let mine = super::player_token(token, &snap.id, &p.name);
+            let mine = super::model::player_token(token, &snap.id, &p.name);
             let found = snap.tokens.get(&crate::token_hash(&mine)) == Some(&Who::Player(p.name.clone()));
             let (link, why) = if found {
                 (Some(format!("/events/{id}/player?token={mine}")), None)

@@ -69,7 +69,7 @@ pub enum Op {
         players: Vec<NewPlayer>,
         check_in: bool,
         /// The director's token, when the director enters them: their tokens are derived
-        /// from it ([`super::player_token`]); otherwise random.
+        /// from it ([`super::model::player_token`]); otherwise random.
         director_token: Option<String>,
     },
     /// A player's report of their board's result (board play).

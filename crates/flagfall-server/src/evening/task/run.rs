@@ -178,7 +178,7 @@ impl Task {
 
     /// The live games of the latest round are loaded (in the background): one that waits
     /// for the director (a claim, a call, stored before a restart) tells the evening so
-    /// as it loads ([`super::game_waiting`]), since disputes are not stored.
+    /// as it loads ([`crate::round_link::game_waiting`]), since disputes are not stored.
     pub(super) fn wake_waiting_games(&self) {
         let latest = self.state.event.rounds_paired();
         let Some(round) = self
