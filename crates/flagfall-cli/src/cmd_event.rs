@@ -1089,22 +1089,7 @@ fn export_event(file: &Path, kind: ExportKind, output: Option<PathBuf>) -> anyho
 
 /// Today's date (UTC) for the DBF files' header.
 fn today() -> uscf::FileDate {
-    // Days since 1970-01-01 to a civil date (Howard Hinnant's days_from_civil inverse).
-    let days = now_ms().div_euclid(86_400_000);
-    let z = days + 719_468;
-    let era = z.div_euclid(146_097);
-    let doe = z - era * 146_097;
-    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let day = doy - (153 * mp + 2) / 5 + 1;
-    let month = if mp < 10 { mp + 3 } else { mp - 9 };
-    let year = yoe + era * 400 + i64::from(month <= 2);
-    uscf::FileDate {
-        year: u16::try_from(year).unwrap_or(2000),
-        month: u8::try_from(month).unwrap_or(1),
-        day: u8::try_from(day).unwrap_or(1),
-    }
+    uscf::FileDate::of_unix_ms(now_ms())
 }
 
 /// Load the event, apply one change, and save it; returns what the change returned.

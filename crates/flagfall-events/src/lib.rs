@@ -17,6 +17,7 @@
 //! - [`rating_report`]: the event's rating changes by both, from its played games.
 
 pub mod change;
+pub mod evening;
 pub mod event;
 pub mod export;
 pub mod format;

@@ -124,6 +124,28 @@ pub struct FileDate {
     pub day: u8,
 }
 
+impl FileDate {
+    /// The civil date (UTC) of `unix_ms`, milliseconds since 1970-01-01 (Howard
+    /// Hinnant's `civil_from_days`). A year outside the field's range is written 2000.
+    pub fn of_unix_ms(unix_ms: i64) -> FileDate {
+        let days = unix_ms.div_euclid(86_400_000);
+        let z = days + 719_468;
+        let era = z.div_euclid(146_097);
+        let doe = z - era * 146_097;
+        let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+        let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+        let mp = (5 * doy + 2) / 153;
+        let day = doy - (153 * mp + 2) / 5 + 1;
+        let month = if mp < 10 { mp + 3 } else { mp - 9 };
+        let year = yoe + era * 400 + i64::from(month <= 2);
+        FileDate {
+            year: u16::try_from(year).unwrap_or(2000),
+            month: u8::try_from(month).unwrap_or(1),
+            day: u8::try_from(day).unwrap_or(1),
+        }
+    }
+}
+
 /// One field of a table: name, type (`C` or `D`), width.
 #[derive(Debug, Clone)]
 struct Field {
@@ -562,4 +584,34 @@ pub fn report(event: &Event, written: FileDate) -> Result<UscfFiles, UscfError> 
         tdexport: dbf(&detail_fields, &rows, written),
         notes,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::FileDate;
+
+    fn date(year: u16, month: u8, day: u8) -> FileDate {
+        FileDate { year, month, day }
+    }
+
+    #[test]
+    fn civil_dates_of_instants() {
+        let day = 86_400_000;
+        assert_eq!(FileDate::of_unix_ms(0), date(1970, 1, 1));
+        assert_eq!(FileDate::of_unix_ms(day - 1), date(1970, 1, 1));
+        assert_eq!(FileDate::of_unix_ms(-1), date(1969, 12, 31));
+        // Leap days: 2000 (divisible by 400) and 2024; 2100 has none.
+        assert_eq!(FileDate::of_unix_ms(951_782_400_000), date(2000, 2, 29));
+        assert_eq!(
+            FileDate::of_unix_ms(951_782_400_000 + day),
+            date(2000, 3, 1)
+        );
+        assert_eq!(FileDate::of_unix_ms(1_709_164_800_000), date(2024, 2, 29));
+        assert_eq!(FileDate::of_unix_ms(4_107_456_000_000), date(2100, 2, 28));
+        assert_eq!(
+            FileDate::of_unix_ms(4_107_456_000_000 + day),
+            date(2100, 3, 1)
+        );
+        assert_eq!(FileDate::of_unix_ms(1_798_675_200_000), date(2026, 12, 31));
+    }
 }

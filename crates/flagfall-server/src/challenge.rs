@@ -19,6 +19,13 @@ use flagfall_protocol::{ColorName, CreateGame, SetupError};
 use flagfall_store::{ChallengeRow, ChallengeStatus, NewChallenge, NewGame};
 use sha2::{Digest, Sha256};
 
+use axum::body::Bytes;
+use axum::extract::{Path, Query, State};
+use axum::http::StatusCode;
+use axum::response::{IntoResponse, Response};
+use serde::Deserialize;
+
+use crate::api::{error, server_error};
 use crate::{ServerError, Shared, now_unix_ms, random_hex, token_hash};
 
 /// What a game without a director stores as its director token's hash: no SHA-256 in
@@ -245,6 +252,123 @@ impl Shared {
         } else {
             Err(Refusal::NotOpen(stored(row.status)))
         }
+    }
+}
+
+// The routes of the challenges (`crate::http` routes them).
+
+/// A challenge refused: 404, 403, 410, 409 or 400, with what is wrong (or 500).
+fn challenge_refusal(id: &str, r: Refusal) -> Response {
+    match r {
+        Refusal::NotFound => error(StatusCode::NOT_FOUND, format!("no challenge {id:?}")),
+        Refusal::Forbidden => error(
+            StatusCode::FORBIDDEN,
+            format!("the secret is not challenge {id}'s"),
+        ),
+        Refusal::NotOpen(Standing::Expired) => error(
+            StatusCode::GONE,
+            format!(
+                "challenge {id} expired: it waited {} minutes without being accepted",
+                CHALLENGE_TTL_MS / 60_000
+            ),
+        ),
+        Refusal::NotOpen(status) => error(
+            StatusCode::CONFLICT,
+            format!("challenge {id} is no longer open ({status})"),
+        ),
+        Refusal::Bad(e) => error(StatusCode::BAD_REQUEST, e.to_string()),
+        Refusal::Failed(e) => server_error(e),
+    }
+}
+
+/// `POST /api/challenges`: an open challenge (the `POST /api/games` body plus `color`
+/// and `name`).
+pub(crate) async fn create_challenge(State(s): State<Arc<Shared>>, body: Bytes) -> Response {
+    let body = match ChallengeBody::from_json(&body) {
+        Ok(b) => b,
+        Err(e) => return error(StatusCode::BAD_REQUEST, e.to_string()),
+    };
+    match s.create_challenge(&body).await {
+        Ok(created) => (StatusCode::CREATED, axum::Json(created)).into_response(),
+        Err(e) => server_error(e),
+    }
+}
+
+/// `GET /api/challenges`: the open challenges, newest first (no secrets); expired ones
+/// are left out.
+pub(crate) async fn list_challenges(State(s): State<Arc<Shared>>) -> Response {
+    let now = crate::now_unix_ms();
+    let since = now - CHALLENGE_TTL_MS;
+    match s.store.open_challenges(since, 100).await {
+        // A challenge whose stored body does not read is logged and left out: one
+        // damaged row does not take the lobby down.
+        Ok(rows) => {
+            let listed: Vec<_> = rows
+                .iter()
+                .filter_map(|r| match listed(r, now) {
+                    Ok(l) => Some(l),
+                    Err(e) => {
+                        tracing::warn!(challenge = %r.challenge.id, error = %e, "a damaged challenge left out of the lobby");
+                        None
+                    }
+                })
+                .filter(|l| l.status == Standing::Open)
+                .collect();
+            axum::Json(listed).into_response()
+        }
+        Err(e) => server_error(e.into()),
+    }
+}
+
+#[derive(Deserialize)]
+pub(crate) struct SecretQuery {
+    secret: Option<String>,
+}
+
+/// `GET /api/challenges/{id}?secret=S`: the challenge; with its secret, the creator's
+/// game once accepted.
+pub(crate) async fn get_challenge(
+    State(s): State<Arc<Shared>>,
+    Path(id): Path<String>,
+    Query(q): Query<SecretQuery>,
+) -> Response {
+    match s.seen_challenge(&id, q.secret.as_deref()).await {
+        Ok(seen) => axum::Json(seen).into_response(),
+        Err(r) => challenge_refusal(&id, r),
+    }
+}
+
+/// `POST /api/challenges/{id}/accept` with an optional `{"name"}`: the game is created.
+pub(crate) async fn accept_challenge(
+    State(s): State<Arc<Shared>>,
+    Path(id): Path<String>,
+    body: Bytes,
+) -> Response {
+    let name = match accept_name(&body) {
+        Ok(n) => n,
+        Err(e) => return error(StatusCode::BAD_REQUEST, e.to_string()),
+    };
+    match s.accept_challenge(&id, name).await {
+        Ok(accepted) => (StatusCode::CREATED, axum::Json(accepted)).into_response(),
+        Err(r) => challenge_refusal(&id, r),
+    }
+}
+
+/// `DELETE /api/challenges/{id}?secret=S`: the creator cancels an open challenge.
+pub(crate) async fn cancel_challenge(
+    State(s): State<Arc<Shared>>,
+    Path(id): Path<String>,
+    Query(q): Query<SecretQuery>,
+) -> Response {
+    let Some(secret) = q.secret else {
+        return error(
+            StatusCode::BAD_REQUEST,
+            "field `secret`: missing: the creator's secret",
+        );
+    };
+    match s.cancel_challenge(&id, &secret).await {
+        Ok(()) => StatusCode::NO_CONTENT.into_response(),
+        Err(r) => challenge_refusal(&id, r),
     }
 }
 

@@ -14,7 +14,7 @@ use serde::Deserialize;
 use serde_json::json;
 
 use crate::Shared;
-use crate::game::GameHandle;
+use crate::api::{ApiError, error, not_found, route_or_404, server_error, state_of};
 
 type AppState = Arc<Shared>;
 
@@ -45,15 +45,17 @@ pub fn router(shared: Arc<Shared>) -> Router {
         )
         .route(
             "/api/challenges",
-            get(list_challenges).merge(limited(axum::routing::post(create_challenge))),
+            get(crate::challenge::list_challenges).merge(limited(axum::routing::post(
+                crate::challenge::create_challenge,
+            ))),
         )
         .route(
             "/api/challenges/{id}",
-            get(get_challenge).delete(cancel_challenge),
+            get(crate::challenge::get_challenge).delete(crate::challenge::cancel_challenge),
         )
         .route(
             "/api/challenges/{id}/accept",
-            limited(axum::routing::post(accept_challenge)),
+            limited(axum::routing::post(crate::challenge::accept_challenge)),
         )
         .route("/api/rules/{id}", get(get_ruleset))
         .route("/api/rulesets", get(list_rulesets))
@@ -69,96 +71,6 @@ pub fn router(shared: Arc<Shared>) -> Router {
         // Blitz evenings: their own body limit (uploads), added after the layers above.
         .merge(crate::evening::http::routes(&shared))
         .with_state(shared)
-}
-
-pub(crate) fn error(status: StatusCode, message: impl Into<String>) -> Response {
-    (status, axum::Json(json!({ "error": message.into() }))).into_response()
-}
-
-/// A failure of the server's own (the database, a damaged stored game, a stopped
-/// task): logged in full, answered with the status that fits and a short message
-/// saying what happened, without the internals (which row, which error).
-pub(crate) fn server_error(e: crate::ServerError) -> Response {
-    tracing::error!(error = %e, "request failed");
-    let (status, message) = public(&e);
-    error(status, message)
-}
-
-/// What a client is told of a server failure: its status and a sentence.
-pub(crate) fn public(e: &crate::ServerError) -> (StatusCode, String) {
-    use crate::ServerError as E;
-    match e {
-        E::Corrupt(_)
-        | E::Store(
-            flagfall_store::StoreError::BadValue { .. } | flagfall_store::StoreError::Corrupt(_),
-        ) => (
-            StatusCode::INTERNAL_SERVER_ERROR,
-            "internal error: stored data is damaged (the server's log names it); nothing \
-             was changed"
-                .into(),
-        ),
-        E::Serialise { what, .. } => (
-            StatusCode::INTERNAL_SERVER_ERROR,
-            format!("internal error: the server could not write {what}; nothing was stored"),
-        ),
-        E::Stopped(what) => (
-            StatusCode::SERVICE_UNAVAILABLE,
-            format!("{what} stopped (reloading, or the server is stopping); try again"),
-        ),
-        E::Bug { what, .. } => (
-            StatusCode::INTERNAL_SERVER_ERROR,
-            format!("internal error: {what} failed (a bug, logged); nothing was changed"),
-        ),
-        _ => (
-            StatusCode::INTERNAL_SERVER_ERROR,
-            "internal error: the server could not answer; try again later".into(),
-        ),
-    }
-}
-
-/// A request that failed: refused with a status and what is wrong, or a server failure
-/// (500, logged). Answers `{"error": ...}`.
-#[derive(Debug)]
-pub enum ApiError {
-    Refused(StatusCode, String),
-    Failed(crate::ServerError),
-    /// Over a limit that lifts with time (`429`, `503`), with its `Retry-After`.
-    Later(crate::limits::Later),
-}
-
-impl IntoResponse for ApiError {
-    fn into_response(self) -> Response {
-        match self {
-            ApiError::Refused(status, message) => error(status, message),
-            ApiError::Failed(e) => server_error(e),
-            ApiError::Later(l) => l.response(),
-        }
-    }
-}
-
-impl From<crate::ServerError> for ApiError {
-    fn from(e: crate::ServerError) -> ApiError {
-        ApiError::Failed(e)
-    }
-}
-
-impl From<flagfall_protocol::SetupError> for ApiError {
-    fn from(e: flagfall_protocol::SetupError) -> ApiError {
-        ApiError::Refused(StatusCode::BAD_REQUEST, e.to_string())
-    }
-}
-
-impl From<crate::CreateError> for ApiError {
-    fn from(e: crate::CreateError) -> ApiError {
-        match e {
-            crate::CreateError::Setup(e) => e.into(),
-            crate::CreateError::Failed(e) => e.into(),
-        }
-    }
-}
-
-fn not_found(id: &str) -> Response {
-    error(StatusCode::NOT_FOUND, format!("no game {id:?}"))
 }
 
 async fn create_game(State(s): State<AppState>, body: Bytes) -> Result<Response, ApiError> {
@@ -214,122 +126,6 @@ async fn create_practice(State(s): State<AppState>, body: Bytes) -> Response {
     }
 }
 
-/// A challenge refused: 404, 403, 410, 409 or 400, with what is wrong (or 500).
-fn challenge_refusal(id: &str, r: crate::challenge::Refusal) -> Response {
-    use crate::challenge::{Refusal, Standing};
-    match r {
-        Refusal::NotFound => error(StatusCode::NOT_FOUND, format!("no challenge {id:?}")),
-        Refusal::Forbidden => error(
-            StatusCode::FORBIDDEN,
-            format!("the secret is not challenge {id}'s"),
-        ),
-        Refusal::NotOpen(Standing::Expired) => error(
-            StatusCode::GONE,
-            format!(
-                "challenge {id} expired: it waited {} minutes without being accepted",
-                crate::challenge::CHALLENGE_TTL_MS / 60_000
-            ),
-        ),
-        Refusal::NotOpen(status) => error(
-            StatusCode::CONFLICT,
-            format!("challenge {id} is no longer open ({status})"),
-        ),
-        Refusal::Bad(e) => error(StatusCode::BAD_REQUEST, e.to_string()),
-        Refusal::Failed(e) => server_error(e),
-    }
-}
-
-/// `POST /api/challenges`: an open challenge (the `POST /api/games` body plus `color`
-/// and `name`).
-async fn create_challenge(State(s): State<AppState>, body: Bytes) -> Response {
-    let body = match crate::challenge::ChallengeBody::from_json(&body) {
-        Ok(b) => b,
-        Err(e) => return error(StatusCode::BAD_REQUEST, e.to_string()),
-    };
-    match s.create_challenge(&body).await {
-        Ok(created) => (StatusCode::CREATED, axum::Json(created)).into_response(),
-        Err(e) => server_error(e),
-    }
-}
-
-/// `GET /api/challenges`: the open challenges, newest first (no secrets); expired ones
-/// are left out.
-async fn list_challenges(State(s): State<AppState>) -> Response {
-    let now = crate::now_unix_ms();
-    let since = now - crate::challenge::CHALLENGE_TTL_MS;
-    match s.store.open_challenges(since, 100).await {
-        // A challenge whose stored body does not read is logged and left out: one
-        // damaged row does not take the lobby down.
-        Ok(rows) => {
-            let listed: Vec<_> = rows
-                .iter()
-                .filter_map(|r| match crate::challenge::listed(r, now) {
-                    Ok(l) => Some(l),
-                    Err(e) => {
-                        tracing::warn!(challenge = %r.challenge.id, error = %e, "a damaged challenge left out of the lobby");
-                        None
-                    }
-                })
-                .filter(|l| l.status == crate::challenge::Standing::Open)
-                .collect();
-            axum::Json(listed).into_response()
-        }
-        Err(e) => server_error(e.into()),
-    }
-}
-
-#[derive(Deserialize)]
-struct SecretQuery {
-    secret: Option<String>,
-}
-
-/// `GET /api/challenges/{id}?secret=S`: the challenge; with its secret, the creator's
-/// game once accepted.
-async fn get_challenge(
-    State(s): State<AppState>,
-    Path(id): Path<String>,
-    Query(q): Query<SecretQuery>,
-) -> Response {
-    match s.seen_challenge(&id, q.secret.as_deref()).await {
-        Ok(seen) => axum::Json(seen).into_response(),
-        Err(r) => challenge_refusal(&id, r),
-    }
-}
-
-/// `POST /api/challenges/{id}/accept` with an optional `{"name"}`: the game is created.
-async fn accept_challenge(
-    State(s): State<AppState>,
-    Path(id): Path<String>,
-    body: Bytes,
-) -> Response {
-    let name = match crate::challenge::accept_name(&body) {
-        Ok(n) => n,
-        Err(e) => return error(StatusCode::BAD_REQUEST, e.to_string()),
-    };
-    match s.accept_challenge(&id, name).await {
-        Ok(accepted) => (StatusCode::CREATED, axum::Json(accepted)).into_response(),
-        Err(r) => challenge_refusal(&id, r),
-    }
-}
-
-/// `DELETE /api/challenges/{id}?secret=S`: the creator cancels an open challenge.
-async fn cancel_challenge(
-    State(s): State<AppState>,
-    Path(id): Path<String>,
-    Query(q): Query<SecretQuery>,
-) -> Response {
-    let Some(secret) = q.secret else {
-        return error(
-            StatusCode::BAD_REQUEST,
-            "field `secret`: missing: the creator's secret",
-        );
-    };
-    match s.cancel_challenge(&id, &secret).await {
-        Ok(()) => StatusCode::NO_CONTENT.into_response(),
-        Err(r) => challenge_refusal(&id, r),
-    }
-}
-
 /// `GET /api/rules/{id}`: a built-in ruleset as data (`flagfall rules show --json`), so
 /// the director console can show a penalty ladder's next step before applying it.
 /// `GET /api/rulesets`: the built-in rulesets the lobby offers, each with how its time
@@ -362,50 +158,6 @@ async fn explain_rule(Query(q): Query<ExplainQuery>) -> Response {
             format!("no explanation of rule {text:?}"),
         ),
     }
-}
-
-pub(crate) async fn handle_or_404(s: &AppState, id: &str) -> Result<GameHandle, Response> {
-    match s.handle(id).await {
-        Ok(Some(h)) => Ok(h),
-        Ok(None) => Err(not_found(id)),
-        Err(crate::ServerError::Elsewhere { node }) => Err(error(
-            StatusCode::SERVICE_UNAVAILABLE,
-            format!(
-                "game {id} is served by node {node:?} of the cluster: try again there or in a moment"
-            ),
-        )),
-        Err(e) => Err(server_error(e)),
-    }
-}
-
-/// Where game `id` is served (this node or another of the cluster), or the answer.
-pub(crate) async fn route_or_404(s: &AppState, id: &str) -> Result<crate::Route, Response> {
-    match s.route(id).await {
-        Ok(Some(r)) => Ok(r),
-        Ok(None) => Err(not_found(id)),
-        Err(crate::ServerError::Elsewhere { .. }) => Err(error(
-            StatusCode::SERVICE_UNAVAILABLE,
-            format!("game {id} is changing servers: try again in a moment"),
-        )),
-        Err(e) => Err(server_error(e)),
-    }
-}
-
-/// A game's state, from the copy of the game as its task last stored it (loading the
-/// game if it is not loaded): no place in the task's queue of actions, and one copy per
-/// commit however many ask.
-pub async fn state_of(s: &AppState, id: &str) -> Result<flagfall_protocol::State, Response> {
-    for _ in 0..2 {
-        let h = handle_or_404(s, id).await?;
-        // `None`: the task stopped (the game was unloaded) meanwhile; load it again.
-        if let Some(copy) = h.copy().await {
-            return Ok(copy.state(&h.meta));
-        }
-    }
-    Err(error(
-        StatusCode::SERVICE_UNAVAILABLE,
-        format!("game {id} is not available now, try again"),
-    ))
 }
 
 /// `GET /api/games/{id}`: the state object, and `"node"`: the cluster node serving the

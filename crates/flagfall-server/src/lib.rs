@@ -14,6 +14,7 @@
 //!
 //! The wire contract is docs/protocol.md; the types are `flagfall-protocol`.
 
+pub mod api;
 pub mod bus;
 pub mod challenge;
 pub mod cluster;
@@ -28,6 +29,7 @@ pub mod limits;
 pub mod metrics;
 pub mod practice;
 pub mod rematch;
+pub mod round_link;
 pub mod socket;
 pub mod writer;
 

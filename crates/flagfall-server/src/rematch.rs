@@ -36,7 +36,7 @@ use flagfall_store::{NewGame, RematchRow};
 use serde::Deserialize;
 use sha2::{Digest, Sha256};
 
-use crate::http::{ApiError, error, handle_or_404, state_of};
+use crate::api::{ApiError, error, handle_or_404, server_error, state_of};
 use crate::practice::ComputerConfig;
 use crate::{Shared, now_unix_ms, random_hex, token_hash};
 
@@ -202,7 +202,7 @@ pub async fn get_rematch(
     let token = q.token.unwrap_or_default();
     match s.store.rematch(&id).await {
         Ok(row) => axum::Json(view(&id, row.as_ref(), me, &token)).into_response(),
-        Err(e) => crate::http::server_error(e.into()),
+        Err(e) => server_error(e.into()),
     }
 }
 
@@ -242,7 +242,7 @@ pub async fn post_rematch(
                 "a game of an evening has no rematch: the evening pairs your next game (see your evening's page)",
             );
         }
-        Err(e) => return crate::http::server_error(e.into()),
+        Err(e) => return server_error(e.into()),
     }
     // A practice game: the computer answers an offer at once, and accepts it.
     let computer = match practice_of(&s, &id).await {
@@ -274,7 +274,7 @@ async fn act(
     body: &RematchBody,
     computer: Option<ComputerConfig>,
 ) -> Result<Option<RematchRow>, Response> {
-    let stored = |e: flagfall_store::StoreError| crate::http::server_error(e.into());
+    let stored = |e: flagfall_store::StoreError| server_error(e.into());
     let now = now_unix_ms();
     let mine = token_hash(&derived_token(id, &body.token));
     for _ in 0..TRIES {
@@ -290,7 +290,7 @@ async fn act(
                     .map_err(stored)?;
                 // The computer accepts at once, holding a token nobody needs.
                 if offered && let Some(cfg) = &computer {
-                    let theirs = token_hash(&random_hex(32).map_err(crate::http::server_error)?);
+                    let theirs = token_hash(&random_hex(32).map_err(server_error)?);
                     accept(s, id, state, me, &mine, &theirs, Some(cfg.clone())).await?;
                 }
                 offered
@@ -339,7 +339,7 @@ async fn accept(
         .store
         .accept_rematch(id, by, &new, now_unix_ms())
         .await
-        .map_err(|e| crate::http::server_error(e.into()))?;
+        .map_err(|e| server_error(e.into()))?;
     if !accepted {
         return Ok(false);
     }
@@ -358,7 +358,7 @@ async fn practice_of(s: &Arc<Shared>, id: &str) -> Result<Option<ComputerConfig>
     let row = match s.store.game(id).await {
         Ok(Some(r)) => r,
         Ok(None) => return Ok(None),
-        Err(e) => return Err(crate::http::server_error(e.into())),
+        Err(e) => return Err(server_error(e.into())),
     };
     match row.game.practice {
         None => Ok(None),

@@ -5,6 +5,8 @@
 // server would then answer otherwise. A refusal about nothing in particular goes with the
 // next change of the evening.
 
+import type { ChangeAnswer } from '../wire';
+
 /** What a refusal is about, from the route it refused. */
 export function refusalAbout(tail: string, method: string): string {
   let m: RegExpMatchArray | null;
@@ -15,7 +17,8 @@ export function refusalAbout(tail: string, method: string): string {
   return 'any';
 }
 
-type EffectLike = { effect: string; round?: number; [k: string]: unknown };
+/** One effect of a change, as the server sends it (`ChangeAnswer`, the live `change`). */
+type EffectLike = ChangeAnswer['effects'][number];
 
 /** Whether a change with `effects` lifts a refusal about `about` (it may no longer hold). */
 export function refusalLifted(about: string | null | undefined, effects: EffectLike[]): boolean {

@@ -17,171 +17,46 @@
 //! server to stop between the two, loading the evening finds the finished game and logs
 //! its result then ([`task`]'s reconciliation): nothing is lost.
 
+pub mod exports;
 pub mod http;
+pub mod live;
+pub mod model;
+pub mod players;
+pub mod request;
+pub mod results;
 pub mod rounds;
+pub mod setup;
 pub mod task;
 pub mod view;
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 
-use flagfall_events::change::LogEntry;
-use flagfall_events::event::{Event, RecordedResult, ReportInfo};
-use flagfall_protocol::Mode;
 use flagfall_protocol::evening::DisputeWhat;
-use serde::{Deserialize, Serialize};
-use sha2::Digest;
 
+pub use model::{BoardReports, Confirm, LogRow, Play, Report, Settings, Snap, Who, player_token};
 pub use task::EveningHandle;
 
-pub use flagfall_protocol::evening::{Confirm, Play};
-
-/// The server's settings of an evening (beside the event itself).
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Settings {
-    pub play: Play,
-    pub mode: Mode,
-    pub confirm: Confirm,
-    /// Pair the next round the moment the last result of a round arrives.
-    #[serde(default)]
-    pub auto: bool,
-}
-
-/// One row of an evening's stored log.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum LogRow {
-    /// A change of the event, as the events library logged it.
-    Change(LogEntry),
-    /// A player's report of their board's result (board play).
-    Report(Report),
-    /// The details the rating reports need, set by the director (`PUT .../report`).
-    Details {
-        report: ReportInfo,
-        /// The start date set with them (`""` clears it); absent: unchanged (rows
-        /// stored before the details took it have none).
-        #[serde(default, skip_serializing_if = "Option::is_none")]
-        date: Option<String>,
-        /// The site set with them, as the date.
-        #[serde(default, skip_serializing_if = "Option::is_none")]
-        site: Option<String>,
-        by: String,
-        at: i64,
-    },
-}
-
-/// A result a player reported for their board.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Report {
-    pub round: u32,
-    pub board: u32,
-    /// The player, by name.
-    pub player: String,
-    /// One result per game of the board.
-    pub results: Vec<RecordedResult>,
-    pub at: i64,
-}
-
-/// The reports of one board: by the board's White (game 1) and Black.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
-pub struct BoardReports {
-    pub white: Option<Vec<RecordedResult>>,
-    pub black: Option<Vec<RecordedResult>>,
-}
-
-// An evening's players play the server's games under their names: the evening takes no
-// name a game would refuse (issue 30: a 65-character name failed every pairing).
-const _: () = assert!(
-    flagfall_events::text::MAX_NAME_CHARS == flagfall_protocol::MAX_NAME_CHARS,
-    "an evening's name limit is a game's"
-);
-
-/// A player's token when the director enters them: derived from the director's own token,
-/// the evening and the name (SHA-256 of a label and the three, as a challenge's creator
-/// token is derived from its secret). The store keeps only its hash, as for any token, and
-/// the director can read the player's link again (`GET /api/events/{id}/links`, for the
-/// printed QR codes) by presenting the director's token. A deputy's entries get random
-/// tokens: the deputy does not hold the director's token.
-pub fn player_token(director_token: &str, event_id: &str, name: &str) -> String {
-    let digest = sha2::Sha256::digest(
-        format!("flagfall evening player\0{director_token}\0{event_id}\0{name}").as_bytes(),
-    );
-    digest.iter().map(|b| format!("{b:02x}")).collect()
-}
-
-/// Who a token is.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Who {
-    Director,
-    Deputy,
-    /// A player, by name.
-    Player(String),
-}
-
-impl Who {
-    pub fn is_director(&self) -> bool {
-        matches!(self, Who::Director | Who::Deputy)
-    }
-
-    /// How the log names them.
-    pub fn by(&self) -> String {
-        match self {
-            Who::Director => "director".into(),
-            Who::Deputy => "deputy".into(),
-            Who::Player(name) => format!("player {name}"),
-        }
-    }
-}
-
-/// An evening as the readers see it: a snapshot the task publishes after each commit.
-#[derive(Debug, Clone)]
-pub struct Snap {
-    pub id: String,
-    pub event: Event,
-    pub settings: Settings,
-    /// Board play: what the players reported, by (round, board).
-    pub reports: BTreeMap<(u32, u32), BoardReports>,
-    /// Token hash to who.
-    pub tokens: HashMap<String, Who>,
-    /// Rows in the stored log.
-    pub seq: i64,
-    /// Bytes of the stored log (its rows' JSON).
-    pub log_bytes: usize,
-    /// The evening's server games waiting for the director now (a claim for the director
-    /// to rule on, or a player's call), by game id: not stored, the games say it again
-    /// when they are loaded ([`game_waiting`]).
-    pub disputes: BTreeMap<String, flagfall_protocol::evening::Dispute>,
-}
-
-impl Snap {
-    /// The pairing number of the player called `name`.
-    pub fn number_of(&self, name: &str) -> Option<u32> {
-        self.event
-            .players
-            .iter()
-            .find(|p| p.name == name)
-            .map(|p| p.id)
-    }
-
-    /// The token hash of the player called `name`.
-    pub fn token_of(&self, name: &str) -> Option<&str> {
-        self.tokens.iter().find_map(|(h, w)| match w {
-            Who::Player(n) if n == name => Some(h.as_str()),
-            _ => None,
-        })
-    }
-
-    /// The director's token hash.
-    pub fn director_hash(&self) -> Option<&str> {
-        self.tokens
-            .iter()
-            .find_map(|(h, w)| (*w == Who::Director).then_some(h.as_str()))
-    }
-}
+/// A server game's tellings to its evening: the game's task calls them through
+/// `crate::round_link` (below the game), which these re-export until the game imports
+/// them from there.
+pub use crate::round_link::{dispute_of, game_over, game_waiting};
 
 /// The loaded evenings.
-#[derive(Default)]
 pub struct Evenings(Mutex<HashMap<String, EveningHandle>>);
+
+impl Default for Evenings {
+    /// No evening loaded. Making the server's evenings registers their side of the link
+    /// from a server game to its evening ([`crate::round_link`]): a game calls no module
+    /// above its own.
+    fn default() -> Evenings {
+        crate::round_link::register(crate::round_link::Hooks {
+            game_over: told_game_over,
+            game_waiting: told_game_waiting,
+        });
+        Evenings(Mutex::default())
+    }
+}
 
 impl Evenings {
     fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<String, EveningHandle>> {
@@ -213,11 +88,13 @@ impl Evenings {
 }
 
 /// A server game ended: tell its evening, if it plays for one (called by the game's task
-/// once the final event is stored). The evening logs the result in its own task.
-pub(crate) fn game_over(shared: &Arc<crate::Shared>, game_id: &str) {
+/// once the final event is stored, through [`crate::round_link::game_over`]). The
+/// evening logs the result in its own task.
+fn told_game_over(shared: &Arc<crate::Shared>, game_id: &str) {
+    let task_shared = shared.clone();
     let shared = shared.clone();
     let game_id = game_id.to_string();
-    tokio::spawn(async move {
+    task_shared.spawn(async move {
         // The database may fail for a moment: a few tries, a second apart. Past them the
         // result is taken when the evening loads or before it pairs its next round.
         for attempt in 1..=5 {
@@ -243,46 +120,20 @@ pub(crate) fn game_over(shared: &Arc<crate::Shared>, game_id: &str) {
     });
 }
 
-/// What a game waits for the director for, if anything: a claim for the director to rule
-/// on or a player's call. The evening's console shows it with the game.
-pub(crate) fn dispute_of(game: &flagfall_game::Game) -> Option<DisputeWhat> {
-    use flagfall_protocol::ColorName;
-    use flagfall_protocol::evening::Advice;
-    if game.is_over() {
-        // A game over waits for no one (a call answered by the game's result).
-        return None;
-    }
-    if let Some((claimant, kind, rec)) = game.pending_claim() {
-        return Some(DisputeWhat::Claim {
-            claimant: ColorName::from(claimant),
-            claim: kind.name().to_string(),
-            advice: Advice {
-                grant: rec.grant,
-                reasons: rec.reasons.clone(),
-            },
-        });
-    }
-    game.called().map(|c| DisputeWhat::Call {
-        by: ColorName::from(c.by),
-        reason: c.reason.clone(),
-    })
-}
-
-/// A server game's wait for the director began or ended (`dispute`: what it waits for,
-/// [`dispute_of`]; `None` when it no longer waits) with its `n`th stored event: tell
-/// its evening, if it plays for one. Called by the game's task when that changes, and
-/// when a game that waits is loaded (after a restart). A game of no evening costs one
-/// look-up in the store. The tellings may overtake one another on the way: the evening
-/// keeps the one of the latest event.
-pub(crate) fn game_waiting(
+/// A server game's wait for the director began or ended (through
+/// [`crate::round_link::game_waiting`]): tell its evening, if it plays for one. A game of
+/// no evening costs one look-up in the store. The tellings may overtake one another on
+/// the way: the evening keeps the one of the latest event.
+fn told_game_waiting(
     shared: &Arc<crate::Shared>,
     game_id: &str,
     n: u64,
     dispute: Option<DisputeWhat>,
 ) {
+    let task_shared = shared.clone();
     let shared = shared.clone();
     let game_id = game_id.to_string();
-    tokio::spawn(async move {
+    task_shared.spawn(async move {
         let evening = match shared.store.tournament_of_game(&game_id).await {
             Ok(Some(e)) => e,
             Ok(None) => return,
@@ -357,69 +208,4 @@ pub(crate) async fn deputy_of_game(
         return Ok(false);
     };
     Ok(h.now().tokens.get(token_hash) == Some(&Who::Deputy))
-}
-
-#[cfg(test)]
-mod tests {
-    use super::{dispute_of, player_token};
-    use serde_json::json;
-
-    /// A game replayed from its setup (as `POST /api/games` takes it) and its events.
-    fn game(setup: serde_json::Value, events: &[serde_json::Value]) -> flagfall_game::Game {
-        let body: flagfall_protocol::CreateGame = serde_json::from_value(setup).unwrap();
-        let (mut text, _) = body.setup_line().unwrap();
-        for e in events {
-            text.push('\n');
-            text.push_str(&e.to_string());
-        }
-        text.push('\n');
-        flagfall_game::replay(&flagfall_game::script::parse(&text).unwrap()).game
-    }
-
-    #[test]
-    fn a_claim_for_the_director_a_call_and_nothing() {
-        let setup = json!({"rules":"club-ilc","time_control":"G/5;d0",
-                           "fen":"4k3/8/8/8/8/8/8/4K2Q b - - 0 1"});
-        // Nothing waits at the start.
-        assert_eq!(dispute_of(&game(setup.clone(), &[])), None);
-        // Black, a lone king under a minute, claims insufficient losing chances: the
-        // claim waits for the director, with the assistant's advice.
-        let claimed = game(
-            setup.clone(),
-            &[
-                json!({"at":0,"by":"director","add_time":{"color":"black","ms":-250_000}}),
-                json!({"at":10,"by":"black","claim":"ilc"}),
-            ],
-        );
-        let d = dispute_of(&claimed).expect("the claim waits");
-        let d = serde_json::to_value(&d).expect("a dispute serialises");
-        assert_eq!(d["kind"], "claim", "{d}");
-        assert_eq!(d["claimant"], "black", "{d}");
-        assert_eq!(d["claim"], "ilc", "{d}");
-        assert!(d["advice"]["grant"].is_boolean(), "{d}");
-        // A player's call waits too, with its reason.
-        let called = game(
-            setup,
-            &[json!({"at":5,"by":"black","call_director":true,"reason":"noise"})],
-        );
-        assert_eq!(
-            dispute_of(&called).map(|d| serde_json::to_value(&d).expect("a dispute serialises")),
-            Some(json!({"kind":"call","by":"black","reason":"noise"}))
-        );
-    }
-
-    #[test]
-    fn player_tokens_differ_by_director_evening_and_name() {
-        let a = player_token("d1", "e1", "Ada");
-        assert_eq!(a.len(), 64, "256 bits as hex");
-        assert_eq!(a, player_token("d1", "e1", "Ada"));
-        assert_ne!(a, player_token("d2", "e1", "Ada"));
-        assert_ne!(a, player_token("d1", "e2", "Ada"));
-        assert_ne!(a, player_token("d1", "e1", "Bo"));
-        // The separator keeps the parts apart.
-        assert_ne!(
-            player_token("d1", "e1x", "Ada"),
-            player_token("d1", "e1", "xAda")
-        );
-    }
 }

@@ -4,70 +4,13 @@
 //! bringing them back into the latest round (docs/events.md "On the server").
 
 use flagfall_events::change::Effect;
-use std::collections::HashSet;
 
-use flagfall_events::event::{Event, EventError, Round};
+use flagfall_events::event::{EventError, Round};
 use flagfall_events::tiebreak::ByeKind;
-use flagfall_protocol::evening::{KeptPreview, LeftPlayer, LeftWhy, RepairPreview, ResultPreview};
+use flagfall_protocol::evening::{KeptPreview, RepairPreview, ResultPreview};
 
-use super::Snap;
+use super::model::Snap;
 use super::view::{self, Viewer};
-
-/// The players who played round `r - 1` (a board or a bye of theirs) and are absent from
-/// round `r`, and why as their record says now. Linear in the two rounds' size (it is
-/// part of every round the director reads).
-pub fn left_players(event: &Event, r: u32) -> Vec<LeftPlayer> {
-    let (Some(before), Some(now)) = (
-        r.checked_sub(2)
-            .and_then(|i| event.round_list.get(i as usize)),
-        r.checked_sub(1)
-            .and_then(|i| event.round_list.get(i as usize)),
-    ) else {
-        return Vec::new();
-    };
-    let absent = |round: &Round| -> HashSet<u32> {
-        round
-            .byes
-            .iter()
-            .filter(|b| b.kind == ByeKind::Absent)
-            .map(|b| b.player)
-            .collect()
-    };
-    let played: HashSet<u32> = before
-        .boards
-        .iter()
-        .flat_map(|b| [b.white, b.black])
-        .chain(
-            before
-                .byes
-                .iter()
-                .filter(|b| b.kind != ByeKind::Absent)
-                .map(|b| b.player),
-        )
-        .collect();
-    let gone = absent(now);
-    event
-        .players
-        .iter()
-        .filter(|p| played.contains(&p.id) && gone.contains(&p.id))
-        .map(|p| {
-            let why = if p.withdrawn_from.is_some_and(|w| w <= r) {
-                LeftWhy::Withdrawn
-            } else if p.paused {
-                LeftWhy::Paused
-            } else if event.check_in && !p.checked_in {
-                LeftWhy::NotCheckedIn
-            } else {
-                LeftWhy::Available
-            };
-            LeftPlayer {
-                name: p.name.clone(),
-                number: p.id,
-                why,
-            }
-        })
-        .collect()
-}
 
 /// The boards of `after` whose players differ from `before`'s (boards only one of them
 /// has included), and whether the byes differ.
@@ -147,11 +90,11 @@ use axum::response::{IntoResponse, Response};
 use flagfall_events::change::{Change, Origin};
 use serde::Deserialize;
 
-use super::http::{Director, admit, answer, asker, event_error, origin, parse, refused};
+use super::request::{Director, admit, answer, asker, event_error, origin, parse, refused};
 use super::task::{EveningHandle, Op};
 use crate::Shared;
+use crate::api::ApiError;
 use crate::cpu::Ticket;
-use crate::http::ApiError;
 use crate::limits::ClientAddress;
 
 /// `?dry_run=1` (or `true`): say what the change would do, change nothing.

@@ -9,7 +9,7 @@ use flagfall_protocol::evening::{Confirm, Play};
 
 use super::{LogRow, Report, Settings, Snap, Work};
 use crate::ServerError;
-use crate::http::public;
+use crate::api::public;
 
 fn snap() -> Snap {
     Snap {

@@ -1,18 +1,20 @@
 //! The JSON the evening's routes answer (docs/protocol.md, "Evenings").
 
+use std::collections::HashSet;
+
 use flagfall_events::change::Effect;
-use flagfall_events::event::{Board, Cell, Event, EventError, RecordedResult, RequestedBye};
+use flagfall_events::event::{Board, Cell, Event, EventError, RecordedResult, RequestedBye, Round};
 use flagfall_events::tiebreak::{ByeKind, Colour, GameOutcome};
 use flagfall_protocol::ColorName;
 use flagfall_protocol::evening::{
     BoardView, ByeKindName, ByeRequest, CrossCell, CrossOutcome, CrossRow, Crosstable,
-    Disagreement, EveningPlayer, EveningSummary, ForbiddenPairView, GameLink, LiveMessage, Me,
-    PlayerRef, Reported, RoundByeView, RoundView, Standings, StandingsRow,
+    Disagreement, EveningPlayer, EveningSummary, ForbiddenPairView, GameLink, LeftPlayer, LeftWhy,
+    LiveMessage, Me, PlayerRef, Reported, RoundByeView, RoundView, Standings, StandingsRow,
 };
 use flagfall_store::TournamentLogRow;
 use serde_json::Value;
 
-use super::{Snap, Who};
+use super::model::{BoardReports, Snap, Who};
 
 /// Who reads a view: the players' reports of a board whose result is not in (and so a
 /// disagreement) are the director's and the board's two players' only.
@@ -45,7 +47,7 @@ impl Viewer {
     }
 }
 
-fn reported(rep: &super::BoardReports) -> Reported {
+fn reported(rep: &BoardReports) -> Reported {
     let short = |x: &Option<Vec<RecordedResult>>| {
         x.as_ref()
             .map(|x| x.iter().map(|r| r.short().to_string()).collect::<Vec<_>>())
@@ -165,7 +167,7 @@ pub fn round(snap: &Snap, r: u32, viewer: Viewer) -> Result<RoundView, EventErro
         bye,
         manual_by: round.manual.then(|| round.manual_by.clone()),
         left: (viewer == Viewer::Director)
-            .then(|| super::rounds::left_players(event, r))
+            .then(|| left_players(event, r))
             .filter(|l| !l.is_empty()),
     })
 }
@@ -508,4 +510,60 @@ pub fn live_state(snap: &Snap, viewer: Viewer) -> String {
         },
         standings: standings(&snap.event).ok(),
     })
+}
+
+/// The players who played round `r - 1` (a board or a bye of theirs) and are absent from
+/// round `r`, and why as their record says now. Linear in the two rounds' size (it is
+/// part of every round the director reads).
+pub fn left_players(event: &Event, r: u32) -> Vec<LeftPlayer> {
+    let (Some(before), Some(now)) = (
+        r.checked_sub(2)
+            .and_then(|i| event.round_list.get(i as usize)),
+        r.checked_sub(1)
+            .and_then(|i| event.round_list.get(i as usize)),
+    ) else {
+        return Vec::new();
+    };
+    let absent = |round: &Round| -> HashSet<u32> {
+        round
+            .byes
+            .iter()
+            .filter(|b| b.kind == ByeKind::Absent)
+            .map(|b| b.player)
+            .collect()
+    };
+    let played: HashSet<u32> = before
+        .boards
+        .iter()
+        .flat_map(|b| [b.white, b.black])
+        .chain(
+            before
+                .byes
+                .iter()
+                .filter(|b| b.kind != ByeKind::Absent)
+                .map(|b| b.player),
+        )
+        .collect();
+    let gone = absent(now);
+    event
+        .players
+        .iter()
+        .filter(|p| played.contains(&p.id) && gone.contains(&p.id))
+        .map(|p| {
+            let why = if p.withdrawn_from.is_some_and(|w| w <= r) {
+                LeftWhy::Withdrawn
+            } else if p.paused {
+                LeftWhy::Paused
+            } else if event.check_in && !p.checked_in {
+                LeftWhy::NotCheckedIn
+            } else {
+                LeftWhy::Available
+            };
+            LeftPlayer {
+                name: p.name.clone(),
+                number: p.id,
+                why,
+            }
+        })
+        .collect()
 }
