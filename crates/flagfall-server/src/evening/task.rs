@@ -15,8 +15,8 @@ use serde_json::json;
 use tokio::sync::{broadcast, mpsc, oneshot, watch};
 
 use super::{BoardReports, Confirm, LogRow, Play, Report, Settings, Snap, Who};
-use crate::cluster::evening::Notice;
 use crate::game::{Cmd as GameCmd, RoundCmd};
+use crate::seam::Notice;
 use crate::{ServerError, Shared, now_unix_ms, random_hex, token_hash};
 
 /// Commands an evening's task may have queued.
@@ -232,7 +232,7 @@ impl EveningHandle {
         let _ = self.tx.send(Cmd::Waiting(game_id, n, dispute, false)).await;
     }
 
-    /// Another node's telling (over NATS, [`crate::cluster::evening`]): sent to the task
+    /// Another node's telling (over NATS: the cluster's evening notices): sent to the task
     /// without waiting; a full queue drops it (what queued commands catch up with before
     /// they apply, or what the next telling says again).
     pub(crate) fn remote(&self, cmd: Cmd) {
@@ -585,7 +585,9 @@ impl Task {
         self.reconcile().await;
         self.wake_waiting_games();
         // The other nodes with the evening loaded tell this one their disputes.
-        crate::cluster::evening::publish(&self.shared, &self.state.id, Notice::Hello);
+        self.shared
+            .seam
+            .tell(&self.shared, &self.state.id, Notice::Hello);
         let idle = self.shared.limits.evening_idle;
         let mut unloaded = false;
         loop {
@@ -640,7 +642,7 @@ impl Task {
                             n,
                             dispute: Some(dispute.what.clone()),
                         };
-                        crate::cluster::evening::publish(&self.shared, &self.state.id, notice);
+                        self.shared.seam.tell(&self.shared, &self.state.id, notice);
                     }
                 }
                 Cmd::GameOver(id, attempt) => {
@@ -681,7 +683,7 @@ impl Task {
                 n,
                 dispute: dispute.clone(),
             };
-            crate::cluster::evening::publish(&self.shared, &self.state.id, notice);
+            self.shared.seam.tell(&self.shared, &self.state.id, notice);
         }
         let mut snap = (*self.state).clone();
         let changed = match dispute {
@@ -1149,10 +1151,20 @@ impl Task {
     /// Tell server game `id` of its round ([`RoundCmd`]); whether it has begun. In a
     /// cluster the game may be served by another node: asked over NATS.
     async fn round_cmd(&self, id: &str, c: RoundCmd) -> Result<bool, Refusal> {
-        use crate::cluster::route::{Req, Resp, ask};
-        // A game that moves between the look-up and the request is looked up again.
-        for _ in 0..3 {
-            let node = match self.shared.route(id).await.map_err(Refusal::Failed)? {
+        use crate::seam::{OwnerRetry, Req, Resp};
+        // A game that moves, or whose owner does not answer, is looked up again by the
+        // seam's one policy (`crate::seam::OwnerRetry`), for a hold, which needs its
+        // answer. A release or an abort is tried once: the game's hold ends by itself
+        // without it (`crate::game::ROUND_HOLD`, as its stored row says), and the
+        // evening does not wait on an owner that does not answer.
+        let policy = match c {
+            RoundCmd::Hold => self.shared.seam.retry(),
+            RoundCmd::Release | RoundCmd::Abort => OwnerRetry::ONCE,
+        };
+        let mut retry = policy.start();
+        loop {
+            let route = self.shared.route_within(id, &mut retry).await;
+            let node = match route.map_err(Refusal::Failed)? {
                 None => return Ok(false),
                 Some(crate::Route::Remote { node, .. }) => node,
                 Some(crate::Route::Local(h)) => {
@@ -1169,21 +1181,25 @@ impl Task {
                 game: id.to_string(),
                 cmd: c,
             };
-            match ask(&self.shared, &node, &req).await {
+            let why = match self.shared.seam.ask(&self.shared, &node, &req).await {
                 Ok(Resp::Round(begun)) => return Ok(begun),
-                Ok(Resp::NotOwner) => continue,
                 Ok(Resp::NotFound) => return Ok(false),
+                Ok(Resp::NotOwner) => "moved".to_string(),
+                Ok(Resp::Busy) => "busy".to_string(),
+                Ok(Resp::Unavailable(why)) => why,
                 Ok(other) => {
                     return Err(Refusal::Failed(ServerError::Nats(format!(
                         "game {id}'s server {node} answered {other:?} to its round's {c:?}"
                     ))));
                 }
-                Err(e) => return Err(Refusal::Failed(ServerError::Nats(e.to_string()))),
+                Err(e) => e.to_string(),
+            };
+            if !retry.again().await {
+                return Err(Refusal::Failed(ServerError::Nats(format!(
+                    "game {id}'s server does not answer its round's {c:?}, try again: {why}"
+                ))));
             }
         }
-        Err(Refusal::Failed(ServerError::Nats(format!(
-            "game {id} moved between servers while its round changed: try again"
-        ))))
     }
 }
 
@@ -1541,7 +1557,7 @@ impl Task {
         if !c.log.is_empty() {
             self.publish(&snap, c.log, done.effects.clone()).await;
             let notice = Notice::Seq { seq: snap.seq };
-            crate::cluster::evening::publish(&self.shared, &snap.id, notice);
+            self.shared.seam.tell(&self.shared, &snap.id, notice);
         }
         Ok(done)
     }
