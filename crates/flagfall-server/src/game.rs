@@ -84,18 +84,9 @@ pub enum Cmd {
     Lost,
 }
 
-/// What an evening asks of a game of a round it deletes or re-pairs: `Hold` answers
-/// whether the game has begun (an event stored, or one waiting) and, when it has not,
-/// refuses every action until `Release` (the change was refused or not stored) or
-/// `Abort` (the game is stored as aborted in the same transaction as the change): no
-/// move can slip in between the evening's check and its commit.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum RoundCmd {
-    Hold,
-    Release,
-    Abort,
-}
+// What an evening asks of a game of a round it deletes or re-pairs (`Hold` answers
+// whether the game has begun): defined with the requests between nodes, which carry it.
+pub use crate::seam::RoundCmd;
 
 /// Why a game of a deleted or re-paired round refuses actions.
 pub const ROUND_REMOVED: &str =

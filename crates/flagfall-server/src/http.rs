@@ -204,32 +204,38 @@ async fn get_game(State(s): State<AppState>, Path(id): Path<String>) -> Response
 /// its evening).
 async fn game_state(s: &AppState, id: &str) -> Response {
     let id = id.to_string();
-    let Some(cluster) = s.cluster.clone() else {
+    let Some(me) = s.seam.node().map(str::to_string) else {
         return match state_of(s, &id).await {
             Ok(state) => with_node(serde_json::to_value(state), None),
             Err(r) => r,
         };
     };
-    for _ in 0..3 {
-        match route_or_404(s, &id).await {
-            Ok(crate::Route::Local(_)) => {
+    // The game's owner asked, and looked up again while it does not answer or moves,
+    // by the seam's one policy (`crate::seam::OwnerRetry`).
+    let mut retry = s.seam.retry().start();
+    loop {
+        match s.route_within(&id, &mut retry).await {
+            Ok(Some(crate::Route::Local(_))) => {
                 return match state_of(s, &id).await {
-                    Ok(state) => with_node(serde_json::to_value(state), Some(&cluster.node)),
+                    Ok(state) => with_node(serde_json::to_value(state), Some(&me)),
                     Err(r) => r,
                 };
             }
-            Ok(crate::Route::Remote { node, .. }) => {
-                let req = crate::cluster::route::Req::Get { game: id.clone() };
-                match crate::cluster::route::ask(s, &node, &req).await {
-                    Ok(crate::cluster::route::Resp::Get(v)) => {
-                        return with_node(Ok(v), Some(&node));
-                    }
-                    Ok(crate::cluster::route::Resp::NotFound) => return not_found(&id),
-                    // Moved, or its owner died: look again (a takeover takes a lease).
-                    _ => tokio::time::sleep(std::time::Duration::from_millis(300)).await,
+            Ok(Some(crate::Route::Remote { node, .. })) => {
+                let req = crate::seam::Req::Get { game: id.clone() };
+                match s.seam.ask(s, &node, &req).await {
+                    Ok(crate::seam::Resp::Get(v)) => return with_node(Ok(v), Some(&node)),
+                    Ok(crate::seam::Resp::NotFound) => return not_found(&id),
+                    // Moved, busy, or its owner died: look again (a takeover takes a lease).
+                    _ => {}
                 }
             }
-            Err(r) => return r,
+            Ok(None) => return not_found(&id),
+            Err(crate::ServerError::Elsewhere { .. }) => break,
+            Err(e) => return server_error(e),
+        }
+        if !retry.again().await {
+            break;
         }
     }
     error(

@@ -11,6 +11,9 @@
 //! - [`lag`]: lag compensation (lichess's quota, the round trip of the server's pings).
 //! - [`metrics`]: `GET /metrics`.
 //! - [`evening`]: blitz evenings (issue 21): the events library's event, one task each.
+//! - [`games`]: finding, loading and creating this node's games ([`Route`]).
+//! - [`seam`]: where games are served and the other nodes, if any (one trait; the single
+//!   node's [`seam::Local`]); [`cluster`] implements it over PostgreSQL and NATS.
 //!
 //! The wire contract is docs/protocol.md; the types are `flagfall-protocol`.
 
@@ -21,6 +24,7 @@ pub mod cluster;
 pub mod cpu;
 pub mod evening;
 pub mod game;
+pub mod games;
 pub mod heartbeat;
 pub mod http;
 pub mod lag;
@@ -30,6 +34,7 @@ pub mod metrics;
 pub mod practice;
 pub mod rematch;
 pub mod round_link;
+pub mod seam;
 pub mod socket;
 pub mod writer;
 
@@ -38,15 +43,16 @@ use std::future::Future;
 use std::net::SocketAddr;
 use std::sync::{Arc, Mutex};
 
-use flagfall_protocol::{CreateGame, Mode};
-use flagfall_store::{Status, Store};
+use flagfall_store::Store;
 use sha2::{Digest, Sha256};
 use tokio::sync::{mpsc, watch};
 
 use crate::bus::{Bus, LocalBus};
-use crate::game::{Cmd, GameHandle, GameMeta};
+use crate::game::GameHandle;
 use crate::metrics::Metrics;
 use crate::writer::WriteReq;
+
+pub use games::Route;
 
 /// A server failure.
 #[derive(Debug, thiserror::Error)]
@@ -185,51 +191,20 @@ pub struct Shared {
     /// Every task the server starts, so that shutdown can wait for them (issue 33 item 7):
     /// spawn with [`Shared::spawn`], not `tokio::spawn`.
     pub tasks: tokio_util::task::TaskTracker,
+    /// Where games are served, and the other nodes if any (`crate::seam`): the single
+    /// node's [`seam::Local`], or the cluster.
+    pub seam: Arc<dyn seam::Seam>,
 }
 
-/// Where a game is served: by a task of this node, or by another node of the cluster.
-#[derive(Clone)]
-pub enum Route {
-    Local(GameHandle),
-    /// Another node holds its lease (`node`); `meta` as stored.
-    Remote {
-        node: String,
-        meta: Arc<GameMeta>,
-    },
-}
-
-impl Route {
-    pub fn meta(&self) -> &Arc<GameMeta> {
-        match self {
-            Route::Local(h) => &h.meta,
-            Route::Remote { meta, .. } => meta,
-        }
+impl Shared {
+    /// Starts a task the server tracks (`tasks`): shutdown waits for it.
+    pub fn spawn<F>(&self, task: F) -> tokio::task::JoinHandle<F::Output>
+    where
+        F: Future + Send + 'static,
+        F::Output: Send + 'static,
+    {
+        self.tasks.spawn(task)
     }
-}
-
-/// What the server keeps about a game besides its events, from its row.
-fn meta_of(row: &flagfall_store::GameRow) -> Result<GameMeta, ServerError> {
-    let id = &row.game.id;
-    let setup = serde_json::from_str(&row.game.setup)
-        .map_err(|e| ServerError::Corrupt(format!("game {id}: setup: {e}")))?;
-    Ok(GameMeta {
-        id: row.game.id.clone(),
-        setup_line: row.game.setup.clone(),
-        setup,
-        mode: row.game.mode,
-        token_hashes: [
-            row.game.token_white.clone(),
-            row.game.token_black.clone(),
-            row.game.token_director.clone(),
-        ],
-        created_ms: row.game.created_ms,
-    })
-}
-
-/// Whether `id` can be a stored game's id (hex, as `random_hex` makes them): anything
-/// else is answered "no such game" without asking the database or NATS.
-fn plausible_id(id: &str) -> bool {
-    !id.is_empty() && id.len() <= 64 && id.bytes().all(|b| b.is_ascii_alphanumeric())
 }
 
 /// Hex SHA-256 of a token: what the database keeps.
@@ -250,340 +225,6 @@ pub(crate) fn now_unix_ms() -> i64 {
         .duration_since(std::time::UNIX_EPOCH)
         .map(|d| d.as_millis() as i64)
         .unwrap_or(0)
-}
-
-impl Shared {
-    /// Starts a task the server tracks (`tasks`): shutdown waits for it.
-    pub fn spawn<F>(&self, task: F) -> tokio::task::JoinHandle<F::Output>
-    where
-        F: Future + Send + 'static,
-        F::Output: Send + 'static,
-    {
-        self.tasks.spawn(task)
-    }
-
-    fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<String, GameHandle>> {
-        // Only look-ups, single inserts and removals happen under this lock (and the
-        // start of a task already replayed): never a replay, never an `.await`.
-        self.games.lock().unwrap_or_else(|p| p.into_inner())
-    }
-
-    /// The handle of a game, loading it from the store if it is not loaded. `None` if
-    /// there is no such game. In a cluster, loading a game is claiming its lease:
-    /// [`ServerError::Elsewhere`] when another node holds it.
-    pub async fn handle(self: &Arc<Self>, id: &str) -> Result<Option<GameHandle>, ServerError> {
-        if let Some(h) = self.lock().get(id).filter(|h| !h.tx.is_closed()) {
-            return Ok(Some(h.clone()));
-        }
-        let Some(cluster) = self.cluster.clone() else {
-            return self.load(id, None).await;
-        };
-        if !plausible_id(id) {
-            return Ok(None);
-        }
-        // One claim of a game at a time on this node: a claim raises the epoch.
-        let lock = cluster.claim_lock(id);
-        let _claiming = lock.lock().await;
-        if let Some(h) = self.lock().get(id).filter(|h| !h.tx.is_closed()) {
-            return Ok(Some(h.clone()));
-        }
-        // Served elsewhere: answered from one read, without a claim (a socket or a
-        // request on a game another node serves asks this on every connect).
-        if let Some(l) = self.store.lease_of(id).await?
-            && l.owner != cluster.node
-            && l.expires_in_ms > 0
-        {
-            return Err(ServerError::Elsewhere { node: l.owner });
-        }
-        let Some(row) = self.store.game(id).await? else {
-            return Ok(None);
-        };
-        match self
-            .store
-            .lease_claim(id, &cluster.node, cluster.lease_ms())
-            .await?
-        {
-            Some(epoch) => {
-                cluster.own(id, epoch);
-                self.metrics
-                    .cluster
-                    .owned_games
-                    .set(cluster.owned_count() as i64);
-                match self.load(id, Some(epoch)).await {
-                    Ok(h) => {
-                        // A live game already begun, claimed on demand: taken over from
-                        // a node whose lease expired (or from none), as the scan does.
-                        if row.status == Status::Live
-                            && h.as_ref().is_some_and(|h| h.view.borrow().started)
-                        {
-                            self.metrics.cluster.takeovers.inc();
-                        }
-                        Ok(h)
-                    }
-                    Err(e) => {
-                        cluster.forget(id, epoch);
-                        let _ = self.store.lease_release(id, &cluster.node, epoch).await;
-                        Err(e)
-                    }
-                }
-            }
-            None => match self.store.lease_of(id).await? {
-                Some(l) => Err(ServerError::Elsewhere { node: l.owner }),
-                // Released meanwhile: the asker tries again.
-                None => Err(ServerError::Elsewhere {
-                    node: String::new(),
-                }),
-            },
-        }
-    }
-
-    /// Where game `id` is served: this node (loading it, in a cluster claiming it, if
-    /// nobody serves it) or another. `None` if there is no such game.
-    pub async fn route(self: &Arc<Self>, id: &str) -> Result<Option<Route>, ServerError> {
-        for _ in 0..3 {
-            match self.handle(id).await {
-                Ok(h) => return Ok(h.map(Route::Local)),
-                Err(ServerError::Elsewhere { node }) if !node.is_empty() => {
-                    let Some(row) = self.store.game(id).await? else {
-                        return Ok(None);
-                    };
-                    return Ok(Some(Route::Remote {
-                        node,
-                        meta: Arc::new(meta_of(&row)?),
-                    }));
-                }
-                Err(ServerError::Elsewhere { .. }) => continue,
-                Err(e) => return Err(e),
-            }
-        }
-        Err(ServerError::Elsewhere {
-            node: String::new(),
-        })
-    }
-
-    /// A game taken over from a node whose lease expired (`crate::cluster::leases`):
-    /// serve it at `epoch`, replacing a task of this node with an older one.
-    pub(crate) async fn serve_taken(
-        self: &Arc<Self>,
-        id: &str,
-        epoch: i64,
-    ) -> Result<(), ServerError> {
-        let Some(cluster) = self.cluster.clone() else {
-            return Ok(());
-        };
-        let lock = cluster.claim_lock(id);
-        let _claiming = lock.lock().await;
-        if cluster.epoch_of(id).is_some_and(|e| e > epoch) {
-            return Ok(());
-        }
-        if let Some(old) = cluster.epoch_of(id) {
-            self.drop_game(id, old);
-        }
-        cluster.own(id, epoch);
-        self.metrics
-            .cluster
-            .owned_games
-            .set(cluster.owned_count() as i64);
-        if let Err(e) = self.load(id, Some(epoch)).await {
-            cluster.forget(id, epoch);
-            let _ = self.store.lease_release(id, &cluster.node, epoch).await;
-            return Err(e);
-        }
-        Ok(())
-    }
-
-    /// Stop serving game `id` held at `epoch` (its lease was lost): its task stops
-    /// accepting anything, and its sockets on this node are told to reconnect.
-    pub(crate) fn drop_game(&self, id: &str, epoch: i64) {
-        let Some(cluster) = &self.cluster else { return };
-        if cluster.epoch_of(id) != Some(epoch) {
-            return;
-        }
-        cluster.forget(id, epoch);
-        self.metrics
-            .cluster
-            .owned_games
-            .set(cluster.owned_count() as i64);
-        self.metrics.cluster.dropped_games.inc();
-        // Its clock is no longer this node's to beat.
-        self.beats.remove(id);
-        let h = self.lock().remove(id);
-        if let Some(h) = h {
-            // Best effort: a task whose queue is full notices at its next action
-            // (`Cluster::holds`) or commit (the fence).
-            let _ = h.tx.try_send(Cmd::Lost);
-        }
-        self.bus.publish_local(id, crate::bus::BusMsg::moved());
-    }
-
-    /// Load game `id` from the store and start its task (`fence`: in a cluster, the
-    /// epoch of the lease this node holds).
-    async fn load(
-        self: &Arc<Self>,
-        id: &str,
-        fence: Option<i64>,
-    ) -> Result<Option<GameHandle>, ServerError> {
-        let Some(row) = self.store.game(id).await? else {
-            return Ok(None);
-        };
-        let events = self.store.events(id).await?;
-        let alive = self.store.last_beat(id).await?;
-        let meta = meta_of(&row)?;
-        // Replay before taking the lock of all games; under it, only the insert. When
-        // another request loaded the game meanwhile, its task is the game's and this
-        // replay is dropped (it started nothing).
-        let mut loaded = game::load(self.clone(), meta, events, alive)?.fenced(fence);
-        if row.status == Status::Aborted {
-            loaded = loaded.aborted();
-        }
-        let h = {
-            let mut games = self.lock();
-            if let Some(h) = games.get(id).filter(|h| !h.tx.is_closed()) {
-                return Ok(Some(h.clone()));
-            }
-            let h = loaded.start();
-            games.insert(id.to_string(), h.clone());
-            h
-        };
-        // A live practice game's computer plays again (after a restart, or when the game
-        // is loaded again): its settings are stored with the game.
-        if row.status == Status::Live
-            && let Some(config) = &row.game.practice
-        {
-            match serde_json::from_str::<practice::ComputerConfig>(config) {
-                Ok(cfg) => practice::spawn(self.clone(), id.to_string(), cfg, self.engine.clone()),
-                Err(e) => {
-                    tracing::warn!(game = %id, error = %e, "stored practice settings unreadable")
-                }
-            }
-        }
-        Ok(Some(h))
-    }
-
-    /// How many practice computers run (each with its engine process when the server
-    /// has an engine).
-    pub(crate) fn computers_running(&self) -> usize {
-        self.computers
-            .lock()
-            .unwrap_or_else(|p| p.into_inner())
-            .len()
-    }
-
-    /// Mark game `id`'s computer as running; false when one already runs.
-    pub(crate) fn computer_starts(&self, id: &str) -> bool {
-        self.computers
-            .lock()
-            .unwrap_or_else(|p| p.into_inner())
-            .insert(id.to_string())
-    }
-
-    /// Game `id`'s computer stopped.
-    pub(crate) fn computer_stopped(&self, id: &str) {
-        self.computers
-            .lock()
-            .unwrap_or_else(|p| p.into_inner())
-            .remove(id);
-    }
-
-    /// Called by a finished (or aborted) game's task idle for
-    /// [`lifecycle::FINISHED_GRACE`]: unload it unless a socket still watches it
-    /// (`crate::lifecycle`) or commands wait.
-    pub(crate) fn unload_idle(&self, id: &str, rx: &mut mpsc::Receiver<Cmd>) -> bool {
-        if self.bus.subscribers(id) > 0 {
-            return false;
-        }
-        self.unload(id, rx)
-    }
-
-    /// Called by a game's task that ends: unload it unless commands wait.
-    pub(crate) fn unload(&self, id: &str, rx: &mut mpsc::Receiver<Cmd>) -> bool {
-        let mut games = self.lock();
-        if !rx.is_empty() {
-            return false;
-        }
-        games.remove(id);
-        rx.close();
-        true
-    }
-
-    /// Create a game: store its row, start its task.
-    pub async fn create(
-        self: &Arc<Self>,
-        body: &CreateGame,
-    ) -> Result<flagfall_protocol::Created, CreateError> {
-        self.create_with(body, None).await
-    }
-
-    /// [`Shared::create`], storing a practice computer's settings with the game
-    /// (`practice`, JSON) in the same row.
-    pub async fn create_with(
-        self: &Arc<Self>,
-        body: &CreateGame,
-        practice: Option<String>,
-    ) -> Result<flagfall_protocol::Created, CreateError> {
-        let (line, _setup) = body.setup_line()?;
-        let id = random_hex(12)?;
-        let tokens = flagfall_protocol::Tokens {
-            white: random_hex(32)?,
-            black: random_hex(32)?,
-            director: random_hex(32)?,
-        };
-        let row = flagfall_store::NewGame {
-            id: id.clone(),
-            setup: line.clone(),
-            mode: body.mode(),
-            token_white: token_hash(&tokens.white),
-            token_black: token_hash(&tokens.black),
-            token_director: token_hash(&tokens.director),
-            created_ms: now_unix_ms(),
-            practice,
-        };
-        self.store.create_game(&row).await?;
-        self.start_new(&row, body.mode()).await?;
-        let urls = flagfall_protocol::Urls::of(&id, &tokens);
-        Ok(flagfall_protocol::Created { id, tokens, urls })
-    }
-
-    /// Start the task of a game whose row was just stored (no events yet), unless a task
-    /// for it already runs.
-    pub(crate) async fn start_new(
-        self: &Arc<Self>,
-        row: &flagfall_store::NewGame,
-        mode: Mode,
-    ) -> Result<(), ServerError> {
-        if self.cluster.is_some() {
-            // In a cluster the node that creates a game claims it (a load balancer
-            // spreads creations, and so new games, over the nodes); when another node
-            // claimed it first (a player connected there already), that one serves it.
-            return match self.handle(&row.id).await {
-                Ok(_) | Err(ServerError::Elsewhere { .. }) => Ok(()),
-                Err(e) => Err(e),
-            };
-        }
-        let meta = GameMeta {
-            id: row.id.clone(),
-            setup: serde_json::from_str(&row.setup)
-                .map_err(|e| ServerError::Corrupt(format!("game {}: setup: {e}", row.id)))?,
-            setup_line: row.setup.clone(),
-            mode,
-            token_hashes: [
-                row.token_white.clone(),
-                row.token_black.clone(),
-                row.token_director.clone(),
-            ],
-            created_ms: row.created_ms,
-        };
-        // A request that already loaded the game from the store (the challenge's creator
-        // polls and may connect as soon as the accept committed) keeps its task: one task
-        // per game.
-        let loaded = game::load(self.clone(), meta, Vec::new(), None)?;
-        let mut games = self.lock();
-        if games.get(&row.id).is_some_and(|h| !h.tx.is_closed()) {
-            return Ok(());
-        }
-        games.insert(row.id.clone(), loaded.start());
-        Ok(())
-    }
 }
 
 /// How long connections get to close after SIGTERM before they are dropped.
@@ -721,6 +362,10 @@ async fn serve_inner(
         cluster.as_ref().map(|c| c.node.clone()),
     ));
     let (down_tx, down_rx) = watch::channel(false);
+    let seam: Arc<dyn seam::Seam> = match &cluster {
+        None => Arc::new(seam::Local),
+        Some(c) => c.clone(),
+    };
     let shared = Arc::new(Shared {
         store: store.clone(),
         bus,
@@ -751,6 +396,7 @@ async fn serve_inner(
             "--evenings-per-minute, --evening-burst",
         ),
         tasks: tokio_util::task::TaskTracker::new(),
+        seam,
     });
     let beating = tokio::spawn(heartbeat::run(
         store.clone(),

@@ -14,7 +14,6 @@ use flagfall_protocol::{Role, ServerMsg};
 use futures_util::SinkExt;
 use futures_util::stream::SplitSink;
 use tokio::sync::oneshot;
-use tokio::time::Instant;
 
 use crate::Shared;
 use crate::game::{Act, Cmd, GameHandle, Reply};
@@ -86,7 +85,7 @@ pub(crate) enum Target {
     /// node's: when this node stops serving the game (a cluster node that lost its
     /// lease), the socket closes with 1012 and its client reconnects.
     Local(GameHandle),
-    /// By another node of the cluster (`crate::cluster::route`).
+    /// By another node of the cluster (asked through `crate::seam`).
     Remote(String),
 }
 
@@ -97,12 +96,6 @@ pub(crate) enum Gone {
     /// The game is not available (no such game, the database, the owner not answering).
     Unavailable(String),
 }
-
-/// How long a socket keeps asking while a game's owner does not answer (it died: its
-/// lease expires and another node takes the game over) before it answers an error.
-const REROUTE_FOR: Duration = Duration::from_secs(8);
-/// Between two such tries.
-const REROUTE_EVERY: Duration = Duration::from_millis(250);
 
 /// A live handle of the game on this node, for a socket bound to it: the same task, or
 /// a new one when the game was unloaded and loaded here again.
@@ -123,8 +116,13 @@ async fn local(s: &Arc<Shared>, id: &str, h: &mut GameHandle) -> Result<(), Gone
 
 /// Look the game's owner up again after `node` did not answer: this node may serve it
 /// now (it took it over), or another.
-async fn reroute(s: &Arc<Shared>, id: &str, t: &mut Target) -> Result<(), Gone> {
-    match s.route(id).await {
+async fn reroute(
+    s: &Arc<Shared>,
+    id: &str,
+    t: &mut Target,
+    retry: &mut crate::seam::Retrying,
+) -> Result<(), Gone> {
+    match s.route_within(id, retry).await {
         Ok(Some(crate::Route::Local(h))) => *t = Target::Local(h),
         Ok(Some(crate::Route::Remote { node, .. })) => *t = Target::Remote(node),
         Ok(None) => return Err(Gone::Unavailable("the game is not available".into())),
@@ -133,38 +131,38 @@ async fn reroute(s: &Arc<Shared>, id: &str, t: &mut Target) -> Result<(), Gone> 
     Ok(())
 }
 
-/// Ask the game's owner on another node, following the game when it moves, for up to
-/// [`REROUTE_FOR`]; `Ok(None)` when this node turned out to serve it (`t` is local now).
+/// Ask the game's owner on another node, following the game when it moves, by the
+/// seam's [`crate::seam::OwnerRetry`]; `Ok(None)` when this node turned out to serve it
+/// (`t` is local now).
 async fn remote(
     s: &Arc<Shared>,
     id: &str,
     t: &mut Target,
-    req: impl Fn() -> crate::cluster::route::Req,
-) -> Result<Option<crate::cluster::route::Resp>, Gone> {
-    use crate::cluster::route::{Resp, ask};
-    let until = Instant::now() + REROUTE_FOR;
+    req: impl Fn() -> crate::seam::Req,
+) -> Result<Option<crate::seam::Resp>, Gone> {
+    use crate::seam::Resp;
+    let mut retry = s.seam.retry().start();
     loop {
         let Target::Remote(node) = &*t else {
             return Ok(None);
         };
-        // Boxed: the request's future is large, and a socket on a single node never makes
-        // one; inline it would enlarge every socket's task.
-        let why = match Box::pin(ask(s, node, &req())).await {
+        // The seam's future is boxed: a socket on a single node never makes one.
+        let why = match s.seam.ask(s, node, &req()).await {
             Ok(Resp::NotFound) => {
                 return Err(Gone::Unavailable("the game is not available".into()));
             }
             Ok(Resp::NotOwner) => "moved".to_string(),
+            Ok(Resp::Busy) => "busy".to_string(),
             Ok(Resp::Unavailable(why)) => why,
             Ok(r) => return Ok(Some(r)),
             Err(e) => e.to_string(),
         };
-        if Instant::now() >= until {
+        if !retry.again().await {
             return Err(Gone::Unavailable(format!(
                 "the game's server does not answer, try again: {why}"
             )));
         }
-        tokio::time::sleep(REROUTE_EVERY).await;
-        Box::pin(reroute(s, id, t)).await?;
+        Box::pin(reroute(s, id, t, &mut retry)).await?;
     }
 }
 
@@ -175,10 +173,10 @@ async fn now(s: &Arc<Shared>, id: &str, t: &mut Target) -> Result<u64, Gone> {
             local(s, id, h).await?;
             return Ok(h.view.borrow().now());
         }
-        let req = || crate::cluster::route::Req::Ping {
+        let req = || crate::seam::Req::Ping {
             game: id.to_string(),
         };
-        if let Some(crate::cluster::route::Resp::Now(n)) = remote(s, id, t, req).await? {
+        if let Some(crate::seam::Resp::Now(n)) = remote(s, id, t, req).await? {
             return Ok(n);
         }
     }
@@ -221,11 +219,11 @@ async fn state_now(
             };
         }
         // The owner finds the role from the token's hash, as this node did.
-        let req = || crate::cluster::route::Req::State {
+        let req = || crate::seam::Req::State {
             game: id.to_string(),
             token_hash: hash.map(str::to_string),
         };
-        if let Some(crate::cluster::route::Resp::State { n, text }) = remote(s, id, t, req).await? {
+        if let Some(crate::seam::Resp::State { n, text }) = remote(s, id, t, req).await? {
             return Ok((n, Message::Text(Utf8Bytes::from(text))));
         }
     }
@@ -257,7 +255,7 @@ async fn act(
             }
         }
         let a = make();
-        let req = || crate::cluster::route::Req::Act {
+        let req = || crate::seam::Req::Act {
             game: id.to_string(),
             token_hash: hash.map(str::to_string),
             frame: frame.to_string(),
@@ -265,8 +263,8 @@ async fn act(
             waited_ms: a.received.elapsed().as_millis() as u64,
         };
         match remote(s, id, t, req).await? {
-            Some(crate::cluster::route::Resp::Stored(n)) => return Ok(Reply::Stored(n)),
-            Some(crate::cluster::route::Resp::Direct(text)) => return Ok(Reply::Direct(text)),
+            Some(crate::seam::Resp::Stored(n)) => return Ok(Reply::Stored(n)),
+            Some(crate::seam::Resp::Direct(text)) => return Ok(Reply::Direct(text)),
             Some(_) => {
                 return Err(Gone::Unavailable(
                     "an unexpected answer from the game's server".into(),

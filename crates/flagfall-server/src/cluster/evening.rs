@@ -21,25 +21,10 @@ use std::sync::Arc;
 use futures_util::StreamExt;
 use serde::{Deserialize, Serialize};
 
+use super::Cluster;
 use crate::evening::task::Cmd;
+use crate::seam::Notice;
 use crate::{ServerError, Shared};
-
-/// What one node tells the others of an evening.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(tag = "kind", rename_all = "snake_case")]
-pub enum Notice {
-    /// A change was stored: the log runs to `seq` now.
-    Seq { seq: i64 },
-    /// A game of the evening began (`dispute`) or stopped (`null`) waiting for the
-    /// director, with its `n`th stored event.
-    Dispute {
-        game: String,
-        n: u64,
-        dispute: Option<flagfall_protocol::evening::DisputeWhat>,
-    },
-    /// This node loaded the evening: the others tell it their disputes.
-    Hello,
-}
 
 /// A notice on the wire: who sent it (a node skips its own).
 #[derive(Debug, Serialize, Deserialize)]
@@ -55,12 +40,9 @@ pub(crate) fn subject(evening: &str) -> String {
     format!("flagfall.evening.{evening}")
 }
 
-/// Tell the other nodes (nothing on a single node). Sent in the background: an evening
-/// never waits for NATS.
-pub(crate) fn publish(shared: &Shared, evening: &str, notice: Notice) {
-    let Some(cluster) = &shared.cluster else {
-        return;
-    };
+/// Tell the other nodes ([`crate::seam::Seam::tell`]). Sent in the background: an
+/// evening never waits for NATS.
+pub(crate) fn publish(cluster: &Cluster, shared: &Shared, evening: &str, notice: Notice) {
     let body = match serde_json::to_vec(&Envelope {
         from: cluster.node.clone(),
         notice,
@@ -73,7 +55,7 @@ pub(crate) fn publish(shared: &Shared, evening: &str, notice: Notice) {
     };
     let nats = cluster.nats.clone();
     let subject = subject(evening);
-    tokio::spawn(async move {
+    shared.spawn(async move {
         if let Err(e) = nats.publish(subject, body.into()).await {
             tracing::warn!(error = %e, "an evening's notice not sent to the other nodes");
         }
@@ -92,7 +74,8 @@ pub async fn serve(shared: Arc<Shared>) -> Result<(), ServerError> {
         "the evenings",
     )
     .await?;
-    tokio::spawn(async move {
+    let listening = shared.clone();
+    listening.spawn(async move {
         while let Some(msg) = sub.next().await {
             let Some(id) = msg.subject.strip_prefix("flagfall.evening.") else {
                 continue;

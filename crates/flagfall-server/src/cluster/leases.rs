@@ -117,8 +117,9 @@ pub async fn renew(shared: Arc<Shared>) {
                     if known.contains_key(&game) || before.contains_key(&game) {
                         continue;
                     }
-                    let shared = shared.clone();
-                    tokio::spawn(async move {
+                    let task = shared.clone();
+                    shared.spawn(async move {
+                        let shared = task;
                         if let Err(e) = shared.handle(&game).await {
                             tracing::warn!(game = %game, error = %e, "a held lease not served: released");
                             if let Some(c) = &shared.cluster {
@@ -173,9 +174,12 @@ pub async fn take_over(shared: Arc<Shared>) {
         tracing::info!(games = taken.len(), node = %cluster.node, "games taken over");
         for lease in taken {
             shared.metrics.cluster.takeovers.inc();
-            let shared = shared.clone();
-            tokio::spawn(async move {
-                if let Err(e) = shared.serve_taken(&lease.game_id, lease.epoch).await {
+            let (task, cluster) = (shared.clone(), cluster.clone());
+            shared.spawn(async move {
+                let shared = task;
+                if let Err(e) =
+                    super::seam::serve_taken(&shared, &cluster, &lease.game_id, lease.epoch).await
+                {
                     shared.metrics.damaged_games.inc();
                     tracing::error!(game = %lease.game_id, error = %e, "a game taken over could not be loaded");
                 }

@@ -11,19 +11,25 @@
 //! - [`leases`]: the renewal of all this node's leases in one statement, the scan
 //!   that takes over games whose lease expired (their owner died or was cut off), and
 //!   the drop of every game when this node's validity runs out by its own clock.
-//! - [`route`]: requests to a game's owner over NATS request/reply (an action with the
-//!   client's frame, a state, a ping, the state for `GET`), and the owner's side.
+//! - [`seam`]: the cluster's [`crate::seam::Seam`]: a game is loaded here only under
+//!   its lease, another node is asked over NATS request/reply (an action with the
+//!   client's frame, a state, a ping, the state for `GET`, an evening's round), an
+//!   evening's other nodes told; and a game taken over served.
+//! - [`route`]: the owner's side: the requests other nodes send this node, answered.
 //! - [`relay`]: the [`crate::bus::Bus`] over NATS: what a game's task publishes reaches
 //!   every node with sockets on the game.
 //! - [`evening`]: blitz evenings loaded on several nodes: a notice per stored change
 //!   (the other nodes read the log after their seq), and the games' disputes.
 //!
-//! Without `--nats` none of this runs: the server is one node, as before.
+//! The cluster is the top of the server's modules: it may use any other, and none
+//! below it names it (they reach it through `Shared::seam`). Without `--nats` none of
+//! this runs: the server is one node ([`crate::seam::Local`]), as before.
 
 pub mod evening;
 pub mod leases;
 pub mod relay;
 pub mod route;
+pub mod seam;
 
 use std::collections::HashMap;
 use std::path::PathBuf;
@@ -47,7 +53,7 @@ pub const SCAN_EVERY: Duration = Duration::from_millis(500);
 /// next scan: games are spread over the nodes that scan).
 pub const TAKE_PER_SCAN: i64 = 200;
 /// How long a node waits for a game's owner to answer over NATS.
-pub const REQUEST_TIMEOUT: Duration = Duration::from_secs(3);
+pub use crate::seam::REQUEST_TIMEOUT;
 
 /// How a node proves who it is to NATS (docs/cluster.md, "What must stay private").
 /// Without any, NATS must be reachable by the nodes alone: whoever can publish on

@@ -1,10 +1,12 @@
-//! Requests to a game's owner over NATS request/reply, and the owner's answers.
+//! The owner's side of the requests a game's users send it from other nodes
+//! ([`crate::seam::Req`] on `flagfall.node.<node>`, answered [`crate::seam::Resp`]).
 //!
-//! A socket (or `GET /api/games/{id}`) on a node that does not serve the game asks the
-//! owner on `flagfall.node.<owner>`: an action (the client's frame as it came, its role,
-//! the round trip measured on the socket and how long the node held it already), a state
-//! for a role, a ping, or the state `GET` answers. Acknowledgement still means committed
-//! by the owner: the answer to an action comes after its commit. Core NATS carries no
+//! A socket (or `GET /api/games/{id}`, or an evening) on a node that does not serve the
+//! game asks the owner through the seam (`crate::cluster::seam`): an action (the
+//! client's frame as it came, the hash of its token, the round trip measured on the
+//! socket and how long the node held it already), a state, a ping, the state `GET`
+//! answers, an evening's round command. Acknowledgement still means committed by the
+//! owner: the answer to an action comes after its commit. Core NATS carries no
 //! durability claim and needs none: a request lost is answered with an error, and the
 //! client sends the action again with the same `id`, which the owner recognises.
 //!
@@ -14,126 +16,64 @@
 //! (the game's tokens, then its evening's deputies); how long the asking node held an
 //! action is bounded by what one request can take ([`MAX_ROUTED_WAIT`]); anything it
 //! cannot read is refused and counted (`flagfall_cluster_refused_requests_total`).
+//!
+//! At most [`ANSWERING_AT_ONCE`] requests are answered at once; past it a request is
+//! answered [`Resp::Busy`] at once (its asker tries again by the seam's
+//! [`crate::seam::OwnerRetry`]), never queued.
 
 use std::sync::Arc;
 use std::time::Duration;
 
+use bytes::Bytes;
 use flagfall_protocol::{ClientFrame, Role, ServerMsg, parse_frame};
 use futures_util::StreamExt;
-use serde::{Deserialize, Serialize};
-use tokio::sync::oneshot;
+use tokio::sync::{OwnedSemaphorePermit, Semaphore, oneshot};
 use tokio::time::Instant;
 
-use crate::game::{Act, Cmd, Reply, RoundCmd};
+use crate::game::{Act, Cmd, GameHandle, Reply};
+pub use crate::seam::MAX_ROUTED_WAIT;
+use crate::seam::{Req, Resp, RoundCmd};
 use crate::{ServerError, Shared};
 
-/// The most of an action's `waited_ms` the owner believes: one request's timeout (an
-/// asking node that waited longer tried an owner that did not answer, and a game
-/// loaded anew never dates an action before its loading anyway). Never earlier than
-/// the game's last event either (`crate::game`'s `stamp`).
-pub const MAX_ROUTED_WAIT: Duration = super::REQUEST_TIMEOUT;
+/// The most requests from other nodes this node answers at once (each waits on its
+/// game's task, an action on its commit: a few milliseconds). More than that at once is
+/// a node falling behind: the surplus is answered [`Resp::Busy`] at once, and its askers
+/// try again shortly, rather than piling up tasks and memory here without bound.
+pub const ANSWERING_AT_ONCE: usize = 512;
 
-/// A request to a game's owner.
-#[derive(Debug, Serialize, Deserialize)]
-#[serde(tag = "kind", rename_all = "snake_case", deny_unknown_fields)]
-pub enum Req {
-    /// A client's action frame (parsed again by the owner).
-    Act {
-        game: String,
-        /// The hash of the socket's token ([`crate::token_hash`]); the owner finds its
-        /// role. `None`: a spectator's socket (refused: spectators do not act).
-        token_hash: Option<String>,
-        frame: String,
-        rtt_ms: Option<u64>,
-        /// How long the asking node held it before sending (charged to no one, as the
-        /// time an action waits in a game's queue), at most [`MAX_ROUTED_WAIT`].
-        waited_ms: u64,
-    },
-    /// The `state` message for the socket of `token_hash` (`None`: a spectator's), and
-    /// its event number.
-    State {
-        game: String,
-        token_hash: Option<String>,
-    },
-    /// The game clock now (a ping's answer).
-    Ping { game: String },
-    /// The state object `GET /api/games/{id}` answers.
-    Get { game: String },
-    /// The game's evening holds, releases or aborts it while a change of its round is
-    /// stored (`crate::evening::task`): answered [`Resp::Round`].
-    Round { game: String, cmd: RoundCmd },
-}
+/// The requests being answered, at most a number at once.
+#[derive(Clone)]
+pub(crate) struct Gate(Arc<Semaphore>);
 
-impl Req {
-    fn game(&self) -> &str {
-        match self {
-            Req::Act { game, .. }
-            | Req::State { game, .. }
-            | Req::Ping { game }
-            | Req::Get { game }
-            | Req::Round { game, .. } => game,
-        }
+impl Gate {
+    pub(crate) fn new(at_once: usize) -> Gate {
+        Gate(Arc::new(Semaphore::new(at_once)))
+    }
+
+    /// A place to answer one request in, until dropped; `None` when all are taken.
+    pub(crate) fn enter(&self) -> Option<OwnedSemaphorePermit> {
+        self.0.clone().try_acquire_owned().ok()
     }
 }
 
-/// The owner's answer.
-#[derive(Debug, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum Resp {
-    /// The action was stored as event `n` (it reaches the sender through the bus).
-    Stored(u64),
-    /// An answer for the sender only.
-    Direct(String),
-    /// A `state` message with its role, as of event `n`.
-    State { n: u64, text: String },
-    /// The game clock.
-    Now(u64),
-    /// The state object.
-    Get(serde_json::Value),
-    /// Whether the game had begun when its evening's round command arrived.
-    Round(bool),
-    /// This node does not serve the game (any more): look its lease up again.
-    NotOwner,
-    /// No such game.
-    NotFound,
-    /// The owner could not answer (its database, a damaged game).
-    Unavailable(String),
+/// An answer as sent: never an empty body (an answer that cannot be encoded, which
+/// none of [`Resp`] should be, is answered "unavailable" naming why).
+pub(crate) fn encode(resp: &Resp) -> Bytes {
+    body_or_unavailable(serde_json::to_vec(resp))
 }
 
-/// Why a request got no usable answer.
-#[derive(Debug, thiserror::Error)]
-pub enum RouteError {
-    #[error("the game's server {node} does not answer: {why}")]
-    NoAnswer { node: String, why: String },
-    #[error("the game's server {node} answered something unreadable: {why}")]
-    Unreadable { node: String, why: String },
-}
-
-/// Ask `node` (the owner of the request's game) and wait for its answer.
-pub async fn ask(shared: &Shared, node: &str, req: &Req) -> Result<Resp, RouteError> {
-    let Some(cluster) = &shared.cluster else {
-        return Err(RouteError::NoAnswer {
-            node: node.to_string(),
-            why: "not a cluster".into(),
-        });
-    };
-    let body = serde_json::to_vec(req).map_err(|e| RouteError::Unreadable {
-        node: node.to_string(),
-        why: e.to_string(),
-    })?;
-    shared.metrics.cluster.routed.inc();
-    let answer = cluster
-        .nats
-        .request(super::node_subject(node), body.into())
-        .await
-        .map_err(|e| RouteError::NoAnswer {
-            node: node.to_string(),
-            why: e.to_string(),
-        })?;
-    serde_json::from_slice(&answer.payload).map_err(|e| RouteError::Unreadable {
-        node: node.to_string(),
-        why: e.to_string(),
-    })
+/// An encoded answer, or when it failed, "unavailable" naming why.
+fn body_or_unavailable(encoded: Result<Vec<u8>, serde_json::Error>) -> Bytes {
+    match encoded {
+        Ok(body) => body.into(),
+        Err(e) => {
+            tracing::error!(error = %e, "an answer to another node not encoded");
+            let why = Resp::Unavailable(format!("the owner's answer could not be encoded: {e}"));
+            serde_json::to_vec(&why)
+                .map(Bytes::from)
+                .unwrap_or_else(|_| Bytes::from_static(br#"{"unavailable":"answer not encoded"}"#))
+        }
+    }
 }
 
 /// Answer the requests other nodes send this node, until the server stops.
@@ -148,7 +88,9 @@ pub async fn serve(shared: Arc<Shared>) -> Result<(), ServerError> {
         "this node's requests",
     )
     .await?;
-    tokio::spawn(async move {
+    let gate = Gate::new(ANSWERING_AT_ONCE);
+    let listening = shared.clone();
+    listening.spawn(async move {
         while let Some(msg) = sub.next().await {
             let Some(reply) = msg.reply.clone() else {
                 // Nobody to answer: not a node's request.
@@ -158,27 +100,39 @@ pub async fn serve(shared: Arc<Shared>) -> Result<(), ServerError> {
                 );
                 continue;
             };
-            let shared = shared.clone();
-            let cluster = cluster.clone();
-            tokio::spawn(async move {
-                let received = Instant::now();
-                let resp = match serde_json::from_slice::<Req>(&msg.payload) {
-                    Ok(req) => answer(&shared, req, received).await,
-                    Err(e) => {
-                        shared.metrics.cluster.refused_requests.inc();
-                        tracing::warn!(error = %e, "an unreadable request on this node's subject: refused");
-                        Resp::Unavailable(format!("unreadable request: {e}"))
-                    }
-                };
-                shared.metrics.cluster.routed_in.inc();
-                let body = serde_json::to_vec(&resp).unwrap_or_default();
-                if let Err(e) = cluster.nats.publish(reply, body.into()).await {
+            let Some(permit) = gate.enter() else {
+                tracing::debug!("answering as many requests as it may: one answered busy");
+                if let Err(e) = cluster.nats.publish(reply, encode(&Resp::Busy)).await {
                     tracing::warn!(error = %e, "an answer to another node not sent");
                 }
+                continue;
+            };
+            let (task, cluster) = (shared.clone(), cluster.clone());
+            shared.spawn(async move {
+                let shared = task;
+                let resp = read_and_answer(&shared, &msg.payload).await;
+                shared.metrics.cluster.routed_in.inc();
+                if let Err(e) = cluster.nats.publish(reply, encode(&resp)).await {
+                    tracing::warn!(error = %e, "an answer to another node not sent");
+                }
+                drop(permit);
             });
         }
     });
     Ok(())
+}
+
+/// The answer to one request as it came over NATS.
+async fn read_and_answer(shared: &Arc<Shared>, payload: &[u8]) -> Resp {
+    let received = Instant::now();
+    match serde_json::from_slice::<Req>(payload) {
+        Ok(req) => answer(shared, req, received).await,
+        Err(e) => {
+            shared.metrics.cluster.refused_requests.inc();
+            tracing::warn!(error = %e, "an unreadable request on this node's subject: refused");
+            Resp::Unavailable(format!("unreadable request: {e}"))
+        }
+    }
 }
 
 /// Why a routed request's token gives it no role.
@@ -212,9 +166,10 @@ async fn role_of(
     }
 }
 
-/// The owner's answer to one request: from the game's task (an action) or its
-/// published view (a state, a ping), never a claim of a game this node was not asked
-/// as the owner of... unless the lease says it is (a node restarted with its name).
+/// The owner's answer to one request: from the game's task (an action, a round
+/// command) or its published view (a state, a ping, the state object), never a claim of
+/// a game this node was not asked as the owner of... unless the lease says it is (a
+/// node restarted with its name).
 async fn answer(shared: &Arc<Shared>, req: Req, received: Instant) -> Resp {
     let game = req.game().to_string();
     // A node whose leases are in doubt (its validity ran out: the database does not
@@ -237,91 +192,16 @@ async fn answer(shared: &Arc<Shared>, req: Req, received: Instant) -> Resp {
             waited_ms,
             ..
         } => {
-            let Ok(ClientFrame::Action {
-                id,
-                lag_ms,
-                action,
-                san,
-            }) = parse_frame(&frame)
-            else {
-                shared.metrics.cluster.refused_requests.inc();
-                return Resp::Unavailable("not an action frame".into());
+            let routed = Routed {
+                token_hash,
+                frame,
+                rtt_ms,
+                waited_ms,
+                received,
             };
-            let role = match role_of(shared, &game, &h.meta, token_hash.as_deref()).await {
-                Ok(Role::Spectator) | Err(Refusal::NotTheGames) => {
-                    // A node never sends this (its socket checked the token): forged, or
-                    // a deputy removed since the socket opened.
-                    shared.metrics.cluster.refused_requests.inc();
-                    tracing::warn!(game = %game, "a routed action without a token of the game: refused");
-                    return Resp::Direct(
-                        ServerMsg::Refused {
-                            id,
-                            reason: format!(
-                                "the token is not one of game {game}'s players' or director's"
-                            ),
-                            rule: None,
-                        }
-                        .to_text(),
-                    );
-                }
-                Err(Refusal::Unavailable(why)) => return Resp::Unavailable(why),
-                Ok(role) => role,
-            };
-            // The player's frames are limited once in the cluster, here: its sockets on
-            // other nodes share the bucket of its sockets on this one.
-            if !crate::socket::charge_routed_action(shared, &game, role) {
-                shared.metrics.frame_errors.inc();
-                return Resp::Direct(
-                    ServerMsg::Error {
-                        id,
-                        message: format!(
-                            "rate limit: at most {} messages a second from a player's sockets, \
-                             on every node together; this one was dropped",
-                            shared.rate.0
-                        ),
-                    }
-                    .to_text(),
-                );
-            }
-            let waited = Duration::from_millis(waited_ms).min(MAX_ROUTED_WAIT);
-            let received = received.checked_sub(waited).unwrap_or(received);
-            let (tx, rx) = oneshot::channel();
-            let cmd = Cmd::Act(
-                Act {
-                    role,
-                    id,
-                    lag_ms,
-                    action,
-                    san,
-                    rtt_ms,
-                    received,
-                },
-                tx,
-            );
-            if h.tx.send(cmd).await.is_err() {
-                return Resp::NotOwner;
-            }
-            match rx.await {
-                Ok(Reply::Stored(n)) => Resp::Stored(n),
-                Ok(Reply::Direct(t)) => Resp::Direct(t),
-                Ok(Reply::Moved) | Err(_) => Resp::NotOwner,
-            }
+            answer_act(shared, &game, &h, routed).await
         }
-        Req::State { token_hash, .. } => {
-            let role = match role_of(shared, &game, &h.meta, token_hash.as_deref()).await {
-                Ok(role) => role,
-                Err(Refusal::NotTheGames) => {
-                    shared.metrics.cluster.refused_requests.inc();
-                    tracing::warn!(game = %game, "a routed state for a token not the game's: refused");
-                    return Resp::Unavailable(format!("the token is not one of game {game}'s"));
-                }
-                Err(Refusal::Unavailable(why)) => return Resp::Unavailable(why),
-            };
-            match crate::socket::local_state(shared, &game, &mut h, role).await {
-                Some((n, text)) => Resp::State { n, text },
-                None => Resp::NotOwner,
-            }
-        }
+        Req::State { token_hash, .. } => answer_state(shared, &game, &mut h, token_hash).await,
         Req::Ping { .. } => Resp::Now(h.view.borrow().now()),
         Req::Get { .. } => match h.copy().await {
             Some(copy) => match serde_json::to_value(copy.state(&h.meta)) {
@@ -330,16 +210,113 @@ async fn answer(shared: &Arc<Shared>, req: Req, received: Instant) -> Resp {
             },
             None => Resp::NotOwner,
         },
-        Req::Round { cmd, .. } => {
-            let (tx, rx) = oneshot::channel();
-            if h.tx.send(Cmd::Round(cmd, tx)).await.is_err() {
-                return Resp::NotOwner;
-            }
-            match rx.await {
-                Ok(begun) => Resp::Round(begun),
-                Err(_) => Resp::NotOwner,
-            }
+        Req::Round { cmd, .. } => answer_round(&h, cmd).await,
+    }
+}
+
+/// A routed action as the asking node sent it, and when it arrived here.
+struct Routed {
+    token_hash: Option<String>,
+    frame: String,
+    rtt_ms: Option<u64>,
+    waited_ms: u64,
+    received: Instant,
+}
+
+/// An action from a socket on another node: its role found from its token, charged to
+/// the player's frames here, then to the game's task; answered once committed.
+async fn answer_act(shared: &Arc<Shared>, game: &str, h: &GameHandle, r: Routed) -> Resp {
+    let Ok(ClientFrame::Action {
+        id,
+        lag_ms,
+        action,
+        san,
+    }) = parse_frame(&r.frame)
+    else {
+        shared.metrics.cluster.refused_requests.inc();
+        return Resp::Unavailable("not an action frame".into());
+    };
+    let role = match role_of(shared, game, &h.meta, r.token_hash.as_deref()).await {
+        Ok(Role::Spectator) | Err(Refusal::NotTheGames) => {
+            // A node never sends this (its socket checked the token): forged, or a
+            // deputy removed since the socket opened.
+            shared.metrics.cluster.refused_requests.inc();
+            tracing::warn!(game = %game, "a routed action without a token of the game: refused");
+            let reason = format!("the token is not one of game {game}'s players' or director's");
+            let refused = ServerMsg::Refused {
+                id,
+                reason,
+                rule: None,
+            };
+            return Resp::Direct(refused.to_text());
         }
+        Err(Refusal::Unavailable(why)) => return Resp::Unavailable(why),
+        Ok(role) => role,
+    };
+    // The player's frames are limited once in the cluster, here: its sockets on other
+    // nodes share the bucket of its sockets on this one.
+    if !crate::socket::charge_routed_action(shared, game, role) {
+        shared.metrics.frame_errors.inc();
+        let message = format!(
+            "rate limit: at most {} messages a second from a player's sockets, on every node \
+             together; this one was dropped",
+            shared.rate.0
+        );
+        return Resp::Direct(ServerMsg::Error { id, message }.to_text());
+    }
+    let waited = Duration::from_millis(r.waited_ms).min(MAX_ROUTED_WAIT);
+    let received = r.received.checked_sub(waited).unwrap_or(r.received);
+    let act = Act {
+        role,
+        id,
+        lag_ms,
+        action,
+        san,
+        rtt_ms: r.rtt_ms,
+        received,
+    };
+    let (tx, rx) = oneshot::channel();
+    if h.tx.send(Cmd::Act(act, tx)).await.is_err() {
+        return Resp::NotOwner;
+    }
+    match rx.await {
+        Ok(Reply::Stored(n)) => Resp::Stored(n),
+        Ok(Reply::Direct(t)) => Resp::Direct(t),
+        Ok(Reply::Moved) | Err(_) => Resp::NotOwner,
+    }
+}
+
+/// The `state` message for a socket on another node, its role found from its token.
+async fn answer_state(
+    shared: &Arc<Shared>,
+    game: &str,
+    h: &mut GameHandle,
+    token_hash: Option<String>,
+) -> Resp {
+    let role = match role_of(shared, game, &h.meta, token_hash.as_deref()).await {
+        Ok(role) => role,
+        Err(Refusal::NotTheGames) => {
+            shared.metrics.cluster.refused_requests.inc();
+            tracing::warn!(game = %game, "a routed state for a token not the game's: refused");
+            return Resp::Unavailable(format!("the token is not one of game {game}'s"));
+        }
+        Err(Refusal::Unavailable(why)) => return Resp::Unavailable(why),
+    };
+    match crate::socket::local_state(shared, game, h, role).await {
+        Some((n, text)) => Resp::State { n, text },
+        None => Resp::NotOwner,
+    }
+}
+
+/// An evening's round command to its game's task: whether the game had begun.
+async fn answer_round(h: &GameHandle, cmd: RoundCmd) -> Resp {
+    let (tx, rx) = oneshot::channel();
+    if h.tx.send(Cmd::Round(cmd, tx)).await.is_err() {
+        return Resp::NotOwner;
+    }
+    match rx.await {
+        Ok(begun) => Resp::Round(begun),
+        Err(_) => Resp::NotOwner,
     }
 }
 
@@ -347,26 +324,46 @@ async fn answer(shared: &Arc<Shared>, req: Req, received: Instant) -> Resp {
 mod tests {
     use super::*;
 
+    /// At most the gate's number of requests is answered at once: one more is refused
+    /// (answered busy), and a place given back is taken again.
     #[test]
-    fn a_request_names_a_token_hash_never_a_role() {
-        let ok = r#"{"kind":"act","game":"ab","token_hash":null,"frame":"{}","rtt_ms":null,"waited_ms":0}"#;
+    fn the_requests_answered_at_once_are_capped() {
+        let gate = Gate::new(2);
+        let a = gate.enter().expect("first");
+        let b = gate.enter().expect("second");
+        assert!(gate.enter().is_none(), "a third at once is refused");
+        drop(a);
+        let c = gate.enter().expect("a place given back is taken again");
+        assert!(gate.enter().is_none());
+        drop((b, c));
+        assert!(gate.enter().is_some());
+        // What the refused one is answered: "busy", which the asker reads.
         assert!(matches!(
-            serde_json::from_str::<Req>(ok),
-            Ok(Req::Act {
-                token_hash: None,
-                ..
-            })
+            serde_json::from_slice::<Resp>(&encode(&Resp::Busy)),
+            Ok(Resp::Busy)
         ));
-        // The format before issue 30 named the role: refused, not read as a spectator's.
-        for bad in [
-            r#"{"kind":"act","game":"ab","role":"director","token_hash":null,"frame":"{}","rtt_ms":null,"waited_ms":0}"#,
-            r#"{"kind":"act","game":"ab","role":"director","frame":"{}","rtt_ms":null,"waited_ms":0}"#,
-            r#"{"kind":"state","game":"ab","role":"director"}"#,
-            r#"{"kind":"state","game":"ab","token_hash":null,"extra":1}"#,
-            r#"{"kind":"shout","game":"ab"}"#,
-            "not json",
+    }
+
+    /// Every answer is sent as a readable body, never an empty one; one that fails to
+    /// encode is answered "unavailable" naming why.
+    #[test]
+    fn answers_are_never_empty() {
+        // A map keyed by something not a string cannot be JSON.
+        let unencodable: std::collections::HashMap<Vec<u8>, u8> = [(vec![1], 1)].into();
+        let body = body_or_unavailable(serde_json::to_vec(&unencodable));
+        match serde_json::from_slice::<Resp>(&body) {
+            Ok(Resp::Unavailable(why)) => assert!(why.contains("could not be encoded"), "{why}"),
+            other => panic!("{other:?}"),
+        }
+        for resp in [
+            Resp::Stored(3),
+            Resp::Get(serde_json::json!({"a": [1, 2]})),
+            Resp::Unavailable("the database".into()),
+            Resp::NotOwner,
         ] {
-            assert!(serde_json::from_str::<Req>(bad).is_err(), "{bad}");
+            let body = encode(&resp);
+            assert!(!body.is_empty());
+            assert!(serde_json::from_slice::<Resp>(&body).is_ok(), "{resp:?}");
         }
     }
 }

@@ -23,8 +23,8 @@ use tokio::sync::{broadcast, mpsc, oneshot, watch};
 use super::model::{
     BoardReports, Confirm, LogRow, Play, Report, Settings, Snap, Who, player_token,
 };
-use crate::cluster::evening::Notice;
 use crate::game::{Cmd as GameCmd, RoundCmd};
+use crate::seam::Notice;
 use crate::{ServerError, Shared, now_unix_ms, random_hex, token_hash};
 use games::add_players;
 use loading::{load, load_tokens, note_report, replay_row, set_details};
@@ -242,7 +242,7 @@ impl EveningHandle {
         let _ = self.tx.send(Cmd::Waiting(game_id, n, dispute, false)).await;
     }
 
-    /// Another node's telling (over NATS, [`crate::cluster::evening`]): sent to the task
+    /// Another node's telling (over NATS: the cluster's evening notices): sent to the task
     /// without waiting; a full queue drops it (what queued commands catch up with before
     /// they apply, or what the next telling says again).
     pub(crate) fn remote(&self, cmd: Cmd) {

@@ -45,7 +45,7 @@ impl Task {
         if !c.log.is_empty() {
             self.publish(&snap, c.log, done.effects.clone()).await;
             let notice = Notice::Seq { seq: snap.seq };
-            crate::cluster::evening::publish(&self.shared, &snap.id, notice);
+            self.shared.seam.tell(&self.shared, &snap.id, notice);
         }
         Ok(done)
     }

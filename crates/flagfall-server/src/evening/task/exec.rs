@@ -211,10 +211,20 @@ impl Task {
     /// Tell server game `id` of its round ([`RoundCmd`]); whether it has begun. In a
     /// cluster the game may be served by another node: asked over NATS.
     pub(super) async fn round_cmd(&self, id: &str, c: RoundCmd) -> Result<bool, Refusal> {
-        use crate::cluster::route::{Req, Resp, ask};
-        // A game that moves between the look-up and the request is looked up again.
-        for _ in 0..3 {
-            let node = match self.shared.route(id).await.map_err(Refusal::Failed)? {
+        use crate::seam::{OwnerRetry, Req, Resp};
+        // A game that moves, or whose owner does not answer, is looked up again by the
+        // seam's one policy (`crate::seam::OwnerRetry`), for a hold, which needs its
+        // answer. A release or an abort is tried once: the game's hold ends by itself
+        // without it (`crate::game::ROUND_HOLD`, as its stored row says), and the
+        // evening does not wait on an owner that does not answer.
+        let policy = match c {
+            RoundCmd::Hold => self.shared.seam.retry(),
+            RoundCmd::Release | RoundCmd::Abort => OwnerRetry::ONCE,
+        };
+        let mut retry = policy.start();
+        loop {
+            let route = self.shared.route_within(id, &mut retry).await;
+            let node = match route.map_err(Refusal::Failed)? {
                 None => return Ok(false),
                 Some(crate::Route::Remote { node, .. }) => node,
                 Some(crate::Route::Local(h)) => {
@@ -231,21 +241,25 @@ impl Task {
                 game: id.to_string(),
                 cmd: c,
             };
-            match ask(&self.shared, &node, &req).await {
+            let why = match self.shared.seam.ask(&self.shared, &node, &req).await {
                 Ok(Resp::Round(begun)) => return Ok(begun),
-                Ok(Resp::NotOwner) => continue,
                 Ok(Resp::NotFound) => return Ok(false),
+                Ok(Resp::NotOwner) => "moved".to_string(),
+                Ok(Resp::Busy) => "busy".to_string(),
+                Ok(Resp::Unavailable(why)) => why,
                 Ok(other) => {
                     return Err(Refusal::Failed(ServerError::Nats(format!(
                         "game {id}'s server {node} answered {other:?} to its round's {c:?}"
                     ))));
                 }
-                Err(e) => return Err(Refusal::Failed(ServerError::Nats(e.to_string()))),
+                Err(e) => e.to_string(),
+            };
+            if !retry.again().await {
+                return Err(Refusal::Failed(ServerError::Nats(format!(
+                    "game {id}'s server does not answer its round's {c:?}, try again: {why}"
+                ))));
             }
         }
-        Err(Refusal::Failed(ServerError::Nats(format!(
-            "game {id} moved between servers while its round changed: try again"
-        ))))
     }
 
     /// [`EveningHandle::preview`]: the changes made on a copy, after the games of the

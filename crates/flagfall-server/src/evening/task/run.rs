@@ -15,7 +15,9 @@ impl Task {
         self.reconcile().await;
         self.wake_waiting_games();
         // The other nodes with the evening loaded tell this one their disputes.
-        crate::cluster::evening::publish(&self.shared, &self.state.id, Notice::Hello);
+        self.shared
+            .seam
+            .tell(&self.shared, &self.state.id, Notice::Hello);
         let idle = self.shared.limits.evening_idle;
         let mut unloaded = false;
         loop {
@@ -77,7 +79,7 @@ impl Task {
                         n,
                         dispute: Some(dispute.what.clone()),
                     };
-                    crate::cluster::evening::publish(&self.shared, &self.state.id, notice);
+                    self.shared.seam.tell(&self.shared, &self.state.id, notice);
                 }
             }
             Cmd::GameOver(id, attempt) => {
@@ -122,7 +124,7 @@ impl Task {
                 n,
                 dispute: dispute.clone(),
             };
-            crate::cluster::evening::publish(&self.shared, &self.state.id, notice);
+            self.shared.seam.tell(&self.shared, &self.state.id, notice);
         }
         let mut snap = (*self.state).clone();
         let changed = match dispute {
