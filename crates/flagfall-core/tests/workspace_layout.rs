@@ -1,7 +1,15 @@
 //! ARCHITECTURE.md's dependency table matches the crates' Cargo.toml files, and every
-//! flagfall crate a library declares is used by its source.
+//! flagfall crate a library declares is used by its source. The server's modules import
+//! only the layers below their own (ARCHITECTURE.md, "The server's layers"), and the
+//! server, store and protocol crates keep their files and functions within the size
+//! limits, or ARCHITECTURE.md says why (issue 33).
 
-use std::collections::BTreeSet;
+#[path = "layout/layers.rs"]
+mod layers;
+#[path = "layout/source.rs"]
+mod source;
+
+use std::collections::{BTreeMap, BTreeSet};
 use std::fs;
 use std::path::{Path, PathBuf};
 
@@ -107,4 +115,310 @@ fn every_declared_flagfall_dependency_is_used() {
             );
         }
     }
+}
+
+/// Imports that go up a layer on the tree as issue 33's helpers left it while they moved
+/// the code: `(from, to, the branch that removes it)`, files under
+/// `crates/flagfall-server/src`. Each entry must still occur; the lead empties this list
+/// as the branches are merged.
+const KNOWN_BACK_ARROWS: &[(&str, &str, &str)] = &[
+    (
+        "evening/http.rs",
+        "http.rs",
+        "i33-evening: ApiError and friends to a low module",
+    ),
+    (
+        "evening/rounds.rs",
+        "http.rs",
+        "i33-evening: ApiError and friends to a low module",
+    ),
+    (
+        "rematch.rs",
+        "http.rs",
+        "i33-evening: ApiError and friends to a low module",
+    ),
+    (
+        "evening/task.rs",
+        "cluster/evening.rs",
+        "i33-seam: publish through the seam",
+    ),
+    (
+        "evening/task.rs",
+        "cluster/route.rs",
+        "i33-seam: ask through the seam",
+    ),
+    (
+        "http.rs",
+        "cluster/route.rs",
+        "i33-seam: the remote GET through the seam",
+    ),
+    (
+        "socket.rs",
+        "cluster/route.rs",
+        "i33-seam: `remote` through the seam",
+    ),
+    (
+        "game.rs",
+        "evening/mod.rs",
+        "i33-game: a game's end and disputes told upward",
+    ),
+];
+
+/// Modules whose files import each other in a circle on that tree: `(module, branch)`;
+/// a circle all of whose files are in the module is excused while it lasts.
+const KNOWN_CIRCLES: &[(&str, &str)] = &[("evening", "i33-evening")];
+
+/// Modules the layer table names that a branch of issue 33 creates: `(module, branch)`.
+const PENDING_MODULES: &[(&str, &str)] = &[("seam", "i33-seam")];
+
+/// Files and functions over the limits on the tree as issue 33's helpers left it:
+/// `(file, or file and function, the branch that shortens it)`. Each entry must still
+/// be over; the lead empties this list as the branches are merged.
+const KNOWN_OVERSIZE: &[(&str, &str)] = &[
+    (
+        "crates/flagfall-server/src/cluster/route.rs answer",
+        "i33-seam",
+    ),
+    ("crates/flagfall-server/src/evening/http.rs", "i33-evening"),
+    (
+        "crates/flagfall-server/src/evening/http.rs player_action",
+        "i33-evening",
+    ),
+    (
+        "crates/flagfall-server/src/evening/http.rs run_live",
+        "i33-evening",
+    ),
+    ("crates/flagfall-server/src/evening/task.rs", "i33-evening"),
+    (
+        "crates/flagfall-server/src/evening/task.rs Task::run",
+        "i33-evening",
+    ),
+    (
+        "crates/flagfall-server/src/evening/task.rs Task::exec_holding",
+        "i33-evening",
+    ),
+    (
+        "crates/flagfall-server/src/evening/task.rs report",
+        "i33-evening",
+    ),
+    ("crates/flagfall-server/src/game.rs", "i33-game"),
+    ("crates/flagfall-server/src/game.rs Live::run", "i33-game"),
+    (
+        "crates/flagfall-server/src/game.rs Live::commit",
+        "i33-game",
+    ),
+    (
+        "crates/flagfall-server/src/game.rs Live::stored_now",
+        "i33-game",
+    ),
+    (
+        "crates/flagfall-server/src/lib.rs",
+        "i33-seam: `impl Shared { handle, route, load, create... }` to the seam",
+    ),
+    ("crates/flagfall-server/src/limits.rs", "i33-socket"),
+    ("crates/flagfall-server/src/limits.rs serve", "i33-socket"),
+    ("crates/flagfall-server/src/socket.rs", "i33-socket"),
+    ("crates/flagfall-server/src/socket.rs run", "i33-socket"),
+];
+
+/// The most lines of a file outside its tests, and of a function.
+const FILE_LINES: usize = 800;
+const FN_LINES: usize = 80;
+
+fn architecture_md() -> String {
+    fs::read_to_string(root().join("ARCHITECTURE.md")).expect("ARCHITECTURE.md")
+}
+
+#[test]
+fn server_modules_import_only_the_layers_below_their_own() {
+    let src = root().join("crates/flagfall-server/src");
+    let table = layers::table(&architecture_md()).unwrap_or_else(|e| panic!("{e}"));
+    let files = source::files(&src);
+    let module_of: BTreeMap<&str, &[String]> = files
+        .iter()
+        .map(|f| (f.rel.as_str(), f.module.as_slice()))
+        .collect();
+    let mut errors = Vec::new();
+    for f in files.iter().filter(|f| !f.is_test()) {
+        if table.place(&f.module).is_none() {
+            errors.push(format!(
+                "crates/flagfall-server/src/{} is in no layer of ARCHITECTURE.md's layer table: add its module to a row",
+                f.rel
+            ));
+        }
+    }
+    for named in table.named() {
+        let module: Vec<String> = named.split('/').map(str::to_string).collect();
+        let exists = files.iter().any(|f| f.module.starts_with(&module))
+            || (named == "lib" && files.iter().any(|f| f.rel == "lib.rs"));
+        let pending = PENDING_MODULES.iter().any(|(m, _)| *m == named);
+        if !exists && !pending {
+            errors.push(format!(
+                "ARCHITECTURE.md's layer table names `{named}`, but crates/flagfall-server/src has no such module"
+            ));
+        }
+    }
+    let known = |from: &str, to: &str| {
+        KNOWN_BACK_ARROWS
+            .iter()
+            .any(|(f, t, _)| *f == from && *t == to)
+    };
+    let mut seen: BTreeSet<(String, String)> = BTreeSet::new();
+    let mut same: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
+    let edges = layers::edges(&files);
+    for (from, imports) in &edges {
+        let Some(layers::Place::Layer(a, _)) = table.place(module_of[from.as_str()]) else {
+            continue;
+        };
+        for e in imports {
+            let Some(to @ layers::Place::Layer(b, _)) = table.place(module_of[e.to.as_str()])
+            else {
+                continue;
+            };
+            if b < a {
+                continue;
+            }
+            if known(from, &e.to) {
+                seen.insert((from.clone(), e.to.clone()));
+                continue;
+            }
+            if b > a {
+                errors.push(format!(
+                    "crates/flagfall-server/src/{from}:{} imports `{}` ({}, {}) from {}: a module imports only the layers below its own",
+                    e.line,
+                    e.written,
+                    e.to,
+                    to.describe(),
+                    table.place(module_of[from.as_str()]).expect("placed").describe(),
+                ));
+            } else {
+                same.entry(from.clone()).or_default().insert(e.to.clone());
+            }
+        }
+    }
+    let mut circled: BTreeSet<&str> = BTreeSet::new();
+    for circle in layers::circles(&same) {
+        let within = |m: &str| {
+            let m: Vec<String> = m.split('/').map(str::to_string).collect();
+            circle.iter().all(|f| module_of[f.as_str()].starts_with(&m))
+        };
+        if let Some((m, _)) = KNOWN_CIRCLES.iter().find(|(m, _)| within(m)) {
+            circled.insert(m);
+            continue;
+        }
+        let layer = table.place(module_of[circle[0].as_str()]).expect("placed");
+        let mut why: Vec<String> = Vec::new();
+        for from in &circle {
+            let mut to_seen = BTreeSet::new();
+            for e in edges.get(from).into_iter().flatten() {
+                if circle.contains(&e.to) && !known(from, &e.to) && to_seen.insert(&e.to) {
+                    why.push(format!(
+                        "{from} → {} (line {}: `{}`)",
+                        e.to, e.line, e.written
+                    ));
+                }
+            }
+        }
+        errors.push(format!(
+            "modules of {} import each other in a circle: {}",
+            layer.describe(),
+            why.join("; ")
+        ));
+    }
+    for (m, branch) in KNOWN_CIRCLES {
+        if !circled.contains(m) {
+            errors.push(format!(
+                "KNOWN_CIRCLES lists `{m}` ({branch}), whose files no longer import each other in a circle: remove the entry"
+            ));
+        }
+    }
+    for (from, to, branch) in KNOWN_BACK_ARROWS {
+        if !seen.contains(&(from.to_string(), to.to_string())) {
+            errors.push(format!(
+                "KNOWN_BACK_ARROWS lists {from} → {to} ({branch}), which no longer occurs: remove the entry"
+            ));
+        }
+    }
+    assert!(
+        errors.is_empty(),
+        "the server's layering (ARCHITECTURE.md, \"The server's layers\"):\n{}",
+        errors.join("\n")
+    );
+}
+
+/// ARCHITECTURE.md's table of what is over the size limits and why: its first cells
+/// (`path`, or `path` `function`).
+fn excused_in_architecture_md() -> Result<BTreeSet<String>, String> {
+    let md = architecture_md();
+    let header = "| over the size limits | why |";
+    let mut lines = md.lines().skip_while(|l| !l.starts_with(header));
+    if lines.next().is_none() {
+        return Err(format!(
+            "ARCHITECTURE.md has no table of what is over the size limits (a header `{header}`)"
+        ));
+    }
+    let mut out = BTreeSet::new();
+    for line in lines.skip(1).take_while(|l| l.starts_with('|')) {
+        let cells: Vec<&str> = line.trim_matches('|').split('|').map(str::trim).collect();
+        let names: Vec<&str> = cells[0].split('`').skip(1).step_by(2).collect();
+        if names.is_empty() || cells.get(1).is_none_or(|why| why.is_empty()) {
+            return Err(format!(
+                "the size limits' table: a row without a file or a reason: {line}"
+            ));
+        }
+        out.insert(names.join(" "));
+    }
+    Ok(out)
+}
+
+#[test]
+fn server_store_and_protocol_files_and_functions_keep_their_size() {
+    let excused = excused_in_architecture_md().unwrap_or_else(|e| panic!("{e}"));
+    let known = |key: &str| KNOWN_OVERSIZE.iter().any(|(k, _)| *k == key);
+    let mut over: BTreeSet<String> = BTreeSet::new();
+    let mut errors = Vec::new();
+    for krate in ["flagfall-server", "flagfall-store", "flagfall-protocol"] {
+        for f in source::files(&root().join("crates").join(krate).join("src")) {
+            if f.is_test() {
+                continue;
+            }
+            let text = fs::read_to_string(&f.path).expect("readable");
+            let (functions, test_lines) = source::functions(&source::parse(&f));
+            let path = format!("crates/{krate}/src/{}", f.rel);
+            let lines = text.lines().count().saturating_sub(test_lines);
+            if lines > FILE_LINES {
+                over.insert(path.clone());
+                if !excused.contains(&path) && !known(&path) {
+                    errors.push(format!(
+                        "{path}: {lines} lines outside its tests, more than {FILE_LINES}: split it, or say why in ARCHITECTURE.md's size limits' table"
+                    ));
+                }
+            }
+            for fun in functions.iter().filter(|f| f.lines > FN_LINES) {
+                let key = format!("{path} {}", fun.name);
+                over.insert(key.clone());
+                if !excused.contains(&key) && !known(&key) {
+                    errors.push(format!(
+                        "{path}:{}: `{}` is {} lines, more than {FN_LINES}: shorten it by concern, or say why in ARCHITECTURE.md's size limits' table",
+                        fun.line, fun.name, fun.lines
+                    ));
+                }
+            }
+        }
+    }
+    for (key, branch) in KNOWN_OVERSIZE {
+        if !over.contains(*key) {
+            errors.push(format!("KNOWN_OVERSIZE lists `{key}` ({branch}), which is within the limits now: remove the entry"));
+        }
+    }
+    for key in &excused {
+        if !over.contains(key) {
+            errors.push(format!("ARCHITECTURE.md's size limits' table lists `{key}`, which is within the limits (or does not exist): remove the row"));
+        }
+    }
+    assert!(
+        errors.is_empty(),
+        "sizes (issue 33):\n{}",
+        errors.join("\n")
+    );
 }

@@ -59,34 +59,8 @@ fn frame_err(id: &Option<String>, field: &str, message: impl Into<String>) -> Fr
 /// object that is either `{"ping": N}` or a game-script event without `at` and `by`,
 /// with optional `id` (a string of at most [`MAX_ID_BYTES`]) and `lag_ms`. Never panics.
 pub fn parse_frame(text: &str) -> Result<ClientFrame, FrameError> {
-    let none = None;
-    if text.len() > MAX_FRAME_BYTES {
-        return Err(frame_err(
-            &none,
-            "(frame)",
-            format!(
-                "{} bytes, more than the {MAX_FRAME_BYTES} allowed",
-                text.len()
-            ),
-        ));
-    }
-    let value: Value = serde_json::from_str(text)
-        .map_err(|e| frame_err(&none, "(json)", format!("not valid JSON: {e}")))?;
-    let Value::Object(mut map) = value else {
-        return Err(frame_err(&none, "(json)", "expected a JSON object"));
-    };
-    let id = match map.remove("id") {
-        None => None,
-        Some(Value::String(s)) if s.len() <= MAX_ID_BYTES => Some(s),
-        Some(Value::String(_)) => {
-            return Err(frame_err(
-                &none,
-                "id",
-                format!("longer than {MAX_ID_BYTES} bytes"),
-            ));
-        }
-        Some(_) => return Err(frame_err(&none, "id", "expected a string")),
-    };
+    let mut map = read_object(text)?;
+    let id = read_id(&mut map)?;
     if let Some(ping) = map.remove("ping") {
         let Some(n) = ping.as_u64() else {
             return Err(frame_err(&id, "ping", "expected a whole number"));
@@ -105,19 +79,7 @@ pub fn parse_frame(text: &str) -> Result<ClientFrame, FrameError> {
             ));
         }
     }
-    let lag_ms = match map.remove("lag_ms") {
-        None => None,
-        Some(v) => match v.as_u64() {
-            Some(n) if n <= MAX_LAG_MS => Some(n),
-            _ => {
-                return Err(frame_err(
-                    &id,
-                    "lag_ms",
-                    format!("expected whole milliseconds from 0 to {MAX_LAG_MS}"),
-                ));
-            }
-        },
-    };
+    let lag_ms = read_lag(&mut map, &id)?;
     if let Some(san) = map.remove("san") {
         return san_frame(id, lag_ms, san, map);
     }
@@ -143,6 +105,60 @@ pub fn parse_frame(text: &str) -> Result<ClientFrame, FrameError> {
         action,
         san: None,
     })
+}
+
+/// The frame's JSON object, within [`MAX_FRAME_BYTES`].
+fn read_object(text: &str) -> Result<serde_json::Map<String, Value>, FrameError> {
+    let none = None;
+    if text.len() > MAX_FRAME_BYTES {
+        return Err(frame_err(
+            &none,
+            "(frame)",
+            format!(
+                "{} bytes, more than the {MAX_FRAME_BYTES} allowed",
+                text.len()
+            ),
+        ));
+    }
+    let value: Value = serde_json::from_str(text)
+        .map_err(|e| frame_err(&none, "(json)", format!("not valid JSON: {e}")))?;
+    let Value::Object(map) = value else {
+        return Err(frame_err(&none, "(json)", "expected a JSON object"));
+    };
+    Ok(map)
+}
+
+/// The client's `id` (taken out of `map`): a string of at most [`MAX_ID_BYTES`].
+fn read_id(map: &mut serde_json::Map<String, Value>) -> Result<Option<String>, FrameError> {
+    let none = None;
+    match map.remove("id") {
+        None => Ok(None),
+        Some(Value::String(s)) if s.len() <= MAX_ID_BYTES => Ok(Some(s)),
+        Some(Value::String(_)) => Err(frame_err(
+            &none,
+            "id",
+            format!("longer than {MAX_ID_BYTES} bytes"),
+        )),
+        Some(_) => Err(frame_err(&none, "id", "expected a string")),
+    }
+}
+
+/// The client's `lag_ms` (taken out of `map`): whole milliseconds up to [`MAX_LAG_MS`].
+fn read_lag(
+    map: &mut serde_json::Map<String, Value>,
+    id: &Option<String>,
+) -> Result<Option<u64>, FrameError> {
+    match map.remove("lag_ms") {
+        None => Ok(None),
+        Some(v) => match v.as_u64() {
+            Some(n) if n <= MAX_LAG_MS => Ok(Some(n)),
+            _ => Err(frame_err(
+                id,
+                "lag_ms",
+                format!("expected whole milliseconds from 0 to {MAX_LAG_MS}"),
+            )),
+        },
+    }
 }
 
 /// `{"san": "Nf3"}`, with `press` at most: a move typed as players write it.

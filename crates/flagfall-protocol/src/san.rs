@@ -51,6 +51,38 @@ pub fn resolve_san(game: &Game, mover: Color, text: &str) -> Result<PhysicalMove
             typed.chars().take(MAX_SAN_CHARS).collect::<String>()
         ));
     }
+    no_move_now(game, mover, typed)?;
+    let want = key(typed);
+    let legal = legal_san(game);
+    let mut found: Vec<(&String, &String)> = legal.iter().filter(|(_, s)| key(s) == want).collect();
+    if found.is_empty() {
+        // A piece move with more or less of its square of departure than SAN writes
+        // (`Nd2` with two knights there, `Ng1f3`): the moves of that piece to that square
+        // whose square of departure has what was typed.
+        found = legal
+            .iter()
+            .filter(|(uci, s)| loosely(&want, uci, &key(s)))
+            .collect();
+    }
+    match found.as_slice() {
+        [(uci, _)] => uci
+            .parse::<PhysicalMove>()
+            .map_err(|e| format!("\"{typed}\": {e}")),
+        [] => Err(not_legal(legal.values(), &want, mover, typed)),
+        many => Err(format!(
+            "\"{typed}\" fits {} moves ({}): name the piece's file or rank",
+            many.len(),
+            many.iter()
+                .map(|(_, s)| s.as_str())
+                .collect::<Vec<_>>()
+                .join(", ")
+        )),
+    }
+}
+
+/// Why no move can be typed by `mover` now (the game over or halted, a move on the
+/// board, not `mover`'s turn), if so.
+fn no_move_now(game: &Game, mover: Color, typed: &str) -> Result<(), String> {
     if game.is_over() {
         return Err("the game is over: no move can be made".into());
     }
@@ -78,56 +110,34 @@ pub fn resolve_san(game: &Game, mover: Color, text: &str) -> Result<PhysicalMove
             }
         ));
     }
-    let want = key(typed);
-    let legal = legal_san(game);
-    let mut found: Vec<(&String, &String)> = legal.iter().filter(|(_, s)| key(s) == want).collect();
-    if found.is_empty() {
-        // A piece move with more or less of its square of departure than SAN writes
-        // (`Nd2` with two knights there, `Ng1f3`): the moves of that piece to that square
-        // whose square of departure has what was typed.
-        found = legal
-            .iter()
-            .filter(|(uci, s)| loosely(&want, uci, &key(s)))
-            .collect();
+    Ok(())
+}
+
+/// Why `typed` (its key `want`) names none of the `legal` SANs: a promotion without its
+/// piece, or no legal move.
+fn not_legal<'a>(
+    legal: impl Iterator<Item = &'a String>,
+    want: &str,
+    mover: Color,
+    typed: &str,
+) -> String {
+    // A pawn reaching the last rank with no piece named: one legal move a piece.
+    let promotion = legal.filter(|s| s.contains('=')).find(|s| {
+        let k = key(s);
+        k[..k.len() - 1] == *want
+    });
+    if let Some(first) = promotion {
+        let q = first.trim_end_matches(['+', '#']);
+        return format!("\"{typed}\" promotes a pawn: name the piece, e.g. {q}");
     }
-    match found.as_slice() {
-        [(uci, _)] => uci
-            .parse::<PhysicalMove>()
-            .map_err(|e| format!("\"{typed}\": {e}")),
-        [] => {
-            // A pawn reaching the last rank with no piece named: one legal move a piece.
-            let promotions: Vec<&String> = legal
-                .values()
-                .filter(|s| s.contains('='))
-                .filter(|s| {
-                    let k = key(s);
-                    k[..k.len() - 1] == want
-                })
-                .collect();
-            if let Some(first) = promotions.first() {
-                let q = first.trim_end_matches(['+', '#']);
-                return Err(format!(
-                    "\"{typed}\" promotes a pawn: name the piece, e.g. {q}"
-                ));
-            }
-            Err(format!(
-                "\"{typed}\" is not a legal move for {} here: check the move, or type the squares it goes from and to (e.g. {})",
-                colour_name(mover),
-                match mover {
-                    Color::White => "g1f3",
-                    Color::Black => "g8f6",
-                }
-            ))
+    format!(
+        "\"{typed}\" is not a legal move for {} here: check the move, or type the squares it goes from and to (e.g. {})",
+        colour_name(mover),
+        match mover {
+            Color::White => "g1f3",
+            Color::Black => "g8f6",
         }
-        many => Err(format!(
-            "\"{typed}\" fits {} moves ({}): name the piece's file or rank",
-            many.len(),
-            many.iter()
-                .map(|(_, s)| s.as_str())
-                .collect::<Vec<_>>()
-                .join(", ")
-        )),
-    }
+    )
 }
 
 /// Whether `want` (a typed piece move's key: `Nd2`, `Ng1f3`) names the legal move `uci`

@@ -403,48 +403,16 @@ impl Snapshot {
                 rule,
                 fen: game.board_position().fen(),
                 moves_from,
-                moves: moves[moves_from..]
-                    .iter()
-                    .map(|m| {
-                        let mut v = MoveView::from(m);
-                        if !reveal {
-                            v.san = None;
-                        }
-                        v
-                    })
-                    .collect(),
+                moves: move_views(&moves[moves_from..], reveal),
                 to_move: game.position().turn().into(),
                 running,
-                pending: game.pending_claim().map(|(c, k, r)| PendingClaim {
-                    claimant: c.into(),
-                    claim: k.name().to_string(),
-                    recommendation: Recommendation {
-                        grant: r.grant,
-                        rule: flagfall_game::arbiter::recommendation_rule(
-                            &game.ruleset().draws,
-                            match k {
-                                ClaimKind::Ilc => DrawClaim::Ilc,
-                                _ => DrawClaim::DrawPosition,
-                            },
-                            r.ground,
-                        )
-                        .to_string(),
-                        reasons: r.reasons.clone(),
-                    },
-                }),
+                pending: pending_of(game),
                 called: game.called().map(|c| Called {
                     by: c.by.into(),
                     at: c.at,
                     reason: c.reason.clone(),
                 }),
-                flags: if cx.started {
-                    game.flags_down(clock_at)
-                        .into_iter()
-                        .map(ColorName::from)
-                        .collect()
-                } else {
-                    Vec::new()
-                },
+                flags: flags_of(game, clock_at, cx.started),
                 board_move: game.board_move().map(|(c, mv)| BoardMove {
                     uci: mv.to_string(),
                     by: c.into(),
@@ -461,4 +429,52 @@ impl Snapshot {
             },
         }
     }
+}
+
+/// The moves of a state or an update, their SAN left out unless `reveal` (over the
+/// board while the game goes on).
+fn move_views(moves: &[MoveEntry], reveal: bool) -> Vec<MoveView> {
+    moves
+        .iter()
+        .map(|m| {
+            let mut v = MoveView::from(m);
+            if !reveal {
+                v.san = None;
+            }
+            v
+        })
+        .collect()
+}
+
+/// The claim the director has to rule on, with the assistant's recommendation and the
+/// rule it is cited under.
+fn pending_of(game: &Game) -> Option<PendingClaim> {
+    game.pending_claim().map(|(c, k, r)| PendingClaim {
+        claimant: c.into(),
+        claim: k.name().to_string(),
+        recommendation: Recommendation {
+            grant: r.grant,
+            rule: flagfall_game::arbiter::recommendation_rule(
+                &game.ruleset().draws,
+                match k {
+                    ClaimKind::Ilc => DrawClaim::Ilc,
+                    _ => DrawClaim::DrawPosition,
+                },
+                r.ground,
+            )
+            .to_string(),
+            reasons: r.reasons.clone(),
+        },
+    })
+}
+
+/// The flags down at `clock_at` (none before the clock starts).
+fn flags_of(game: &Game, clock_at: u64, started: bool) -> Vec<ColorName> {
+    if !started {
+        return Vec::new();
+    }
+    game.flags_down(clock_at)
+        .into_iter()
+        .map(ColorName::from)
+        .collect()
 }

@@ -418,10 +418,13 @@ async fn websocket(
         // zero-fills 128 KiB per socket by default) and let it grow for a longer one.
         .read_buffer_size(crate::socket::READ_BUFFER_BYTES)
         .write_buffer_size(0)
-        .on_upgrade(move |socket| async move {
-            // Counted as long as the socket is open.
-            let _counted = counted;
-            crate::socket::run(s, id, (role, hash), route, socket, transport).await
+        // On the server's tasks: a stop waits for the socket to close.
+        .on_upgrade(move |socket| {
+            s.tasks.clone().track_future(async move {
+                // Counted as long as the socket is open.
+                let _counted = counted;
+                crate::socket::run(s, id, (role, hash), route, socket, transport).await
+            })
         })
 }
 

@@ -22,6 +22,7 @@ pub mod bus;
 pub mod challenge;
 pub mod cluster;
 pub mod cpu;
+pub mod error;
 pub mod evening;
 pub mod game;
 pub mod games;
@@ -47,77 +48,14 @@ use flagfall_store::Store;
 use sha2::{Digest, Sha256};
 use tokio::sync::{mpsc, watch};
 
+pub use crate::error::{CreateError, ServerError};
+
 use crate::bus::{Bus, LocalBus};
 use crate::game::GameHandle;
 use crate::metrics::Metrics;
 use crate::writer::WriteReq;
 
 pub use games::Route;
-
-/// A server failure.
-#[derive(Debug, thiserror::Error)]
-pub enum ServerError {
-    #[error(transparent)]
-    Store(#[from] flagfall_store::StoreError),
-    #[error("cannot listen on {addr}: {source}")]
-    Listen {
-        addr: String,
-        source: std::io::Error,
-    },
-    #[error("server error: {0}")]
-    Io(#[from] std::io::Error),
-    /// A stored row the server cannot read (a game's setup or script, a challenge's
-    /// body, an evening's base, settings, log or tokens), named: a real damage.
-    #[error("stored data damaged: {0}")]
-    Corrupt(String),
-    /// Something the server made does not serialise (`what` it is): the request that
-    /// made it is refused and nothing of it is stored.
-    #[error("cannot serialise {what}: {message}")]
-    Serialise { what: &'static str, message: String },
-    /// The task that would do the work has stopped (an evening's task unloaded or the
-    /// server stopping, the evenings' threads closed): asking again may find it.
-    #[error("{0} stopped")]
-    Stopped(&'static str),
-    /// A job of the server's panicked: a bug, logged.
-    #[error("{what} failed: {message}")]
-    Bug { what: &'static str, message: String },
-    #[error("cannot draw random bytes: {0}")]
-    Random(String),
-    /// A setting that cannot work (`flagfall serve`'s flags).
-    #[error("{0}")]
-    Config(String),
-    /// NATS (a cluster's messages) failed.
-    #[error("NATS: {0}")]
-    Nats(String),
-    /// In a cluster, another node serves the game (it holds its lease).
-    #[error("game served by node {node}")]
-    Elsewhere { node: String },
-}
-
-impl ServerError {
-    /// [`ServerError::Serialise`] of `what`.
-    pub(crate) fn serialise(what: &'static str) -> impl FnOnce(serde_json::Error) -> ServerError {
-        move |e| ServerError::Serialise {
-            what,
-            message: e.to_string(),
-        }
-    }
-}
-
-/// Why a game was not created: its setup (the client's fault), or the server.
-#[derive(Debug, thiserror::Error)]
-pub enum CreateError {
-    #[error(transparent)]
-    Setup(#[from] flagfall_protocol::SetupError),
-    #[error(transparent)]
-    Failed(#[from] ServerError),
-}
-
-impl From<flagfall_store::StoreError> for CreateError {
-    fn from(e: flagfall_store::StoreError) -> CreateError {
-        CreateError::Failed(e.into())
-    }
-}
 
 /// How to run the server.
 #[derive(Debug, Clone)]
@@ -331,158 +269,267 @@ async fn serve_inner(
             source,
         })?;
     let addr = listener.local_addr()?;
-    let metrics = Arc::new(Metrics::default());
-    // A cluster node (docs/cluster.md): PostgreSQL decides ownership, NATS carries
-    // requests and messages between nodes.
-    let cluster = match &config.cluster {
-        None => None,
-        Some(c) => {
-            if store.backend() != "postgres" {
-                return Err(ServerError::Config(format!(
-                    "--nats: a cluster's nodes share one PostgreSQL database; --database is {}",
-                    store.backend()
-                )));
-            }
-            Some(cluster::Cluster::connect(c).await?)
-        }
-    };
-    let bus: Arc<dyn Bus> = match &cluster {
-        None => Arc::new(LocalBus::new()),
-        Some(c) => Arc::new(cluster::relay::NatsBus::new(
-            &c.node,
-            c.nats.clone(),
-            metrics.clone(),
-        )),
-    };
-    let (writer_tx, writer_rx) = mpsc::channel(8192);
-    let writer = tokio::spawn(writer::run(
-        store.clone(),
-        writer_rx,
-        metrics.clone(),
-        cluster.as_ref().map(|c| c.node.clone()),
-    ));
-    let (down_tx, down_rx) = watch::channel(false);
-    let seam: Arc<dyn seam::Seam> = match &cluster {
-        None => Arc::new(seam::Local),
-        Some(c) => c.clone(),
-    };
-    let shared = Arc::new(Shared {
-        store: store.clone(),
-        bus,
-        cluster,
-        metrics,
-        writer: writer_tx,
-        games: Mutex::new(HashMap::new()),
-        computers: Mutex::new(HashSet::new()),
-        shutdown: down_rx,
-        engine: config.engine.clone(),
-        rate: config.rate(),
-        beats: Arc::new(heartbeat::Beats::default()),
-        limits: config.limits.clone(),
-        token_sockets: Arc::default(),
-        player_buckets: Arc::default(),
-        evenings: evening::Evenings::default(),
-        cpu: cpu::Jobs::new(&config.limits),
-        creations: limits::Bucket::new(
-            config.limits.creates_per_minute,
-            config.limits.create_burst,
-            "games or challenges created from your address",
-            "--creates-per-minute, --create-burst",
-        ),
-        evening_creations: limits::Bucket::new(
-            config.limits.evenings_per_minute,
-            config.limits.evening_burst,
-            "evenings created or imported from your address",
-            "--evenings-per-minute, --evening-burst",
-        ),
-        tasks: tokio_util::task::TaskTracker::new(),
-        seam,
-    });
-    let beating = tokio::spawn(heartbeat::run(
-        store.clone(),
-        shared.beats.clone(),
-        shared.shutdown.clone(),
-    ));
-    // Every live game resumes: its task (and flag timer) runs again, and a practice
-    // game's computer with it.
-    // One damaged game does not keep the others from being served: it is logged,
-    // counted (`flagfall_damaged_games`) and left unloaded; asking for it is a 500.
-    // Games never started and past their expiry are aborted first, and not loaded.
-    lifecycle::abort_expired(&*store, shared.limits.unstarted_expiry).await?;
-    // In a cluster, a node loads no game at start: live games nobody serves are taken
-    // over by the nodes' scans, a few hundred at a time, spread over the nodes.
-    let live = match &shared.cluster {
-        None => store.live_ids().await?,
-        Some(_) => Vec::new(),
-    };
-    if shared.cluster.is_some() {
-        cluster::route::serve(shared.clone()).await?;
-        cluster::evening::serve(shared.clone()).await?;
-        tokio::spawn(cluster::leases::renew(shared.clone()));
-        tokio::spawn(cluster::leases::take_over(shared.clone()));
-        tokio::spawn(cluster::leases::expire(shared.clone()));
-    }
-    for id in &live {
-        if let Err(e) = shared.handle(id).await {
-            shared.metrics.damaged_games.inc();
-            tracing::error!(game = %id, error = %e, "stored game damaged: not served");
-        }
-    }
-    tracing::info!(%addr, backend = store.backend(), resumed = live.len(), "flagfall serve listening");
+    let node = Node::start(&config, store).await?;
+    let resumed = node.resume().await?;
+    tracing::info!(%addr, backend = node.shared.store.backend(), resumed, "flagfall serve listening");
     if let Some(tx) = addr_tx {
         let _ = tx.send(addr);
     }
-    let app = http::router(shared.clone());
-    let shutdown_signal = async move {
-        shutdown.await;
-        tracing::info!("shutting down: closing sockets, flushing");
-        let _ = down_tx.send(true);
-    };
-    // Connections get SHUTDOWN_CONNECTIONS after the signal to close; whatever a client
-    // does (half a request, a socket it never reads), the server goes on stopping.
-    let mut signalled = shared.shutdown.clone();
-    let serving = limits::serve(listener, app, config.limits.clone(), shutdown_signal);
-    tokio::select! {
-        r = serving => r?,
-        _ = async {
-            let _ = signalled.wait_for(|down| *down).await;
-            tokio::time::sleep(SHUTDOWN_CONNECTIONS).await;
-        } => {
-            tracing::warn!("connections still open {SHUTDOWN_CONNECTIONS:?} after the signal: dropped");
-        }
-    }
-    // Stop the game tasks (they finish what they are committing) and the writer.
-    let handles: Vec<GameHandle> = shared.lock().drain().map(|(_, h)| h).collect();
-    drop(handles);
-    let Shared { writer: w, .. } = match Arc::try_unwrap(shared) {
-        Ok(s) => s,
-        Err(still) => {
-            // Tasks still hold it: wait for them to drain their queues briefly.
-            let mut tries = 0;
-            let mut s = still;
-            loop {
-                match Arc::try_unwrap(s) {
-                    Ok(x) => break x,
-                    Err(again) if tries < 100 => {
-                        tries += 1;
-                        s = again;
-                        tokio::time::sleep(std::time::Duration::from_millis(20)).await;
-                    }
-                    Err(_) => {
-                        tracing::warn!(
-                            "tasks still running at shutdown; the writer flushes what was queued"
-                        );
-                        let _ = tokio::time::timeout(SHUTDOWN_WRITER, writer).await;
-                        let _ = tokio::time::timeout(SHUTDOWN_WRITER, beating).await;
-                        return Ok(());
-                    }
+    node.serve(listener, config.limits.clone(), shutdown).await
+}
+
+/// A running server's parts, stopped in order by [`Node::serve`] (issue 33 item 7): the
+/// tasks on [`Shared::tasks`] first, then the writer, the heartbeat and the store, which
+/// outlive them.
+struct Node {
+    shared: Arc<Shared>,
+    /// Tells every task the server stops ([`Shared::shutdown`]).
+    down: watch::Sender<bool>,
+    /// The group commit: it ends when the last sender (in [`Shared`]) is gone, once it
+    /// has committed what was queued.
+    writer: tokio::task::JoinHandle<()>,
+    /// The clocks' heartbeat, and what stops it: it stores its last beat once the writer
+    /// has committed the games' last events.
+    heartbeat: tokio::task::JoinHandle<()>,
+    beat_stop: watch::Sender<bool>,
+}
+
+impl Node {
+    /// Open the server's shared state on `store` (a cluster: connect NATS), start the
+    /// writer and the heartbeat.
+    async fn start(config: &Config, store: Arc<dyn Store>) -> Result<Node, ServerError> {
+        let metrics = Arc::new(Metrics::default());
+        // A cluster node (docs/cluster.md): PostgreSQL decides ownership, NATS carries
+        // requests and messages between nodes.
+        let cluster = match &config.cluster {
+            None => None,
+            Some(c) => {
+                if store.backend() != "postgres" {
+                    return Err(ServerError::Config(format!(
+                        "--nats: a cluster's nodes share one PostgreSQL database; --database is {}",
+                        store.backend()
+                    )));
                 }
+                Some(cluster::Cluster::connect(c).await?)
+            }
+        };
+        let bus: Arc<dyn Bus> = match &cluster {
+            None => Arc::new(LocalBus::new()),
+            Some(c) => Arc::new(cluster::relay::NatsBus::new(
+                &c.node,
+                c.nats.clone(),
+                metrics.clone(),
+            )),
+        };
+        // The writer and the heartbeat are not on `Shared::tasks`: they outlive every
+        // task there (their last writes), and are awaited after it.
+        let (writer_tx, writer_rx) = mpsc::channel(8192);
+        let writer = tokio::spawn(writer::run(
+            store.clone(),
+            writer_rx,
+            metrics.clone(),
+            cluster.as_ref().map(|c| c.node.clone()),
+        ));
+        let (down, down_rx) = watch::channel(false);
+        let shared = Arc::new(Shared::new(
+            config, store, bus, cluster, metrics, writer_tx, down_rx,
+        ));
+        let (beat_stop, beat_rx) = watch::channel(false);
+        let heartbeat = tokio::spawn(heartbeat::run(
+            shared.store.clone(),
+            shared.beats.clone(),
+            beat_rx,
+        ));
+        Ok(Node {
+            shared,
+            down,
+            writer,
+            heartbeat,
+            beat_stop,
+        })
+    }
+
+    /// Resume what was stored: games never started and past their expiry are aborted,
+    /// every live game's task runs again (its flag timer, a practice game's computer);
+    /// in a cluster, the lease tasks start instead. How many games resumed.
+    async fn resume(&self) -> Result<usize, ServerError> {
+        let shared = &self.shared;
+        lifecycle::abort_expired(&*shared.store, shared.limits.unstarted_expiry).await?;
+        // One damaged game does not keep the others from being served: it is logged,
+        // counted (`flagfall_damaged_games`) and left unloaded; asking for it is a 500.
+        // In a cluster, a node loads no game at start: live games nobody serves are taken
+        // over by the nodes' scans, a few hundred at a time, spread over the nodes.
+        let live = match &shared.cluster {
+            None => shared.store.live_ids().await?,
+            Some(_) => Vec::new(),
+        };
+        if shared.cluster.is_some() {
+            cluster::route::serve(shared.clone()).await?;
+            cluster::evening::serve(shared.clone()).await?;
+            shared.spawn(cluster::leases::renew(shared.clone()));
+            shared.spawn(cluster::leases::take_over(shared.clone()));
+            shared.spawn(cluster::leases::expire(shared.clone()));
+        }
+        for id in &live {
+            if let Err(e) = shared.handle(id).await {
+                shared.metrics.damaged_games.inc();
+                tracing::error!(game = %id, error = %e, "stored game damaged: not served");
             }
         }
-    };
-    drop(w);
-    let _ = tokio::time::timeout(SHUTDOWN_WRITER, writer).await;
-    let _ = tokio::time::timeout(SHUTDOWN_WRITER, beating).await;
-    tracing::info!("stopped");
-    Ok(())
+        Ok(live.len())
+    }
+
+    /// Serve on `listener` until `shutdown` completes, then stop, in order:
+    /// 1. stop accepting connections;
+    /// 2. tell every task (`Shared::shutdown`): sockets close (1001, going away; 1012 for
+    ///    a game this node no longer serves), practice computers and a cluster's loops
+    ///    end;
+    /// 3. once the requests in flight are answered, forget the loaded games and
+    ///    evenings: each task finishes what it is committing and ends when the last
+    ///    socket or task holding it lets go;
+    /// 4. close [`Shared::tasks`] and wait for it, until [`SHUTDOWN_CONNECTIONS`] after
+    ///    the signal;
+    /// 5. the writer commits what was queued and ends (within [`SHUTDOWN_WRITER`]);
+    /// 6. the heartbeat stores its last beat; the store closes last (within
+    ///    [`SHUTDOWN_WRITER`] again).
+    async fn serve(
+        self,
+        listener: tokio::net::TcpListener,
+        limits: limits::Limits,
+        shutdown: impl Future<Output = ()> + Send + 'static,
+    ) -> Result<(), ServerError> {
+        let (stop_accepting, accepting_stopped) = tokio::sync::oneshot::channel::<()>();
+        let app = http::router(self.shared.clone());
+        let mut serving = self
+            .shared
+            .spawn(limits::serve(listener, app, limits, async {
+                let _ = accepting_stopped.await;
+            }));
+        let failed = tokio::select! {
+            _ = shutdown => None,
+            r = &mut serving => Some(r),
+        };
+        tracing::info!("shutting down: closing sockets, flushing");
+        let deadline = tokio::time::Instant::now() + SHUTDOWN_CONNECTIONS;
+        let _ = stop_accepting.send(());
+        let _ = self.down.send(true);
+        let served = match failed {
+            Some(r) => Some(r),
+            None => tokio::time::timeout_at(deadline, &mut serving).await.ok(),
+        };
+        if served.is_none() {
+            tracing::warn!(
+                "connections still open {SHUTDOWN_CONNECTIONS:?} after the signal: dropped"
+            );
+            serving.abort();
+        }
+        let games = self.shared.stop_games();
+        self.shared.tasks.close();
+        if tokio::time::timeout_at(deadline, self.shared.tasks.wait())
+            .await
+            .is_err()
+        {
+            tracing::warn!(
+                tasks = self.shared.tasks.len(),
+                "tasks still running {SHUTDOWN_CONNECTIONS:?} after the signal: the writer commits what they queued"
+            );
+        }
+        tracing::debug!(games, "games and evenings stopped");
+        let result = self.finish().await;
+        match served {
+            Some(Ok(Err(e))) => Err(e.into()),
+            Some(Err(e)) if e.is_panic() => Err(ServerError::Bug {
+                what: "the HTTP server",
+                message: e.to_string(),
+            }),
+            _ => result,
+        }
+    }
+
+    /// The last steps of a stop: the writer drains (it ends with the last [`Shared`]),
+    /// then the heartbeat's last beat, then the store closes.
+    async fn finish(self) -> Result<(), ServerError> {
+        let Node {
+            shared,
+            down,
+            writer,
+            heartbeat,
+            beat_stop,
+        } = self;
+        let store = shared.store.clone();
+        drop(shared);
+        drop(down);
+        if tokio::time::timeout(SHUTDOWN_WRITER, writer).await.is_err() {
+            tracing::warn!("the writer did not finish within {SHUTDOWN_WRITER:?}: stopping");
+        }
+        let _ = beat_stop.send(true);
+        let last = async {
+            let _ = heartbeat.await;
+            store.close().await;
+        };
+        if tokio::time::timeout(SHUTDOWN_WRITER, last).await.is_err() {
+            tracing::warn!("the heartbeat or the store did not close within {SHUTDOWN_WRITER:?}");
+        }
+        tracing::info!("stopped");
+        Ok(())
+    }
+}
+
+impl Shared {
+    /// The handles every task is given, on `store` (`cluster`: this node's part of one).
+    fn new(
+        config: &Config,
+        store: Arc<dyn Store>,
+        bus: Arc<dyn Bus>,
+        cluster: Option<Arc<cluster::Cluster>>,
+        metrics: Arc<Metrics>,
+        writer: mpsc::Sender<WriteReq>,
+        shutdown: watch::Receiver<bool>,
+    ) -> Shared {
+        let seam: Arc<dyn seam::Seam> = match &cluster {
+            None => Arc::new(seam::Local),
+            Some(c) => c.clone(),
+        };
+        Shared {
+            store,
+            bus,
+            cluster,
+            metrics,
+            writer,
+            games: Mutex::new(HashMap::new()),
+            computers: Mutex::new(HashSet::new()),
+            shutdown,
+            engine: config.engine.clone(),
+            rate: config.rate(),
+            beats: Arc::new(heartbeat::Beats::default()),
+            limits: config.limits.clone(),
+            token_sockets: Arc::default(),
+            player_buckets: Arc::default(),
+            evenings: evening::Evenings::default(),
+            cpu: cpu::Jobs::new(&config.limits),
+            creations: limits::Bucket::new(
+                config.limits.creates_per_minute,
+                config.limits.create_burst,
+                "games or challenges created from your address",
+                "--creates-per-minute, --create-burst",
+            ),
+            evening_creations: limits::Bucket::new(
+                config.limits.evenings_per_minute,
+                config.limits.evening_burst,
+                "evenings created or imported from your address",
+                "--evenings-per-minute, --evening-burst",
+            ),
+            tasks: tokio_util::task::TaskTracker::new(),
+            seam,
+        }
+    }
+
+    /// The server stops: forget every loaded game and evening (how many), so that each
+    /// task ends once the sockets and tasks holding its handle are done. What a game's
+    /// task was committing it still hands to the writer.
+    fn stop_games(&self) -> usize {
+        let games: Vec<GameHandle> = self.lock().drain().map(|(_, h)| h).collect();
+        let evenings = self.evenings.drain();
+        games.len() + evenings.len()
+    }
 }

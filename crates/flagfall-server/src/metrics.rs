@@ -78,91 +78,143 @@ pub struct ClusterMetrics {
     pub dropped_games: Counter,
 }
 
+/// A gauge registered as `name`.
+fn gauge(registry: &mut Registry, name: &str, help: &str) -> Gauge {
+    let g = Gauge::default();
+    registry.register(name, help, g.clone());
+    g
+}
+
+/// A counter registered as `name` (the crate adds `_total`).
+fn counter(registry: &mut Registry, name: &str, help: &str) -> Counter {
+    let c = Counter::default();
+    registry.register(name, help, c.clone());
+    c
+}
+
+/// What the server holds now, the first metrics registered (and written out).
+struct Held {
+    damaged_games: Gauge,
+    aborted_games: Counter,
+    bus_channels: Gauge,
+    clocks_beating: Gauge,
+    live_games: Gauge,
+    loaded_games: Gauge,
+    loaded_evenings: Gauge,
+    sockets: Gauge,
+    practice_computers: Gauge,
+    engine_processes: Gauge,
+}
+
+impl Held {
+    fn register(r: &mut Registry) -> Held {
+        Held {
+            damaged_games: gauge(
+                r,
+                "flagfall_damaged_games",
+                "Live games found damaged at start and not served (see the log)",
+            ),
+            aborted_games: counter(
+                r,
+                "flagfall_aborted_games",
+                "Games aborted by this process because nobody acted on them before they expired",
+            ),
+            bus_channels: gauge(
+                r,
+                "flagfall_bus_channels",
+                "Games with a publish/subscribe channel (one with a socket or a practice computer subscribed)",
+            ),
+            clocks_beating: gauge(
+                r,
+                "flagfall_clocks_beating",
+                "Games whose running clock the heartbeat covers (started, not finished, loaded)",
+            ),
+            live_games: gauge(r, "flagfall_live_games", "Games loaded and not finished"),
+            loaded_games: gauge(r, "flagfall_loaded_games", "Games with a running task"),
+            loaded_evenings: gauge(
+                r,
+                "flagfall_loaded_evenings",
+                "Evenings with a running task",
+            ),
+            sockets: gauge(r, "flagfall_sockets", "Open WebSockets"),
+            practice_computers: gauge(
+                r,
+                "flagfall_practice_computers",
+                "Practice computers playing",
+            ),
+            engine_processes: gauge(
+                r,
+                "flagfall_engine_processes",
+                "UCI engine processes of practice computers",
+            ),
+        }
+    }
+}
+
 impl Default for Metrics {
     fn default() -> Metrics {
         let mut registry = Registry::default();
-        let gauge = |registry: &mut Registry, name: &str, help: &str| {
-            let g = Gauge::default();
-            registry.register(name, help, g.clone());
-            g
-        };
-        let counter = |registry: &mut Registry, name: &str, help: &str| {
-            let c = Counter::default();
-            registry.register(name, help, c.clone());
-            c
-        };
         let r = &mut registry;
-        let damaged_games = gauge(
-            r,
-            "flagfall_damaged_games",
-            "Live games found damaged at start and not served (see the log)",
-        );
-        let aborted_games = counter(
-            r,
-            "flagfall_aborted_games",
-            "Games aborted by this process because nobody acted on them before they expired",
-        );
-        let bus_channels = gauge(
-            r,
-            "flagfall_bus_channels",
-            "Games with a publish/subscribe channel (one with a socket or a practice computer subscribed)",
-        );
-        let clocks_beating = gauge(
-            r,
-            "flagfall_clocks_beating",
-            "Games whose running clock the heartbeat covers (started, not finished, loaded)",
-        );
-        let live_games = gauge(r, "flagfall_live_games", "Games loaded and not finished");
-        let loaded_games = gauge(r, "flagfall_loaded_games", "Games with a running task");
-        let loaded_evenings = gauge(
-            r,
-            "flagfall_loaded_evenings",
-            "Evenings with a running task",
-        );
-        let sockets = gauge(r, "flagfall_sockets", "Open WebSockets");
-        let practice_computers = gauge(
-            r,
-            "flagfall_practice_computers",
-            "Practice computers playing",
-        );
-        let engine_processes = gauge(
-            r,
-            "flagfall_engine_processes",
-            "UCI engine processes of practice computers",
-        );
-        let events = counter(
-            r,
-            "flagfall_events",
-            "Events committed (rate() gives events/s)",
-        );
-        let refused = counter(
-            r,
-            "flagfall_refused",
-            "Actions refused by the arbiter or the server",
-        );
-        let frame_errors = counter(
-            r,
-            "flagfall_frame_errors",
-            "Client frames that were not valid events",
-        );
-        let commit_failures = counter(r, "flagfall_commit_failures", "Group commits that failed");
-        let lag_credit_ms = counter(
-            r,
-            "flagfall_lag_compensation_ms",
-            "Lag compensation given, milliseconds",
-        );
-        let lag_credits = counter(
-            r,
-            "flagfall_lag_compensations",
-            "Presses given lag compensation",
-        );
-        let flags = counter(r, "flagfall_flags", "Flag falls seen on the server's clock");
-        let game_copies = counter(
-            r,
-            "flagfall_game_copies",
-            "Copies of a game's stored state made for readers (at most one per commit, however many readers)",
-        );
-        let cluster = ClusterMetrics {
+        let held = Held::register(r);
+        // Fields in the order they are registered (and written out).
+        Metrics {
+            damaged_games: held.damaged_games,
+            aborted_games: held.aborted_games,
+            bus_channels: held.bus_channels,
+            clocks_beating: held.clocks_beating,
+            live_games: held.live_games,
+            loaded_games: held.loaded_games,
+            loaded_evenings: held.loaded_evenings,
+            sockets: held.sockets,
+            practice_computers: held.practice_computers,
+            engine_processes: held.engine_processes,
+            events: counter(
+                r,
+                "flagfall_events",
+                "Events committed (rate() gives events/s)",
+            ),
+            refused: counter(
+                r,
+                "flagfall_refused",
+                "Actions refused by the arbiter or the server",
+            ),
+            frame_errors: counter(
+                r,
+                "flagfall_frame_errors",
+                "Client frames that were not valid events",
+            ),
+            commit_failures: counter(r, "flagfall_commit_failures", "Group commits that failed"),
+            lag_credit_ms: counter(
+                r,
+                "flagfall_lag_compensation_ms",
+                "Lag compensation given, milliseconds",
+            ),
+            lag_credits: counter(
+                r,
+                "flagfall_lag_compensations",
+                "Presses given lag compensation",
+            ),
+            flags: counter(r, "flagfall_flags", "Flag falls seen on the server's clock"),
+            game_copies: counter(
+                r,
+                "flagfall_game_copies",
+                "Copies of a game's stored state made for readers (at most one per commit, however many readers)",
+            ),
+            cluster: ClusterMetrics::register(r),
+            commit_seconds: {
+                let h = Histogram::new(BUCKETS);
+                r.register("flagfall_commit_seconds", "Group commit latency", h.clone());
+                h
+            },
+            registry,
+        }
+    }
+}
+
+impl ClusterMetrics {
+    /// A cluster's metrics, registered in `r`.
+    fn register(r: &mut Registry) -> ClusterMetrics {
+        ClusterMetrics {
             owned_games: gauge(
                 r,
                 "flagfall_cluster_owned_games",
@@ -213,35 +265,6 @@ impl Default for Metrics {
                 "flagfall_cluster_dropped_games",
                 "Games this node stopped serving because it lost their lease",
             ),
-        };
-        let commit_seconds = Histogram::new(BUCKETS);
-        r.register(
-            "flagfall_commit_seconds",
-            "Group commit latency",
-            commit_seconds.clone(),
-        );
-        Metrics {
-            live_games,
-            loaded_games,
-            loaded_evenings,
-            sockets,
-            events,
-            refused,
-            frame_errors,
-            commit_failures,
-            commit_seconds,
-            lag_credit_ms,
-            lag_credits,
-            flags,
-            damaged_games,
-            aborted_games,
-            bus_channels,
-            clocks_beating,
-            practice_computers,
-            engine_processes,
-            game_copies,
-            cluster,
-            registry,
         }
     }
 }

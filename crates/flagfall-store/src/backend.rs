@@ -55,6 +55,12 @@ pub trait Backend: Send + Sync + Sized + 'static {
         ids: &'c [String],
     ) -> impl Future<Output = Result<()>> + Send + 'c;
 
+    /// Close what the backend holds of its own ([`Store::close`]), after the pools.
+    fn close(store: &SqlStore<Self>) -> impl Future<Output = ()> + Send + '_ {
+        let _ = store;
+        async {}
+    }
+
     /// [`Store::lease_claim`].
     fn lease_claim<'a>(
         store: &'a SqlStore<Self>,
@@ -138,6 +144,14 @@ where
 {
     fn backend(&self) -> &'static str {
         B::NAME
+    }
+
+    fn close(&self) -> std::pin::Pin<Box<dyn Future<Output = ()> + Send + '_>> {
+        Box::pin(async move {
+            self.writer.close().await;
+            self.pool.close().await;
+            B::close(self).await;
+        })
     }
 
     fn create_game<'a>(&'a self, g: &'a NewGame) -> StoreFuture<'a, ()> {

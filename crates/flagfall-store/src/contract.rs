@@ -198,6 +198,13 @@ pub trait Store: Send + Sync {
         let _ = (batch, node, epochs);
         unsupported()
     }
+    /// Close the store's connections, once what was written is committed: the last
+    /// step of a server's stop (SQLite then checkpoints its WAL into the database
+    /// file). Waits for connections in use to come back. A store that holds nothing to
+    /// close keeps this default.
+    fn close(&self) -> Pin<Box<dyn Future<Output = ()> + Send + '_>> {
+        Box::pin(async {})
+    }
 }
 
 pub(crate) fn unsupported<'a, T: Send + 'a>() -> StoreFuture<'a, T> {

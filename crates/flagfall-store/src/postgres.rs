@@ -122,6 +122,11 @@ impl Backend for PgBackend {
     /// Nothing to do after a commit.
     async fn after_commit(_store: &PgStore) {}
 
+    /// The leases' own pool.
+    async fn close(store: &PgStore) {
+        store.own.leases.close().await;
+    }
+
     /// Fenced by their lease epochs (`lease.rs`): a node that lost a game cannot
     /// overwrite the mark of the node that took it over.
     async fn store_marks<'c>(

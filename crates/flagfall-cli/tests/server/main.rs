@@ -25,6 +25,7 @@ mod lifecycle;
 mod lobby;
 mod pg_restart;
 mod rematch;
+mod shutdown;
 mod support;
 mod transport;
 mod trust;

@@ -467,6 +467,30 @@ impl Client {
         self.until(|m| m["type"] == "event" && m["n"] == n).await
     }
 
+    /// The next text message, or the server's close (its code and reason) when it
+    /// closes first.
+    pub async fn next_or_close(&mut self) -> Result<Value, (u16, String)> {
+        let deadline = tokio::time::Instant::now() + WAIT;
+        loop {
+            let msg = tokio::time::timeout_at(deadline, self.ws.next())
+                .await
+                .expect("a message or a close in time");
+            match msg {
+                Some(Ok(Message::Text(t))) => {
+                    let v: Value = serde_json::from_str(t.as_str()).expect("JSON");
+                    apply(&mut self.view, &v);
+                    return Ok(v);
+                }
+                Some(Ok(Message::Close(Some(f)))) => {
+                    return Err((f.code.into(), f.reason.to_string()));
+                }
+                Some(Ok(Message::Close(None))) | None => return Err((1005, String::new())),
+                Some(Ok(_)) => continue,
+                Some(Err(e)) => return Err((1006, e.to_string())),
+            }
+        }
+    }
+
     /// Read until the server closes: its code and reason.
     pub async fn until_close(&mut self) -> (u16, String) {
         let deadline = tokio::time::Instant::now() + WAIT;

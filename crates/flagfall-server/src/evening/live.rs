@@ -78,9 +78,12 @@ pub(super) async fn live(
         .max_frame_size(LIVE_MAX_MESSAGE_BYTES)
         .read_buffer_size(crate::socket::READ_BUFFER_BYTES)
         .write_buffer_size(0)
-        .on_upgrade(move |socket| async move {
-            let _counted = counted;
-            run_live(socket, s, h, director, ticket).await;
+        // On the server's tasks: a stop waits for the socket to close.
+        .on_upgrade(move |socket| {
+            s.tasks.clone().track_future(async move {
+                let _counted = counted;
+                run_live(socket, s, h, director, ticket).await;
+            })
         }))
 }
 

@@ -85,6 +85,12 @@ impl Evenings {
     pub fn loaded(&self) -> usize {
         self.lock().len()
     }
+
+    /// Forget every loaded evening (the server stops): each task ends once the requests
+    /// and sockets holding its handle are done.
+    pub(crate) fn drain(&self) -> Vec<EveningHandle> {
+        self.lock().drain().map(|(_, h)| h).collect()
+    }
 }
 
 /// A server game ended: tell its evening, if it plays for one (called by the game's task
