@@ -313,7 +313,8 @@ struct Live {
     /// The `at` of event 0 of this run: the game clock reads `base + (now - epoch)`.
     epoch: Instant,
     base: u64,
-    started: bool,
+    /// Where the game is in its life ([`Phase`]).
+    phase: Phase,
     /// Client ids already stored, per role: the event number they made.
     seen: HashMap<(Role, String), u64>,
     /// Events stored, as JSON text (to answer a retried id with its event again).
@@ -325,7 +326,6 @@ struct Live {
     window_closes: Option<u64>,
     /// The flag falls already announced.
     flagged: Vec<(Color, u64)>,
-    was_live: bool,
     /// What the game waits for the director for (a claim to rule on, a player's call), as
     /// its evening was last told ([`crate::evening::game_waiting`]).
     waiting: Option<flagfall_protocol::evening::DisputeWhat>,
@@ -343,21 +343,72 @@ struct Live {
     /// The director's offences as the last published event left them with every client
     /// (an event's update carries them only when they change).
     offences_held: Option<OffencesKey>,
-    /// Never started and expired (`crate::lifecycle`), or its round of an evening
-    /// removed: actions are refused.
-    aborted: bool,
-    /// Why, when it is not the expiry.
-    abort_reason: Option<&'static str>,
-    /// Held by its evening ([`RoundCmd::Hold`]) until then: actions are refused. Past
-    /// it ([`ROUND_HOLD`]: the release was lost), the game is as its stored row says.
-    round_held: Option<Instant>,
-    /// When a game not started expires.
-    expires_at: Option<Instant>,
     /// In a cluster, the epoch of the game's lease this task serves it under (the
     /// fencing token every commit carries).
     fence: Option<i64>,
-    /// The lease is lost: the task stops, storing nothing more.
-    lost: bool,
+}
+
+/// Where a game is in its life on its task. The states that can occur, and nothing
+/// else: an aborted game has no clock and no hold, a hold only ever holds a game nobody
+/// has acted on, a lost game stores nothing more. Every change of phase goes through
+/// [`Live::set_phase`], which keeps the count of live games (`live_games`: a game counts
+/// while it is `Unstarted` or `Playing`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Phase {
+    /// Nobody has acted on it: its clock has not started.
+    Unstarted {
+        /// When it expires unplayed (`crate::lifecycle`): `None` until its task starts,
+        /// and once the store said it has events after all.
+        expires: Option<Instant>,
+        /// Held by its evening ([`RoundCmd::Hold`]) until then: actions are refused.
+        /// Past it ([`ROUND_HOLD`]: the release was lost), the game is as its stored
+        /// row says.
+        held_until: Option<Instant>,
+    },
+    /// Its clock runs from the first action (stored, or on its way to the store).
+    Playing,
+    /// Over as stored.
+    Finished,
+    /// Expired unplayed (`reason` `None`: `crate::lifecycle`), or its round of an evening
+    /// removed (`reason` says so): actions are refused.
+    Aborted { reason: Option<&'static str> },
+    /// This node lost the game's lease: the task stops, storing nothing more.
+    Lost,
+}
+
+impl Phase {
+    /// Whether the game's clock has started.
+    fn started(self) -> bool {
+        matches!(self, Phase::Playing | Phase::Finished)
+    }
+
+    /// Whether the game counts among the live games (`live_games`).
+    fn counts_live(self) -> bool {
+        matches!(self, Phase::Unstarted { .. } | Phase::Playing)
+    }
+
+    fn is_aborted(self) -> bool {
+        matches!(self, Phase::Aborted { .. })
+    }
+
+    /// Whether its evening holds it ([`RoundCmd::Hold`]).
+    fn round_held(self) -> bool {
+        matches!(
+            self,
+            Phase::Unstarted {
+                held_until: Some(_),
+                ..
+            }
+        )
+    }
+
+    /// When it expires unplayed, if it does.
+    fn expires(self) -> Option<Instant> {
+        match self {
+            Phase::Unstarted { expires, .. } => expires,
+            _ => None,
+        }
+    }
 }
 
 fn idx(c: Color) -> usize {
@@ -401,12 +452,20 @@ pub fn load(
     }
     let stored = events.iter().map(|e| e.json.clone().into()).collect();
     let meta = Arc::new(meta);
-    let was_live = !game.is_over();
     let waiting = crate::evening::dispute_of(&game);
     let quota = [Quota::new(&game.setup().time_control); 2];
-    let started = !events.is_empty();
+    let phase = if events.is_empty() {
+        Phase::Unstarted {
+            expires: None,
+            held_until: None,
+        }
+    } else if game.is_over() {
+        Phase::Finished
+    } else {
+        Phase::Playing
+    };
     let base = match alive {
-        Some(at) if started => game.now().max(u64::try_from(at).unwrap_or(0)),
+        Some(at) if phase.started() => game.now().max(u64::try_from(at).unwrap_or(0)),
         _ => game.now(),
     };
     let epoch = Instant::now();
@@ -414,7 +473,7 @@ pub fn load(
     let offences_held = Some(OffencesKey::of(&game));
     let live = Live {
         base,
-        started,
+        phase,
         n: events.len() as u64,
         epoch,
         shared,
@@ -427,7 +486,6 @@ pub fn load(
         held: Vec::new(),
         window_closes: None,
         flagged: Vec::new(),
-        was_live,
         waiting,
         uncertain: None,
         retry_at: None,
@@ -435,12 +493,7 @@ pub fn load(
         want: Arc::new(Notify::new()),
         refused: HashSet::new(),
         offences_held,
-        aborted: false,
-        abort_reason: None,
-        round_held: None,
-        expires_at: None,
         fence: None,
-        lost: false,
     };
     Ok(Loaded { live })
 }
@@ -454,8 +507,7 @@ impl Loaded {
 
     /// The game is stored as aborted (it expired before it started).
     pub fn aborted(mut self) -> Loaded {
-        self.live.aborted = true;
-        self.live.was_live = false;
+        self.live.phase = Phase::Aborted { reason: None };
         self
     }
 
@@ -463,23 +515,23 @@ impl Loaded {
     pub fn start(self) -> GameHandle {
         let mut live = self.live;
         live.epoch = Instant::now();
-        if !live.started && !live.aborted {
-            live.expires_at = Some(crate::lifecycle::expiry_instant(
+        if let Phase::Unstarted { expires, .. } = &mut live.phase {
+            *expires = Some(crate::lifecycle::expiry_instant(
                 &live.shared,
                 live.meta.created_ms,
             ));
         }
-        if live.waiting.is_some() && !live.aborted {
+        if live.waiting.is_some() && !live.phase.is_aborted() {
             // Loaded while it waits for the director (after a restart): its evening, if
             // it has one, learns it again.
             crate::evening::game_waiting(&live.shared, &live.meta.id, live.n, live.waiting.clone());
         }
         let metrics = &live.shared.metrics;
-        if live.was_live {
+        if live.phase.counts_live() {
             metrics.live_games.inc();
         }
         metrics.loaded_games.inc();
-        if live.started && !live.game.is_over() {
+        if live.phase == Phase::Playing {
             live.shared
                 .beats
                 .register(&live.meta.id, live.epoch, live.base, live.fence);
@@ -502,7 +554,7 @@ impl Loaded {
 impl Live {
     /// The game's clock now (`at`).
     fn now(&self) -> u64 {
-        if !self.started {
+        if !self.phase.started() {
             return 0;
         }
         self.base + self.epoch.elapsed().as_millis() as u64
@@ -512,10 +564,10 @@ impl Live {
     fn view(&self) -> View {
         View {
             n: self.n,
-            started: self.started,
+            started: self.phase.started(),
             epoch: self.epoch,
             base: self.base,
-            aborted: self.aborted.then(|| self.abort_why()),
+            aborted: self.abort_why(),
             copy: None,
         }
     }
@@ -564,10 +616,10 @@ impl Live {
             game,
             moves: self.moves.entries().to_vec(),
             n: self.n,
-            started: self.started,
+            started: self.phase.started(),
             epoch: self.epoch,
             base: self.base,
-            aborted: self.aborted.then(|| self.abort_why()),
+            aborted: self.abort_why(),
             text: std::sync::Mutex::new(None),
         };
         let mut view = self.view();
@@ -576,12 +628,53 @@ impl Live {
         self.shared.metrics.game_copies.inc();
     }
 
-    /// Why the aborted game refuses actions.
-    fn abort_why(&self) -> String {
-        self.abort_reason.map_or_else(
-            || crate::lifecycle::aborted_reason(&self.shared),
-            str::to_string,
-        )
+    /// Why the game refuses actions when it is aborted.
+    fn abort_why(&self) -> Option<String> {
+        match self.phase {
+            Phase::Aborted { reason } => Some(reason.map_or_else(
+                || crate::lifecycle::aborted_reason(&self.shared),
+                str::to_string,
+            )),
+            _ => None,
+        }
+    }
+
+    /// The one place the phase changes: leaving `Unstarted` or `Playing` for a phase that
+    /// is not, the game leaves the count of live games.
+    fn set_phase(&mut self, next: Phase) {
+        if self.phase.counts_live() && !next.counts_live() {
+            self.shared.metrics.live_games.dec();
+        }
+        self.phase = next;
+    }
+
+    /// The game is aborted (`reason` `None`: it expired unplayed), unless it is already
+    /// (or lost): its view says so, and every action is refused.
+    fn abort(&mut self, reason: Option<&'static str>) {
+        if matches!(self.phase, Phase::Aborted { .. } | Phase::Lost) {
+            return;
+        }
+        self.set_phase(Phase::Aborted { reason });
+        self.publish();
+    }
+
+    /// A batch just stored ended the game.
+    fn finish(&mut self) {
+        if self.phase.counts_live() {
+            self.set_phase(Phase::Finished);
+        }
+    }
+
+    /// Set (or clear) the evening's hold of a game nobody has acted on; false when the
+    /// game is in another phase.
+    fn hold_round(&mut self, until: Option<Instant>) -> bool {
+        match &mut self.phase {
+            Phase::Unstarted { held_until, .. } => {
+                *held_until = until;
+                true
+            }
+            _ => false,
+        }
     }
 
     /// Its evening deletes or re-pairs its round ([`RoundCmd`]): whether it has begun.
@@ -589,28 +682,18 @@ impl Live {
         match c {
             RoundCmd::Hold => {
                 // A failed commit may have landed: settle it first (unsettled: begun).
-                if self.resolve().await.is_err() || self.started || !self.held.is_empty() {
+                if self.resolve().await.is_err() || !self.held.is_empty() {
                     return true;
                 }
-                self.round_held = Some(Instant::now() + ROUND_HOLD);
-                false
+                // Held if nobody has acted on it; an aborted game has not begun either.
+                !self.hold_round(Some(Instant::now() + ROUND_HOLD)) && !self.phase.is_aborted()
             }
             RoundCmd::Release => {
-                self.round_held = None;
-                self.started
+                self.hold_round(None);
+                self.phase.started()
             }
             RoundCmd::Abort => {
-                self.round_held = None;
-                if !self.aborted {
-                    self.aborted = true;
-                    self.abort_reason = Some(ROUND_REMOVED);
-                    self.expires_at = None;
-                    self.publish();
-                    if self.was_live {
-                        self.was_live = false;
-                        self.shared.metrics.live_games.dec();
-                    }
-                }
+                self.abort(Some(ROUND_REMOVED));
                 false
             }
         }
@@ -622,9 +705,11 @@ impl Live {
     /// same process and is not lost, and only a cluster's fenced commit refuses a move
     /// into a game aborted meanwhile (`flagfall_store::Store::append_fenced`).
     async fn round_hold_over(&mut self) -> bool {
-        if self.shared.cluster.is_none()
-            || self.round_held.is_some_and(|until| Instant::now() < until)
-        {
+        let held_until = match self.phase {
+            Phase::Unstarted { held_until, .. } => held_until,
+            _ => None,
+        };
+        if self.shared.cluster.is_none() || held_until.is_some_and(|until| Instant::now() < until) {
             return false;
         }
         match self.shared.store.game(&self.meta.id).await {
@@ -635,7 +720,7 @@ impl Live {
             }
             Ok(Some(_)) => {
                 tracing::warn!(game = %self.meta.id, "an evening's hold ended without word: the game goes on");
-                self.round_held = None;
+                self.hold_round(None);
                 true
             }
             Ok(None) | Err(_) => false,
@@ -644,7 +729,7 @@ impl Live {
 
     /// The game clock at `t` (no later than now): 0 before the game started.
     fn at_of(&self, t: Instant) -> u64 {
-        if !self.started {
+        if !self.phase.started() {
             return 0;
         }
         self.base + t.saturating_duration_since(self.epoch).as_millis() as u64
@@ -661,7 +746,7 @@ impl Live {
             mode: self.meta.mode,
             n: self.n,
             now: self.now(),
-            started: self.started,
+            started: self.phase.started(),
         }
     }
 
@@ -686,7 +771,7 @@ impl Live {
         if let Some(closes) = self.window_closes {
             return Some((self.instant_of(closes), true));
         }
-        if !self.started || self.game.is_over() {
+        if !self.phase.started() || self.game.is_over() {
             return None;
         }
         let now = self.now().max(self.game.now());
@@ -701,7 +786,7 @@ impl Live {
     async fn run(mut self, mut rx: mpsc::Receiver<Cmd>) {
         loop {
             let wake = self.next_wake();
-            let idle = (self.game.is_over() || self.aborted) && self.held.is_empty();
+            let idle = (self.game.is_over() || self.phase.is_aborted()) && self.held.is_empty();
             let cmd = tokio::select! {
                 cmd = rx.recv() => cmd,
                 _ = sleep_until(wake.map(|w| w.0)) => {
@@ -726,7 +811,7 @@ impl Live {
                     continue;
                 }
                 // A game nobody acted on expires (`crate::lifecycle`).
-                _ = sleep_until(self.expires_at), if !self.started && !self.aborted => {
+                _ = sleep_until(self.phase.expires()) => {
                     if self.expire().await && self.shared.unload(&self.meta.id, &mut rx) {
                         break;
                     }
@@ -744,9 +829,9 @@ impl Live {
                 Cmd::Lost => self.lose(),
                 Cmd::State(reply) => {
                     let mut state = self.state();
-                    if self.aborted {
+                    if let Some(why) = self.abort_why() {
                         crate::lifecycle::mark_aborted(&mut state, &self.shared);
-                        state.reason = Some(self.abort_why());
+                        state.reason = Some(why);
                     }
                     let _ = reply.send(state);
                 }
@@ -754,28 +839,19 @@ impl Live {
                     let begun = self.round_cmd(c).await;
                     let _ = reply.send(begun);
                 }
-                Cmd::Act(act, reply) if self.aborted => {
-                    let why = self.abort_why();
-                    let _ = reply.send(self.refuse(act.id, why, None));
-                }
-                Cmd::Act(act, reply)
-                    if self.round_held.is_some() && !self.round_hold_over().await =>
-                {
-                    let _ = reply.send(self.refuse(act.id, ROUND_HELD.into(), None));
-                }
-                Cmd::Act(act, reply) if self.aborted => {
-                    // Its hold ended on the stored row: the round's change aborted it.
-                    let why = self.abort_why();
-                    let _ = reply.send(self.refuse(act.id, why, None));
-                }
-                Cmd::Act(act, reply) => self.act(act, reply).await,
+                Cmd::Act(act, reply) => match self.closed().await {
+                    Some(why) => {
+                        let _ = reply.send(self.refuse(act.id, why, None));
+                    }
+                    None => self.act(act, reply).await,
+                },
             }
-            if self.lost {
+            if self.phase == Phase::Lost {
                 break;
             }
         }
         if let (Some(cluster), Some(epoch)) = (&self.shared.cluster, self.fence) {
-            if self.lost {
+            if self.phase == Phase::Lost {
                 // Answer what waits: its senders reconnect to the game's new server.
                 rx.close();
                 while let Ok(cmd) = rx.try_recv() {
@@ -801,34 +877,50 @@ impl Live {
             }
         }
         self.shared.beats.remove(&self.meta.id);
-        if self.was_live && !self.game.is_over() {
+        if self.phase.counts_live() {
             self.shared.metrics.live_games.dec();
         }
         self.shared.metrics.loaded_games.dec();
     }
 
+    /// Why actions are refused now, if they are: the game is aborted, or its evening
+    /// holds it ([`RoundCmd::Hold`]) and the hold is not over.
+    async fn closed(&mut self) -> Option<String> {
+        if let Some(why) = self.abort_why() {
+            return Some(why);
+        }
+        if self.phase.round_held() && !self.round_hold_over().await {
+            return Some(ROUND_HELD.into());
+        }
+        // Its hold ended on the stored row: the round's change aborted it.
+        self.abort_why()
+    }
+
     /// The expiry timer fired: abort the game if it still has not started. True when
     /// it is aborted now.
     async fn expire(&mut self) -> bool {
-        if self.started || !self.held.is_empty() {
-            self.expires_at = None;
+        let Phase::Unstarted { held_until, .. } = self.phase else {
+            return false;
+        };
+        let unstarted = |expires| Phase::Unstarted {
+            expires,
+            held_until,
+        };
+        if !self.held.is_empty() {
+            self.phase = unstarted(None);
             return false;
         }
         match crate::lifecycle::abort(&self.shared, &self.meta.id).await {
-            Ok(aborted) => {
-                self.expires_at = None;
-                if aborted {
-                    self.aborted = true;
-                    self.publish();
-                    if self.was_live {
-                        self.was_live = false;
-                        self.shared.metrics.live_games.dec();
-                    }
-                }
-                aborted
+            Ok(true) => {
+                self.abort(None);
+                true
+            }
+            Ok(false) => {
+                self.phase = unstarted(None);
+                false
             }
             Err(()) => {
-                self.expires_at = Some(Instant::now() + crate::lifecycle::RETRY_ABORT);
+                self.phase = unstarted(Some(Instant::now() + crate::lifecycle::RETRY_ABORT));
                 false
             }
         }
@@ -846,10 +938,10 @@ impl Live {
     /// The lease is lost: answer what is held, tell this node's sockets to reconnect,
     /// and stop (the run loop ends).
     fn lose(&mut self) {
-        if self.lost {
+        if self.phase == Phase::Lost {
             return;
         }
-        self.lost = true;
+        self.set_phase(Phase::Lost);
         tracing::warn!(game = %self.meta.id, epoch = ?self.fence, "lease lost: this node stops serving the game");
         for h in std::mem::take(&mut self.held) {
             for r in h.reply.into_iter().chain(h.also) {
@@ -1064,8 +1156,8 @@ impl Live {
 
     /// The game's clock starts with its first action.
     fn start_clock(&mut self) {
-        if !self.started {
-            self.started = true;
+        if let Phase::Unstarted { .. } = self.phase {
+            self.set_phase(Phase::Playing);
             self.epoch = Instant::now();
             self.base = 0;
             self.shared
@@ -1431,9 +1523,8 @@ impl Live {
             self.waiting = waiting.clone();
             crate::evening::game_waiting(&self.shared, &self.meta.id, self.n, waiting);
         }
-        if over && !was_over && self.was_live {
-            self.shared.metrics.live_games.dec();
-            self.was_live = false;
+        if over && !was_over {
+            self.finish();
         }
         let mut snapshot = self.snapshot(moves_from);
         snapshot
