@@ -5,6 +5,7 @@
 use flagfall_protocol::ClientFrame;
 
 use super::*;
+
 impl GameTask {
     /// A player's (or the director's) action: answered at once when it is a retry, when
     /// its sender may not do it, or when nothing can be stored now; otherwise stamped
@@ -135,71 +136,18 @@ impl GameTask {
         Ok(Action::Move { mv, press })
     }
 
-    /// Whether `role` may send `action` on this game: the party it acts as, or the
+    /// Whether `role` may send `action` on this game ([`flagfall_protocol::may_send`],
+    /// from which the state's `actions` are made too): the party it acts as, or the
     /// reason and rule of the refusal. Online, a move is made to press the clock.
     fn allowed(&self, role: Role, action: &mut Action) -> Result<Party, (String, Option<String>)> {
-        let Some(party) = role.party() else {
-            return Err((
-                "spectators cannot act on a game (uscf-2020 13)".into(),
-                None,
-            ));
-        };
-        let director_rule = self.game.ruleset().director.rule.clone();
-        if action.is_director_action() && party != Party::Director {
-            let text = format!("only the director may do that, not {}", role.as_str());
-            return Err((text, Some(director_rule)));
-        }
-        if party == Party::Director && !action.is_director_action() {
-            let text = "the director does not move, claim or offer for a player".to_string();
-            return Err((text, Some(director_rule)));
-        }
-        if self.meta.mode == Mode::Online {
-            self.online(party, action).map_err(|text| (text, None))?;
-        }
-        if matches!(action, Action::Offer)
-            && party.color().is_some()
-            && self.game.draw_offer() == party.color()
+        let party = flagfall_protocol::may_send(&self.game, self.meta.mode, role, action)
+            .map_err(|r| (r.reason, r.rule))?;
+        if self.meta.mode == Mode::Online
+            && let Action::Move { press, .. } = action
         {
-            // Offered again while the offer stands: nothing would change.
-            let rule = self.game.ruleset().draws.agreement_rule.clone();
-            return Err((
-                "your draw offer stands until it is answered".into(),
-                Some(rule),
-            ));
+            *press = true;
         }
         Ok(party)
-    }
-
-    /// What online play allows: legal moves of the side to move only (each presses the
-    /// clock), no take back, no press without a move. A move out of turn is refused here,
-    /// not stored, like an illegal one (issue 32 item 7: it reached the arbiter, whose
-    /// refusal was stored).
-    fn online(&self, party: Party, action: &mut Action) -> Result<(), String> {
-        match action {
-            Action::Move { mv, press } => {
-                let turn = self.game.position().turn();
-                if let Some(c) = party.color().filter(|c| *c != turn)
-                    && !self.game.is_over()
-                {
-                    return Err(format!(
-                        "it is not {}'s turn (online play takes moves of the side to move only)",
-                        flagfall_core::colour::name(c)
-                    ));
-                }
-                if !self.game.is_over() && !self.game.is_legal_move(mv) {
-                    return Err(format!(
-                        "{mv} is not a legal move (online play takes legal moves only)"
-                    ));
-                }
-                *press = true;
-                Ok(())
-            }
-            Action::Retract => Err("online play has no moves to take back".into()),
-            Action::Press => {
-                Err("online play has no clock to press without a move (a move presses it)".into())
-            }
-            _ => Ok(()),
-        }
     }
 
     /// The event of `action` by `party`, received at `received`, with the lag credit of

@@ -4,6 +4,7 @@ use flagfall_protocol::Claims;
 
 use super::*;
 use crate::bus::BusMsg;
+
 impl GameTask {
     /// The game's clock now (`at`).
     pub(super) fn now(&self) -> u64 {

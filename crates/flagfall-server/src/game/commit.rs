@@ -11,6 +11,7 @@ use super::publish::{COPY_WAIT, msg_event, split_private};
 use super::*;
 use crate::bus::BusMsg;
 use crate::writer::{WriteError, WriteReq};
+
 /// How often a game with a failed commit asks the store whether it landed.
 pub(super) const RESOLVE_EVERY: Duration = Duration::from_millis(250);
 

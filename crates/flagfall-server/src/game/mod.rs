@@ -29,7 +29,9 @@ use crate::lag::Quota;
 use crate::{ServerError, Shared};
 use commit::{RefusalKey, Uncertain};
 use phase::Phase;
+
 pub use publish::{GameCopy, STATE_TEXT_SERVES, View};
+
 /// What the server keeps about a game besides its events.
 #[derive(Debug, Clone)]
 pub struct GameMeta {

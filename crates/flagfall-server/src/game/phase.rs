@@ -2,11 +2,13 @@
 //! the end, an expiry, an evening's hold and abort, a lost lease.
 
 use super::*;
+
 /// Where a game is in its life on its task. The states that can occur, and nothing
 /// else: an aborted game has no clock and no hold, a hold only ever holds a game nobody
-/// has acted on, a lost game stores nothing more. Every change of phase goes through
-/// [`GameTask::set_phase`], which keeps the count of live games (`live_games`: a game counts
-/// while it is `Unstarted` or `Playing`).
+/// has acted on, a lost game stores nothing more. Once the task runs, every move from one
+/// phase to another goes through [`GameTask::set_phase`] (called by the methods below),
+/// which keeps the count of live games (`live_games`: a game counts while it is
+/// `Unstarted` or `Playing`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(super) enum Phase {
     /// Nobody has acted on it: its clock has not started.

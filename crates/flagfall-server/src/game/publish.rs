@@ -5,6 +5,7 @@ use flagfall_game::MoveEntry;
 use flagfall_protocol::{Snapshot, StateContext};
 
 use super::*;
+
 /// What a game's task last stored, published after every commit and read by anyone
 /// without asking the task (docs/protocol.md, "Spectators"): the number of stored
 /// events and the game clock (a ping's answer), made in O(1) per commit; the game
