@@ -201,9 +201,9 @@ impl GameTask {
     }
 
     /// Put the game back as it was stored before a batch that is not stored was
-    /// applied to it: `before`, the copy [`GameTask::commit`] kept, or else (never expected:
-    /// [`GameTask::may_repeat`] keeps one whenever a refusal may repeat) a rebuild from the
-    /// stored events.
+    /// applied to it: `before`, the copy [`GameTask::apply_unrepeated`] kept, or else
+    /// (never expected: [`GameTask::may_repeat`] keeps one whenever a refusal may
+    /// repeat) a rebuild from the stored events.
     pub(super) fn undo(&mut self, before: Option<Game>) {
         match before {
             Some(game) => self.game = game,

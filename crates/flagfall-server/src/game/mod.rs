@@ -162,6 +162,8 @@ struct Held {
     also: Vec<oneshot::Sender<Reply>>,
 }
 
+/// What a game's task owns: the game as stored (and, while a commit runs, the batch on
+/// its way), its clock, phase, simultaneity window and the rest it answers requests from.
 struct GameTask {
     shared: Arc<Shared>,
     meta: Arc<GameMeta>,

@@ -133,7 +133,8 @@ impl GameCopy {
 }
 
 /// How long a reader who wants the game as stored waits for a commit under way before
-/// the task makes the stored game from its events instead ([`GameTask::commit`]).
+/// the task makes the stored game from its events instead
+/// ([`GameTask::write_serving_copies`]).
 pub(super) const COPY_WAIT: Duration = Duration::from_millis(50);
 
 impl GameTask {
