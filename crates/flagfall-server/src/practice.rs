@@ -189,7 +189,7 @@ pub fn spawn(s: Arc<Shared>, id: String, cfg: ComputerConfig, engine: Option<Pat
         return;
     }
     s.metrics.practice_computers.inc();
-    tokio::spawn(async move {
+    s.clone().spawn(async move {
         match Computer::start(s.clone(), &id, cfg, engine).await {
             Ok(mut computer) => {
                 computer.play().await;

@@ -23,6 +23,7 @@ mod flood;
 mod injection;
 mod lifecycle;
 mod lobby;
+mod permissions;
 mod pg_restart;
 mod rematch;
 mod shutdown;
