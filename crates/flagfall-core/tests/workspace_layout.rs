@@ -117,113 +117,19 @@ fn every_declared_flagfall_dependency_is_used() {
     }
 }
 
-/// Imports that go up a layer on the tree as issue 33's helpers left it while they moved
-/// the code: `(from, to, the branch that removes it)`, files under
-/// `crates/flagfall-server/src`. Each entry must still occur; the lead empties this list
-/// as the branches are merged.
-const KNOWN_BACK_ARROWS: &[(&str, &str, &str)] = &[
-    (
-        "evening/http.rs",
-        "http.rs",
-        "i33-evening: ApiError and friends to a low module",
-    ),
-    (
-        "evening/rounds.rs",
-        "http.rs",
-        "i33-evening: ApiError and friends to a low module",
-    ),
-    (
-        "rematch.rs",
-        "http.rs",
-        "i33-evening: ApiError and friends to a low module",
-    ),
-    (
-        "evening/task.rs",
-        "cluster/evening.rs",
-        "i33-seam: publish through the seam",
-    ),
-    (
-        "evening/task.rs",
-        "cluster/route.rs",
-        "i33-seam: ask through the seam",
-    ),
-    (
-        "http.rs",
-        "cluster/route.rs",
-        "i33-seam: the remote GET through the seam",
-    ),
-    (
-        "socket.rs",
-        "cluster/route.rs",
-        "i33-seam: `remote` through the seam",
-    ),
-    (
-        "game.rs",
-        "evening/mod.rs",
-        "i33-game: a game's end and disputes told upward",
-    ),
-];
-
-/// Modules whose files import each other in a circle on that tree: `(module, branch)`;
-/// a circle all of whose files are in the module is excused while it lasts.
-const KNOWN_CIRCLES: &[(&str, &str)] = &[("evening", "i33-evening")];
-
-/// Modules the layer table names that a branch of issue 33 creates: `(module, branch)`.
-const PENDING_MODULES: &[(&str, &str)] = &[("seam", "i33-seam")];
-
-/// Files and functions over the limits on the tree as issue 33's helpers left it:
-/// `(file, or file and function, the branch that shortens it)`. Each entry must still
-/// be over; the lead empties this list as the branches are merged.
-const KNOWN_OVERSIZE: &[(&str, &str)] = &[
-    (
-        "crates/flagfall-server/src/cluster/route.rs answer",
-        "i33-seam",
-    ),
-    ("crates/flagfall-server/src/evening/http.rs", "i33-evening"),
-    (
-        "crates/flagfall-server/src/evening/http.rs player_action",
-        "i33-evening",
-    ),
-    (
-        "crates/flagfall-server/src/evening/http.rs run_live",
-        "i33-evening",
-    ),
-    ("crates/flagfall-server/src/evening/task.rs", "i33-evening"),
-    (
-        "crates/flagfall-server/src/evening/task.rs Task::run",
-        "i33-evening",
-    ),
-    (
-        "crates/flagfall-server/src/evening/task.rs Task::exec_holding",
-        "i33-evening",
-    ),
-    (
-        "crates/flagfall-server/src/evening/task.rs report",
-        "i33-evening",
-    ),
-    ("crates/flagfall-server/src/game.rs", "i33-game"),
-    ("crates/flagfall-server/src/game.rs Live::run", "i33-game"),
-    (
-        "crates/flagfall-server/src/game.rs Live::commit",
-        "i33-game",
-    ),
-    (
-        "crates/flagfall-server/src/game.rs Live::stored_now",
-        "i33-game",
-    ),
-    (
-        "crates/flagfall-server/src/lib.rs",
-        "i33-seam: `impl Shared { handle, route, load, create... }` to the seam",
-    ),
-    ("crates/flagfall-server/src/limits.rs", "i33-socket"),
-    ("crates/flagfall-server/src/limits.rs serve", "i33-socket"),
-    ("crates/flagfall-server/src/socket.rs", "i33-socket"),
-    ("crates/flagfall-server/src/socket.rs run", "i33-socket"),
-];
-
 /// The most lines of a file outside its tests, and of a function.
 const FILE_LINES: usize = 800;
 const FN_LINES: usize = 80;
+
+/// Whether one of two files is the other's parent module (`game/mod.rs` or `game.rs`
+/// and `game/commit.rs`): a directory module's root declares and re-exports its files,
+/// and its files use their parent's items, as Rust's modules are made; such a pair is
+/// not a circle between modules. Files of one directory that are siblings still may
+/// not import each other in a circle.
+fn parent_and_part(a: &[String], b: &[String]) -> bool {
+    let one_below = |p: &[String], c: &[String]| c.len() == p.len() + 1 && c.starts_with(p);
+    one_below(a, b) || one_below(b, a)
+}
 
 fn architecture_md() -> String {
     fs::read_to_string(root().join("ARCHITECTURE.md")).expect("ARCHITECTURE.md")
@@ -251,19 +157,12 @@ fn server_modules_import_only_the_layers_below_their_own() {
         let module: Vec<String> = named.split('/').map(str::to_string).collect();
         let exists = files.iter().any(|f| f.module.starts_with(&module))
             || (named == "lib" && files.iter().any(|f| f.rel == "lib.rs"));
-        let pending = PENDING_MODULES.iter().any(|(m, _)| *m == named);
-        if !exists && !pending {
+        if !exists {
             errors.push(format!(
                 "ARCHITECTURE.md's layer table names `{named}`, but crates/flagfall-server/src has no such module"
             ));
         }
     }
-    let known = |from: &str, to: &str| {
-        KNOWN_BACK_ARROWS
-            .iter()
-            .any(|(f, t, _)| *f == from && *t == to)
-    };
-    let mut seen: BTreeSet<(String, String)> = BTreeSet::new();
     let mut same: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
     let edges = layers::edges(&files);
     for (from, imports) in &edges {
@@ -278,10 +177,6 @@ fn server_modules_import_only_the_layers_below_their_own() {
             if b < a {
                 continue;
             }
-            if known(from, &e.to) {
-                seen.insert((from.clone(), e.to.clone()));
-                continue;
-            }
             if b > a {
                 errors.push(format!(
                     "crates/flagfall-server/src/{from}:{} imports `{}` ({}, {}) from {}: a module imports only the layers below its own",
@@ -291,27 +186,21 @@ fn server_modules_import_only_the_layers_below_their_own() {
                     to.describe(),
                     table.place(module_of[from.as_str()]).expect("placed").describe(),
                 ));
-            } else {
+            } else if !parent_and_part(module_of[from.as_str()], module_of[e.to.as_str()]) {
                 same.entry(from.clone()).or_default().insert(e.to.clone());
             }
         }
     }
-    let mut circled: BTreeSet<&str> = BTreeSet::new();
     for circle in layers::circles(&same) {
-        let within = |m: &str| {
-            let m: Vec<String> = m.split('/').map(str::to_string).collect();
-            circle.iter().all(|f| module_of[f.as_str()].starts_with(&m))
-        };
-        if let Some((m, _)) = KNOWN_CIRCLES.iter().find(|(m, _)| within(m)) {
-            circled.insert(m);
-            continue;
-        }
         let layer = table.place(module_of[circle[0].as_str()]).expect("placed");
         let mut why: Vec<String> = Vec::new();
         for from in &circle {
             let mut to_seen = BTreeSet::new();
             for e in edges.get(from).into_iter().flatten() {
-                if circle.contains(&e.to) && !known(from, &e.to) && to_seen.insert(&e.to) {
+                if same[from.as_str()].contains(&e.to)
+                    && circle.contains(&e.to)
+                    && to_seen.insert(&e.to)
+                {
                     why.push(format!(
                         "{from} → {} (line {}: `{}`)",
                         e.to, e.line, e.written
@@ -324,20 +213,6 @@ fn server_modules_import_only_the_layers_below_their_own() {
             layer.describe(),
             why.join("; ")
         ));
-    }
-    for (m, branch) in KNOWN_CIRCLES {
-        if !circled.contains(m) {
-            errors.push(format!(
-                "KNOWN_CIRCLES lists `{m}` ({branch}), whose files no longer import each other in a circle: remove the entry"
-            ));
-        }
-    }
-    for (from, to, branch) in KNOWN_BACK_ARROWS {
-        if !seen.contains(&(from.to_string(), to.to_string())) {
-            errors.push(format!(
-                "KNOWN_BACK_ARROWS lists {from} → {to} ({branch}), which no longer occurs: remove the entry"
-            ));
-        }
     }
     assert!(
         errors.is_empty(),
@@ -374,7 +249,6 @@ fn excused_in_architecture_md() -> Result<BTreeSet<String>, String> {
 #[test]
 fn server_store_and_protocol_files_and_functions_keep_their_size() {
     let excused = excused_in_architecture_md().unwrap_or_else(|e| panic!("{e}"));
-    let known = |key: &str| KNOWN_OVERSIZE.iter().any(|(k, _)| *k == key);
     let mut over: BTreeSet<String> = BTreeSet::new();
     let mut errors = Vec::new();
     for krate in ["flagfall-server", "flagfall-store", "flagfall-protocol"] {
@@ -388,7 +262,7 @@ fn server_store_and_protocol_files_and_functions_keep_their_size() {
             let lines = text.lines().count().saturating_sub(test_lines);
             if lines > FILE_LINES {
                 over.insert(path.clone());
-                if !excused.contains(&path) && !known(&path) {
+                if !excused.contains(&path) {
                     errors.push(format!(
                         "{path}: {lines} lines outside its tests, more than {FILE_LINES}: split it, or say why in ARCHITECTURE.md's size limits' table"
                     ));
@@ -397,18 +271,13 @@ fn server_store_and_protocol_files_and_functions_keep_their_size() {
             for fun in functions.iter().filter(|f| f.lines > FN_LINES) {
                 let key = format!("{path} {}", fun.name);
                 over.insert(key.clone());
-                if !excused.contains(&key) && !known(&key) {
+                if !excused.contains(&key) {
                     errors.push(format!(
                         "{path}:{}: `{}` is {} lines, more than {FN_LINES}: shorten it by concern, or say why in ARCHITECTURE.md's size limits' table",
                         fun.line, fun.name, fun.lines
                     ));
                 }
             }
-        }
-    }
-    for (key, branch) in KNOWN_OVERSIZE {
-        if !over.contains(*key) {
-            errors.push(format!("KNOWN_OVERSIZE lists `{key}` ({branch}), which is within the limits now: remove the entry"));
         }
     }
     for key in &excused {

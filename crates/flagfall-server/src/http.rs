@@ -429,18 +429,8 @@ async fn websocket(
 }
 
 async fn healthz(State(s): State<AppState>) -> Response {
-    if let Some(c) = &s.cluster {
-        // A cluster node is healthy when it can serve: NATS connected, and its leases
-        // renewed in time (the database answers it).
-        if !c.nats_connected() {
-            return error(StatusCode::SERVICE_UNAVAILABLE, "NATS is not connected");
-        }
-        if !c.is_valid() {
-            return error(
-                StatusCode::SERVICE_UNAVAILABLE,
-                "this node's leases are not renewed: the database does not answer it",
-            );
-        }
+    if let Some(why) = s.seam.unhealthy() {
+        return error(StatusCode::SERVICE_UNAVAILABLE, why);
     }
     match s.store.list(None, 1).await {
         Ok(_) => (StatusCode::OK, "ok\n").into_response(),

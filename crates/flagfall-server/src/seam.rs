@@ -16,6 +16,7 @@
 //! The cluster (`crate::cluster`, at the top of the module order) implements the seam
 //! over PostgreSQL's leases and NATS; nothing below it names it.
 
+use std::sync::Arc;
 use std::time::Duration;
 
 use futures_util::future::BoxFuture;
@@ -59,6 +60,18 @@ pub trait Seam: Send + Sync {
     /// Forget this node's claim of game `id` at `epoch` (its lease was lost); false when
     /// it holds none at that epoch (a newer one, or none: nothing to drop).
     fn release(&self, shared: &Shared, id: &str, epoch: i64) -> bool;
+
+    /// Whether this node may still act for game `id` at `epoch`: it holds the game's
+    /// lease at that epoch and renewed its leases recently enough.
+    fn holds(&self, id: &str, epoch: i64) -> bool;
+
+    /// This node's task of game `id` at `epoch` ended without losing it (unloaded): give
+    /// the game up, so that any node may serve it next.
+    fn give_up(&self, shared: &Arc<Shared>, id: &str, epoch: i64);
+
+    /// Why this node cannot serve now (its links to the other nodes or its leases),
+    /// `None` when it can; the health check answers it.
+    fn unhealthy(&self) -> Option<&'static str>;
 
     /// Send `req` to `node`, the owner of its game, and wait for the answer (at most
     /// [`REQUEST_TIMEOUT`]). One try: [`OwnerRetry`] says when to try again.
@@ -154,6 +167,17 @@ impl Seam for Local {
 
     fn release(&self, _shared: &Shared, _id: &str, _epoch: i64) -> bool {
         false
+    }
+
+    fn holds(&self, _id: &str, _epoch: i64) -> bool {
+        // A single node loads games without a fence; nothing to lose.
+        true
+    }
+
+    fn give_up(&self, _shared: &Arc<Shared>, _id: &str, _epoch: i64) {}
+
+    fn unhealthy(&self) -> Option<&'static str> {
+        None
     }
 
     fn ask<'a>(

@@ -138,6 +138,37 @@ impl Seam for Cluster {
         true
     }
 
+    fn holds(&self, id: &str, epoch: i64) -> bool {
+        Cluster::holds(self, id, epoch)
+    }
+
+    fn give_up(&self, shared: &Arc<Shared>, id: &str, epoch: i64) {
+        if self.epoch_of(id) != Some(epoch) {
+            return;
+        }
+        self.forget(id, epoch);
+        self.count_owned(shared);
+        let store = shared.store.clone();
+        let (id, node) = (id.to_string(), self.node.clone());
+        shared.spawn(async move {
+            if let Err(e) = store.lease_release(&id, &node, epoch).await {
+                tracing::warn!(game = %id, error = %e, "lease not released (it expires)");
+            }
+        });
+    }
+
+    fn unhealthy(&self) -> Option<&'static str> {
+        // A cluster node is healthy when it can serve: NATS connected, and its leases
+        // renewed in time (the database answers it).
+        if !self.nats_connected() {
+            Some("NATS is not connected")
+        } else if !self.is_valid() {
+            Some("this node's leases are not renewed: the database does not answer it")
+        } else {
+            None
+        }
+    }
+
     fn ask<'a>(
         &'a self,
         shared: &'a Shared,

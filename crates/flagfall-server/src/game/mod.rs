@@ -437,7 +437,7 @@ impl GameTask {
     /// any node may serve the game next. Its clock leaves the heartbeat, the game the
     /// counts.
     fn stopped(self, mut rx: mpsc::Receiver<Cmd>) {
-        if let (Some(cluster), Some(epoch)) = (&self.shared.cluster, self.fence) {
+        if let Some(epoch) = self.fence {
             if self.phase == Phase::Lost {
                 rx.close();
                 while let Ok(cmd) = rx.try_recv() {
@@ -445,20 +445,8 @@ impl GameTask {
                         let _ = reply.send(Reply::Moved);
                     }
                 }
-            } else if cluster.epoch_of(&self.meta.id) == Some(epoch) {
-                cluster.forget(&self.meta.id, epoch);
-                self.shared
-                    .metrics
-                    .cluster
-                    .owned_games
-                    .set(cluster.owned_count() as i64);
-                let shared = self.shared.clone();
-                let (id, node) = (self.meta.id.clone(), cluster.node.clone());
-                self.shared.spawn(async move {
-                    if let Err(e) = shared.store.lease_release(&id, &node, epoch).await {
-                        tracing::warn!(game = %id, error = %e, "lease not released (it expires)");
-                    }
-                });
+            } else {
+                self.shared.seam.give_up(&self.shared, &self.meta.id, epoch);
             }
         }
         self.shared.beats.remove(&self.meta.id);
@@ -471,9 +459,9 @@ impl GameTask {
     /// In a cluster, whether this task may still act: it holds the game's lease at its
     /// epoch and the node renewed its leases recently enough. A single node always may.
     fn holds(&self) -> bool {
-        match (&self.shared.cluster, self.fence) {
-            (Some(c), Some(epoch)) => c.holds(&self.meta.id, epoch),
-            _ => true,
+        match self.fence {
+            Some(epoch) => self.shared.seam.holds(&self.meta.id, epoch),
+            None => true,
         }
     }
 

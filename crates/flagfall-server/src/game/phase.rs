@@ -162,7 +162,9 @@ impl GameTask {
             Phase::Unstarted { held_until, .. } => held_until,
             _ => None,
         };
-        if self.shared.cluster.is_none() || held_until.is_some_and(|until| Instant::now() < until) {
+        if self.shared.seam.node().is_none()
+            || held_until.is_some_and(|until| Instant::now() < until)
+        {
             return false;
         }
         match self.shared.store.game(&self.meta.id).await {
