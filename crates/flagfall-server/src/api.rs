@@ -105,7 +105,7 @@ pub(crate) fn not_found(id: &str) -> Response {
 }
 
 pub(crate) async fn handle_or_404(s: &AppState, id: &str) -> Result<GameHandle, Response> {
-    match s.handle(id).await {
+    match s.load_here(id).await {
         Ok(Some(h)) => Ok(h),
         Ok(None) => Err(not_found(id)),
         Err(crate::ServerError::Elsewhere { node }) => Err(error(

@@ -68,11 +68,11 @@ impl Shared {
         self.lock().get(id).filter(|h| !h.tx.is_closed()).cloned()
     }
 
-    /// The handle of a game, loading it from the store if it is not loaded. `None` if
+    /// This node's task of a game: found loaded, or loaded from the store here. `None` if
     /// there is no such game. Loading is where the seam says this node serves the game
     /// (in a cluster, claiming its lease): [`ServerError::Elsewhere`] when another node
     /// serves it (its name empty when nobody does this instant: ask again).
-    pub async fn handle(self: &Arc<Self>, id: &str) -> Result<Option<GameHandle>, ServerError> {
+    pub async fn load_here(self: &Arc<Self>, id: &str) -> Result<Option<GameHandle>, ServerError> {
         if let Some(h) = self.loaded(id) {
             return Ok(Some(h));
         }
@@ -118,7 +118,7 @@ impl Shared {
         retry: &mut Retrying,
     ) -> Result<Option<Route>, ServerError> {
         loop {
-            match self.handle(id).await {
+            match self.load_here(id).await {
                 Ok(h) => return Ok(h.map(Route::Local)),
                 Err(ServerError::Elsewhere { node }) if !node.is_empty() => {
                     let Some(row) = self.store.game(id).await? else {
@@ -297,7 +297,7 @@ impl Shared {
             // claims it (a load balancer spreads creations, and so new games, over the
             // nodes); when another node claimed it first (a player connected there
             // already), that one serves it.
-            return match self.handle(&row.id).await {
+            return match self.load_here(&row.id).await {
                 Ok(_) | Err(ServerError::Elsewhere { .. }) => Ok(()),
                 Err(e) => Err(e),
             };

@@ -371,7 +371,7 @@ impl Node {
             shared.spawn(cluster::leases::expire(shared.clone()));
         }
         for id in &live {
-            if let Err(e) = shared.handle(id).await {
+            if let Err(e) = shared.load_here(id).await {
                 shared.metrics.damaged_games.inc();
                 tracing::error!(game = %id, error = %e, "stored game damaged: not served");
             }

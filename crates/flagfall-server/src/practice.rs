@@ -14,7 +14,7 @@
 //!
 //! The computer's settings are stored with the game (`practice` on the game row): when
 //! the server starts again, or loads the game again, the computer plays on
-//! ([`crate::Shared::handle`]). At most one computer runs per game.
+//! ([`crate::Shared::load_here`]). At most one computer runs per game.
 
 use std::collections::HashSet;
 use std::path::PathBuf;
@@ -257,7 +257,7 @@ impl Computer {
         } else {
             Role::Black
         };
-        let game = match s.handle(id).await {
+        let game = match s.load_here(id).await {
             Ok(Some(h)) => h,
             Ok(None) => return Err("no such game".into()),
             Err(e) => return Err(e.to_string()),

@@ -103,7 +103,7 @@ async fn local(s: &Arc<Shared>, id: &str, h: &mut GameHandle) -> Result<(), Gone
     if !h.tx.is_closed() {
         return Ok(());
     }
-    match s.handle(id).await {
+    match s.load_here(id).await {
         Ok(Some(new)) => {
             *h = new;
             Ok(())

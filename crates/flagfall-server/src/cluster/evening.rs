@@ -96,7 +96,12 @@ pub async fn serve(shared: Arc<Shared>) -> Result<(), ServerError> {
             };
             h.remote(match env.notice {
                 Notice::Seq { seq } => Cmd::CatchUp(seq),
-                Notice::Dispute { game, n, dispute } => Cmd::Waiting(game, n, dispute, true),
+                Notice::Dispute { game, n, dispute } => Cmd::Waiting {
+                    game,
+                    n,
+                    dispute,
+                    remote: true,
+                },
                 Notice::Hello => Cmd::Hello,
             });
         }

@@ -120,7 +120,7 @@ pub async fn renew(shared: Arc<Shared>) {
                     let task = shared.clone();
                     shared.spawn(async move {
                         let shared = task;
-                        if let Err(e) = shared.handle(&game).await {
+                        if let Err(e) = shared.load_here(&game).await {
                             tracing::warn!(game = %game, error = %e, "a held lease not served: released");
                             if let Some(c) = &shared.cluster {
                                 let _ = shared.store.lease_release(&game, &c.node, epoch).await;

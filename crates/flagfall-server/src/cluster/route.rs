@@ -178,7 +178,7 @@ async fn answer(shared: &Arc<Shared>, req: Req, received: Instant) -> Resp {
     if shared.cluster.as_ref().is_some_and(|c| !c.is_valid()) {
         return Resp::NotOwner;
     }
-    let mut h = match shared.handle(&game).await {
+    let mut h = match shared.load_here(&game).await {
         Ok(Some(h)) => h,
         Ok(None) => return Resp::NotFound,
         Err(ServerError::Elsewhere { .. }) => return Resp::NotOwner,

@@ -146,9 +146,16 @@ pub(crate) enum Cmd {
     },
     /// A server game ended (the attempt: a result not taken is tried again).
     GameOver(String, u32),
-    /// A server game began or stopped waiting for the director (what for, or `None`)
-    /// with its `n`th stored event; told by another node (`true`: not told on again).
-    Waiting(String, u64, Option<DisputeWhat>, bool),
+    /// A server game began or stopped waiting for the director.
+    Waiting {
+        game: String,
+        /// With its `n`th stored event (an older telling arriving late changes nothing).
+        n: u64,
+        /// What it waits for; `None`: it no longer waits.
+        dispute: Option<DisputeWhat>,
+        /// Told by another node (not told on to the others again).
+        remote: bool,
+    },
     /// Another node stored a change of the evening (its seq): read the log after ours.
     CatchUp(i64),
     /// Another node loaded the evening: tell it the games waiting for the director.
@@ -239,7 +246,13 @@ impl EveningHandle {
     }
 
     pub(crate) async fn game_waiting(&self, game_id: String, n: u64, dispute: Option<DisputeWhat>) {
-        let _ = self.tx.send(Cmd::Waiting(game_id, n, dispute, false)).await;
+        let waiting = Cmd::Waiting {
+            game: game_id,
+            n,
+            dispute,
+            remote: false,
+        };
+        let _ = self.tx.send(waiting).await;
     }
 
     /// Another node's telling (over NATS: the cluster's evening notices): sent to the task

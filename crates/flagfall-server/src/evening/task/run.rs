@@ -62,7 +62,12 @@ impl Task {
                 let r = self.preview(changes, origin).await;
                 let _ = reply.send(r);
             }
-            Cmd::Waiting(id, n, dispute, remote) => self.waiting(id, n, dispute, remote),
+            Cmd::Waiting {
+                game,
+                n,
+                dispute,
+                remote,
+            } => self.waiting(game, n, dispute, remote),
             Cmd::CatchUp(seq) => {
                 if seq > self.state.seq
                     && let Err(e) = self.catch_up().await
