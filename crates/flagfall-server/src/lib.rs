@@ -132,6 +132,8 @@ pub struct Shared {
     /// Where games are served, and the other nodes if any (`crate::seam`): the single
     /// node's [`seam::Local`], or the cluster.
     pub seam: Arc<dyn seam::Seam>,
+    /// The evenings' side of a server game's tellings to its evening (`crate::round_link`).
+    pub evening_link: Arc<dyn round_link::EveningLink>,
 }
 
 impl Shared {
@@ -521,6 +523,7 @@ impl Shared {
             ),
             tasks: tokio_util::task::TaskTracker::new(),
             seam,
+            evening_link: Arc::new(evening::Link),
         }
     }
 

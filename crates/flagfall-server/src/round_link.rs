@@ -2,48 +2,34 @@
 //! below the evenings, `crate::evening`, and calls up through here): what a game waits
 //! for the director for ([`dispute_of`], pure), and its tellings to its evening when it
 //! ends ([`game_over`]) or starts or stops waiting ([`game_waiting`]). The evenings
-//! register their side ([`Hooks`]) when the server's evenings are made (`Shared`'s
-//! `evenings`), so a game calls no module above its own.
+//! implement their side ([`EveningLink`]), which `Shared` holds, so a game calls no
+//! module above its own.
 
-use std::sync::{Arc, OnceLock};
+use std::sync::Arc;
 
 use flagfall_protocol::evening::DisputeWhat;
 
 use crate::Shared;
 
-/// The evenings' side of the link: what a game's telling does there.
-pub struct Hooks {
+/// The evenings' side of the link: what a game's telling does there. `Shared` holds
+/// the evenings' implementation (`Shared::evening_link`), set where the server is made.
+pub trait EveningLink: Send + Sync {
     /// A server game ended, its final event stored.
-    pub game_over: fn(&Arc<Shared>, &str),
+    fn game_over(&self, shared: &Arc<Shared>, game_id: &str);
     /// A server game's wait for the director began or ended with its `n`th event.
-    pub game_waiting: fn(&Arc<Shared>, &str, u64, Option<DisputeWhat>),
-}
-
-/// The registered hooks: one set for the process (they are functions of the `Shared`
-/// they are given, so every server of the process shares them).
-static HOOKS: OnceLock<Hooks> = OnceLock::new();
-
-/// Register the evenings' side (once; a second registration is the same functions and
-/// is ignored).
-pub fn register(hooks: Hooks) {
-    let _ = HOOKS.set(hooks);
-}
-
-fn hooks() -> Option<&'static Hooks> {
-    let h = HOOKS.get();
-    if h.is_none() {
-        // `Shared` registers them as it is made: a bug if not.
-        tracing::error!("a game's telling to its evening was lost: no evenings are registered");
-    }
-    h
+    fn game_waiting(
+        &self,
+        shared: &Arc<Shared>,
+        game_id: &str,
+        n: u64,
+        dispute: Option<DisputeWhat>,
+    );
 }
 
 /// A server game ended: tell its evening, if it plays for one (called by the game's
 /// task once the final event is stored). The evening logs the result in its own task.
 pub fn game_over(shared: &Arc<Shared>, game_id: &str) {
-    if let Some(h) = hooks() {
-        (h.game_over)(shared, game_id)
-    }
+    shared.evening_link.game_over(shared, game_id)
 }
 
 /// A server game's wait for the director began or ended (`dispute`: what it waits for,
@@ -51,9 +37,9 @@ pub fn game_over(shared: &Arc<Shared>, game_id: &str) {
 /// evening, if it plays for one. Called by the game's task when that changes, and when a
 /// game that waits is loaded (after a restart).
 pub fn game_waiting(shared: &Arc<Shared>, game_id: &str, n: u64, dispute: Option<DisputeWhat>) {
-    if let Some(h) = hooks() {
-        (h.game_waiting)(shared, game_id, n, dispute)
-    }
+    shared
+        .evening_link
+        .game_waiting(shared, game_id, n, dispute)
 }
 
 /// What a game waits for the director for, if anything: a claim for the director to rule

@@ -37,23 +37,32 @@ use flagfall_protocol::evening::DisputeWhat;
 pub use model::{BoardReports, Confirm, LogRow, Play, Report, Settings, Snap, Who, player_token};
 pub use task::EveningHandle;
 
-/// A server game's tellings to its evening: the game's task calls them through
-/// `crate::round_link` (below the game), which these re-export until the game imports
-/// them from there.
-pub use crate::round_link::{dispute_of, game_over, game_waiting};
+/// The evenings' side of a server game's tellings ([`crate::round_link`], below the
+/// game, calls it through `Shared::evening_link`).
+pub struct Link;
+
+impl crate::round_link::EveningLink for Link {
+    fn game_over(&self, shared: &Arc<crate::Shared>, game_id: &str) {
+        told_game_over(shared, game_id)
+    }
+
+    fn game_waiting(
+        &self,
+        shared: &Arc<crate::Shared>,
+        game_id: &str,
+        n: u64,
+        dispute: Option<DisputeWhat>,
+    ) {
+        told_game_waiting(shared, game_id, n, dispute)
+    }
+}
 
 /// The loaded evenings.
 pub struct Evenings(Mutex<HashMap<String, EveningHandle>>);
 
 impl Default for Evenings {
-    /// No evening loaded. Making the server's evenings registers their side of the link
-    /// from a server game to its evening ([`crate::round_link`]): a game calls no module
-    /// above its own.
+    /// No evening loaded.
     fn default() -> Evenings {
-        crate::round_link::register(crate::round_link::Hooks {
-            game_over: told_game_over,
-            game_waiting: told_game_waiting,
-        });
         Evenings(Mutex::default())
     }
 }
