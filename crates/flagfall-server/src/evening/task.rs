@@ -26,7 +26,7 @@ use super::model::{
 use crate::game::{Cmd as GameCmd, RoundCmd};
 use crate::seam::Notice;
 use crate::{ServerError, Shared, now_unix_ms, random_hex, token_hash};
-use games::add_players;
+use games::{add_players, give_link};
 use loading::{load, load_tokens, note_report, replay_row, set_details};
 
 /// Commands an evening's task may have queued.

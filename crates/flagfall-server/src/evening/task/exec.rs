@@ -481,21 +481,7 @@ fn edit_player(
     w.apply(change, origin).map_err(Refusal::Event)?;
     if name != old {
         // Each player's link is tied to their name: the new name's link.
-        let token = match &director_token {
-            Some(d) => player_token(d, &w.snap.id, &name),
-            None => random_hex(32).map_err(Refusal::Failed)?,
-        };
-        let hash = token_hash(&token);
-        if w.snap.tokens.get(&hash) != Some(&Who::Player(name.clone())) {
-            w.tokens.push(TournamentToken {
-                token_hash: hash.clone(),
-                tournament_id: w.snap.id.clone(),
-                role: "player".into(),
-                player: Some(name.clone()),
-            });
-        }
-        w.snap.tokens.insert(hash, Who::Player(name.clone()));
-        w.done.tokens.push((name, token));
+        give_link(w, director_token.as_deref(), name)?;
     }
     Ok(())
 }

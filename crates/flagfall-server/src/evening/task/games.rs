@@ -174,6 +174,33 @@ pub(super) fn create_games(w: &mut Work, origin: &Origin) -> Result<(), EventErr
     Ok(())
 }
 
+/// Give player `name` their link: a token derived from the director's token
+/// (`director_token`, when the director enters or renames them: the same name has the
+/// same link, so its hash may be stored already) or a random one; the token is answered
+/// once (`w.done`), only its hash stored.
+pub(super) fn give_link(
+    w: &mut Work,
+    director_token: Option<&str>,
+    name: String,
+) -> Result<(), Refusal> {
+    let token = match director_token {
+        Some(d) => player_token(d, &w.snap.id, &name),
+        None => random_hex(32).map_err(Refusal::Failed)?,
+    };
+    let hash = token_hash(&token);
+    if w.snap.tokens.get(&hash) != Some(&Who::Player(name.clone())) {
+        w.tokens.push(TournamentToken {
+            token_hash: hash.clone(),
+            tournament_id: w.snap.id.clone(),
+            role: "player".into(),
+            player: Some(name.clone()),
+        });
+    }
+    w.snap.tokens.insert(hash, Who::Player(name.clone()));
+    w.done.tokens.push((name, token));
+    Ok(())
+}
+
 /// Enter `players` in `w` (each with a personal token: derived from the director's
 /// token when the director enters them, random otherwise).
 pub(super) fn add_players(
@@ -206,24 +233,7 @@ pub(super) fn add_players(
                 "player {shown:?}{more}: {e}"
             )))
         })?;
-        let token = match &director_token {
-            Some(d) => player_token(d, &w.snap.id, &name),
-            None => random_hex(32).map_err(Refusal::Failed)?,
-        };
-        let hash = token_hash(&token);
-        // Entered before by the director and removed: the same name has the same link,
-        // its hash stored already.
-        let stored = w.snap.tokens.get(&hash) == Some(&Who::Player(name.clone()));
-        if !stored {
-            w.tokens.push(TournamentToken {
-                token_hash: hash.clone(),
-                tournament_id: w.snap.id.clone(),
-                role: "player".into(),
-                player: Some(name.clone()),
-            });
-        }
-        w.snap.tokens.insert(hash, Who::Player(name.clone()));
-        w.done.tokens.push((name, token));
+        give_link(w, director_token.as_deref(), name)?;
     }
     Ok(())
 }
