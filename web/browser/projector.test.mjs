@@ -198,12 +198,20 @@ test('print views: pairings, slips, standings, crosstable and the QR codes fit A
       await page.getByRole('heading', { name: 'Friday blitz: round 2 pairings' }).waitFor();
       assert.equal(await page.locator('.pr-pairings tbody tr').count(), r2.boards.length);
       assert.equal(await page.locator('.pr-pairings tbody tr').first().locator('td').nth(1).textContent(), `${r2.boards[0].white.name} (${r2.boards[0].white.number})`);
+      // Two games a board: the columns say who has White in each game, the result is the match's.
+      assert.deepEqual(await page.locator('.pr-pairings thead th').allTextContents(), ['Board', 'White in game 1', 'White in game 2', 'Match']);
     },
     slips: async (page) => {
       assert.equal(await page.locator('.pr-slip').count(), r2.boards.length);
       // Two games a board: game 2 with the colours reversed.
       const s = page.locator('.pr-slip').first();
       assert.match(await s.textContent(), new RegExp(`Game 2, colours reversed \\(${r2.boards[0].black.name} White\\)`));
+      // Each box names who wins it in its game: the board's White wins game 1 with 1–0
+      // and game 2 with 0–1 (issue 31), so no one works out the colours to tick it.
+      const b0 = r2.boards[0];
+      const games = await s.locator('.pr-game').allTextContents();
+      assert.match(games[0], new RegExp(`1–0 \\(${b0.white.name} wins\\).*0–1 \\(${b0.black.name} wins\\)`));
+      assert.match(games[1], new RegExp(`1–0 \\(${b0.black.name} wins\\).*0–1 \\(${b0.white.name} wins\\)`));
     },
     standings: async (page) => {
       await page.getByRole('heading', { name: 'Friday blitz: standings after round 1' }).waitFor();

@@ -463,10 +463,11 @@ function logV(ctrl: ConsoleCtrl): VNode {
 }
 
 function toolsV(ctrl: ConsoleCtrl): VNode {
-  const base = `/api/events/${encodeURIComponent(ctrl.id)}/export`;
+  // Every link, print and file is in the "Print, show and save" menu; this section keeps
+  // only what the menu does not: a deputy's link.
   return h('section.tools', { attrs: { 'aria-labelledby': 'tools-title' } }, [
-    h('h2#tools-title', 'Links and exports'),
-    h('p', [h('a', { attrs: { href: `/events/${encodeURIComponent(ctrl.id)}/projector`, target: '_blank' } }, 'Projector'), ' · ', h('a', { attrs: { href: `${base}/trf`, download: '' } }, 'TRF'), ' · ', h('a', { attrs: { href: `${base}/pgn`, download: '' } }, 'PGN'), ' · ', h('a', { attrs: { href: `${base}/csv`, download: '' } }, 'Standings CSV')]),
+    h('h2#tools-title', 'Deputies'),
+    h('p', 'A deputy directs the evening and its games from a console of their own.'),
     h(
       'button.deputy',
       {

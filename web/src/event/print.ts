@@ -10,6 +10,7 @@ import qrcode from 'qrcode-generator';
 import { attributesModule, classModule, eventListenersModule, h, init, propsModule, type VNode } from 'snabbdom';
 import { PRINT_KINDS, crossCellText, defaultPaper, pageName, roundWanted, tiebreaksNamed, type Paper, type PrintKind } from './printmodel';
 import type { BoardView, Crosstable, EveningSummary, PlayerLink, PlayerLinks, RoundView, Standings } from '../wire';
+import { boardGamesText, entryOptionText, matchText } from './mine';
 import { byeText, points, resultText, scoreText, tiebreakPlaces, tiebreakText, withdrawnIn } from './projmodel';
 import './event.css';
 
@@ -50,8 +51,8 @@ function pairingsSheet(d: PrintData): VNode[] {
   const two = r.boards.some((b) => b.results.length > 1);
   return [
     sheetHead(d, `round ${r.round} pairings`),
-    h('table.pr-table.pr-pairings', [
-      h('thead', h('tr', [h('th.num', 'Board'), h('th', 'White'), h('th', 'Black'), h('th.res', two ? 'Results (games 1, 2)' : 'Result')])),
+    h(`table.pr-table.pr-pairings${two ? '.two' : ''}`, [
+      h('thead', h('tr', [h('th.num', 'Board'), h('th', two ? 'White in game 1' : 'White'), h('th', two ? 'White in game 2' : 'Black'), h('th.res', two ? 'Match' : 'Result')])),
       h(
         'tbody',
         r.boards.map((b) =>
@@ -59,7 +60,9 @@ function pairingsSheet(d: PrintData): VNode[] {
             h('td.num', String(b.board)),
             h('td', `${b.white.name} (${b.white.number})`),
             h('td', `${b.black.name} (${b.black.number})`),
-            h('td.res', b.results.map((x) => resultText(x) || '____').join('  ')),
+            // A two-game board reads as its match score with each game's winner named,
+            // never as "1–0 0–1", which reads as a win and a loss (issue 31).
+            h('td.res', b.results.length > 1 ? (b.results.some((x) => x !== null) ? [h('strong', matchText(b.results) ?? ''), h('small.pr-games', boardGamesText(b))] : '____') : resultText(b.results[0] ?? null) || '____'),
           ]),
         ),
       ),
@@ -74,7 +77,16 @@ function slip(d: PrintData, r: RoundView, b: BoardView): VNode {
     h('div.pr-game', [
       // Game 2 of a match is played with the board's Black as White.
       games > 1 ? h('p', g === 0 ? 'Game 1, colours as above' : `Game ${g + 1}, colours reversed (${b.black.name} White)`) : null,
-      h('p.pr-boxes', ['1–0', '½–½', '0–1'].map((t) => h('span.pr-box', [h('span.pr-tick'), ` ${t}`]))),
+      // On a board of two games each box names who wins it in its game, so a player
+      // ticks "I won" without working out the colours (issue 31); one game needs no names.
+      h(
+        'p.pr-boxes',
+        [
+          ['1-0', '1–0'],
+          ['1/2', '½–½'],
+          ['0-1', '0–1'],
+        ].map(([x, t]) => h('span.pr-box', [h('span.pr-tick'), ` ${games > 1 ? entryOptionText(x, b, g, t) : t}`])),
+      ),
     ]);
   return h('article.pr-slip', { attrs: { 'data-board': String(b.board) } }, [
     h('p.pr-slip-head', [h('strong', `Board ${b.board}`), ` · round ${r.round} · ${d.event.name}`]),
