@@ -1195,9 +1195,10 @@ fn completion_by_degrees(ctx: &Context) -> Option<Option<usize>> {
 /// opponents each, forbidden pairs included) or both have the same absolute colour
 /// preference (C.04.3 C1, C3; the last round's exception only adds edges). A player with
 /// an absolute preference for colour `c` in `lower ∪ D` (`m` vertices) then has degree at
-/// least `m - r - A_c(lower ∪ D)`, another player at least `m - 1 - r`; with `|D| >= t`
-/// where `t` players of `D` prefer `c`, `2 (m - r - A_c) >= m` holds for every `D` when
-/// `|lower| >= 2 r + 2 A_c(lower) + A_c(players)`.
+/// least `m - r - A_c(lower ∪ D)`, another player at least `m - 1 - r`. With `t` players
+/// of `D` preferring `c`, `m >= |lower| + t` and `A_c(lower ∪ D) = A_c(lower) + t`, so
+/// `2 (m - r - A_c) >= m` holds for every `D` when `|lower| >= 2 r + 2 A_c(lower) + t`
+/// for the largest `t`, `A_c(players)`; and `2 (m - 1 - r) >= m` when `|lower| >= 2 r + 2`.
 fn lower_absorbs_any(ctx: &Context, players: &[usize], lower: &[usize]) -> bool {
     let pl = &ctx.players;
     if lower.len() < 4 {
