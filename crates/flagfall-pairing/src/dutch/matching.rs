@@ -336,6 +336,32 @@ impl<const N: usize> Matcher<N> {
         self.fixed[b] = a as u32;
     }
 
+    /// Apply the pending weight changes to the weight matrix in the order [`Matcher::solve`]
+    /// applies them, without repairing the optimum: for a matcher that will not be solved
+    /// again, whose final weights are read with [`Matcher::weight`].
+    pub fn flush_weights(&mut self) {
+        let touched = std::mem::take(&mut self.touched);
+        for &x in &touched {
+            let xi = x as usize;
+            self.is_touched[xi] = false;
+            for k in 0..self.pending[xi].len() {
+                let (y, id) = self.pending[xi][k];
+                let yi = y as usize;
+                if self.alive[xi] && self.alive[yi] {
+                    self.wid[at(self.n, xi, yi)] = id;
+                    self.wid[at(self.n, yi, xi)] = id;
+                }
+            }
+            self.pending[xi].clear();
+        }
+    }
+
+    /// The weight of edge `i`-`j` in the weight matrix (pending changes not included).
+    #[must_use]
+    pub fn weight(&self, i: usize, j: usize) -> Wide<N> {
+        self.table[self.wid[at(self.n, i, j)] as usize].half()
+    }
+
     /// The current matching: `m[v]` is `v`'s mate, or `v` itself when exposed.
     #[must_use]
     pub fn matching(&self) -> Vec<usize> {

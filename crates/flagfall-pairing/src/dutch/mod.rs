@@ -862,6 +862,18 @@ fn edge_weight<const N: usize>(
     if !ctx.compatible(hi, lo) {
         return Wide::ZERO;
     }
+    edge_weight_any(ctx, hi, lo, lower_in_current, lower_in_next, wp)
+}
+
+/// [`edge_weight`] without the compatibility check.
+fn edge_weight_any<const N: usize>(
+    ctx: &Context,
+    hi: &Entrant,
+    lo: &Entrant,
+    lower_in_current: bool,
+    lower_in_next: bool,
+    wp: &WeightParams<'_>,
+) -> Wide<N> {
     let sb = ctx.group_size_bits;
     let gs = ctx.groups_shift;
     let shift = |s: u32| ctx.score_shift[&s];
@@ -1107,11 +1119,120 @@ fn run<const N: usize>(ctx: &Context) -> Result<RawPairing, PairingError> {
     run.finish(round)
 }
 
+/// No local vertex (`Local::local_of`).
+const NONE_LOCAL: u32 = u32::MAX;
+
+/// The matcher of one bracket: its players (moved down, residents, the next score group)
+/// and, below them, the players of the lower score groups (`lower`), either as vertices
+/// or, when they can absorb any set of the bracket's players (`lower_absorbs_any`),
+/// collapsed into one private vertex per player plus, for an odd field, one vertex `z`.
+///
+/// Why the collapse is exact. Every edge with an end in `lower` still has the weight
+/// `weigh_for_the_bye` (or `complete`, for an even field) gave it, a sum
+/// `h(x) + h(y)` of one term per player (`Run::outside_half`), or 0 when the two are
+/// incompatible. Take any matching of the live graph whose restriction to the lower
+/// part plus the bracket players `D` matched into it is as large as parity allows (every
+/// optimum is such a matching: the C4 field counts pairs above all else, and
+/// `lower_absorbs_any` guarantees that `lower ∪ D` minus any one vertex has a perfect
+/// matching, for every `D`). Its weight is `W(bracket pairs) + Σ_{x ∈ lower ∪ D, x
+/// paired} h(x)`: with `k` bracket players left unpaired (at most one, and none for an
+/// even field), that is `W + Σ_D h + Σ_lower h - [k = 0, odd field] min_lower h` (the
+/// lower part leaves out its cheapest player). The collapsed graph gives `d ∈ D` the edge
+/// `d`-`d'` of weight `h(d)` and, for an odd field, every bracket player an edge to `z`
+/// of weight `min_lower h` (the bracket player left unpaired takes it); its matchings of
+/// the same shape weigh `W + Σ_D h + [k = 1] min_lower h`, the same up to a constant. So
+/// both graphs have the same optima on the bracket's players (same pairs inside the
+/// bracket, same players floating into the lower part), and every read of the engine
+/// (`run`) is a read of those: a bracket player paired into the lower part is reported as
+/// paired with `rep`, the first lower player (below the next score group, as every lower
+/// player is), one paired with `z` as unpaired.
+struct Local<const N: usize> {
+    matcher: Matcher<N>,
+    /// The global vertex of each local vertex that is a player (the bracket's players in
+    /// bracket order, then the lower players when not collapsed).
+    verts: Vec<usize>,
+    /// The local vertex of each global one (`NONE_LOCAL`: not in this matcher).
+    local_of: Vec<u32>,
+    /// The lower player reported as partner of a bracket player paired into the lower part.
+    rep: usize,
+    /// The vertex `z` of a collapsed odd field.
+    z: Option<usize>,
+}
+
+/// The completion solve's outcome without solving (`Run::complete`), when the degrees
+/// alone decide it: `Some(None)` for an even field that has a perfect matching, `Some(Some(x))`
+/// for an odd field, `x` being a player the completion optimum can leave unpaired.
+/// `None`: solve.
+///
+/// When [`lower_absorbs_any`] holds for the whole field, every player can be left out and
+/// the others paired. The completion weight of a pair is then a sum of one term per
+/// player plus, in an odd field, 1 when both are top scorers: the optimum pairs everybody
+/// but one player `x`, and `x` minimises its own term, `(not PAB-eligible, score field)`
+/// in that order (the top scorers' bit sums to less than one unit of the score field,
+/// `2^sb > ` the top group's size). So `x` is a PAB-eligible player of the lowest score
+/// any eligible player has, and that score is all `weigh_for_the_bye` reads of the
+/// completion, provided it is below the top score (otherwise it also reads the top
+/// scorers' partners, and this declines). Without an eligible player it declines too.
+fn completion_by_degrees(ctx: &Context) -> Option<Option<usize>> {
+    let pl = &ctx.players;
+    let n = pl.len();
+    let all: Vec<usize> = (0..n).collect();
+    if !lower_absorbs_any(ctx, &[], &all) {
+        return None;
+    }
+    if n.is_multiple_of(2) {
+        return Some(None);
+    }
+    let x = (0..n).rev().find(|&v| pl[v].eligible_bye)?;
+    (pl[x].score < pl[0].score).then_some(Some(x))
+}
+
+/// Whether the `lower` players together with any subset `D` of the bracket's `players`,
+/// minus any one of them, have a perfect matching of compatible pairs (see [`Local`]).
+/// Sufficient condition checked (Dirac: a graph of `m >= 3` vertices of degree at least
+/// `m / 2` has a Hamiltonian cycle, so a perfect matching for even `m` and one avoiding any
+/// chosen vertex for odd `m`): two players are incompatible only when they met (at most `r`
+/// opponents each, forbidden pairs included) or both have the same absolute colour
+/// preference (C.04.3 C1, C3; the last round's exception only adds edges). A player with
+/// an absolute preference for colour `c` in `lower ∪ D` (`m` vertices) then has degree at
+/// least `m - r - A_c(lower ∪ D)`, another player at least `m - 1 - r`. With `t` players
+/// of `D` preferring `c`, `m >= |lower| + t` and `A_c(lower ∪ D) = A_c(lower) + t`, so
+/// `2 (m - r - A_c) >= m` holds for every `D` when `|lower| >= 2 r + 2 A_c(lower) + t`
+/// for the largest `t`, `A_c(players)`; and `2 (m - 1 - r) >= m` when `|lower| >= 2 r + 2`.
+fn lower_absorbs_any(ctx: &Context, players: &[usize], lower: &[usize]) -> bool {
+    let pl = &ctx.players;
+    if lower.len() < 4 {
+        return false;
+    }
+    let r = players
+        .iter()
+        .chain(lower)
+        .map(|&v| pl[v].met.len())
+        .max()
+        .unwrap_or(0);
+    let count = |set: &[usize], c: Colour| {
+        set.iter()
+            .filter(|&&v| pl[v].absolute() && pl[v].pref == Some(c))
+            .count()
+    };
+    let m = lower.len();
+    m >= 2 * r + 2
+        && [Colour::White, Colour::Black]
+            .into_iter()
+            .all(|c| m >= 2 * r + 2 * count(lower, c) + count(players, c))
+}
+
 /// The state of one pairing run ([`run`]): the matcher, the matching last read from it,
 /// and what has been settled so far.
 struct Run<'c, const N: usize> {
     ctx: &'c Context,
+    /// The completion's matcher over the whole field (`complete`), dropped after it.
     matcher: Matcher<N>,
+    /// The current bracket's matcher (see [`Local`]).
+    local: Option<Local<N>>,
+    /// `single_downfloater_is_bye` as the weights outside the brackets have it (the
+    /// value after `weigh_for_the_bye`).
+    outside_single: bool,
     /// The matching of the last solve (`stable[v] == v`: `v` unmatched).
     stable: Vec<usize>,
     /// The final partner of each player, once its bracket is done.
@@ -1219,7 +1340,9 @@ impl<'c, const N: usize> Run<'c, N> {
         let n = ctx.players.len();
         Run {
             ctx,
-            matcher: Matcher::<N>::new(n),
+            matcher: Matcher::<N>::new(0),
+            local: None,
+            outside_single: false,
             stable: Vec::new(),
             partner: vec![None; n],
             matched: vec![false; n],
@@ -1230,8 +1353,147 @@ impl<'c, const N: usize> Run<'c, N> {
     }
 
     fn solve(&mut self) {
-        self.matcher.solve();
-        self.stable = self.matcher.matching();
+        let local = self
+            .local
+            .as_mut()
+            .expect("a bracket's matcher is built before its first solve");
+        local.matcher.solve();
+        let m = local.matcher.matching();
+        let real = local.verts.len();
+        for (li, &g) in local.verts.iter().enumerate() {
+            let p = m[li];
+            self.stable[g] = if p == li || Some(p) == local.z {
+                g
+            } else if p < real {
+                local.verts[p]
+            } else {
+                local.rep
+            };
+        }
+    }
+
+    /// Set an edge weight in the bracket's matcher (both ends are its vertices).
+    fn set_w(&mut self, i: usize, j: usize, w: Wide<N>) {
+        let local = self.local.as_mut().expect("a bracket's matcher");
+        let (li, lj) = (local.local_of[i], local.local_of[j]);
+        assert!(
+            li != NONE_LOCAL && lj != NONE_LOCAL,
+            "edge weights change only inside the bracket"
+        );
+        local.matcher.set_weight(li as usize, lj as usize, w);
+    }
+
+    fn finalize(&mut self, a: usize, b: usize) {
+        let local = self.local.as_mut().expect("a bracket's matcher");
+        let (la, lb) = (local.local_of[a], local.local_of[b]);
+        assert!(
+            la != NONE_LOCAL && lb != NONE_LOCAL,
+            "pairs are settled inside the bracket"
+        );
+        local.matcher.finalize_pair(la as usize, lb as usize);
+    }
+
+    /// The weight every edge outside the brackets has: `edge_weight` with both flags
+    /// false and the parameters of `weigh_for_the_bye`.
+    fn outside_weight(&self, hi: usize, lo: usize) -> Wide<N> {
+        let wp = WeightParams {
+            bye_score: self.bye_score,
+            single_downfloater_is_bye: self.outside_single,
+            unplayed_ranks: &self.unplayed_ranks,
+        };
+        let pl = &self.ctx.players;
+        edge_weight::<N>(self.ctx, &pl[hi], &pl[lo], false, false, &wp)
+    }
+
+    /// Half the outside weight of a vertex with itself, compatibility aside: the outside
+    /// weight of `x`-`y` is `outside_half(x) + outside_half(y)` for compatible `x`, `y`
+    /// (both its fields, C4 completion with PAB eligibility and C9, are sums of one term
+    /// per player; `outside_weights_are_sums` checks it).
+    fn outside_half(&self, x: usize) -> Wide<N> {
+        let wp = WeightParams {
+            bye_score: self.bye_score,
+            single_downfloater_is_bye: self.outside_single,
+            unplayed_ranks: &self.unplayed_ranks,
+        };
+        let p = &self.ctx.players[x];
+        edge_weight_any::<N>(self.ctx, p, p, false, false, &wp).half()
+    }
+
+    /// Build the matcher of bracket `b` (before its weights are set): see [`Local`].
+    fn build_local(&mut self, b: &Bracket<N>) {
+        let ctx = self.ctx;
+        let pl = &ctx.players;
+        let n = pl.len();
+        let old = self.local.take();
+        let lower: Vec<usize> = (b.next..n).collect();
+        let collapse = lower_absorbs_any(ctx, &b.players, &lower);
+        let mut verts = b.players.clone();
+        if !collapse {
+            verts.extend_from_slice(&lower);
+        }
+        let real = verts.len();
+        let odd = (b.players.len() + lower.len()) % 2 == 1;
+        let size = if collapse {
+            real + b.players.len() + usize::from(odd)
+        } else {
+            real
+        };
+        let mut local_of = vec![NONE_LOCAL; n];
+        for (li, &g) in verts.iter().enumerate() {
+            local_of[g] = li as u32;
+        }
+        // Pairs of moved-down players keep the weights they had (`weigh_bracket` sets the
+        // other pairs of the bracket); the old matcher is dropped before the new one is
+        // made.
+        let mut kept = Vec::new();
+        if let Some(mut old) = old {
+            old.matcher.flush_weights();
+            for x in 0..b.moved_down {
+                for y in 0..x {
+                    let (gx, gy) = (b.players[x], b.players[y]);
+                    let w = old
+                        .matcher
+                        .weight(old.local_of[gx] as usize, old.local_of[gy] as usize);
+                    kept.push((x, y, w));
+                }
+            }
+        }
+        let mut matcher = Matcher::<N>::new(size);
+        for (x, y, w) in kept {
+            matcher.set_weight(x, y, w);
+        }
+        let mut z = None;
+        if collapse {
+            for (i, &g) in b.players.iter().enumerate() {
+                matcher.set_weight(i, real + i, self.outside_half(g));
+            }
+            if odd {
+                let h = lower
+                    .iter()
+                    .map(|&l| self.outside_half(l))
+                    .min()
+                    .expect("a lower part");
+                let zi = size - 1;
+                for i in 0..b.players.len() {
+                    matcher.set_weight(i, zi, h);
+                }
+                z = Some(zi);
+            }
+        } else {
+            for (li, &g) in verts.iter().enumerate().skip(b.players.len()) {
+                for (lj, &h) in verts.iter().enumerate().take(li) {
+                    let (hi, lo) = if h < g { (h, g) } else { (g, h) };
+                    matcher.set_weight(li, lj, self.outside_weight(hi, lo));
+                }
+            }
+        }
+        self.local = Some(Local {
+            matcher,
+            verts,
+            local_of,
+            rep: if collapse { b.next } else { 0 },
+            z,
+        });
     }
 
     fn weight_params(&self) -> WeightParams<'_> {
@@ -1251,6 +1513,17 @@ impl<'c, const N: usize> Run<'c, N> {
         let sb = ctx.group_size_bits;
         let top_score = pl[0].score;
         let odd = n % 2 == 1;
+        if let Some(exposed) = completion_by_degrees(ctx) {
+            // Placeholder partners: only the exposed vertex is read (`weigh_for_the_bye`).
+            self.stable = vec![exposed.unwrap_or(0); n];
+            if let Some(x) = exposed {
+                self.stable[x] = x;
+            } else if n > 1 {
+                self.stable[0] = 1;
+            }
+            return Ok(());
+        }
+        self.matcher = Matcher::new(n);
         let no_ranks = HashMap::new();
         let wp = WeightParams {
             bye_score: 0,
@@ -1281,7 +1554,12 @@ impl<'c, const N: usize> Run<'c, N> {
                 self.matcher.set_weight(i, j, w);
             }
         }
-        self.solve();
+        self.matcher.solve();
+        self.stable = self.matcher.matching();
+        if n.is_multiple_of(2) {
+            // Even field: the weights of `complete` stay in force outside the brackets.
+            self.matcher = Matcher::new(0);
+        }
         let mut unmatched = 0;
         for (v, &u) in self.stable.iter().enumerate() {
             if u == v {
@@ -1325,22 +1603,12 @@ impl<'c, const N: usize> Run<'c, N> {
         for (r, c) in counts.into_iter().enumerate() {
             self.unplayed_ranks.insert(c, r as u64);
         }
-        // The fields are borrowed one by one: the weights read the ranks while the
-        // matcher takes them.
-        let wp = WeightParams {
-            bye_score: self.bye_score,
-            single_downfloater_is_bye: self.single_downfloater_is_bye,
-            unplayed_ranks: &self.unplayed_ranks,
-        };
-        for i in 0..n {
-            for j in 0..i {
-                self.matcher.set_weight(
-                    i,
-                    j,
-                    edge_weight::<N>(ctx, &pl[j], &pl[i], false, false, &wp),
-                );
-            }
-        }
+        // The full weights with these parameters (`edge_weight` with both flags false)
+        // are the weights of every edge outside the brackets from now on; the brackets'
+        // matchers compute them from `outside_single` (see `Local`). The completion's
+        // matcher is not solved again.
+        self.outside_single = self.single_downfloater_is_bye;
+        self.matcher = Matcher::new(0);
     }
 
     /// The bracket's edge weights (moved-down players, residents, the next group), then
@@ -1365,13 +1633,10 @@ impl<'c, const N: usize> Run<'c, N> {
                 })
                 .collect();
         }
+        self.build_local(b);
         for larger in 0..len {
             for smaller in 0..base[larger].len() {
-                self.matcher.set_weight(
-                    b.players[larger],
-                    b.players[smaller],
-                    base[larger][smaller],
-                );
+                self.set_w(b.players[larger], b.players[smaller], base[larger][smaller]);
             }
         }
         b.base = base;
@@ -1414,7 +1679,7 @@ impl<'c, const N: usize> Run<'c, N> {
                     let mut w = b.base[oi][pi];
                     if !w.is_zero() {
                         w.0[0] |= 1;
-                        self.matcher.set_weight(pv, b.players[oi], w);
+                        self.set_w(pv, b.players[oi], w);
                     }
                 }
                 self.solve();
@@ -1427,7 +1692,7 @@ impl<'c, const N: usize> Run<'c, N> {
                     if !w.is_zero() {
                         w.0[0] |= (b.next_begin - b.moved_down) as u64;
                         w.add_small(1);
-                        self.matcher.set_weight(pv, b.players[oi], w);
+                        self.set_w(pv, b.players[oi], w);
                     }
                 }
             }
@@ -1451,14 +1716,14 @@ impl<'c, const N: usize> Run<'c, N> {
                 let mut w = b.base[oi][pi];
                 if !w.is_zero() {
                     w.add_small(addend);
-                    self.matcher.set_weight(pv, ov, w);
+                    self.set_w(pv, ov, w);
                     addend += 1;
                 }
             }
             self.solve();
             let mv = self.stable[pv];
             self.matched[mv] = true;
-            self.matcher.finalize_pair(pv, mv);
+            self.finalize(pv, mv);
         }
     }
 
@@ -1481,11 +1746,7 @@ impl<'c, const N: usize> Run<'c, N> {
         for (oa, &oi) in positions.iter().enumerate() {
             let ov = b.players[oi];
             for (pr, &pi) in positions.iter().enumerate().take(oa) {
-                self.matcher.set_weight(
-                    b.players[pi],
-                    ov,
-                    b.exchange_weight(sb, pi, oi, pr, pairs),
-                );
+                self.set_w(b.players[pi], ov, b.exchange_weight(sb, pi, oi, pr, pairs));
             }
         }
         self.solve();
@@ -1515,7 +1776,7 @@ impl<'c, const N: usize> Run<'c, N> {
                     let mut w = b.exchange_weight(sb, pi, oi, pos, rem.pairs);
                     if !w.is_zero() {
                         w.sub_small(1);
-                        self.matcher.set_weight(pv, b.players[oi], w);
+                        self.set_w(pv, b.players[oi], w);
                     }
                 }
                 self.solve();
@@ -1528,7 +1789,7 @@ impl<'c, const N: usize> Run<'c, N> {
                 if exchange {
                     b.base[oi][pi] = Wide::ZERO;
                 }
-                self.matcher.set_weight(
+                self.set_w(
                     pv,
                     b.players[oi],
                     b.exchange_weight(sb, pi, oi, pos, rem.pairs),
@@ -1553,7 +1814,7 @@ impl<'c, const N: usize> Run<'c, N> {
                     let mut w = b.exchange_weight(sb, pi, oi, ri, rem.pairs);
                     if !w.is_zero() {
                         w.add_small(1);
-                        self.matcher.set_weight(pv, b.players[oi], w);
+                        self.set_w(pv, b.players[oi], w);
                     }
                 }
                 self.solve();
@@ -1562,16 +1823,16 @@ impl<'c, const N: usize> Run<'c, N> {
                 remaining -= 1;
                 for &oi in &rem.positions[..pos] {
                     b.base[pi][oi] = Wide::ZERO;
-                    self.matcher.set_weight(pv, b.players[oi], Wide::ZERO);
+                    self.set_w(pv, b.players[oi], Wide::ZERO);
                 }
                 for oi in b.next_begin..len {
                     b.base[oi][pi] = Wide::ZERO;
-                    self.matcher.set_weight(pv, b.players[oi], Wide::ZERO);
+                    self.set_w(pv, b.players[oi], Wide::ZERO);
                 }
             }
             if !already {
                 for &oi in &rem.positions[pos + 1..] {
-                    self.matcher.set_weight(
+                    self.set_w(
                         pv,
                         b.players[oi],
                         b.exchange_weight(sb, pi, oi, ri, rem.pairs),
@@ -1592,7 +1853,7 @@ impl<'c, const N: usize> Run<'c, N> {
                 if !b.forward(&self.stable, pv) || b.forward(&self.stable, ov) {
                     b.base[oi][pi] = Wide::ZERO;
                 }
-                self.matcher.set_weight(pv, ov, b.base[oi][pi]);
+                self.set_w(pv, ov, b.base[oi][pi]);
             }
         }
     }
@@ -1624,7 +1885,7 @@ impl<'c, const N: usize> Run<'c, N> {
                     let mut w = b.base[oi][pi];
                     if !w.is_zero() {
                         w.add_shifted(addend, shift);
-                        self.matcher.set_weight(pv, ov, w);
+                        self.set_w(pv, ov, w);
                     }
                     addend += 1;
                 }
@@ -1635,7 +1896,7 @@ impl<'c, const N: usize> Run<'c, N> {
                 let mv = self.stable[pv];
                 self.matched[pv] = true;
                 self.matched[mv] = true;
-                self.matcher.finalize_pair(pv, mv);
+                self.finalize(pv, mv);
             }
         }
     }
@@ -1808,6 +2069,55 @@ mod tests {
             initial_colour,
             forbidden_pairs: Vec::new(),
         }
+    }
+
+    /// The weights of edges outside the brackets are sums of one term per player
+    /// (`Run::outside_half`), on every conformance case, with and without the C9 field:
+    /// the collapse of the lower score groups (`Local`) rests on it.
+    #[test]
+    fn outside_weights_are_sums() {
+        let dir = std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/data/dutch");
+        let mut cases = 0;
+        for entry in std::fs::read_dir(&dir).expect("conformance cases") {
+            let path = entry.expect("entry").path();
+            if path.extension().is_none_or(|e| e != "trf") {
+                continue;
+            }
+            let trf = Trf::parse(&std::fs::read_to_string(&path).expect("trf")).expect("parse");
+            let input = DutchInput::from_trf(&trf).expect("input");
+            let Ok(ctx) = prepare(&input) else { continue };
+            let pl = &ctx.players;
+            let mut ranks = HashMap::new();
+            for p in pl {
+                let next = ranks.len() as u64;
+                ranks.entry(p.played_games).or_insert(next);
+            }
+            for (bye_score, single) in [(0, false), (pl[pl.len() / 2].score, true)] {
+                let wp = WeightParams {
+                    bye_score,
+                    single_downfloater_is_bye: single,
+                    unplayed_ranks: &ranks,
+                };
+                let half =
+                    |x: &Entrant| edge_weight_any::<16>(&ctx, x, x, false, false, &wp).half();
+                for i in 0..pl.len() {
+                    for j in 0..i {
+                        let w = edge_weight::<16>(&ctx, &pl[j], &pl[i], false, false, &wp);
+                        let sum = half(&pl[j]).add(&half(&pl[i]));
+                        if ctx.compatible(&pl[j], &pl[i]) {
+                            assert_eq!(w, sum, "{}: {j}-{i}", path.display());
+                        } else {
+                            assert!(w.is_zero());
+                        }
+                    }
+                    // The halves are whole.
+                    let own = edge_weight_any::<16>(&ctx, &pl[i], &pl[i], false, false, &wp);
+                    assert_eq!(half(&pl[i]).double(), own);
+                }
+            }
+            cases += 1;
+        }
+        assert_eq!(cases, 80);
     }
 
     /// The round-1 shortcut gives exactly what the engine gives.
