@@ -19,6 +19,7 @@
 //! `FLAGFALL_CLUSTER_LOGS=1` prints the nodes' logs at the end (a failure always does).
 
 mod client;
+mod epochs;
 mod evening;
 mod history;
 mod infra;

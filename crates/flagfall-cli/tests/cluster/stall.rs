@@ -3,8 +3,9 @@
 //!
 //! The history comes from the database, not the nodes: a trigger on `events` records,
 //! for every row inserted, the node whose session inserted it (each node's sessions carry
-//! its name as `application_name`), the database's clock, and the game's lease as it
-//! stood then. Every insert must have been made by the lease's owner, before its expiry.
+//! its name as `application_name`), the database's clock, the game's lease as it
+//! stood then, the action's id and the inserting transaction. Every insert must have
+//! been made by the lease's owner, before its expiry.
 //! Two more triggers record every lease granted or renewed (by whom, when, until when:
 //! each must run a whole lease from its grant, whatever its statement waited for) and
 //! every clock mark written (by whom, at which epoch, and the lease then: a mark is
@@ -28,13 +29,17 @@ const ROUTE_TIMEOUT: Duration = Duration::from_secs(3);
 /// The trigger recording who inserted each event, when, under which lease.
 pub(crate) async fn record_inserts(db: &sqlx::PgPool) {
     for sql in [
+        // `client_id`: the action's id (which request stored it); `xid`: the inserting
+        // transaction (events with one `xid` were stored by one group commit).
         "CREATE TABLE inserts_seen (game_id TEXT, n BIGINT, by_node TEXT, \
-         at TIMESTAMPTZ, lease_owner TEXT, lease_epoch BIGINT, lease_expires TIMESTAMPTZ)",
+         at TIMESTAMPTZ, lease_owner TEXT, lease_epoch BIGINT, lease_expires TIMESTAMPTZ, \
+         client_id TEXT, xid TEXT)",
         "CREATE FUNCTION see_insert() RETURNS trigger LANGUAGE plpgsql AS $$ \
          BEGIN \
            INSERT INTO inserts_seen \
              SELECT NEW.game_id, NEW.n, current_setting('application_name'), \
-               clock_timestamp(), l.owner, l.epoch, l.expires \
+               clock_timestamp(), l.owner, l.epoch, l.expires, NEW.client_id, \
+               pg_current_xact_id()::TEXT \
              FROM (SELECT 1) AS one LEFT JOIN game_leases l ON l.game_id = NEW.game_id; \
            RETURN NULL; \
          END $$",
