@@ -444,7 +444,7 @@ impl Computer {
             rtt_ms: None,
             received: tokio::time::Instant::now(),
         };
-        if self.game.tx.send(Cmd::Act(a, tx)).await.is_err() {
+        if self.game.tx.send(Cmd::Act(Box::new(a), tx)).await.is_err() {
             return Outcome::Failed;
         }
         match rx.await {

@@ -276,7 +276,7 @@ async fn answer_act(shared: &Arc<Shared>, game: &str, h: &GameHandle, r: Routed)
         received,
     };
     let (tx, rx) = oneshot::channel();
-    if h.tx.send(Cmd::Act(act, tx)).await.is_err() {
+    if h.tx.send(Cmd::Act(Box::new(act), tx)).await.is_err() {
         return Resp::NotOwner;
     }
     match rx.await {

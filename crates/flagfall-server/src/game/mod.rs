@@ -81,7 +81,9 @@ pub enum Reply {
 pub const MOVED: &str = "the game moved to another server: reconnect";
 
 pub enum Cmd {
-    Act(Act, oneshot::Sender<Reply>),
+    /// Boxed: every game's queue allocates its first block of 32 commands when it is
+    /// made, and a command is then a few words, not an action's size (issue 34).
+    Act(Box<Act>, oneshot::Sender<Reply>),
     State(oneshot::Sender<State>),
     /// The game's evening deletes or re-pairs its round (`crate::evening`); the answer
     /// is whether the game has begun.
@@ -356,7 +358,9 @@ async fn sleep_until(at: Option<Instant>) {
 impl GameTask {
     async fn run(mut self, mut rx: mpsc::Receiver<Cmd>) {
         while let Some(cmd) = self.next_cmd(&mut rx).await {
-            self.handle(cmd).await;
+            // Boxed: a command's future (an action through its commit) exists only
+            // while it runs, not in every idle game's task (issue 34).
+            Box::pin(self.handle(cmd)).await;
             if self.phase == Phase::Lost {
                 break;
             }
@@ -427,7 +431,7 @@ impl GameTask {
                 Some(why) => {
                     let _ = reply.send(self.refuse(act.id, why, None));
                 }
-                None => self.act(act, reply).await,
+                None => self.act(*act, reply).await,
             },
         }
     }

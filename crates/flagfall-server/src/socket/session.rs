@@ -256,7 +256,9 @@ pub(super) async fn run(
     };
     let end = loop {
         let input = inputs.next(session.awaited.as_ref().map(|a| a.until)).await;
-        if let Break(end) = session.on(input).await {
+        // Boxed: an input's future (a frame through its answer) exists only while it
+        // is handled, not in every idle socket's task (issue 34).
+        if let Break(end) = Box::pin(session.on(input)).await {
             break end;
         }
     };
