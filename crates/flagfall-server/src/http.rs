@@ -356,6 +356,10 @@ async fn list_games(State(s): State<AppState>, Query(q): Query<ListQuery>) -> Re
 #[derive(Deserialize)]
 struct WsQuery {
     token: Option<String>,
+    /// `?node=` (empty): the client follows a `reconnect`; `?node=NAME`: it was told
+    /// to reconnect to NAME already (never told again); absent: a client that does not
+    /// know `reconnect` (always served where it lands). docs/cluster.md.
+    node: Option<String>,
 }
 
 async fn websocket(
@@ -412,6 +416,17 @@ async fn websocket(
             }
         }
     };
+    if let (crate::Route::Remote { node, .. }, Some("")) = (&route, q.node.as_deref()) {
+        // Served by another node, and the client follows a reconnect: tell it where
+        // (once: its next URL names the node), rather than route its every action.
+        s.metrics.cluster.redirected.inc();
+        let node = node.clone();
+        return ws.on_upgrade(move |socket| {
+            s.tasks
+                .clone()
+                .track_future(crate::socket::redirect(socket, node))
+        });
+    }
     ws.max_message_size(crate::socket::MAX_MESSAGE_BYTES)
         .max_frame_size(crate::socket::MAX_MESSAGE_BYTES)
         // A client frame is at most a few KiB: start the read buffer small (tungstenite
