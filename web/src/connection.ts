@@ -1,6 +1,7 @@
 // The page's WebSocket to a game: reconnects by itself with capped exponential backoff,
 // measures lag with ping frames, and resends actions the server has not answered yet
-// (each carries an "id", so the server applies a retried action once).
+// (each carries an "id", so the server applies a retried action once). In a cluster it
+// follows the server's `reconnect` to the node serving the game (docs/cluster.md).
 import { parseServerMessage, type ServerMessage } from './protocol';
 
 /** Capped exponential backoff with jitter: attempt 0 waits about `baseMs`, then doubling up to `maxMs`. */
@@ -67,6 +68,14 @@ export interface ConnectionOptions {
 
 const OPEN = 1;
 
+/**
+ * `url` with `node=`: empty, this page follows a `reconnect`; a node's name, it was told
+ * to reconnect to that node (the balancer sends it there; never told again).
+ */
+export function withNode(url: string, node: string): string {
+  return `${url}${url.includes('?') ? '&' : '?'}node=${encodeURIComponent(node)}`;
+}
+
 /** Close codes after which reconnecting cannot help (the server refused the token or the game). */
 const FINAL_CLOSE_CODES = new Set([1008, 4001, 4003, 4004]);
 
@@ -81,6 +90,8 @@ export class Connection {
   private pingTimer: unknown = null;
   private stopped = false;
   private seq = 0;
+  /** The node the server said serves the game ('' until told; forgotten on any other close). */
+  private node = '';
   /** The number of the last event this page has (from the last state and the events since). */
   private lastN: number | null = null;
   /** Actions sent (or waiting to be sent) whose answer has not arrived, in order. */
@@ -136,7 +147,7 @@ export class Connection {
     this.setStatus(this.backoff.attempt === 0 ? 'connecting' : 'offline');
     let sock: SocketLike;
     try {
-      sock = this.opts.open(this.opts.url);
+      sock = this.opts.open(withNode(this.opts.url, this.node));
     } catch (e) {
       this.scheduleRetry(String(e));
       return;
@@ -166,6 +177,8 @@ export class Connection {
       this.socket = null;
       this.stopPing();
       if (this.stopped) return;
+      // Anything but the way to the game's node: let the balancer choose again.
+      this.node = '';
       if (FINAL_CLOSE_CODES.has(ev.code)) {
         this.stopped = true;
         this.setStatus('closed', ev.reason || `closed (${ev.code})`);
@@ -196,6 +209,18 @@ export class Connection {
 
   private handle(msg: ServerMessage): void {
     switch (msg.type) {
+      case 'reconnect': {
+        // Another node serves the game: go there at once (the server closes with 4302).
+        // Told once: a URL naming a node is never answered with another reconnect.
+        if (this.node !== '') return;
+        this.node = msg.node;
+        const sock = this.socket;
+        this.socket = null;
+        this.stopPing();
+        sock?.close(1000, 'reconnecting to the game\'s node');
+        this.connect();
+        return;
+      }
       case 'state':
         this.lastN = msg.n;
         // A fresh state after (re)connecting: what is still unanswered goes out again,

@@ -180,6 +180,7 @@ export function reduce(model: Model, msg: ServerMessage | LocalAction): Model {
       return { ...model, state: { ...model.state, flags, claims: msg.claims }, sounds: [...model.sounds, 'flag'] };
     }
     case 'pong':
+    case 'reconnect': // the connection follows it (connection.ts); nothing to show
       return model;
   }
 }

@@ -54,6 +54,7 @@ export function parseServerMessage(text: string): ServerMessage {
     case 'error':
     case 'flag':
     case 'pong':
+    case 'reconnect':
       return v as ServerMessage;
     default:
       throw new Error(`unknown server message type "${t}"`);

@@ -265,7 +265,7 @@ event: { at: number; by?: Role; id?: string; [k: string]: unknown }, rulings: Ar
 /**
  * What changed in the state object, as of after this event.
  */
-update: StateUpdate, } | { "type": "refused", id?: string | null, reason: string, rule?: string | null, } | { "type": "error", id?: string | null, message: string, } | { "type": "flag", color: Color, claims: Claims, } | { "type": "pong", ping: number, server_now: number, };
+update: StateUpdate, } | { "type": "refused", id?: string | null, reason: string, rule?: string | null, } | { "type": "error", id?: string | null, message: string, } | { "type": "flag", color: Color, claims: Claims, } | { "type": "pong", ping: number, server_now: number, } | { "type": "reconnect", node: string, };
 
 export type RulesetInfo = { id: string, name: string, 
 /**

@@ -137,6 +137,30 @@ describe('Connection', () => {
     expect(sockets).toHaveLength(4);
   });
 
+  it('follows a reconnect to the node it names, once, and forgets the node when that socket drops', () => {
+    const { conn, sockets, messages, timers } = setup();
+    conn.start();
+    expect(sockets[0].url).toBe('ws://x/ws/games/g1?token=t&node=');
+    sockets[0].open();
+    sockets[0].receive({ type: 'reconnect', node: 'n2' });
+    // at once, no backoff, naming the node; the told socket closed; nothing shown
+    expect(sockets).toHaveLength(2);
+    expect(sockets[0].closed?.code).toBe(1000);
+    expect(sockets[1].url).toBe('ws://x/ws/games/g1?token=t&node=n2');
+    expect(messages).toHaveLength(0);
+    sockets[1].open();
+    // a second reconnect (a server never sends one to a named node) is not followed
+    sockets[1].receive({ type: 'reconnect', node: 'n3' });
+    expect(sockets).toHaveLength(2);
+    sockets[1].receive(STATE);
+    expect(messages.map((m) => m.type)).toEqual(['state']);
+    // the game moved (1012): the balancer chooses again
+    sockets[1].drop(1012, 'the game moved');
+    timers.advance(500);
+    expect(sockets).toHaveLength(3);
+    expect(sockets[2].url).toBe('ws://x/ws/games/g1?token=t&node=');
+  });
+
   it('gives up when the server closes for a reason reconnecting cannot fix', () => {
     const { conn, sockets, timers } = setup();
     conn.start();

@@ -75,6 +75,23 @@ struct Side {
     token: String,
 }
 
+/// A game socket's URL on node `at`, naming node `param` (empty: none named, the
+/// client follows a `reconnect`).
+fn game_url(
+    nodes: &[SocketAddr],
+    at: usize,
+    id: &str,
+    token: &str,
+    param: &str,
+) -> Result<String, LoadError> {
+    let addr = nodes
+        .get(at)
+        .ok_or_else(|| LoadError::unexpected("connecting", "no server address"))?;
+    Ok(format!(
+        "ws://{addr}/ws/games/{id}?token={token}&node={param}"
+    ))
+}
+
 /// One game's two bots.
 pub(crate) struct Bots {
     id: String,
@@ -93,7 +110,8 @@ pub(crate) struct Bots {
 
 /// Create game number `i` and connect both players; each has read its `state`. On a
 /// cluster (several `nodes`) the game is created on node `i mod N`, White connects there
-/// and Black to the next node, so that every game has a player whose actions are routed.
+/// and Black to the next node (the balancer's spread), which tells Black to reconnect to
+/// the game's owner (docs/cluster.md, "Sockets land on the owner").
 pub(crate) async fn open_game(nodes: Arc<[SocketAddr]>, i: usize) -> Result<Bots, LoadError> {
     let n = nodes.len().max(1);
     let (w, b) = (i % n, (i + 1) % n);
@@ -139,22 +157,68 @@ async fn owner_of(addr: SocketAddr, id: &str, nodes: usize) -> Result<Option<usi
 }
 
 impl Side {
-    /// Connect to node `node` and read the state.
+    /// Connect through the balancer docs/cluster.md documents, as the tool plays it:
+    /// a URL without a node goes where the balancer spreads it (`node`, the tool's
+    /// choice); told to reconnect (`{"type":"reconnect","node":...}`, 4302), the bot
+    /// reconnects naming the node (`?node=nK`), which the balancer sends to that node,
+    /// or to the next live one when it is down; a node that does not serve the game then
+    /// serves the socket all the same (routed): a client is told once. Reads the state.
     async fn open(
         nodes: &[SocketAddr],
         node: usize,
         id: &str,
         token: String,
     ) -> Result<Side, LoadError> {
-        let addr = nodes
-            .get(node)
-            .ok_or_else(|| LoadError::unexpected("connecting", "no server address"))?;
-        let mut ws = connect(&format!("ws://{addr}/ws/games/{id}?token={token}")).await?;
-        let first = next_text(&mut ws).await?;
-        if !first.contains("\"type\":\"state\"") {
-            return Err(LoadError::unexpected("expected the state", first));
+        let n = nodes.len();
+        let mut named: Option<usize> = None;
+        loop {
+            let param = named.map(node_name).unwrap_or_default();
+            let (mut ws, at) = match named {
+                None => {
+                    let url = game_url(nodes, node, id, &token, &param)?;
+                    (connect(&url).await?, node)
+                }
+                // The named node, else the next ones in turn (the balancer's backups).
+                Some(k) => {
+                    let mut last = None;
+                    let mut found = None;
+                    for at in (0..n).map(|j| (k + j) % n) {
+                        match connect(&game_url(nodes, at, id, &token, &param)?).await {
+                            Ok(ws) => {
+                                found = Some((ws, at));
+                                break;
+                            }
+                            Err(e) => last = Some(e),
+                        }
+                    }
+                    match (found, last) {
+                        (Some(f), _) => f,
+                        (None, Some(e)) => return Err(e),
+                        (None, None) => {
+                            return Err(LoadError::unexpected("connecting", "no node"));
+                        }
+                    }
+                }
+            };
+            let first = next_text(&mut ws).await?;
+            if first.contains("\"type\":\"state\"") {
+                return Ok(Side {
+                    ws,
+                    node: at,
+                    token,
+                });
+            }
+            let told = serde_json::from_str::<flagfall_protocol::ServerMsg>(&first);
+            match (told, named) {
+                (Ok(flagfall_protocol::ServerMsg::Reconnect { node: to }), None) => {
+                    let k = node_index(&to, n).ok_or_else(|| {
+                        LoadError::unexpected("told to reconnect to an unknown node", &first)
+                    })?;
+                    named = Some(k);
+                }
+                _ => return Err(LoadError::unexpected("expected the state", first)),
+            }
         }
-        Ok(Side { ws, node, token })
     }
 
     /// Send `frame` and read until the answer carrying `needle`: whether it is the

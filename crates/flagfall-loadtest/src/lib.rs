@@ -102,16 +102,18 @@ const BEFORE_KILL: Duration = Duration::from_secs(2);
 const SPARE_FILES: u64 = 1000;
 
 /// The counters of the nodes' `/metrics` a run reports: requests routed to another
-/// node, games taken over by a node's scan, games a node dropped (it lost the lease).
-const COUNTERS: [&str; 3] = [
+/// node, games taken over by a node's scan, games a node dropped (it lost the lease),
+/// game sockets told to reconnect to their game's owner.
+const COUNTERS: [&str; 4] = [
     "flagfall_cluster_routed_total",
     "flagfall_cluster_takeovers_total",
     "flagfall_cluster_dropped_games_total",
+    "flagfall_cluster_redirected_total",
 ];
 
 /// The sum over the nodes of each counter's growth from `before` to `after`.
-fn growth(before: &[[f64; 3]], after: &[[f64; 3]]) -> [u64; 3] {
-    let mut out = [0; 3];
+fn growth(before: &[[f64; 4]], after: &[[f64; 4]]) -> [u64; 4] {
+    let mut out = [0; 4];
     for (k, o) in out.iter_mut().enumerate() {
         *o = after
             .iter()
@@ -227,10 +229,10 @@ impl Nodes {
     }
 
     /// Each node's [`COUNTERS`] (0 for a node that is gone or has none).
-    async fn counters(&self) -> Vec<[f64; 3]> {
+    async fn counters(&self) -> Vec<[f64; 4]> {
         let mut out = Vec::new();
         for (i, &addr) in self.addrs.iter().enumerate() {
-            let mut c = [0.0; 3];
+            let mut c = [0.0; 4];
             if !self.killed[i] {
                 for (k, name) in COUNTERS.iter().enumerate() {
                     c[k] = metric(addr, name).await.unwrap_or(0.0);
@@ -387,7 +389,7 @@ async fn drive(
     all.sort_unstable();
     let moves = all.len() as u64;
     let per_move = |cpu: u64| cpu as f64 / (moves as f64).max(1.0);
-    let [routed, takeovers, dropped] = growth(&routed0, &routed1);
+    let [routed, takeovers, dropped, redirected] = growth(&routed0, &routed1);
     // The failover: the games keep moving, the node owning the most is killed.
     let failover = match cfg.failover {
         Some(watch) => {
@@ -451,6 +453,8 @@ async fn drive(
         dropped,
         opening_takeovers: while_opening[1],
         opening_dropped: while_opening[2],
+        opening_redirected: while_opening[3],
+        redirected,
         failover,
     });
     Ok((open, cluster))
@@ -583,7 +587,8 @@ async fn closed_loops(
     nodes: Arc<[SocketAddr]>,
     server_pids: &[String],
 ) -> Result<ClosedLoop, LoadError> {
-    let flagfall = closed_loop(nodes, server_pids, cfg.conns, cfg.closed_duration).await?;
+    let (flagfall, routed_per_move) =
+        closed_loop(nodes, server_pids, cfg.conns, cfg.closed_duration).await?;
     let exe = match &cfg.target {
         Target::Spawn { exe, .. } => exe.clone(),
         Target::External(_) => {
@@ -626,17 +631,19 @@ async fn closed_loops(
         flagfall,
         echo,
         durable_echo,
+        routed_per_move,
     })
 }
 
 /// Closed loop over `conns` sockets (`conns / 2` games, spread over `nodes` as in the
-/// open loop): moves per second acknowledged.
+/// open loop): moves per second acknowledged, and on a cluster the requests routed
+/// between the nodes per move.
 async fn closed_loop(
     nodes: Arc<[SocketAddr]>,
     server_pids: &[String],
     conns: usize,
     d: Duration,
-) -> Result<Phase, LoadError> {
+) -> Result<(Phase, Option<f64>), LoadError> {
     let mut games = Vec::new();
     for i in 0..conns.div_ceil(2) {
         games.push(open_game(nodes.clone(), i).await?);
@@ -644,6 +651,14 @@ async fn closed_loop(
     let stop = Arc::new(AtomicBool::new(false));
     let count = Arc::new(AtomicU64::new(0));
     let servers_cpu = || server_pids.iter().map(|p| cpu_us(p)).sum::<u64>();
+    let routed = || async {
+        let mut sum = 0.0;
+        for &addr in nodes.iter() {
+            sum += metric(addr, COUNTERS[0]).await.unwrap_or(0.0);
+        }
+        sum
+    };
+    let routed0 = routed().await;
     let cpu0 = (servers_cpu(), cpu_us("self"));
     let t = Instant::now();
     let tasks: Vec<_> = games
@@ -666,7 +681,10 @@ async fn closed_loop(
     for task in tasks {
         let _ = task.await;
     }
-    Ok(phase(count.load(Relaxed), t, cpu0, servers_cpu()))
+    let moves = count.load(Relaxed);
+    let figures = phase(moves, t, cpu0, servers_cpu());
+    let per_move = (routed().await - routed0).max(0.0) / (moves as f64).max(1.0);
+    Ok((figures, (nodes.len() > 1).then_some(per_move)))
 }
 
 /// The figures of a closed-loop run that started at `t` with CPU readings `cpu0`, the
@@ -776,6 +794,8 @@ mod tests {
                 dropped: 2,
                 opening_takeovers: 1,
                 opening_dropped: 0,
+                opening_redirected: 25,
+                redirected: 0,
                 failover: Some(Failover {
                     node: "n2".into(),
                     games: 4,

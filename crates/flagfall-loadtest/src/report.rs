@@ -74,6 +74,10 @@ pub struct Cluster {
     /// The same two while the games opened.
     pub opening_takeovers: u64,
     pub opening_dropped: u64,
+    /// Game sockets told to reconnect to their game's owner while the games opened and
+    /// during the open loop (`flagfall_cluster_redirected_total`).
+    pub opening_redirected: u64,
+    pub redirected: u64,
     /// The failover, when it ran.
     pub failover: Option<Failover>,
 }
@@ -119,6 +123,9 @@ pub struct ClosedLoop {
     pub echo: Phase,
     /// The durable echo (each frame on disk before it is echoed).
     pub durable_echo: Phase,
+    /// On a cluster: requests the nodes routed to another node during flagfall's closed
+    /// loop, per move.
+    pub routed_per_move: Option<f64>,
 }
 
 impl ClosedLoop {
@@ -201,6 +208,11 @@ impl std::fmt::Display for Report {
                 c.dropped,
                 o.reconnects
             )?;
+            writeln!(
+                f,
+                "sockets told to reconnect to their game's node: {} while the games opened, {} during the open loop",
+                c.opening_redirected, c.redirected
+            )?;
             if let Some(fo) = &c.failover {
                 writeln!(
                     f,
@@ -240,6 +252,9 @@ impl std::fmt::Display for Report {
                 2.0 * echo,
                 100.0 * msgs / (2.0 * echo)
             )?;
+            if let Some(r) = c.routed_per_move {
+                writeln!(f, "closed loop routed messages: {r:.3} per move")?;
+            }
             writeln!(
                 f,
                 "closed loop CPU per round trip: flagfall server {:.1} us + bots {:.1} us; echo server {:.1} us + clients {:.1} us",

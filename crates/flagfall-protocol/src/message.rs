@@ -46,6 +46,11 @@ pub enum ServerMsg {
     Flag { color: ColorName, claims: Claims },
     /// The answer to `{"ping": N}`: `ping` is the client's N, `server_now` the game's clock.
     Pong { ping: u64, server_now: u64 },
+    /// A cluster node that does not serve the game, to a socket opened without `?node=`:
+    /// the game is served by `node`; reconnect with `?node=<node>` (the balancer sends the
+    /// socket there, docs/cluster.md). The socket is closed next with 4302. Sent only on
+    /// open, before any `state`, and never to a socket that already names a node.
+    Reconnect { node: String },
 }
 
 impl ServerMsg {

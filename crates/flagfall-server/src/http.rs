@@ -356,6 +356,10 @@ async fn list_games(State(s): State<AppState>, Query(q): Query<ListQuery>) -> Re
 #[derive(Deserialize)]
 struct WsQuery {
     token: Option<String>,
+    /// `?node=` (empty): the client follows a `reconnect`; `?node=NAME`: it was told
+    /// to reconnect to NAME already (never told again); absent: a client that does not
+    /// know `reconnect` (always served where it lands). docs/cluster.md.
+    node: Option<String>,
 }
 
 async fn websocket(
@@ -412,20 +416,36 @@ async fn websocket(
             }
         }
     };
-    ws.max_message_size(crate::socket::MAX_MESSAGE_BYTES)
+    let ws = ws
+        .max_message_size(crate::socket::MAX_MESSAGE_BYTES)
         .max_frame_size(crate::socket::MAX_MESSAGE_BYTES)
         // A client frame is at most a few KiB: start the read buffer small (tungstenite
         // zero-fills 128 KiB per socket by default) and let it grow for a longer one.
         .read_buffer_size(crate::socket::READ_BUFFER_BYTES)
-        .write_buffer_size(0)
-        // On the server's tasks: a stop waits for the socket to close.
-        .on_upgrade(move |socket| {
-            s.tasks.clone().track_future(async move {
-                // Counted as long as the socket is open.
-                let _counted = counted;
-                crate::socket::run(s, id, (role, hash), route, socket, transport).await
-            })
+        .write_buffer_size(0);
+    if let (crate::Route::Remote { node, .. }, Some("")) = (&route, q.node.as_deref()) {
+        return redirect(s, ws, node.clone());
+    }
+    // On the server's tasks: a stop waits for the socket to close.
+    ws.on_upgrade(move |socket| {
+        s.tasks.clone().track_future(async move {
+            // Counted as long as the socket is open.
+            let _counted = counted;
+            crate::socket::run(s, id, (role, hash), route, socket, transport).await
         })
+    })
+}
+
+/// A game socket served by another node (`node`), opened by a client that follows a
+/// reconnect: tell it where (once: its next URL names the node), rather than route its
+/// every action (docs/cluster.md, "Sockets land on the game's node").
+fn redirect(s: AppState, ws: WebSocketUpgrade, node: String) -> Response {
+    s.metrics.cluster.redirected.inc();
+    ws.on_upgrade(move |socket| {
+        s.tasks
+            .clone()
+            .track_future(crate::socket::redirect(socket, node))
+    })
 }
 
 async fn healthz(State(s): State<AppState>) -> Response {

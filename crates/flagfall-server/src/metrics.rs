@@ -60,6 +60,8 @@ pub struct ClusterMetrics {
     pub routed: Counter,
     /// Requests this node answered as the owner for another node.
     pub routed_in: Counter,
+    /// Game sockets told to reconnect to the game's owner (`reconnect`, then 4302).
+    pub redirected: Counter,
     /// Requests on this node's subject refused: unreadable, without a reply subject, or
     /// naming a token that is not the game's (a node never sends one: forged).
     pub refused_requests: Counter,
@@ -229,6 +231,11 @@ impl ClusterMetrics {
                 r,
                 "flagfall_cluster_routed_in",
                 "Requests answered as a game's owner for another node",
+            ),
+            redirected: counter(
+                r,
+                "flagfall_cluster_redirected",
+                "Game sockets told to reconnect to the node that serves their game",
             ),
             refused_requests: counter(
                 r,

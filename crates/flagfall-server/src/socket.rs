@@ -36,6 +36,9 @@ pub const FLOOD_CLOSE_AFTER: u32 = 20;
 /// The close code of a socket whose node stopped serving its game (a cluster node that
 /// lost the game's lease): 1012, "service restart": reconnect.
 pub const MOVED_CODE: u16 = 1012;
+/// The close code after a `reconnect` message: the game is served by the node it names;
+/// reconnect with `?node=<name>` (docs/cluster.md, "Sockets land on the owner").
+pub const REDIRECT_CODE: u16 = 4302;
 /// How often the server pings (and measures the round trip from its pong).
 pub const PING_EVERY: Duration = Duration::from_secs(5);
 
@@ -285,6 +288,30 @@ mod session;
 
 pub use rate::PlayerBuckets;
 pub(crate) use rate::{Admit, RateLimit, charge_routed_action};
+
+/// A socket whose game another node serves, opened by a client that follows a
+/// reconnect: `{"type":"reconnect","node":...}`, then a close with [`REDIRECT_CODE`].
+pub async fn redirect(socket: WebSocket, node: String) {
+    use futures_util::StreamExt;
+    let (mut sink, mut stream) = socket.split();
+    let reason = format!("served by node {node}");
+    let told = timed(&mut sink, text(&ServerMsg::Reconnect { node })).await;
+    if told.is_ok()
+        && timed(&mut sink, close(REDIRECT_CODE, &reason))
+            .await
+            .is_ok()
+    {
+        // Read to the client's close (or its end), at most a send's time.
+        let _ = tokio::time::timeout(WRITE_TIMEOUT, async {
+            while let Some(Ok(m)) = stream.next().await {
+                if matches!(m, Message::Close(_)) {
+                    break;
+                }
+            }
+        })
+        .await;
+    }
+}
 
 /// Serve one socket on game `id` acting as `role`, its token hashing to `hash` (`None`:
 /// a spectator's; a game's owner on another node finds the role from it again), over a

@@ -108,10 +108,23 @@ impl Ws {
         token: Option<&str>,
         wait: Duration,
     ) -> Result<Ws, String> {
-        let url = match token {
-            Some(t) => format!("ws://{addr}/ws/games/{game}?token={t}"),
-            None => format!("ws://{addr}/ws/games/{game}"),
+        let query = match token {
+            Some(t) => format!("?token={t}"),
+            None => String::new(),
         };
+        match Ws::open(addr, &format!("/ws/games/{game}{query}"), wait).await? {
+            (c, Incoming::Msg(m)) if m["type"] == "state" => Ok(c),
+            (_, other) => Err(format!("{addr} sent {other:?} first, not a state")),
+        }
+    }
+
+    /// Connect to `path` (with its query) and read the first message, within `wait`.
+    pub async fn open(
+        addr: SocketAddr,
+        path: &str,
+        wait: Duration,
+    ) -> Result<(Ws, Incoming), String> {
+        let url = format!("ws://{addr}{path}");
         let (ws, _) = tokio::time::timeout(wait, tokio_tungstenite::connect_async(url))
             .await
             .map_err(|_| format!("no WebSocket upgrade from {addr} within {wait:?}"))?
@@ -121,10 +134,8 @@ impl Ws {
             view: Value::Null,
             gap: false,
         };
-        match c.recv(wait).await {
-            Incoming::Msg(m) if m["type"] == "state" => Ok(c),
-            other => Err(format!("{addr} sent {other:?} first, not a state")),
-        }
+        let first = c.recv(wait).await;
+        Ok((c, first))
     }
 
     /// The next text message within `wait`, applied to the view.

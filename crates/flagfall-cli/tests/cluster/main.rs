@@ -18,6 +18,7 @@
 //! `cargo test --workspace --test cluster -- --ignored --test-threads=1`.
 //! `FLAGFALL_CLUSTER_LOGS=1` prints the nodes' logs at the end (a failure always does).
 
+mod balancer;
 mod client;
 mod epochs;
 mod evening;

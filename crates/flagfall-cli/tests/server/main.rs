@@ -628,9 +628,9 @@ async fn loadtest_runs_against_its_own_server_process() {
 
 /// Issue 22: `flagfall loadtest --nodes 3 --failover` end to end: three nodes over
 /// PostgreSQL (`FLAGFALL_TEST_POSTGRES`, required) and a NATS server of the test's own
-/// (`nats-server` on the PATH), every game's players on two nodes, the node owning the
-/// most games killed with SIGKILL while they play: every one of its games moves again,
-/// nothing is lost or doubled. Ignored by default (it needs those servers).
+/// (`nats-server` on the PATH), every game's Black told to reconnect to the game's owner
+/// (issue 34), the node owning the most games killed with SIGKILL while they play: every
+/// one of its games moves again, nothing is lost or doubled. Ignored by default (it needs those servers).
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 #[ignore = "needs FLAGFALL_TEST_POSTGRES and nats-server: scripts/test-cluster runs it"]
 async fn loadtest_over_three_nodes_survives_a_killed_node() {
@@ -685,7 +685,6 @@ async fn loadtest_over_three_nodes_survives_a_killed_node() {
         stdout.contains("cluster: 3 nodes; CPU per move by node: n1 "),
         "{stdout}"
     );
-    // Black's moves are routed: about one routed request for every two moves.
     let number_after = |marker: &str| -> f64 {
         stdout
             .split_once(marker)
@@ -693,7 +692,18 @@ async fn loadtest_over_three_nodes_survives_a_killed_node() {
             .and_then(|n| n.trim_matches(|c: char| !c.is_ascii_digit()).parse().ok())
             .unwrap_or_else(|| panic!("no number after {marker:?} in {stdout}"))
     };
-    assert!(number_after("routed messages: ") > 0.0, "{stdout}");
+    // Issue 34: every game's Black connects to another node than the game's owner, is
+    // told to reconnect there, and follows: at most 1 move in 20 routed.
+    assert_eq!(
+        number_after("sockets told to reconnect to their game's node: "),
+        30.0,
+        "{stdout}"
+    );
+    let routed_per_move = number_after(&format!(
+        "routed messages: {} (",
+        number_after("routed messages: ")
+    ));
+    assert!(routed_per_move <= 0.05, "{stdout}");
     // The killed node owned a third of the games (10), and every one moved again.
     let owned = number_after("(SIGKILL) owning ");
     assert!(owned >= 5.0, "{stdout}");
