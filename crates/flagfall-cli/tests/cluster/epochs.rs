@@ -253,6 +253,7 @@ async fn two_epochs_of_one_game_in_one_batch_store_only_the_new_ones() {
     // G's ply 6 by its new task, and Y's first move, queued behind the held commit too.
     white.drain().await;
     let errors_before = (white.errors, y_white.errors);
+    let reconnects_before = white.reconnects;
     let sent6 = white.send_now(&ply(6)).await;
     assert!(sent6, "White's ply 6 went out to the task at e{g_e2}");
     y_white.drain().await;
@@ -287,6 +288,13 @@ async fn two_epochs_of_one_game_in_one_batch_store_only_the_new_ones() {
         white.history,
         y_white.history
     );
+    // The stale task's end is not the game's: the new task's socket is not told the game
+    // moved (it has not), so White stays on it.
+    assert_eq!(
+        white.reconnects, reconnects_before,
+        "White's socket on the new task was closed when the stale task ended: {:#?}",
+        white.history
+    );
     for (who, ws, id) in [
         ("G at e1", &mut stale, "stale-p6"),
         ("Z", &mut z_white, "stale-z0"),
@@ -315,11 +323,15 @@ async fn two_epochs_of_one_game_in_one_batch_store_only_the_new_ones() {
     c.print_metrics(&[]).await;
 }
 
+/// A row of the trigger's record: game, event number, inserting node, lease epoch,
+/// action id, inserting transaction.
+type Insert = (String, i64, String, Option<i64>, Option<String>, String);
+
 /// The database's record of the held commits: no event of a stale request stored (G's
 /// ply 6 at e1, Z's first move at its old epoch); G's event 7 stored once, by `node`'s
 /// new task (its action's id, under `g_e2`), in one transaction with Y's first move.
 async fn check_batch(db: &sqlx::PgPool, node: &str, (g, g_e2): (&str, i64), y: &str, z: &str) {
-    let rows: Vec<(String, i64, String, Option<i64>, Option<String>, String)> = sqlx::query_as(
+    let rows: Vec<Insert> = sqlx::query_as(
         "SELECT game_id, n, by_node, lease_epoch, client_id, xid FROM inserts_seen \
          WHERE game_id IN ($1, $2, $3) AND (game_id <> $1 OR n >= 7) ORDER BY at",
     )

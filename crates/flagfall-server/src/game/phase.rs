@@ -242,9 +242,23 @@ impl GameTask {
         if let Some(epoch) = self.fence {
             self.shared.drop_game(&self.meta.id, epoch);
         }
-        // `drop_game` publishes the notice unless the lease was forgotten already.
+        // `drop_game` publishes the notice unless the lease was forgotten already. When
+        // this node already serves the game again under a newer epoch (a stale task's
+        // requests fenced while the new task's were stored: docs/cluster.md), the game
+        // has not moved and the sockets, which are the new task's now, stay.
+        if !self.replaced() {
+            self.shared
+                .bus
+                .publish_local(&self.meta.id, crate::bus::BusMsg::moved());
+        }
+    }
+
+    /// Whether the game's entry on this node is another task's (a newer one, loaded
+    /// after this one lost its lease).
+    fn replaced(&self) -> bool {
         self.shared
-            .bus
-            .publish_local(&self.meta.id, crate::bus::BusMsg::moved());
+            .lock()
+            .get(&self.meta.id)
+            .is_some_and(|h| !Arc::ptr_eq(&h.meta, &self.meta))
     }
 }
