@@ -5,6 +5,7 @@
 //! at that point of the game is the arbiter's question, not the parser's.
 
 use std::fmt;
+use std::sync::Arc;
 
 use flagfall_core::board::{PhysicalMove, PhysicalPosition};
 use flagfall_core::clock::MAX_TIME_CHANGE_MS;
@@ -39,7 +40,9 @@ impl ScriptError {
 /// The setup line, validated against its ruleset.
 #[derive(Debug, Clone)]
 pub struct GameSetup {
-    pub ruleset: Ruleset,
+    /// Shared: every game of one ruleset (with the same variations) holds the same copy
+    /// ([`shared_ruleset`]), not 3 KiB of its own (issue 34).
+    pub ruleset: Arc<Ruleset>,
     pub time_control: TimeControl,
     /// Whether the ruleset counts this control for its blitz rating (shown, not enforced).
     pub ratable: bool,
@@ -492,8 +495,30 @@ fn parse_setup(line: usize, text: &str, extra: &[Ruleset]) -> Result<GameSetup, 
         simultaneous_ms,
         variations,
         director: get_bool(&map, line, "director")?.unwrap_or(true),
-        ruleset,
+        ruleset: shared_ruleset(ruleset),
     })
+}
+
+/// The rulesets games were set up with, each held once: at most [`SHARED_RULESETS`]
+/// (the five built-in ones and their variations are a handful; a stranger's many
+/// custom rulesets are not kept beyond that).
+static SHARED: std::sync::Mutex<Vec<Arc<Ruleset>>> = std::sync::Mutex::new(Vec::new());
+
+/// How many distinct rulesets [`shared_ruleset`] keeps.
+const SHARED_RULESETS: usize = 64;
+
+/// `ruleset` as an `Arc` that every equal ruleset set up before shares.
+pub fn shared_ruleset(ruleset: Ruleset) -> Arc<Ruleset> {
+    // A panic while holding the lock leaves the list as it was (one push at most).
+    let mut kept = SHARED.lock().unwrap_or_else(|p| p.into_inner());
+    if let Some(r) = kept.iter().find(|r| ***r == ruleset) {
+        return r.clone();
+    }
+    let r = Arc::new(ruleset);
+    if kept.len() < SHARED_RULESETS {
+        kept.push(r.clone());
+    }
+    r
 }
 
 fn parse_move(line: usize, field: &str, v: &Value) -> Result<PhysicalMove, ScriptError> {

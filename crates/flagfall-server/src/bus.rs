@@ -102,7 +102,10 @@ pub trait Bus: Send + Sync {
 /// Messages a slow subscriber may fall behind before it is resynchronised.
 const CAPACITY: usize = 64;
 
-type Channels = Mutex<HashMap<String, broadcast::Sender<BusMsg>>>;
+/// The channels hold each message behind an `Arc`: tokio's broadcast allocates all its
+/// `CAPACITY` slots when a game's channel is made, so a slot of one pointer rather than a
+/// whole `BusMsg` keeps about 3.5 KiB less per live game (issue 34).
+type Channels = Mutex<HashMap<String, broadcast::Sender<Arc<BusMsg>>>>;
 
 /// The in-process bus: a channel per game that has a subscriber.
 #[derive(Default)]
@@ -112,7 +115,7 @@ pub struct LocalBus {
 
 fn lock(
     channels: &Channels,
-) -> std::sync::MutexGuard<'_, HashMap<String, broadcast::Sender<BusMsg>>> {
+) -> std::sync::MutexGuard<'_, HashMap<String, broadcast::Sender<Arc<BusMsg>>>> {
     // A panic while holding this lock cannot leave the map inconsistent (single
     // insert/remove calls), so a poisoned lock is still usable.
     channels.lock().unwrap_or_else(|p| p.into_inner())
@@ -163,7 +166,7 @@ impl LocalBus {
         LocalBus::default()
     }
 
-    fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<String, broadcast::Sender<BusMsg>>> {
+    fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<String, broadcast::Sender<Arc<BusMsg>>>> {
         lock(&self.channels)
     }
 }
@@ -175,7 +178,7 @@ impl Bus for LocalBus {
             if tx.receiver_count() == 0 {
                 map.remove(game);
             } else {
-                let _ = tx.send(msg);
+                let _ = tx.send(Arc::new(msg));
             }
         }
     }
@@ -188,7 +191,7 @@ impl Bus for LocalBus {
             .subscribe();
         let inner: Subscription = Box::pin(futures_util::stream::unfold(rx, |mut rx| async move {
             match rx.recv().await {
-                Ok(m) => Some((Delivery::Msg(m), rx)),
+                Ok(m) => Some((Delivery::Msg(Arc::unwrap_or_clone(m)), rx)),
                 Err(broadcast::error::RecvError::Lagged(_)) => Some((Delivery::Lagged, rx)),
                 Err(broadcast::error::RecvError::Closed) => None,
             }
