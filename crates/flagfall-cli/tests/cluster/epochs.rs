@@ -22,7 +22,7 @@ use tokio::time::Instant;
 
 use crate::client::{Incoming, Ws};
 use crate::infra::{Cluster, LEASE_MS};
-use crate::stall::{check_history, record_inserts};
+use crate::stall::{check_history, commit_waits, record_inserts};
 use crate::table::*;
 
 const LEASE: Duration = Duration::from_millis(LEASE_MS);
@@ -39,31 +39,6 @@ async fn lease_of(db: &sqlx::PgPool, game: &str) -> (String, i64) {
         .fetch_one(db)
         .await
         .unwrap_or_else(|e| panic!("game {game}'s lease: {e}"))
-}
-
-/// Wait until `node`'s group commit waits for a lock inside the database.
-async fn commit_waits(db: &sqlx::PgPool, node: &str) {
-    let deadline = Instant::now() + Duration::from_secs(10);
-    loop {
-        let waiting: i64 = sqlx::query(
-            "SELECT count(*) FROM pg_stat_activity WHERE datname = current_database() \
-             AND application_name = $1 AND wait_event_type = 'Lock' \
-             AND query LIKE '%INSERT INTO events%'",
-        )
-        .bind(node)
-        .fetch_one(db)
-        .await
-        .unwrap()
-        .get(0);
-        if waiting > 0 {
-            return;
-        }
-        assert!(
-            Instant::now() < deadline,
-            "{node}'s commit never waited for the events table"
-        );
-        tokio::time::sleep(Duration::from_millis(20)).await;
-    }
 }
 
 /// The answer a socket abandoned to a stale task gets for its action `id`, within 15 s:

@@ -221,6 +221,31 @@ pub(crate) async fn check_marks(db: &sqlx::PgPool) {
     );
 }
 
+/// Wait until `node`'s group commit waits for a lock inside the database.
+pub(crate) async fn commit_waits(db: &sqlx::PgPool, node: &str) {
+    let deadline = Instant::now() + Duration::from_secs(10);
+    loop {
+        let waiting: i64 = sqlx::query(
+            "SELECT count(*) FROM pg_stat_activity WHERE datname = current_database() \
+             AND application_name = $1 AND wait_event_type = 'Lock' \
+             AND query LIKE '%INSERT INTO events%'",
+        )
+        .bind(node)
+        .fetch_one(db)
+        .await
+        .unwrap()
+        .get(0);
+        if waiting > 0 {
+            return;
+        }
+        assert!(
+            Instant::now() < deadline,
+            "{node}'s commit never waited for the events table"
+        );
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+}
+
 /// The latest insert by `node`, by the database's clock, and the lease it ran under.
 async fn last_insert_by(db: &sqlx::PgPool, node: &str) -> Option<(String, String)> {
     sqlx::query(
@@ -261,27 +286,7 @@ async fn owner_stopped_inside_a_commit_holds_the_game_back_no_longer_than_a_leas
         .unwrap();
     let sent = white.send_now(&ply(6)).await;
     assert!(sent, "White's ply 6 went out");
-    let deadline = Instant::now() + Duration::from_secs(10);
-    loop {
-        let waiting: i64 = sqlx::query(
-            "SELECT count(*) FROM pg_stat_activity WHERE datname = current_database() \
-             AND application_name = $1 AND wait_event_type = 'Lock' \
-             AND query LIKE '%INSERT INTO events%'",
-        )
-        .bind(&owner)
-        .fetch_one(&db)
-        .await
-        .unwrap()
-        .get(0);
-        if waiting > 0 {
-            break;
-        }
-        assert!(
-            Instant::now() < deadline,
-            "{owner}'s commit of ply 6 never waited for the events table"
-        );
-        tokio::time::sleep(Duration::from_millis(20)).await;
-    }
+    commit_waits(&db, &owner).await;
     c.nodes[o].pause();
     let stopped = Instant::now();
     dir.set_usable(o, false);
