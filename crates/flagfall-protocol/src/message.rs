@@ -56,8 +56,15 @@ pub enum ServerMsg {
 impl ServerMsg {
     /// The message as one JSON text frame.
     pub fn to_text(&self) -> String {
-        serde_json::to_string(self).unwrap_or_else(|e| {
-            format!("{{\"type\":\"error\",\"message\":\"cannot encode a message: {e}\"}}")
-        })
+        // An event is about 1 KB: written into a buffer of that size from the start
+        // (serde_json's own starts at 128 bytes and grows three times).
+        let mut out = Vec::with_capacity(1024);
+        match serde_json::to_writer(&mut out, self) {
+            // serde_json writes UTF-8 only.
+            Ok(()) => String::from_utf8(out).unwrap_or_default(),
+            Err(e) => {
+                format!("{{\"type\":\"error\",\"message\":\"cannot encode a message: {e}\"}}")
+            }
+        }
     }
 }

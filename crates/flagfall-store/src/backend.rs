@@ -34,6 +34,8 @@ pub trait Backend: Send + Sync + Sized + 'static {
     type DB: Database;
     /// `sqlite` or `postgres` ([`Store::backend`]).
     const NAME: &'static str;
+    /// How the multi-row inserts of events name their parameters.
+    const PLACEHOLDERS: sql::Placeholders = sql::Placeholders::Numbered;
 
     /// Rows a statement changed.
     fn rows_affected(done: &<Self::DB as Database>::QueryResult) -> u64;
@@ -193,7 +195,7 @@ where
             // (all its rows or none), and one round trip to the database instead of
             // three (BEGIN, INSERT, COMMIT).
             if batch.len() <= ROWS_PER_INSERT && batch.iter().all(|e| e.finished.is_none()) {
-                let sql = sql::values(sql::INSERT_EVENTS, 5, batch.len(), "");
+                let sql = sql::values_with(B::PLACEHOLDERS, sql::INSERT_EVENTS, 5, batch.len(), "");
                 Sql::<B>::event_rows(&sql, batch)
                     .execute(&self.writer)
                     .await
@@ -203,7 +205,7 @@ where
             }
             let mut tx = self.writer.begin().await.map_err(q("starting a commit"))?;
             for chunk in batch.chunks(ROWS_PER_INSERT) {
-                let sql = sql::values(sql::INSERT_EVENTS, 5, chunk.len(), "");
+                let sql = sql::values_with(B::PLACEHOLDERS, sql::INSERT_EVENTS, 5, chunk.len(), "");
                 Sql::<B>::event_rows(&sql, chunk)
                     .execute(&mut *tx)
                     .await

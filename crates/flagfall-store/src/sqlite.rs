@@ -216,6 +216,7 @@ async fn checkpoint_wal(pool: SqlitePool, checkpointed: Arc<AtomicBool>) {
 impl Backend for SqliteBackend {
     type DB = Sqlite;
     const NAME: &'static str = "sqlite";
+    const PLACEHOLDERS: crate::sql::Placeholders = crate::sql::Placeholders::Anonymous;
 
     fn rows_affected(done: &SqliteQueryResult) -> u64 {
         done.rows_affected()

@@ -210,31 +210,10 @@ pub(crate) fn parse(fen: &str) -> Result<ParsedFen, BoardError> {
 }
 
 /// The placement field.
-pub(crate) fn placement(board: &Board) -> String {
-    let mut out = String::with_capacity(72);
-    for rank in (0..8u32).rev() {
-        let mut empty = 0;
-        for file in 0..8u32 {
-            let sq = Square::from_coords(File::new(file), Rank::new(rank));
-            match board.piece_at(sq) {
-                Some(p) => {
-                    if empty > 0 {
-                        out.push(char::from_digit(empty, 10).unwrap_or('?'));
-                        empty = 0;
-                    }
-                    out.push(p.char());
-                }
-                None => empty += 1,
-            }
-        }
-        if empty > 0 {
-            out.push(char::from_digit(empty, 10).unwrap_or('?'));
-        }
-        if rank > 0 {
-            out.push('/');
-        }
-    }
-    out
+pub(crate) fn placement_into(board: &Board, out: &mut String) {
+    // shakmaty writes the placement from the occupied squares only (no promoted pieces:
+    // a physical board has none).
+    board.board_fen().append_to_string(out);
 }
 
 /// The castling field: `K`/`Q` when the rook is the outermost one on that side of the king,

@@ -258,18 +258,25 @@ impl PhysicalPosition {
     /// FEN of the physical board; [`PhysicalPosition::from_fen`] reads it back to the same
     /// position (the en passant field is written whenever a double step was just made).
     pub fn fen(&self) -> String {
-        let ep = self
-            .ep_square
-            .map_or_else(|| "-".to_string(), |s| s.to_string());
-        format!(
-            "{} {} {} {} {} {}",
-            fen::placement(&self.board),
-            self.turn.fold_wb('w', 'b'),
-            fen::castling_field(&self.board, self.rights, &self.king_home),
-            ep,
-            self.halfmoves,
-            self.fullmoves
-        )
+        use std::fmt::Write as _;
+        // Written into one string (a move's FEN is made twice a move on a live game).
+        let mut out = String::with_capacity(96);
+        fen::placement_into(&self.board, &mut out);
+        out.push(' ');
+        out.push(self.turn.fold_wb('w', 'b'));
+        out.push(' ');
+        out.push_str(&fen::castling_field(
+            &self.board,
+            self.rights,
+            &self.king_home,
+        ));
+        out.push(' ');
+        match self.ep_square {
+            Some(s) => s.append_to_string(&mut out),
+            None => out.push('-'),
+        }
+        let _ = write!(out, " {} {}", self.halfmoves, self.fullmoves);
+        out
     }
 
     /// Side to move (by alternation).

@@ -19,6 +19,10 @@ pub(super) const RESOLVE_EVERY: Duration = Duration::from_millis(250);
 /// which rule. Between two events that change the game, each is stored once.
 pub(super) type RefusalKey = (Role, std::mem::Discriminant<Action>, String);
 
+/// A batch applied to the game: what is left of it to store (the repeated refusals
+/// left out), its events, their rows and their JSON.
+type Applied = (Vec<Held>, Vec<Event>, Vec<NewEvent>, Vec<Value>);
+
 /// A batch whose commit failed: perhaps nothing of it was stored, perhaps all of it (an
 /// ambiguous failure, the commit done but reported failed). The game in memory is what
 /// is surely stored; before anything else is stored or a retried id is looked up, the
@@ -46,7 +50,7 @@ impl GameTask {
         }
         let was_over = self.game.is_over();
         let rulings_before = self.game.rulings().len();
-        let Some((held, events, rows)) = self.apply_unrepeated(held, rulings_before) else {
+        let Some((held, events, rows, jsons)) = self.apply_unrepeated(held, rulings_before) else {
             return;
         };
         let written = self.write_serving_copies(rows.clone()).await;
@@ -62,25 +66,21 @@ impl GameTask {
             return;
         }
         self.retry_at = None;
-        self.stored_now(held, rows, rulings_before, was_over);
+        self.stored_now(held, rows, jsons, rulings_before, was_over);
     }
 
     /// Apply `held` to the game, but for the refusals that repeat one stored since the
     /// game last changed ([`GameTask::repeated_refusals`]), which are answered, not
     /// stored: what is left to store, its events and its rows; `None` when nothing is.
-    fn apply_unrepeated(
-        &mut self,
-        held: Vec<Held>,
-        rulings_before: usize,
-    ) -> Option<(Vec<Held>, Vec<Event>, Vec<NewEvent>)> {
+    fn apply_unrepeated(&mut self, held: Vec<Held>, rulings_before: usize) -> Option<Applied> {
         // The game as stored, kept only when the batch may hold a repeated refusal
         // (which is undone): a copy of the game costs O(moves), and an ordinary move
         // never needs one.
         let before = self.may_repeat(&held).then(|| self.game.clone());
-        let (events, rows) = self.apply(&held);
+        let (events, rows, jsons) = self.apply(&held);
         let repeats = self.repeated_refusals(&held, rulings_before);
         if repeats.iter().all(Option::is_none) {
-            return Some((held, events, rows));
+            return Some((held, events, rows, jsons));
         }
         // The repeats are answered, not stored: the game goes back to what is stored
         // and the rest of the batch, if any, is applied again without them (a refusal
@@ -101,8 +101,8 @@ impl GameTask {
         if keep.is_empty() {
             return None;
         }
-        let (events, rows) = self.apply(&keep);
-        Some((keep, events, rows))
+        let (events, rows, jsons) = self.apply(&keep);
+        Some((keep, events, rows, jsons))
     }
 
     /// Have the writer commit `rows`, serving meanwhile the readers who want the game
@@ -135,28 +135,31 @@ impl GameTask {
         written
     }
 
-    /// Apply `held` to the game: its events, and the rows that store them.
-    pub(super) fn apply(&mut self, held: &[Held]) -> (Vec<Event>, Vec<NewEvent>) {
+    /// Apply `held` to the game: its events, the rows that store them, and each
+    /// event's JSON (what the rows hold as text, kept to be published without reading
+    /// the text back).
+    pub(super) fn apply(&mut self, held: &[Held]) -> (Vec<Event>, Vec<NewEvent>, Vec<Value>) {
         let first = self.n + 1;
         let was_over = self.game.is_over();
         let events: Vec<Event> = held.iter().map(|h| h.event.clone()).collect();
         self.game.apply_batch(&events, first as usize);
         let over = self.game.is_over();
         let last = held.len() - 1;
+        let jsons: Vec<Value> = events.iter().map(Event::to_json).collect();
         let rows = held
             .iter()
-            .zip(&events)
+            .zip(&jsons)
             .enumerate()
-            .map(|(i, (h, e))| NewEvent {
+            .map(|(i, (h, json))| NewEvent {
                 game_id: self.meta.id.clone(),
                 n: (first as usize + i) as i64,
-                json: e.to_json().to_string(),
+                json: json.to_string(),
                 by_role: h.role,
                 client_id: h.id.clone(),
                 finished: (i == last && over && !was_over).then(|| self.game.verdict().0),
             })
             .collect();
-        (events, rows)
+        (events, rows, jsons)
     }
 
     /// For each action of `held`, just applied: its answer when it was only refused and
@@ -275,20 +278,18 @@ impl GameTask {
         }
     }
 
-    /// `held`, applied to the game as `rows`, is stored: count it, publish it, answer.
+    /// `held`, applied to the game as `rows` (their JSON `jsons`), is stored: count it,
+    /// publish it, answer.
     pub(super) fn stored_now(
         &mut self,
         held: Vec<Held>,
         rows: Vec<NewEvent>,
+        jsons: Vec<Value>,
         rulings_before: usize,
         was_over: bool,
     ) {
         let first = self.n + 1;
         self.n += held.len() as u64;
-        let jsons: Vec<Value> = rows
-            .iter()
-            .map(|r| serde_json::from_str(&r.json).unwrap_or(Value::Null))
-            .collect();
         self.stored
             .extend(rows.into_iter().map(|r| r.json.into_boxed_str()));
         let moves_from = self.moves.update(&self.game);
@@ -439,7 +440,8 @@ impl GameTask {
         let rulings_before = self.game.rulings().len();
         self.game.apply_batch(&u.events, self.n as usize + 1);
         self.retry_at = None;
-        self.stored_now(held, u.rows, rulings_before, was_over);
+        let jsons = u.events.iter().map(Event::to_json).collect();
+        self.stored_now(held, u.rows, jsons, rulings_before, was_over);
     }
 
     /// Rebuild the game from the events this task knows are stored (in memory), after
