@@ -1384,6 +1384,8 @@ struct Bracket<const N: usize> {
 struct Remainder {
     positions: Vec<usize>,
     pairs: usize,
+    /// S1 and S2 are already fixed as B.2 forms them (`Run::s1_in_order`).
+    fixed: bool,
 }
 
 impl<const N: usize> Bracket<N> {
@@ -1871,7 +1873,7 @@ impl<'c, const N: usize> Run<'c, N> {
 
     /// The remainder (residents not paired with moved-down players), weighted with the
     /// exchange order, then a solve.
-    fn remainder(&mut self, b: &Bracket<N>) -> Remainder {
+    fn remainder(&mut self, b: &mut Bracket<N>) -> Remainder {
         let sb = self.ctx.group_size_bits;
         let mut positions: Vec<usize> = Vec::new();
         let mut pairs = 0usize;
@@ -1885,6 +1887,13 @@ impl<'c, const N: usize> Run<'c, N> {
                 pairs += 1;
             }
         }
+        if self.s1_in_order(b, &positions, pairs) {
+            return Remainder {
+                positions,
+                pairs,
+                fixed: true,
+            };
+        }
         for (oa, &oi) in positions.iter().enumerate() {
             let ov = b.players[oi];
             for (pr, &pi) in positions.iter().enumerate().take(oa) {
@@ -1892,7 +1901,80 @@ impl<'c, const N: usize> Run<'c, N> {
             }
         }
         self.solve();
-        Remainder { positions, pairs }
+        Remainder {
+            positions,
+            pairs,
+            fixed: false,
+        }
+    }
+
+    /// The weight of the current optimum of the bracket's matcher.
+    fn local_value(&self) -> Wide<N> {
+        let local = self.local.as_ref().expect("a bracket's matcher");
+        let m = local.matcher.matching();
+        let mut v = Wide::ZERO;
+        for (i, &j) in m.iter().enumerate() {
+            if i < j {
+                v.add_assign(&local.matcher.weight(i, j));
+            }
+        }
+        v
+    }
+
+    /// Whether S1 can be the first `pairs` remainder positions (no exchange, B.3), tried
+    /// directly: the remainder edges that `fix_s1_and_s2` would drop with that S1 (both
+    /// ends in it, or both out of it) are dropped and the optimum solved again. If the
+    /// base fields of its weight did not fall and every position of that S1 is paired
+    /// forward, the exchange solve of `remainder` would have found no exchange and this S1
+    /// (see below), so the edges stay dropped, `b.base` is as `fix_s1_and_s2` leaves it,
+    /// and true is returned. Otherwise `b.base` is restored (the exchange weights then
+    /// overwrite every remainder edge) and false is returned.
+    ///
+    /// Why. The new optimum weighs as much as the old one in every base field and uses no
+    /// dropped edge, so it is a base optimum; its remainder pairs join the first `pairs`
+    /// positions to the others. Every base optimum has the same number of remainder pairs
+    /// (`run`, item 2; with at most one moved-down player left in the graph, no pair of two
+    /// of them can stand in for one). The exchange weights add to a remainder pair an
+    /// addend of its higher player's position `p` only (`2 (2^(2 sb) - p)` for `p <
+    /// pairs`, `-2 p` otherwise), so among base optima with `pairs` remainder pairs the sum
+    /// of addends is largest exactly when the higher players are the first `pairs`
+    /// positions, which this optimum reaches: every exchange optimum has this S1, and
+    /// reads no exchange. `fix_s1_and_s2` would then set every remainder edge to what it is
+    /// now, and the optimum uses none of the edges it drops.
+    fn s1_in_order(&mut self, b: &mut Bracket<N>, positions: &[usize], pairs: usize) -> bool {
+        let live_moved_down = (0..b.moved_down)
+            .filter(|&pi| !self.matched[b.players[pi]])
+            .count();
+        if live_moved_down > 1 {
+            return false;
+        }
+        let before = self.local_value();
+        let mut dropped = Vec::new();
+        for (a, &pi) in positions.iter().enumerate() {
+            for (c, &oi) in positions.iter().enumerate().skip(a + 1) {
+                if (a < pairs) == (c < pairs) && !b.base[oi][pi].is_zero() {
+                    dropped.push((pi, oi, b.base[oi][pi]));
+                    b.base[oi][pi] = Wide::ZERO;
+                    self.set_w(b.players[pi], b.players[oi], Wide::ZERO);
+                }
+            }
+        }
+        self.solve();
+        let after = self.local_value();
+        let mut step = Wide::<N>::from_u64(1);
+        step.shl_assign(3 * self.ctx.group_size_bits + self.ctx.extra_low_bits);
+        let kept_base = after <= before && before.sub(&after) < step;
+        if kept_base
+            && positions[..pairs]
+                .iter()
+                .all(|&pi| b.forward(&self.stable, b.players[pi]))
+        {
+            return true;
+        }
+        for (pi, oi, w) in dropped {
+            b.base[oi][pi] = w;
+        }
+        false
     }
 
     /// How many S1 places the optimum exchanges (B.3: fewest exchanges).
@@ -2079,7 +2161,9 @@ impl<'c, const N: usize> Run<'c, N> {
         if self.collapse_failed {
             return false;
         }
-        self.fix_s1_and_s2(b, &remainder);
+        if !remainder.fixed {
+            self.fix_s1_and_s2(b, &remainder);
+        }
         self.settle_s1(b, &remainder);
         !self.collapse_failed
     }
