@@ -1191,11 +1191,15 @@ impl<const N: usize> Local<N> {
         let key = (i.min(j) as u32, i.max(j) as u32);
         let h = self.half[i].add(&self.half[j]);
         if w > h {
-            self.clipped.remove(&key);
+            if !self.clipped.is_empty() {
+                self.clipped.remove(&key);
+            }
             self.matcher.set_weight(i, j, w.sub(&h));
         } else {
             if w.is_zero() {
-                self.clipped.remove(&key);
+                if !self.clipped.is_empty() {
+                    self.clipped.remove(&key);
+                }
             } else {
                 self.clipped.insert(key, w);
             }
