@@ -1967,7 +1967,15 @@ impl<'c, const N: usize> Run<'c, N> {
         let after = self.local_value();
         let mut step = Wide::<N>::from_u64(1);
         step.shl_assign(3 * self.ctx.group_size_bits + self.ctx.extra_low_bits);
-        let kept_base = after <= before && before.sub(&after) < step;
+        // Weights set since the last solve (perturbations of moved-down players' edges)
+        // are in `after` only; they stay below `step`, as the base fields step by twice
+        // that.
+        let diff = if after <= before {
+            before.sub(&after)
+        } else {
+            after.sub(&before)
+        };
+        let kept_base = diff < step;
         if kept_base
             && positions[..pairs]
                 .iter()
