@@ -1105,15 +1105,17 @@ fn run<const N: usize>(ctx: &Context) -> Result<RawPairing, PairingError> {
     let mut bracket = Bracket::first(&ctx.players);
     while bracket.players.len() > 1 || bracket.next < n {
         bracket.add_next_group(&ctx.players);
-        run.weigh_bracket(&mut bracket);
-        run.pair_moved_down(&bracket);
-        run.choose_moved_down_opponents(&bracket);
-        let remainder = run.remainder(&bracket);
-        let exchanges = run.count_exchanges(&bracket, &remainder);
-        run.exchange_out_of_s1(&mut bracket, &remainder, exchanges);
-        run.exchange_into_s1(&mut bracket, &remainder, exchanges);
-        run.fix_s1_and_s2(&mut bracket, &remainder);
-        run.settle_s1(&bracket, &remainder);
+        let kept = run.take_kept(&bracket);
+        let (matched, stable, start) = (run.matched.clone(), run.stable.clone(), bracket.clone());
+        if !run.pair_bracket(&mut bracket, &kept, true) {
+            // A collapsed optimum whose floaters the lower part might not absorb (see
+            // `Local`): the bracket again, with the lower players as vertices.
+            run.matched = matched;
+            run.stable = stable;
+            bracket = start;
+            let paired = run.pair_bracket(&mut bracket, &kept, false);
+            debug_assert!(paired, "a bracket without collapse always pairs");
+        }
         bracket = run.carry_down(bracket);
     }
     run.finish(round)
@@ -1123,29 +1125,40 @@ fn run<const N: usize>(ctx: &Context) -> Result<RawPairing, PairingError> {
 const NONE_LOCAL: u32 = u32::MAX;
 
 /// The matcher of one bracket: its players (moved down, residents, the next score group)
-/// and, below them, the players of the lower score groups (`lower`), either as vertices
-/// or, when they can absorb any set of the bracket's players (`lower_absorbs_any`),
-/// collapsed into one private vertex per player plus, for an odd field, one vertex `z`.
+/// `P` and, below them, the players of the lower score groups (`lower`, `L`), either as
+/// vertices or, when they can absorb the bracket's floaters ([`LowerDegrees`]),
+/// collapsed: the bracket's players alone, each edge `x`-`y` weighing `w(x, y) - h(x) -
+/// h(y)` (no edge when that is not positive), plus, for an odd field, one vertex `z`
+/// joined to each bracket player `x` by `min_L h - h(x)` (when positive).
 ///
-/// Why the collapse is exact. Every edge with an end in `lower` still has the weight
-/// `weigh_for_the_bye` (or `complete`, for an even field) gave it, a sum
-/// `h(x) + h(y)` of one term per player (`Run::outside_half`), or 0 when the two are
-/// incompatible. Take any matching of the live graph whose restriction to the lower
-/// part plus the bracket players `D` matched into it is as large as parity allows (every
-/// optimum is such a matching: the C4 field counts pairs above all else, and
-/// `lower_absorbs_any` guarantees that `lower ∪ D` minus any one vertex has a perfect
-/// matching, for every `D`). Its weight is `W(bracket pairs) + Σ_{x ∈ lower ∪ D, x
-/// paired} h(x)`: with `k` bracket players left unpaired (at most one, and none for an
-/// even field), that is `W + Σ_D h + Σ_lower h - [k = 0, odd field] min_lower h` (the
-/// lower part leaves out its cheapest player). The collapsed graph gives `d ∈ D` the edge
-/// `d`-`d'` of weight `h(d)` and, for an odd field, every bracket player an edge to `z`
-/// of weight `min_lower h` (the bracket player left unpaired takes it); its matchings of
-/// the same shape weigh `W + Σ_D h + [k = 1] min_lower h`, the same up to a constant. So
-/// both graphs have the same optima on the bracket's players (same pairs inside the
-/// bracket, same players floating into the lower part), and every read of the engine
-/// (`run`) is a read of those: a bracket player paired into the lower part is reported as
-/// paired with `rep`, the first lower player (below the next score group, as every lower
-/// player is), one paired with `z` as unpaired.
+/// Why the collapse is exact. Every edge with an end in `L` still has the weight
+/// `weigh_for_the_bye` (or `complete`, for an even field) gave it, a sum `h(x) + h(y)` of
+/// one term per player (`Run::outside_half`), or 0 when the two are incompatible, and no
+/// weight in `L` changes while the bracket is paired. A matching of the real graph splits
+/// `P` into pairs inside the bracket (weight `W`), players `D` paired into `L` and
+/// unpaired players `U`; its pairs with an end in `L` weigh `Σ h` over their ends, at most
+/// `Σ_D h + Σ_L h - [|L| + |D| odd] min_L h`. Read a matching of the collapsed graph as
+/// the same split, `D` its bracket players left unmatched and `U` the one matched with
+/// `z`: it weighs `W - Σ_{P \ (D ∪ U)} h + [U = {x}] (min_L h - h(x))`, which is the bound
+/// above minus the constant `Σ_P h + Σ_L h - [odd field] min_L h` (parity: `|L| + |D| +
+/// |U|` has the parity of the field). A real matching with more players unpaired than
+/// that (two or more, or one in an even field) is read with the others in `D`, which
+/// only raises the reading (`h >= 0`). So no real matching weighs more than its reading
+/// plus the constant, and a collapsed optimum whose `D` the lower part absorbs (a
+/// matching of `L ∪ D`, no pair inside `D`, covering `D` and `L` but for one cheapest
+/// lower player when `|L| + |D|` is odd) is the reading of a real matching that weighs
+/// exactly that: a real optimum, with the same pairs inside the bracket and the same
+/// players floating into the lower part. Every read of the engine (`run`) is a read of
+/// those: a bracket player left unmatched is reported as paired with `rep`, the first
+/// lower player (below the next score group, as every lower player is), one matched with
+/// `z` as unpaired.
+///
+/// Which `D` occur: after every solve of a collapsed bracket, [`LowerDegrees::absorbs`]
+/// checks the number of its players left unmatched; if the check fails, the bracket is
+/// paired again from its start with the lower players as vertices (`run`,
+/// [`Run::pair_bracket`]). So every optimum the engine reads is a real optimum. (The
+/// collapse used to be justified by a condition on `D ∪ L` that allowed pairs inside `D`,
+/// for every `D`: with pairs inside `D` counted, that does not show that `L` absorbs `D`.)
 struct Local<const N: usize> {
     matcher: Matcher<N>,
     /// The global vertex of each local vertex that is a player (the bracket's players in
@@ -1157,6 +1170,56 @@ struct Local<const N: usize> {
     rep: usize,
     /// The vertex `z` of a collapsed odd field.
     z: Option<usize>,
+    /// Collapsed: `h` of each bracket player (by local vertex), subtracted from the
+    /// weight of each of its edges. Empty when not collapsed.
+    half: Vec<Wide<N>>,
+    /// Collapsed: edges whose weight is nonzero but at most `h(x) + h(y)` (absent from
+    /// the matcher), with their weight, for [`Local::weight`].
+    clipped: HashMap<(u32, u32), Wide<N>>,
+    /// Collapsed: what [`LowerDegrees::absorbs`] reads, checked after every solve.
+    degrees: Option<LowerDegrees>,
+}
+
+impl<const N: usize> Local<N> {
+    /// Set the weight of the edge between local vertices `i` and `j` (bracket players):
+    /// collapsed, `w - h(i) - h(j)`, or no edge when that is not positive.
+    fn set_weight(&mut self, i: usize, j: usize, w: Wide<N>) {
+        if self.half.is_empty() {
+            self.matcher.set_weight(i, j, w);
+            return;
+        }
+        let key = (i.min(j) as u32, i.max(j) as u32);
+        let h = self.half[i].add(&self.half[j]);
+        if w > h {
+            if !self.clipped.is_empty() {
+                self.clipped.remove(&key);
+            }
+            self.matcher.set_weight(i, j, w.sub(&h));
+        } else {
+            if w.is_zero() {
+                if !self.clipped.is_empty() {
+                    self.clipped.remove(&key);
+                }
+            } else {
+                self.clipped.insert(key, w);
+            }
+            self.matcher.set_weight(i, j, Wide::ZERO);
+        }
+    }
+
+    /// The weight last given to the edge between local vertices `i` and `j` (bracket
+    /// players), after [`Matcher::flush_weights`].
+    fn weight(&self, i: usize, j: usize) -> Wide<N> {
+        let w = self.matcher.weight(i, j);
+        if self.half.is_empty() {
+            return w;
+        }
+        if w.is_zero() {
+            let key = (i.min(j) as u32, i.max(j) as u32);
+            return self.clipped.get(&key).copied().unwrap_or(Wide::ZERO);
+        }
+        w.add(&self.half[i]).add(&self.half[j])
+    }
 }
 
 /// The completion solve's outcome without solving (`Run::complete`), when the degrees
@@ -1164,7 +1227,7 @@ struct Local<const N: usize> {
 /// for an odd field, `x` being a player the completion optimum can leave unpaired.
 /// `None`: solve.
 ///
-/// When [`lower_absorbs_any`] holds for the whole field, every player can be left out and
+/// When [`LowerDegrees::absorbs`] holds for the whole field, every player can be left out and
 /// the others paired. The completion weight of a pair is then a sum of one term per
 /// player plus, in an odd field, 1 when both are top scorers: the optimum pairs everybody
 /// but one player `x`, and `x` minimises its own term, `(not PAB-eligible, score field)`
@@ -1177,7 +1240,7 @@ fn completion_by_degrees(ctx: &Context) -> Option<Option<usize>> {
     let pl = &ctx.players;
     let n = pl.len();
     let all: Vec<usize> = (0..n).collect();
-    if !lower_absorbs_any(ctx, &[], &all) {
+    if !LowerDegrees::new(ctx, &[], &all).absorbs(0) {
         return None;
     }
     if n.is_multiple_of(2) {
@@ -1187,39 +1250,88 @@ fn completion_by_degrees(ctx: &Context) -> Option<Option<usize>> {
     (pl[x].score < pl[0].score).then_some(Some(x))
 }
 
-/// Whether the `lower` players together with any subset `D` of the bracket's `players`,
-/// minus any one of them, have a perfect matching of compatible pairs (see [`Local`]).
-/// Sufficient condition checked (Dirac: a graph of `m >= 3` vertices of degree at least
-/// `m / 2` has a Hamiltonian cycle, so a perfect matching for even `m` and one avoiding any
-/// chosen vertex for odd `m`): two players are incompatible only when they met (at most `r`
+/// What [`LowerDegrees::absorbs`] reads: whether the `lower` players can absorb any set
+/// `D` of at most `floaters` of the bracket's `players`: for every such `D`, the
+/// compatible pairs of `lower ∪ D` with at least one end in `lower` (no pair inside `D`)
+/// hold a matching that covers `D` and all of `lower`, but for one lower player, any one
+/// chosen, when `|lower ∪ D|` is odd (see [`Local`]; with no players and no floaters:
+/// `lower` minus any one player, if odd, has a perfect matching, as
+/// [`completion_by_degrees`] needs).
+///
+/// Sufficient condition checked, by Dirac's theorem (a graph of `m >= 3` vertices of
+/// degree at least `m / 2` each has a Hamiltonian cycle; its every other edge is a perfect
+/// matching when `m` is even, and when `m` is odd the path left by taking out any one
+/// vertex has one). Two players are incompatible only when they met (at most `r`
 /// opponents each, forbidden pairs included) or both have the same absolute colour
-/// preference (C.04.3 C1, C3; the last round's exception only adds edges). A player with
-/// an absolute preference for colour `c` in `lower ∪ D` (`m` vertices) then has degree at
-/// least `m - r - A_c(lower ∪ D)`, another player at least `m - 1 - r`. With `t` players
-/// of `D` preferring `c`, `m >= |lower| + t` and `A_c(lower ∪ D) = A_c(lower) + t`, so
-/// `2 (m - r - A_c) >= m` holds for every `D` when `|lower| >= 2 r + 2 A_c(lower) + t`
-/// for the largest `t`, `A_c(players)`; and `2 (m - 1 - r) >= m` when `|lower| >= 2 r + 2`.
-fn lower_absorbs_any(ctx: &Context, players: &[usize], lower: &[usize]) -> bool {
-    let pl = &ctx.players;
-    if lower.len() < 4 {
-        return false;
+/// preference (C.04.3 C1, C3; the last round's exception only adds edges). In the graph
+/// `H` of the pairs above, on `m = |lower| + |D|` vertices, `A_c(S)` the players of `S`
+/// with an absolute preference for colour `c` (and `m >= 3`, as `|lower| >= 4` is
+/// required):
+///
+/// * a player of `D` misses the other `|D| - 1` of `D`, at most `r` opponents and, if
+///   absolute for `c`, `A_c(lower)` players: degree at least `|lower| - r` (non-absolute)
+///   or `|lower| - r - A_c(lower)`, and `2 deg >= m` when `|lower| >= 2 r + f` and, if some
+///   bracket player is absolute for `c`, `|lower| >= 2 r + 2 A_c(lower) + f`, `f` =
+///   `floaters >= |D|`;
+/// * a lower player misses at most `r` opponents and, if absolute for `c`, the other
+///   `A_c(lower) - 1` of `lower` and the `A_c(D)` of `D`: degree at least `m - 1 - r`, or
+///   `m - r - A_c(lower) - A_c(D)`; `2 deg >= m` when `m >= 2 r + 2` (as `m >= |lower|`:
+///   when `|lower| >= 2 r + 2`) and when `|lower| + |D| - 2 A_c(D) >= 2 r + 2 A_c(lower)`,
+///   which holds when `|lower| >= 2 r + 2 A_c(lower) + t`, `t = min(f, A_c(players))`
+///   bounding `A_c(D) <= |D|`.
+#[derive(Clone, Copy)]
+struct LowerDegrees {
+    /// `|lower|`.
+    m: usize,
+    /// The most opponents met by one of the players or lower players.
+    r: usize,
+    /// Lower players and players with an absolute preference for white, for black.
+    a_lower: [usize; 2],
+    a_players: [usize; 2],
+}
+
+impl LowerDegrees {
+    fn new(ctx: &Context, players: &[usize], lower: &[usize]) -> Self {
+        let pl = &ctx.players;
+        let r = players
+            .iter()
+            .chain(lower)
+            .map(|&v| pl[v].met.len())
+            .max()
+            .unwrap_or(0);
+        let count = |set: &[usize]| {
+            let mut a = [0; 2];
+            for &v in set {
+                if pl[v].absolute() {
+                    match pl[v].pref {
+                        Some(Colour::White) => a[0] += 1,
+                        Some(Colour::Black) => a[1] += 1,
+                        None => {}
+                    }
+                }
+            }
+            a
+        };
+        LowerDegrees {
+            m: lower.len(),
+            r,
+            a_lower: count(lower),
+            a_players: count(players),
+        }
     }
-    let r = players
-        .iter()
-        .chain(lower)
-        .map(|&v| pl[v].met.len())
-        .max()
-        .unwrap_or(0);
-    let count = |set: &[usize], c: Colour| {
-        set.iter()
-            .filter(|&&v| pl[v].absolute() && pl[v].pref == Some(c))
-            .count()
-    };
-    let m = lower.len();
-    m >= 2 * r + 2
-        && [Colour::White, Colour::Black]
-            .into_iter()
-            .all(|c| m >= 2 * r + 2 * count(lower, c) + count(players, c))
+
+    /// Whether the lower part absorbs any `D` of at most `floaters` players (see above).
+    fn absorbs(&self, floaters: usize) -> bool {
+        let (m, r, f) = (self.m, self.r, floaters);
+        m >= 4
+            && m >= 2 * r + 2
+            && m >= 2 * r + f
+            && (0..2).all(|c| {
+                let (a_lower, a_players) = (self.a_lower[c], self.a_players[c]);
+                m >= 2 * r + 2 * a_lower + f.min(a_players)
+                    && (a_players == 0 || m >= 2 * r + 2 * a_lower + f)
+            })
+    }
 }
 
 /// The state of one pairing run ([`run`]): the matcher, the matching last read from it,
@@ -1230,6 +1342,9 @@ struct Run<'c, const N: usize> {
     matcher: Matcher<N>,
     /// The current bracket's matcher (see [`Local`]).
     local: Option<Local<N>>,
+    /// A collapsed optimum of the current bracket had floaters that the lower part is
+    /// not known to absorb ([`Run::pair_bracket`]).
+    collapse_failed: bool,
     /// `single_downfloater_is_bye` as the weights outside the brackets have it (the
     /// value after `weigh_for_the_bye`).
     outside_single: bool,
@@ -1250,6 +1365,7 @@ struct Run<'c, const N: usize> {
 /// The bracket being paired: the players moved down from above, the resident score
 /// group, then the next score group (for the look-ahead of C8). Positions in `players`
 /// are bracket positions; the values are vertices (indices into `ctx.players`).
+#[derive(Clone)]
 struct Bracket<const N: usize> {
     players: Vec<usize>,
     /// Moved-down players at the front of `players`.
@@ -1272,6 +1388,8 @@ struct Bracket<const N: usize> {
 struct Remainder {
     positions: Vec<usize>,
     pairs: usize,
+    /// S1 and S2 are already fixed as B.2 forms them (`Run::s1_in_order`).
+    fixed: bool,
 }
 
 impl<const N: usize> Bracket<N> {
@@ -1342,6 +1460,7 @@ impl<'c, const N: usize> Run<'c, N> {
             ctx,
             matcher: Matcher::<N>::new(0),
             local: None,
+            collapse_failed: false,
             outside_single: false,
             stable: Vec::new(),
             partner: vec![None; n],
@@ -1359,15 +1478,20 @@ impl<'c, const N: usize> Run<'c, N> {
             .expect("a bracket's matcher is built before its first solve");
         local.matcher.solve();
         let m = local.matcher.matching();
-        let real = local.verts.len();
+        if let Some(degrees) = &local.degrees {
+            let floaters = (0..local.verts.len()).filter(|&li| m[li] == li).count();
+            if !degrees.absorbs(floaters) {
+                self.collapse_failed = true;
+            }
+        }
         for (li, &g) in local.verts.iter().enumerate() {
             let p = m[li];
-            self.stable[g] = if p == li || Some(p) == local.z {
+            self.stable[g] = if Some(p) == local.z {
                 g
-            } else if p < real {
-                local.verts[p]
+            } else if p == li {
+                if local.half.is_empty() { g } else { local.rep }
             } else {
-                local.rep
+                local.verts[p]
             };
         }
     }
@@ -1380,7 +1504,7 @@ impl<'c, const N: usize> Run<'c, N> {
             li != NONE_LOCAL && lj != NONE_LOCAL,
             "edge weights change only inside the bracket"
         );
-        local.matcher.set_weight(li as usize, lj as usize, w);
+        local.set_weight(li as usize, lj as usize, w);
     }
 
     fn finalize(&mut self, a: usize, b: usize) {
@@ -1420,53 +1544,48 @@ impl<'c, const N: usize> Run<'c, N> {
     }
 
     /// Build the matcher of bracket `b` (before its weights are set): see [`Local`].
-    fn build_local(&mut self, b: &Bracket<N>) {
+    fn build_local(
+        &mut self,
+        b: &Bracket<N>,
+        degrees: Option<LowerDegrees>,
+        kept: &[(usize, usize, Wide<N>)],
+    ) {
         let ctx = self.ctx;
         let pl = &ctx.players;
         let n = pl.len();
-        let old = self.local.take();
+        let collapse = degrees.is_some();
+        self.local = None;
         let lower: Vec<usize> = (b.next..n).collect();
-        let collapse = lower_absorbs_any(ctx, &b.players, &lower);
         let mut verts = b.players.clone();
         if !collapse {
             verts.extend_from_slice(&lower);
         }
         let real = verts.len();
         let odd = (b.players.len() + lower.len()) % 2 == 1;
-        let size = if collapse {
-            real + b.players.len() + usize::from(odd)
-        } else {
-            real
-        };
+        let size = real + usize::from(collapse && odd);
         let mut local_of = vec![NONE_LOCAL; n];
         for (li, &g) in verts.iter().enumerate() {
             local_of[g] = li as u32;
         }
-        // Pairs of moved-down players keep the weights they had (`weigh_bracket` sets the
-        // other pairs of the bracket); the old matcher is dropped before the new one is
-        // made.
-        let mut kept = Vec::new();
-        if let Some(mut old) = old {
-            old.matcher.flush_weights();
-            for x in 0..b.moved_down {
-                for y in 0..x {
-                    let (gx, gy) = (b.players[x], b.players[y]);
-                    let w = old
-                        .matcher
-                        .weight(old.local_of[gx] as usize, old.local_of[gy] as usize);
-                    kept.push((x, y, w));
-                }
-            }
+        let half = if collapse {
+            b.players.iter().map(|&g| self.outside_half(g)).collect()
+        } else {
+            Vec::new()
+        };
+        let mut local = Local {
+            matcher: Matcher::<N>::new(size),
+            verts,
+            local_of,
+            rep: if collapse { b.next } else { 0 },
+            z: None,
+            half,
+            clipped: HashMap::new(),
+            degrees,
+        };
+        for &(x, y, w) in kept {
+            local.set_weight(x, y, w);
         }
-        let mut matcher = Matcher::<N>::new(size);
-        for (x, y, w) in kept {
-            matcher.set_weight(x, y, w);
-        }
-        let mut z = None;
         if collapse {
-            for (i, &g) in b.players.iter().enumerate() {
-                matcher.set_weight(i, real + i, self.outside_half(g));
-            }
             if odd {
                 let h = lower
                     .iter()
@@ -1475,25 +1594,43 @@ impl<'c, const N: usize> Run<'c, N> {
                     .expect("a lower part");
                 let zi = size - 1;
                 for i in 0..b.players.len() {
-                    matcher.set_weight(i, zi, h);
+                    if h > local.half[i] {
+                        local.matcher.set_weight(i, zi, h.sub(&local.half[i]));
+                    }
                 }
-                z = Some(zi);
+                local.z = Some(zi);
             }
         } else {
-            for (li, &g) in verts.iter().enumerate().skip(b.players.len()) {
-                for (lj, &h) in verts.iter().enumerate().take(li) {
+            for li in b.players.len()..real {
+                let g = local.verts[li];
+                for lj in 0..li {
+                    let h = local.verts[lj];
                     let (hi, lo) = if h < g { (h, g) } else { (g, h) };
-                    matcher.set_weight(li, lj, self.outside_weight(hi, lo));
+                    local
+                        .matcher
+                        .set_weight(li, lj, self.outside_weight(hi, lo));
                 }
             }
         }
-        self.local = Some(Local {
-            matcher,
-            verts,
-            local_of,
-            rep: if collapse { b.next } else { 0 },
-            z,
-        });
+        self.local = Some(local);
+    }
+
+    /// The weights of the pairs of moved-down players in the previous bracket's matcher
+    /// (`x`, `y` bracket positions), which they keep in this bracket's; the previous
+    /// matcher is dropped.
+    fn take_kept(&mut self, b: &Bracket<N>) -> Vec<(usize, usize, Wide<N>)> {
+        let mut kept = Vec::new();
+        if let Some(mut old) = self.local.take() {
+            old.matcher.flush_weights();
+            for x in 0..b.moved_down {
+                for y in 0..x {
+                    let (gx, gy) = (b.players[x], b.players[y]);
+                    let w = old.weight(old.local_of[gx] as usize, old.local_of[gy] as usize);
+                    kept.push((x, y, w));
+                }
+            }
+        }
+        kept
     }
 
     fn weight_params(&self) -> WeightParams<'_> {
@@ -1611,9 +1748,17 @@ impl<'c, const N: usize> Run<'c, N> {
         self.matcher = Matcher::new(0);
     }
 
-    /// The bracket's edge weights (moved-down players, residents, the next group), then
-    /// a solve.
-    fn weigh_bracket(&mut self, b: &mut Bracket<N>) {
+    /// The bracket's edge weights (moved-down players, residents, the next group; pairs of
+    /// moved-down players keep the weights `kept` from the previous bracket), then a
+    /// solve. The lower players are collapsed when `allow_collapse` and the degrees allow
+    /// it before the solve (`LowerDegrees::absorbs` with no floaters); every solve then
+    /// checks its floaters.
+    fn weigh_bracket(
+        &mut self,
+        b: &mut Bracket<N>,
+        kept: &[(usize, usize, Wide<N>)],
+        allow_collapse: bool,
+    ) {
         let ctx = self.ctx;
         let pl = &ctx.players;
         let len = b.players.len();
@@ -1633,14 +1778,17 @@ impl<'c, const N: usize> Run<'c, N> {
                 })
                 .collect();
         }
-        self.build_local(b);
+        let lower: Vec<usize> = (b.next..pl.len()).collect();
+        let degrees = LowerDegrees::new(ctx, &b.players, &lower);
+        let collapse = allow_collapse && degrees.absorbs(0);
+        self.build_local(b, collapse.then_some(degrees), kept);
         for larger in 0..len {
             for smaller in 0..base[larger].len() {
                 self.set_w(b.players[larger], b.players[smaller], base[larger][smaller]);
             }
         }
-        b.base = base;
         self.solve();
+        b.base = base;
     }
 
     /// Which moved-down players are paired in this bracket (C6, C7, B.5 order).
@@ -1729,7 +1877,7 @@ impl<'c, const N: usize> Run<'c, N> {
 
     /// The remainder (residents not paired with moved-down players), weighted with the
     /// exchange order, then a solve.
-    fn remainder(&mut self, b: &Bracket<N>) -> Remainder {
+    fn remainder(&mut self, b: &mut Bracket<N>) -> Remainder {
         let sb = self.ctx.group_size_bits;
         let mut positions: Vec<usize> = Vec::new();
         let mut pairs = 0usize;
@@ -1743,6 +1891,13 @@ impl<'c, const N: usize> Run<'c, N> {
                 pairs += 1;
             }
         }
+        if self.s1_in_order(b, &positions, pairs) {
+            return Remainder {
+                positions,
+                pairs,
+                fixed: true,
+            };
+        }
         for (oa, &oi) in positions.iter().enumerate() {
             let ov = b.players[oi];
             for (pr, &pi) in positions.iter().enumerate().take(oa) {
@@ -1750,7 +1905,88 @@ impl<'c, const N: usize> Run<'c, N> {
             }
         }
         self.solve();
-        Remainder { positions, pairs }
+        Remainder {
+            positions,
+            pairs,
+            fixed: false,
+        }
+    }
+
+    /// The weight of the current optimum of the bracket's matcher.
+    fn local_value(&self) -> Wide<N> {
+        let local = self.local.as_ref().expect("a bracket's matcher");
+        let m = local.matcher.matching();
+        let mut v = Wide::ZERO;
+        for (i, &j) in m.iter().enumerate() {
+            if i < j {
+                v.add_assign(&local.matcher.weight(i, j));
+            }
+        }
+        v
+    }
+
+    /// Whether S1 can be the first `pairs` remainder positions (no exchange, B.3), tried
+    /// directly: the remainder edges that `fix_s1_and_s2` would drop with that S1 (both
+    /// ends in it, or both out of it) are dropped and the optimum solved again. If the
+    /// base fields of its weight did not fall and every position of that S1 is paired
+    /// forward, the exchange solve of `remainder` would have found no exchange and this S1
+    /// (see below), so the edges stay dropped, `b.base` is as `fix_s1_and_s2` leaves it,
+    /// and true is returned. Otherwise `b.base` is restored (the exchange weights then
+    /// overwrite every remainder edge) and false is returned.
+    ///
+    /// Why. The new optimum weighs as much as the old one in every base field and uses no
+    /// dropped edge, so it is a base optimum; its remainder pairs join the first `pairs`
+    /// positions to the others. Every base optimum has the same number of remainder pairs
+    /// (`run`, item 2; with at most one moved-down player left in the graph, no pair of two
+    /// of them can stand in for one). The exchange weights add to a remainder pair an
+    /// addend of its higher player's position `p` only (`2 (2^(2 sb) - p)` for `p <
+    /// pairs`, `-2 p` otherwise), so among base optima with `pairs` remainder pairs the sum
+    /// of addends is largest exactly when the higher players are the first `pairs`
+    /// positions, which this optimum reaches: every exchange optimum has this S1, and
+    /// reads no exchange. `fix_s1_and_s2` would then set every remainder edge to what it is
+    /// now, and the optimum uses none of the edges it drops.
+    fn s1_in_order(&mut self, b: &mut Bracket<N>, positions: &[usize], pairs: usize) -> bool {
+        let live_moved_down = (0..b.moved_down)
+            .filter(|&pi| !self.matched[b.players[pi]])
+            .count();
+        if live_moved_down > 1 {
+            return false;
+        }
+        let before = self.local_value();
+        let mut dropped = Vec::new();
+        for (a, &pi) in positions.iter().enumerate() {
+            for (c, &oi) in positions.iter().enumerate().skip(a + 1) {
+                if (a < pairs) == (c < pairs) && !b.base[oi][pi].is_zero() {
+                    dropped.push((pi, oi, b.base[oi][pi]));
+                    b.base[oi][pi] = Wide::ZERO;
+                    self.set_w(b.players[pi], b.players[oi], Wide::ZERO);
+                }
+            }
+        }
+        self.solve();
+        let after = self.local_value();
+        let mut step = Wide::<N>::from_u64(1);
+        step.shl_assign(3 * self.ctx.group_size_bits + self.ctx.extra_low_bits);
+        // Weights set since the last solve (perturbations of moved-down players' edges)
+        // are in `after` only; they stay below `step`, as the base fields step by twice
+        // that.
+        let diff = if after <= before {
+            before.sub(&after)
+        } else {
+            after.sub(&before)
+        };
+        let kept_base = diff < step;
+        if kept_base
+            && positions[..pairs]
+                .iter()
+                .all(|&pi| b.forward(&self.stable, b.players[pi]))
+        {
+            return true;
+        }
+        for (pi, oi, w) in dropped {
+            b.base[oi][pi] = w;
+        }
+        false
     }
 
     /// How many S1 places the optimum exchanges (B.3: fewest exchanges).
@@ -1899,6 +2135,49 @@ impl<'c, const N: usize> Run<'c, N> {
                 self.finalize(pv, mv);
             }
         }
+    }
+
+    /// Pair bracket `b` (C.04.3 B.1-B.5 and the criteria), its lower players collapsed
+    /// when `allow_collapse` and they absorb its floaters; false (and the state to be
+    /// restored by the caller) when a collapsed optimum had floaters that the condition
+    /// checked does not cover.
+    fn pair_bracket(
+        &mut self,
+        b: &mut Bracket<N>,
+        kept: &[(usize, usize, Wide<N>)],
+        allow_collapse: bool,
+    ) -> bool {
+        self.collapse_failed = false;
+        self.weigh_bracket(b, kept, allow_collapse);
+        if self.collapse_failed {
+            return false;
+        }
+        self.pair_moved_down(b);
+        if self.collapse_failed {
+            return false;
+        }
+        self.choose_moved_down_opponents(b);
+        if self.collapse_failed {
+            return false;
+        }
+        let remainder = self.remainder(b);
+        if self.collapse_failed {
+            return false;
+        }
+        let exchanges = self.count_exchanges(b, &remainder);
+        self.exchange_out_of_s1(b, &remainder, exchanges);
+        if self.collapse_failed {
+            return false;
+        }
+        self.exchange_into_s1(b, &remainder, exchanges);
+        if self.collapse_failed {
+            return false;
+        }
+        if !remainder.fixed {
+            self.fix_s1_and_s2(b, &remainder);
+        }
+        self.settle_s1(b, &remainder);
+        !self.collapse_failed
     }
 
     /// Record the bracket's pairs and carry the unpaired players down to the next bracket.
