@@ -44,6 +44,7 @@
 
 use std::collections::{HashMap, HashSet};
 use std::fmt;
+use std::hash::BuildHasherDefault;
 
 use thiserror::Error;
 
@@ -51,7 +52,7 @@ pub use crate::trf::Colour;
 use crate::trf::{ResultCode, Trf};
 
 use matching::Matcher;
-use wide::Wide;
+use wide::{Wide, WordHasher};
 
 /// What happened to a player in one completed round.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -1379,8 +1380,67 @@ struct Bracket<const N: usize> {
     group_start: usize,
     /// The first vertex not yet in any bracket.
     next: usize,
-    /// Edge weights `base[larger][smaller]` by bracket position.
-    base: Vec<Vec<Wide<N>>>,
+    /// Edge weights by bracket position, `base.get(larger, smaller)`.
+    base: BaseWeights<N>,
+}
+
+/// A bracket's edge weights by bracket position, held as indices into a table of the
+/// distinct weights (a bracket has few: a row shares most of its values), so the
+/// triangle costs 4 bytes an edge instead of a wide weight's `8 N`.
+#[derive(Clone)]
+struct BaseWeights<const N: usize> {
+    /// `rows[larger][smaller]`: index into `table`; 0 is the zero weight (no edge).
+    rows: Vec<Vec<u32>>,
+    table: Vec<Wide<N>>,
+    index: HashMap<Wide<N>, u32, BuildHasherDefault<WordHasher>>,
+    /// The weight interned last and its index.
+    last: (Wide<N>, u32),
+}
+
+impl<const N: usize> BaseWeights<N> {
+    fn new() -> Self {
+        BaseWeights {
+            rows: Vec::new(),
+            table: vec![Wide::ZERO],
+            index: HashMap::default(),
+            last: (Wide::ZERO, 0),
+        }
+    }
+
+    /// The index of `w` in `table`, adding it if new.
+    fn intern(&mut self, w: Wide<N>) -> u32 {
+        if w.is_zero() {
+            return 0;
+        }
+        if self.last.0 == w {
+            return self.last.1;
+        }
+        let id = match self.index.get(&w) {
+            Some(&id) => id,
+            None => {
+                let id = u32::try_from(self.table.len()).expect("fewer than 2^32 weights");
+                self.table.push(w);
+                self.index.insert(w, id);
+                id
+            }
+        };
+        self.last = (w, id);
+        id
+    }
+
+    fn get(&self, larger: usize, smaller: usize) -> Wide<N> {
+        self.table[self.rows[larger][smaller] as usize]
+    }
+
+    fn set(&mut self, larger: usize, smaller: usize, w: Wide<N>) {
+        let id = self.intern(w);
+        self.rows[larger][smaller] = id;
+    }
+
+    /// Whether the edge has no weight (is absent).
+    fn is_zero(&self, larger: usize, smaller: usize) -> bool {
+        self.rows[larger][smaller] == 0
+    }
 }
 
 /// The residents not paired with moved-down players: bracket positions in order, and how
@@ -1405,7 +1465,7 @@ impl<const N: usize> Bracket<N> {
             next_begin_vertex: 0,
             group_start: 0,
             next,
-            base: Vec::new(),
+            base: BaseWeights::new(),
         }
     }
 
@@ -1440,7 +1500,7 @@ impl<const N: usize> Bracket<N> {
         smaller_rem: usize,
         rem_pairs: usize,
     ) -> Wide<N> {
-        let mut r = self.base[larger][smaller];
+        let mut r = self.base.get(larger, smaller);
         if !r.is_zero() {
             let mut addend = Wide::<N>::from_u64(u64::from(smaller_rem < rem_pairs));
             addend.shl_assign(sb);
@@ -1763,28 +1823,34 @@ impl<'c, const N: usize> Run<'c, N> {
         let pl = &ctx.players;
         let len = b.players.len();
         let wp = self.weight_params();
-        let mut base: Vec<Vec<Wide<N>>> = vec![Vec::new(); len];
+        let mut base = BaseWeights::<N>::new();
+        base.rows = vec![Vec::new(); len];
         for larger in b.moved_down..len {
-            base[larger] = (0..larger)
+            let row: Vec<u32> = (0..larger)
                 .map(|smaller| {
-                    edge_weight::<N>(
+                    base.intern(edge_weight::<N>(
                         ctx,
                         &pl[b.players[smaller]],
                         &pl[b.players[larger]],
                         larger < b.next_begin,
                         larger >= b.next_begin,
                         &wp,
-                    )
+                    ))
                 })
                 .collect();
+            base.rows[larger] = row;
         }
         let lower: Vec<usize> = (b.next..pl.len()).collect();
         let degrees = LowerDegrees::new(ctx, &b.players, &lower);
         let collapse = allow_collapse && degrees.absorbs(0);
         self.build_local(b, collapse.then_some(degrees), kept);
         for larger in 0..len {
-            for smaller in 0..base[larger].len() {
-                self.set_w(b.players[larger], b.players[smaller], base[larger][smaller]);
+            for smaller in 0..base.rows[larger].len() {
+                self.set_w(
+                    b.players[larger],
+                    b.players[smaller],
+                    base.get(larger, smaller),
+                );
             }
         }
         self.solve();
@@ -1824,7 +1890,7 @@ impl<'c, const N: usize> Run<'c, N> {
             md_remaining -= 1;
             if !b.in_current(self.stable[pv]) {
                 for oi in b.moved_down..b.next_begin {
-                    let mut w = b.base[oi][pi];
+                    let mut w = b.base.get(oi, pi);
                     if !w.is_zero() {
                         w.0[0] |= 1;
                         self.set_w(pv, b.players[oi], w);
@@ -1836,7 +1902,7 @@ impl<'c, const N: usize> Run<'c, N> {
                 self.matched[pv] = true;
                 md_remaining_matched -= 1;
                 for oi in b.moved_down..b.next_begin {
-                    let mut w = b.base[oi][pi];
+                    let mut w = b.base.get(oi, pi);
                     if !w.is_zero() {
                         w.0[0] |= (b.next_begin - b.moved_down) as u64;
                         w.add_small(1);
@@ -1861,7 +1927,7 @@ impl<'c, const N: usize> Run<'c, N> {
                 if self.matched[ov] {
                     continue;
                 }
-                let mut w = b.base[oi][pi];
+                let mut w = b.base.get(oi, pi);
                 if !w.is_zero() {
                     w.add_small(addend);
                     self.set_w(pv, ov, w);
@@ -1956,9 +2022,9 @@ impl<'c, const N: usize> Run<'c, N> {
         let mut dropped = Vec::new();
         for (a, &pi) in positions.iter().enumerate() {
             for (c, &oi) in positions.iter().enumerate().skip(a + 1) {
-                if (a < pairs) == (c < pairs) && !b.base[oi][pi].is_zero() {
-                    dropped.push((pi, oi, b.base[oi][pi]));
-                    b.base[oi][pi] = Wide::ZERO;
+                if (a < pairs) == (c < pairs) && !b.base.is_zero(oi, pi) {
+                    dropped.push((pi, oi, b.base.get(oi, pi)));
+                    b.base.set(oi, pi, Wide::ZERO);
                     self.set_w(b.players[pi], b.players[oi], Wide::ZERO);
                 }
             }
@@ -1984,7 +2050,7 @@ impl<'c, const N: usize> Run<'c, N> {
             return true;
         }
         for (pi, oi, w) in dropped {
-            b.base[oi][pi] = w;
+            b.base.set(oi, pi, w);
         }
         false
     }
@@ -2023,7 +2089,7 @@ impl<'c, const N: usize> Run<'c, N> {
             }
             for &oi in &rem.positions[pos + 1..] {
                 if exchange {
-                    b.base[oi][pi] = Wide::ZERO;
+                    b.base.set(oi, pi, Wide::ZERO);
                 }
                 self.set_w(
                     pv,
@@ -2058,11 +2124,11 @@ impl<'c, const N: usize> Run<'c, N> {
             if b.forward(&self.stable, pv) {
                 remaining -= 1;
                 for &oi in &rem.positions[..pos] {
-                    b.base[pi][oi] = Wide::ZERO;
+                    b.base.set(pi, oi, Wide::ZERO);
                     self.set_w(pv, b.players[oi], Wide::ZERO);
                 }
                 for oi in b.next_begin..len {
-                    b.base[oi][pi] = Wide::ZERO;
+                    b.base.set(oi, pi, Wide::ZERO);
                     self.set_w(pv, b.players[oi], Wide::ZERO);
                 }
             }
@@ -2087,9 +2153,9 @@ impl<'c, const N: usize> Run<'c, N> {
             for &oi in &rem.positions[a + 1..] {
                 let ov = b.players[oi];
                 if !b.forward(&self.stable, pv) || b.forward(&self.stable, ov) {
-                    b.base[oi][pi] = Wide::ZERO;
+                    b.base.set(oi, pi, Wide::ZERO);
                 }
-                self.set_w(pv, ov, b.base[oi][pi]);
+                self.set_w(pv, ov, b.base.get(oi, pi));
             }
         }
     }
@@ -2118,7 +2184,7 @@ impl<'c, const N: usize> Run<'c, N> {
                     if oi <= pi || self.matched[ov] {
                         continue;
                     }
-                    let mut w = b.base[oi][pi];
+                    let mut w = b.base.get(oi, pi);
                     if !w.is_zero() {
                         w.add_shifted(addend, shift);
                         self.set_w(pv, ov, w);
@@ -2211,7 +2277,7 @@ impl<'c, const N: usize> Run<'c, N> {
             next_begin_vertex: b.next_begin_vertex,
             group_start: b.group_start,
             next: b.next,
-            base: Vec::new(),
+            base: BaseWeights::new(),
         }
     }
 
