@@ -1108,14 +1108,14 @@ fn run<const N: usize>(ctx: &Context) -> Result<RawPairing, PairingError> {
         bracket.add_next_group(&ctx.players);
         let kept = run.take_kept(&bracket);
         let (matched, stable, start) = (run.matched.clone(), run.stable.clone(), bracket.clone());
-        if !run.pair_bracket(&mut bracket, &kept, true) {
+        if run.pair_bracket(&mut bracket, &kept, true).is_none() {
             // A collapsed optimum whose floaters the lower part might not absorb (see
             // `Local`): the bracket again, with the lower players as vertices.
             run.matched = matched;
             run.stable = stable;
             bracket = start;
             let paired = run.pair_bracket(&mut bracket, &kept, false);
-            debug_assert!(paired, "a bracket without collapse always pairs");
+            debug_assert!(paired.is_some(), "a bracket without collapse always pairs");
         }
         bracket = run.carry_down(bracket);
     }
@@ -2204,46 +2204,39 @@ impl<'c, const N: usize> Run<'c, N> {
     }
 
     /// Pair bracket `b` (C.04.3 B.1-B.5 and the criteria), its lower players collapsed
-    /// when `allow_collapse` and they absorb its floaters; false (and the state to be
-    /// restored by the caller) when a collapsed optimum had floaters that the condition
-    /// checked does not cover.
+    /// when `allow_collapse` and they absorb its floaters; `None` (and the state to be
+    /// restored by the caller) as soon as a collapsed optimum had floaters that the
+    /// condition checked does not cover.
     fn pair_bracket(
         &mut self,
         b: &mut Bracket<N>,
         kept: &[(usize, usize, Wide<N>)],
         allow_collapse: bool,
-    ) -> bool {
+    ) -> Option<()> {
         self.collapse_failed = false;
         self.weigh_bracket(b, kept, allow_collapse);
-        if self.collapse_failed {
-            return false;
-        }
+        self.collapse_held()?;
         self.pair_moved_down(b);
-        if self.collapse_failed {
-            return false;
-        }
+        self.collapse_held()?;
         self.choose_moved_down_opponents(b);
-        if self.collapse_failed {
-            return false;
-        }
+        self.collapse_held()?;
         let remainder = self.remainder(b);
-        if self.collapse_failed {
-            return false;
-        }
+        self.collapse_held()?;
         let exchanges = self.count_exchanges(b, &remainder);
         self.exchange_out_of_s1(b, &remainder, exchanges);
-        if self.collapse_failed {
-            return false;
-        }
+        self.collapse_held()?;
         self.exchange_into_s1(b, &remainder, exchanges);
-        if self.collapse_failed {
-            return false;
-        }
+        self.collapse_held()?;
         if !remainder.fixed {
             self.fix_s1_and_s2(b, &remainder);
         }
         self.settle_s1(b, &remainder);
-        !self.collapse_failed
+        self.collapse_held()
+    }
+
+    /// `None` once a solve of this bracket found floaters its collapse does not cover.
+    fn collapse_held(&self) -> Option<()> {
+        (!self.collapse_failed).then_some(())
     }
 
     /// Record the bracket's pairs and carry the unpaired players down to the next bracket.
