@@ -59,12 +59,14 @@ impl ServerMsg {
         // An event is about 1 KB: written into a buffer of that size from the start
         // (serde_json's own starts at 128 bytes and grows three times).
         let mut out = Vec::with_capacity(1024);
-        match serde_json::to_writer(&mut out, self) {
-            // serde_json writes UTF-8 only.
-            Ok(()) => String::from_utf8(out).unwrap_or_default(),
-            Err(e) => {
-                format!("{{\"type\":\"error\",\"message\":\"cannot encode a message: {e}\"}}")
-            }
-        }
+        let written = serde_json::to_writer(&mut out, self)
+            .map_err(|e| e.to_string())
+            // serde_json writes UTF-8 only; said, not assumed.
+            .and_then(|()| String::from_utf8(out).map_err(|e| e.to_string()));
+        // The error's text escaped as JSON (it may hold quotes).
+        written.unwrap_or_else(|e| {
+            serde_json::json!({"type": "error", "message": format!("cannot encode a message: {e}")})
+                .to_string()
+        })
     }
 }
