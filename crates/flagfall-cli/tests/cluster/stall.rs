@@ -223,14 +223,21 @@ pub(crate) async fn check_marks(db: &sqlx::PgPool) {
 
 /// Wait until `node`'s group commit waits for a lock inside the database.
 pub(crate) async fn commit_waits(db: &sqlx::PgPool, node: &str) {
+    insert_waits(db, node, "events").await;
+}
+
+/// Wait (at most 10 s) until an `INSERT INTO table` of `node` waits for a lock inside
+/// the database.
+pub(crate) async fn insert_waits(db: &sqlx::PgPool, node: &str, table: &str) {
     let deadline = Instant::now() + Duration::from_secs(10);
     loop {
         let waiting: i64 = sqlx::query(
             "SELECT count(*) FROM pg_stat_activity WHERE datname = current_database() \
              AND application_name = $1 AND wait_event_type = 'Lock' \
-             AND query LIKE '%INSERT INTO events%'",
+             AND query LIKE $2",
         )
         .bind(node)
+        .bind(format!("%INSERT INTO {table}%"))
         .fetch_one(db)
         .await
         .unwrap()
@@ -240,7 +247,7 @@ pub(crate) async fn commit_waits(db: &sqlx::PgPool, node: &str) {
         }
         assert!(
             Instant::now() < deadline,
-            "{node}'s commit never waited for the events table"
+            "{node}'s insert into {table} never waited for a lock within 10 s"
         );
         tokio::time::sleep(Duration::from_millis(20)).await;
     }
@@ -661,33 +668,7 @@ async fn a_stale_clock_mark_is_not_stored() {
     let spectator = follow(spectator);
     // The clock starts: the owner's mark is due at its next beat, and waits.
     play(&mut white, &mut black, 0, 2, Duration::from_millis(100)).await;
-    let waiting = |node: String| {
-        let db = db.clone();
-        async move {
-            let deadline = Instant::now() + Duration::from_secs(10);
-            loop {
-                let n: i64 = sqlx::query(
-                    "SELECT count(*) FROM pg_stat_activity WHERE datname = current_database() \
-                     AND application_name = $1 AND wait_event_type = 'Lock' \
-                     AND query LIKE '%INSERT INTO clock_marks%'",
-                )
-                .bind(&node)
-                .fetch_one(&db)
-                .await
-                .unwrap()
-                .get(0);
-                if n > 0 {
-                    return;
-                }
-                assert!(
-                    Instant::now() < deadline,
-                    "{node}'s clock mark never waited for the table within 10 s"
-                );
-                tokio::time::sleep(Duration::from_millis(20)).await;
-            }
-        }
-    };
-    waiting(owner.clone()).await;
+    insert_waits(&db, &owner, "clock_marks").await;
     let epoch_then: i64 = sqlx::query("SELECT epoch FROM game_leases WHERE game_id = $1")
         .bind(&g.id)
         .fetch_one(&db)
@@ -705,7 +686,7 @@ async fn a_stale_clock_mark_is_not_stored() {
     );
     // The game moves on the new owner meanwhile (its commits do not touch the marks).
     play(&mut white, &mut black, 2, 4, Duration::from_millis(100)).await;
-    waiting(new_owner.clone()).await;
+    insert_waits(&db, &new_owner, "clock_marks").await;
     lock.commit().await.unwrap();
     eprintln!(
         "the clock marks' table let go {:?} after the stop",

@@ -389,26 +389,14 @@ pub struct Junk {
 /// `sockets` sockets with `token` on game `id` send [`JUNK`] for `time`, each frame as
 /// soon as the last was answered, a socket closed for flooding opened again.
 pub async fn junk(addr: SocketAddr, id: &str, token: &str, sockets: usize, time: Duration) -> Junk {
-    junk_of(&JUNK, addr, id, token, sockets, time).await
+    junk_of(&JUNK, addr, id, token, sockets, time, 0).await
 }
 
-/// [`junk`] with these frames.
-pub async fn junk_of(
-    frames: &'static [&'static str],
-    addr: SocketAddr,
-    id: &str,
-    token: &str,
-    sockets: usize,
-    time: Duration,
-) -> Junk {
-    junk_of_at_least(frames, addr, id, token, sockets, time, 0).await
-}
-
-/// [`junk_of`], going on after `time` until the sockets have sent `at_least` frames in
-/// all (a machine busy with other work answers each frame later, and a flood of a
+/// [`junk`] with these frames, going on after `time` until the sockets have sent
+/// `at_least` frames in all (a machine busy with other work answers each frame later, and a flood of a
 /// fixed time is then smaller), for at most ten times `time`. [`Junk::lasted`] says how
 /// long it ran.
-pub async fn junk_of_at_least(
+pub async fn junk_of(
     frames: &'static [&'static str],
     addr: SocketAddr,
     id: &str,
@@ -795,7 +783,7 @@ async fn a_live_game_stays_responsive_through_every_flood() {
     let (junked, m) = phase(&bots, "junk actions", &mut report, || {
         let (d, t) = (id.clone(), director.clone());
         // At least 1,001 frames, however busy the machine: the flood must be one.
-        async move { junk_of_at_least(&DIRECTOR_JUNK, addr, &d, &t, 8, PHASE, 1001).await }
+        async move { junk_of(&DIRECTOR_JUNK, addr, &d, &t, 8, PHASE, 1001).await }
     });
     phases.push(("junk actions", m));
     let (watched, m) = phase(&bots, "spectators", &mut report, || {
