@@ -31,7 +31,7 @@
 // Index loops mirror the textbook algorithm over parallel arrays.
 #![allow(clippy::needless_range_loop)]
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::hash::BuildHasherDefault;
 
 use super::wide::{Wide, WordHasher};
@@ -53,10 +53,16 @@ const NONE: u32 = u32::MAX;
 /// for three calls) and 128 is worse (1.47 / 1.38 s). Same pairings at every value.
 const ROOT_BATCH: usize = 32;
 
-/// The root batch for a graph of `n` vertices: `n / 16`, from [`ROOT_BATCH`] up to 128
-/// (the sizes measured; see [`ROOT_BATCH`]).
+/// The root batch for a graph of `n` vertices: `n / 8`, from [`ROOT_BATCH`] up to 256.
+/// It matters for a bracket's first solve, where every vertex is exposed. Measured with
+/// the collapsed bracket matchers and the S1 opponents settled from the duals (issue 34,
+/// user CPU of the whole round, `dutch_round`): 5,000 players after one naive round,
+/// `n / 16` up to 128: 7.49 / 7.50 s, `n / 8` up to 256: 6.53 / 6.45 s, up to 512: 8.54 /
+/// 7.62 s, `n / 4` up to 1,024: 9.85 / 10.53 s; 2,000 players (round 5) 0.68-0.83 s against
+/// 0.63-0.69 s; 10,000 players, round 2: 72.0 s against 59.9 s (one run each, loaded
+/// machine). Same pairings at every value.
 fn root_batch(n: usize) -> usize {
-    (n / 16).clamp(ROOT_BATCH, 128)
+    (n / 8).clamp(ROOT_BATCH, 256)
 }
 
 /// A directed view of an edge: it leaves `from` and ends at `to`.
@@ -176,6 +182,9 @@ pub struct Matcher<const N: usize> {
     /// not change while weights are applied), so the walk up can stop there.
     drop_mark: Vec<u64>,
     drop_stamp: u64,
+    /// Vertices whose applied weight changes ([`Matcher::apply_weights`]) the current
+    /// optimum may not survive: repaired at the next solve.
+    deferred: Vec<u32>,
 }
 
 /// A best edge's cached slack and the generation it is valid in (`Matcher::best`).
@@ -281,6 +290,7 @@ impl<const N: usize> Matcher<N> {
             unit_stamp: 0,
             drop_mark: vec![0; two_n],
             drop_stamp: 0,
+            deferred: Vec::new(),
         }
     }
 
@@ -374,6 +384,151 @@ impl<const N: usize> Matcher<N> {
                 }
             })
             .collect()
+    }
+
+    /// Whether weight changes are waiting for the next [`Matcher::solve`] (removals of
+    /// finalised pairs are not counted).
+    #[must_use]
+    pub fn has_pending_weights(&self) -> bool {
+        !self.touched.is_empty()
+    }
+
+    /// `v`'s mate in the current matching, `None` when `v` is exposed.
+    #[must_use]
+    pub fn mate(&self, v: usize) -> Option<usize> {
+        let m = self.mate[v];
+        (m != NONE).then_some(m as usize)
+    }
+
+    /// The blossoms containing vertex `v`, innermost first.
+    fn chain(&self, v: usize) -> Vec<u32> {
+        let mut out = Vec::new();
+        let mut b = self.parent[v];
+        while b != NONE {
+            out.push(b);
+            b = self.parent[b as usize];
+        }
+        out
+    }
+
+    /// Whether edge `i`-`j` (either weight, 0 included) has slack 0 in the dual of the
+    /// current solve: `u_i + u_j - 2 w_ij` plus twice the dual of every blossom holding
+    /// both ends. After a solve the duals are optimal, so by complementary slackness every
+    /// maximum-weight matching (of the weights in the matrix) uses only edges for which
+    /// this holds. Ends in different top-level blossoms have no blossom in common.
+    #[must_use]
+    pub fn is_tight_full(&self, i: usize, j: usize) -> bool {
+        if self.inblossom[i] != self.inblossom[j] {
+            // No blossom in common.
+            return self.dual[i].add(&self.dual[j]) == self.w2(i as u32, j as u32);
+        }
+        let (ci, cj) = (self.chain(i), self.chain(j));
+        let mut s = self.dual[i].add(&self.dual[j]);
+        for (bi, bj) in ci.iter().rev().zip(cj.iter().rev()) {
+            if bi != bj {
+                break;
+            }
+            s.add_assign(&self.dual[*bi as usize].double());
+        }
+        s == self.w2(i as u32, j as u32)
+    }
+
+    /// Whether vertex `v`'s dual is positive (it is matched in every optimum: an exposed
+    /// vertex has dual 0 in optimal duals, by complementary slackness).
+    #[must_use]
+    pub fn dual_positive(&self, v: usize) -> bool {
+        !self.dual[v].is_zero()
+    }
+
+    /// The live vertices, in the order the stages scan them.
+    #[must_use]
+    pub fn alive(&self) -> &[u32] {
+        &self.alive_list
+    }
+
+    /// Whether edge `i`-`j` has a positive weight and is tight ([`Matcher::is_tight_full`]).
+    #[must_use]
+    pub fn is_tight_edge(&self, i: usize, j: usize) -> bool {
+        !self.w2(i as u32, j as u32).is_zero() && self.is_tight_full(i, j)
+    }
+
+    /// For an optimum `M'` (given by `mate`; optimal with the current duals) pairing
+    /// `p`-`a` and `c`-`b` (four distinct vertices), with `p`-`c` tight: pairs that,
+    /// with `p`-`c`, replace `p`-`a`, `c`-`b` (and, on a longer path, `x`-`y` of `M'`)
+    /// and give another optimum, or `None` if none was found. Tried: `a`-`b`, then
+    /// `a`-`x`, `y`-`b` for each pair `x`-`y` of `M'` whose ends `free` allows. The
+    /// result is checked by complementary slackness with the same duals: every new pair
+    /// a tight edge of positive weight, the same vertices exposed, and every blossom of
+    /// positive dual left with exactly one vertex not matched inside it (the number of its
+    /// changed vertices whose partner is outside it does not change).
+    pub fn reroute(
+        &self,
+        [p, a, c, b]: [usize; 4],
+        mate: impl Fn(usize) -> Option<usize>,
+        free: impl Fn(usize) -> bool,
+    ) -> Option<Vec<(usize, usize)>> {
+        if self.is_tight_edge(a, b) && self.keeps_full(&[(p, c), (a, b)], &[(p, a), (c, b)]) {
+            return Some(vec![(a, b)]);
+        }
+        for &x in &self.alive_list {
+            let x = x as usize;
+            if x == p || x == a || x == c || x == b || !free(x) {
+                continue;
+            }
+            let Some(y) = mate(x) else { continue };
+            if y == p || y == a || y == c || y == b || !free(y) {
+                continue;
+            }
+            if self.is_tight_edge(a, x)
+                && self.is_tight_edge(y, b)
+                && self.keeps_full(&[(p, c), (a, x), (y, b)], &[(p, a), (c, b), (x, y)])
+            {
+                return Some(vec![(a, x), (y, b)]);
+            }
+        }
+        None
+    }
+
+    /// Whether replacing the pairs `old` by `new` (on the same vertices) leaves every
+    /// blossom of positive dual with as many of those vertices matched outside it.
+    #[must_use]
+    pub fn keeps_full(&self, new: &[(usize, usize)], old: &[(usize, usize)]) -> bool {
+        let verts: Vec<usize> = old.iter().flat_map(|&(x, y)| [x, y]).collect();
+        let chains: Vec<Vec<u32>> = verts.iter().map(|&v| self.chain(v)).collect();
+        let index = |v: usize| verts.iter().position(|&u| u == v).expect("same vertices");
+        let partner = |pairs: &[(usize, usize)], v: usize| {
+            pairs
+                .iter()
+                .find_map(|&(x, y)| {
+                    if x == v {
+                        Some(y)
+                    } else if y == v {
+                        Some(x)
+                    } else {
+                        None
+                    }
+                })
+                .expect("every vertex paired")
+        };
+        for chain in &chains {
+            for &blossom in chain {
+                if self.dual[blossom as usize].is_zero() {
+                    continue;
+                }
+                let mut delta = 0i32;
+                for (k, &v) in verts.iter().enumerate() {
+                    if !chains[k].contains(&blossom) {
+                        continue;
+                    }
+                    delta += i32::from(!chains[index(partner(new, v))].contains(&blossom));
+                    delta -= i32::from(!chains[index(partner(old, v))].contains(&blossom));
+                }
+                if delta != 0 {
+                    return false;
+                }
+            }
+        }
+        true
     }
 
     fn w2(&self, i: u32, j: u32) -> Wide<N> {
@@ -672,24 +827,28 @@ impl<const N: usize> Matcher<N> {
         self.near[bi] = near;
     }
 
-    /// Repair the optimum after weight changes and removals: vertices whose dual can
-    /// absorb their changes keep their place; the others are exposed and re-matched.
-    pub fn solve(&mut self) {
-        let killed = std::mem::take(&mut self.killed);
-        let mut dead = vec![false; self.n];
-        for &k in &killed {
-            dead[k as usize] = true;
-        }
+    /// Apply the pending weight changes to the weight matrix, as [`Matcher::solve`] does
+    /// first. A vertex whose changes are all free ([`Matcher::change_is_free`]) needs no
+    /// repair; the others are listed for the next solve. Until then the current matching
+    /// and duals are an optimum if no vertex was listed ([`Matcher::has_deferred`]).
+    pub fn apply_weights(&mut self) {
         let touched = std::mem::take(&mut self.touched);
         self.drop_stamp += 1;
+        // Blossom edges (both ends as `(min, max)`), listed when first needed.
+        let mut blossom_edges: Option<HashSet<(u32, u32)>> = None;
         for &x in &touched {
             let xi = x as usize;
             self.is_touched[xi] = false;
             let mut list = std::mem::take(&mut self.pending[xi]);
             let mut changed = false;
+            let mut free = true;
             for &(y, id) in &list {
                 let yi = y as usize;
-                if self.alive[xi] && self.alive[yi] && self.wid[at(self.n, xi, yi)] != id {
+                let old = self.wid[at(self.n, xi, yi)];
+                if self.alive[xi] && self.alive[yi] && old != id {
+                    if free {
+                        free = self.change_is_free(x, y, old, id, &mut blossom_edges);
+                    }
                     self.wid[at(self.n, xi, yi)] = id;
                     self.wid[at(self.n, yi, xi)] = id;
                     self.drop_near(y);
@@ -700,10 +859,33 @@ impl<const N: usize> Matcher<N> {
             self.pending[xi] = list;
             if changed {
                 self.drop_near(x);
+                if !free {
+                    self.deferred.push(x);
+                }
             }
         }
+    }
+
+    /// Whether applied weight changes wait for a repair at the next solve.
+    #[must_use]
+    pub fn has_deferred(&self) -> bool {
+        !self.deferred.is_empty()
+    }
+
+    /// Repair the optimum after weight changes and removals: vertices whose dual can
+    /// absorb their changes keep their place; the others are exposed and re-matched.
+    pub fn solve(&mut self) {
+        let killed = std::mem::take(&mut self.killed);
+        let mut dead = vec![false; self.n];
+        for &k in &killed {
+            dead[k as usize] = true;
+        }
+        self.apply_weights();
+        let mut unsettled = std::mem::take(&mut self.deferred);
+        let mut seen = vec![false; self.n];
+        unsettled.retain(|&x| !std::mem::replace(&mut seen[x as usize], true));
         let mut work = killed.clone();
-        for &x in &touched {
+        for &x in &unsettled {
             if !dead[x as usize] && !self.repair_dual(x) {
                 work.push(x);
             }
@@ -714,6 +896,62 @@ impl<const N: usize> Matcher<N> {
         }
         let alive = &self.alive;
         self.alive_list.retain(|&v| alive[v as usize]);
+    }
+
+    /// Whether changing the weight of edge `x`-`y` from index `old` to `new` (not yet
+    /// applied) keeps the current matching, duals and blossoms an optimum as they are: the
+    /// edge is neither matched nor an edge of a blossom's cycle (those must stay tight),
+    /// and its slack stays non-negative (always, when the weight falls). Feasible duals,
+    /// tight matched and blossom edges, full blossoms of positive dual and exposed
+    /// vertices of dual 0 are untouched, so the optimality conditions still hold and the
+    /// change needs no repair; the `near` caches of the blossoms holding `x` or `y` are
+    /// dropped by the caller as for any change. (Which optimum the matcher then holds
+    /// does not matter to the engine: `dutch/mod.rs`, `run`.)
+    fn change_is_free(
+        &self,
+        x: u32,
+        y: u32,
+        old: u32,
+        new: u32,
+        blossom_edges: &mut Option<HashSet<(u32, u32)>>,
+    ) -> bool {
+        let (xi, yi) = (x as usize, y as usize);
+        if self.mate[xi] == y {
+            return false;
+        }
+        if self.inblossom[xi] == self.inblossom[yi] {
+            let edges = blossom_edges.get_or_insert_with(|| {
+                let mut set = HashSet::new();
+                for b in self.n..2 * self.n {
+                    if self.base[b] == NONE {
+                        continue;
+                    }
+                    for e in &self.endps[b] {
+                        set.insert((e.from.min(e.to), e.from.max(e.to)));
+                    }
+                }
+                set
+            });
+            if edges.contains(&(x.min(y), x.max(y))) {
+                return false;
+            }
+        }
+        let w_new = self.table[new as usize];
+        if w_new <= self.table[old as usize] {
+            return true;
+        }
+        // The slack with the new weight, blossom duals included, must not be negative.
+        let mut s = self.dual[xi].add(&self.dual[yi]);
+        if self.inblossom[xi] == self.inblossom[yi] {
+            let (cx, cy) = (self.chain(xi), self.chain(yi));
+            for (bx, by) in cx.iter().rev().zip(cy.iter().rev()) {
+                if bx != by {
+                    break;
+                }
+                s.add_assign(&self.dual[*bx as usize].double());
+            }
+        }
+        s >= w_new
     }
 
     /// Expose the vertices in `work` (and whatever that unsettles), give the exposed

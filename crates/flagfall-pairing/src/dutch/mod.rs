@@ -1087,7 +1087,10 @@ type RawPairing = (Vec<(usize, usize)>, Option<usize>);
 ///    together. The batch's maximum is then the lexicographic one, which is exactly the
 ///    sequence of choices made one player at a time, each with the earlier ones
 ///    finalised. The addends of a batch stay below `2^(3 sb + e)`, half the step between
-///    base values, as a single player's did.
+///    base values, as a single player's did. Most S1 players are settled without a
+///    solve, from the optimal duals of the last one (`Run::settle_s1_by_duals`): the
+///    same choice, proved from complementary slackness there; the batch solve is the
+///    fallback. Likewise "S1 tried in order" (`Run::s1_in_order_by_duals`).
 ///
 /// Reads not fully covered by the argument above (they are the same reads bbpPairings
 /// makes, and no generated event has shown a difference): the S1/S2 split read at "Fix S1
@@ -1361,6 +1364,12 @@ struct Run<'c, const N: usize> {
     single_downfloater_is_bye: bool,
     /// Rank of each count of played games among the PAB-score players (C9).
     unplayed_ranks: HashMap<u32, u64>,
+    /// An optimum `M'` of the bracket's matcher other than its own matching, where the
+    /// two differ (by local vertex; `None`: exposed), when `prime` holds: found from the
+    /// duals since the last solve (`Run::s1_in_order_by_duals`,
+    /// `Run::settle_s1_by_duals`). `stable` reads `M'`.
+    over: HashMap<usize, Option<usize>>,
+    prime: bool,
 }
 
 /// The bracket being paired: the players moved down from above, the resident score
@@ -1528,6 +1537,8 @@ impl<'c, const N: usize> Run<'c, N> {
             bye_score: 0,
             single_downfloater_is_bye: false,
             unplayed_ranks: HashMap::new(),
+            over: HashMap::new(),
+            prime: false,
         }
     }
 
@@ -1537,6 +1548,8 @@ impl<'c, const N: usize> Run<'c, N> {
             .as_mut()
             .expect("a bracket's matcher is built before its first solve");
         local.matcher.solve();
+        self.over.clear();
+        self.prime = false;
         let m = local.matcher.matching();
         if let Some(degrees) = &local.degrees {
             let floaters = (0..local.verts.len()).filter(|&li| m[li] == li).count();
@@ -1673,6 +1686,8 @@ impl<'c, const N: usize> Run<'c, N> {
             }
         }
         self.local = Some(local);
+        self.over.clear();
+        self.prime = false;
     }
 
     /// The weights of the pairs of moved-down players in the previous bracket's matcher
@@ -1957,7 +1972,8 @@ impl<'c, const N: usize> Run<'c, N> {
                 pairs += 1;
             }
         }
-        if self.s1_in_order(b, &positions, pairs) {
+        if self.s1_in_order_by_duals(b, &positions, pairs) || self.s1_in_order(b, &positions, pairs)
+        {
             return Remainder {
                 positions,
                 pairs,
@@ -1989,6 +2005,123 @@ impl<'c, const N: usize> Run<'c, N> {
             }
         }
         v
+    }
+
+    /// [`Run::s1_in_order`] decided from the duals of the last solve, without a solve:
+    /// true when an optimum `M'` pairs every one of the first `pairs` remainder positions
+    /// (S1) with one of the others (S2). Then `M'` uses none of the edges `s1_in_order`
+    /// drops, so it stays optimal with them dropped (dropping edges keeps the duals
+    /// feasible, and `M'`'s edges tight), its weight has not fallen and S1 is paired
+    /// forward: `s1_in_order` would return true (see there). The edges are dropped as
+    /// there, applied to the matcher's weights without a repair (its own matching may use
+    /// them; it is repaired at the next solve, `Matcher::apply_weights`), and `M'` is kept
+    /// in `over` (`prime`) for `settle_s1_by_duals`. `M'` starts as the matcher's matching;
+    /// each pair inside S1 is exchanged with a pair inside S2 (`x`-`y`, `u`-`v` to `x`-`u`,
+    /// `y`-`v` or `x`-`v`, `y`-`u`) when the new pairs are tight and the blossoms stay full
+    /// ([`Matcher::keeps_full`]), as in `settle_s1_by_duals`. False (nothing changed) when
+    /// that does not reach such an `M'`, or weights changed since the last solve.
+    fn s1_in_order_by_duals(
+        &mut self,
+        b: &mut Bracket<N>,
+        positions: &[usize],
+        pairs: usize,
+    ) -> bool {
+        let live_moved_down = (0..b.moved_down)
+            .filter(|&pi| !self.matched[b.players[pi]])
+            .count();
+        let local = self.local.as_ref().expect("a bracket's matcher");
+        let m = &local.matcher;
+        if live_moved_down > 1 || m.has_pending_weights() || m.has_deferred() {
+            return false;
+        }
+        let size = local.local_of.len().max(local.verts.len() + 1);
+        let mut side = vec![0u8; size];
+        let lv = |pi: usize| local.local_of[b.players[pi]] as usize;
+        for (a, &pi) in positions.iter().enumerate() {
+            side[lv(pi)] = if a < pairs { 1 } else { 2 };
+        }
+        let mut over: HashMap<usize, Option<usize>> = HashMap::new();
+        let mate = |over: &HashMap<usize, Option<usize>>, v: usize| {
+            over.get(&v).copied().unwrap_or_else(|| m.mate(v))
+        };
+        let side_of = |v: Option<usize>| v.map_or(0, |v| side.get(v).copied().unwrap_or(0));
+        let s1: Vec<usize> = positions[..pairs].iter().map(|&pi| lv(pi)).collect();
+        let s2: Vec<usize> = positions[pairs..].iter().map(|&pi| lv(pi)).collect();
+        for &x in &s1 {
+            let Some(y) = mate(&over, x) else {
+                return false;
+            };
+            if side_of(Some(y)) == 2 {
+                continue;
+            }
+            // `x`-`y` (`y` in S1 or outside the remainder) and `u`-`w` (`u` in S2, `w` not
+            // in S1) become `x`-`u`, `y`-`w`: pairs inside S2 first, as that mends both.
+            let mut found = None;
+            'search: for want in [2u8, 0] {
+                for &u in &s2 {
+                    let Some(w) = mate(&over, u) else { continue };
+                    if side_of(Some(w)) != want || w == x || w == y || u == y {
+                        continue;
+                    }
+                    if m.is_tight_edge(x, u)
+                        && m.is_tight_edge(y, w)
+                        && m.keeps_full(&[(x, u), (y, w)], &[(x, y), (u, w)])
+                    {
+                        found = Some((u, w));
+                        break 'search;
+                    }
+                }
+            }
+            let Some((u, w)) = found else {
+                return false;
+            };
+            over.insert(x, Some(u));
+            over.insert(u, Some(x));
+            over.insert(y, Some(w));
+            over.insert(w, Some(y));
+        }
+        for &u in &s2 {
+            if side_of(mate(&over, u)) == 2 {
+                return false;
+            }
+        }
+        // Every S1 position now paired with an S2 position (a later resident): forward.
+        debug_assert!(positions[..pairs].iter().all(|&pi| {
+            let x = lv(pi);
+            side_of(mate(&over, x)) == 2
+        }));
+        self.over = over;
+        self.stable_from_over();
+        for (a, &pi) in positions.iter().enumerate() {
+            for (c, &oi) in positions.iter().enumerate().skip(a + 1) {
+                if (a < pairs) == (c < pairs) && !b.base.is_zero(oi, pi) {
+                    b.base.set(oi, pi, Wide::ZERO);
+                    self.set_w(b.players[pi], b.players[oi], Wide::ZERO);
+                }
+            }
+        }
+        let local = self.local.as_mut().expect("a bracket's matcher");
+        local.matcher.apply_weights();
+        self.prime = true;
+        true
+    }
+
+    /// Set `stable` to `M'` on the vertices where it differs from the matcher's matching
+    /// (`over`), read as [`Run::solve`] reads a matching.
+    fn stable_from_over(&mut self) {
+        let local = self.local.as_ref().expect("a bracket's matcher");
+        for (&l, &p) in &self.over {
+            if Some(l) == local.z {
+                continue;
+            }
+            let g = local.verts[l];
+            self.stable[g] = match p {
+                Some(p) if Some(p) == local.z => g,
+                Some(p) => local.verts[p],
+                None if local.half.is_empty() => g,
+                None => local.rep,
+            };
+        }
     }
 
     /// Whether S1 can be the first `pairs` remainder positions (no exchange, B.3), tried
@@ -2160,6 +2293,104 @@ impl<'c, const N: usize> Run<'c, N> {
         }
     }
 
+    /// Settle S1 players (a prefix of `s1`, in order) without a solve, from the duals of
+    /// the last solve; returns how many. See `run`, item 4: player `p` takes the highest
+    /// candidate `c` (the first later unpaired remainder position with an edge) such that
+    /// some optimum, with the players before it settled, pairs `p`-`c`. An edge that is
+    /// not tight in the optimal duals is in no optimum (complementary slackness), so such
+    /// candidates are passed over; the first tight one is `p`'s opponent if an optimum
+    /// `M'` holding the pairs settled so far pairs `p`-`c`: `M'` starts as the matcher's
+    /// matching, and when it pairs `p`-`a` and `c`-`b`, the swap to `p`-`c`, `a`-`b` is
+    /// checked to keep the optimum ([`Matcher::swap_keeps_optimum`]). The players settled
+    /// before `p` are paired in `M'`, so `M'` is an optimum extending them: the batch solve
+    /// would give `p` the same opponent, provided that opponent has a positive addend
+    /// (it is not the last candidate, which has addend 0, like any non-candidate). The
+    /// optimum of the graph with the settled pairs removed is `M'` without them, so the
+    /// same duals certify every later step. Stops (for a batch solve) at the first player
+    /// for whom this fails, and at once when weights changed since the last solve.
+    /// `stable` is set to `M'` on the vertices it changed (an optimum, as `run` item 1
+    /// needs); the matcher repairs its own matching when the settled pairs are removed.
+    fn settle_s1_by_duals(&mut self, b: &Bracket<N>, rem: &Remainder, s1: &[usize]) -> usize {
+        let local = self.local.as_ref().expect("a bracket's matcher");
+        let m = &local.matcher;
+        if m.has_pending_weights() || (m.has_deferred() && !self.prime) {
+            return 0;
+        }
+        // `M'` where it differs from the matcher's matching, by local vertex.
+        let mut over = std::mem::take(&mut self.over);
+        let mate = |over: &HashMap<usize, Option<usize>>, v: usize| {
+            over.get(&v).copied().unwrap_or_else(|| m.mate(v))
+        };
+        let mut decided = Vec::new();
+        let mut decided_local = std::collections::HashSet::new();
+        for &pi in s1 {
+            let pv = b.players[pi];
+            let lp = local.local_of[pv] as usize;
+            let open = |oi: usize| oi > pi && !self.matched[b.players[oi]];
+            let last = rem.positions.iter().rev().copied().find(|&oi| open(oi));
+            let chosen = rem.positions.iter().copied().find(|&oi| {
+                open(oi)
+                    && !b.base.is_zero(oi, pi)
+                    && m.is_tight_full(lp, local.local_of[b.players[oi]] as usize)
+            });
+            let Some(oi) = chosen else { break };
+            let cv = b.players[oi];
+            let lc = local.local_of[cv] as usize;
+            if Some(oi) == last {
+                // Addend 0, as for any other vertex: `c` only if no optimum (extending the
+                // players settled) leaves `p` unpaired or pairs it outside the candidates.
+                let settled = |l: usize| {
+                    l < local.verts.len() && self.matched[local.verts[l]]
+                        || decided_local.contains(&l)
+                };
+                let only = m.dual_positive(lp)
+                    && m.alive().iter().all(|&y| {
+                        let y = y as usize;
+                        y == lp || y == lc || settled(y) || !m.is_tight_edge(lp, y)
+                    });
+                if !only {
+                    break;
+                }
+            }
+            if m.weight(lp, lc).is_zero() {
+                break;
+            }
+            let partner = mate(&over, lp);
+            if partner != Some(lc) {
+                let (Some(la), Some(lb)) = (partner, mate(&over, lc)) else {
+                    break;
+                };
+                let settled = |l: usize| {
+                    l < local.verts.len() && self.matched[local.verts[l]]
+                        || decided_local.contains(&l)
+                };
+                let Some(pairs) = m.reroute([lp, la, lc, lb], |v| mate(&over, v), |l| !settled(l))
+                else {
+                    break;
+                };
+                over.insert(lp, Some(lc));
+                over.insert(lc, Some(lp));
+                for (x, y) in pairs {
+                    over.insert(x, Some(y));
+                    over.insert(y, Some(x));
+                }
+            }
+            self.matched[pv] = true;
+            self.matched[cv] = true;
+            decided_local.insert(lp);
+            decided_local.insert(lc);
+            decided.push((pv, cv));
+        }
+        self.over = over;
+        self.prime = true;
+        self.stable_from_over();
+        let settled = decided.len();
+        for (pv, cv) in decided {
+            self.finalize(pv, cv);
+        }
+        settled
+    }
+
     /// S1 players in order take the highest S2 opponent that keeps the optimum. Several
     /// S1 players are settled by one solve: each one's addends (distinct, below 2^sb) sit
     /// `sb` bits above the next one's, so the solve maximises the first player's addend,
@@ -2174,7 +2405,14 @@ impl<'c, const N: usize> Run<'c, N> {
             .filter(|&pi| b.forward(&self.stable, b.players[pi]))
             .collect();
         let s1_batch = ((3 * sb + self.ctx.extra_low_bits) / sb.max(1)) as usize;
-        for chunk in s1.chunks(s1_batch) {
+        let mut next = 0;
+        while next < s1.len() {
+            next += self.settle_s1_by_duals(b, rem, &s1[next..]);
+            if next == s1.len() {
+                break;
+            }
+            let chunk = &s1[next..(next + s1_batch).min(s1.len())];
+            next += chunk.len();
             for (j, &pi) in chunk.iter().enumerate() {
                 let pv = b.players[pi];
                 let shift = sb * (chunk.len() - 1 - j) as u32;
