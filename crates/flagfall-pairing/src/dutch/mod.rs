@@ -2355,6 +2355,9 @@ impl<'c, const N: usize> Run<'c, N> {
             if m.weight(lp, lc).is_zero() {
                 break;
             }
+            // The batch would weigh `p`'s candidates as `b.base` plus addends: the
+            // matcher holds exactly `b.base` on them (`fix_s1_and_s2` or the S1 try).
+            debug_assert_eq!(local.weight(lp, lc), b.base.get(oi, pi));
             let partner = mate(&over, lp);
             if partner != Some(lc) {
                 let (Some(la), Some(lb)) = (partner, mate(&over, lc)) else {
