@@ -46,6 +46,12 @@ enum Command {
     Loadtest(cmd_loadtest::Args),
 }
 
+/// jemalloc: a move costs about a hundred allocations on the server (issue 34), which
+/// glibc's allocator served in about an eighth of the server's CPU; jemalloc's thread
+/// caches serve them in fewer instructions, at about the same memory (BENCHMARKS.md).
+#[global_allocator]
+static ALLOC: tikv_jemallocator::Jemalloc = tikv_jemallocator::Jemalloc;
+
 fn main() -> ExitCode {
     // Like other Unix filters, end quietly when the reader of our output goes away
     // (`flagfall rules show fide-b3 | head`) instead of failing on a broken pipe.

@@ -190,6 +190,11 @@ struct Session<'a> {
     /// The hash of its token (`None`: a spectator's).
     hash: Option<&'a str>,
     transport: Transport,
+    /// What the transport vouched for ([`Transport::rtt_bound_us`]) when the last pong
+    /// was counted: read with each ping's round trip, not with each press, as the kernel
+    /// answers it with a system call (`TCP_INFO`) and its least round trip changes
+    /// slowly (issue 34: one system call a move less).
+    transport_us: Option<u64>,
     t: Target,
     sink: SplitSink<WebSocket, Message>,
     /// The last event the client has (sent, or covered by a state).
@@ -246,6 +251,7 @@ pub(super) async fn run(
         role,
         hash,
         transport,
+        transport_us: None,
         t,
         sink,
         last_n,
@@ -352,7 +358,7 @@ impl Session<'_> {
 
     /// The round trip a press may be credited from ([`Pings::rtt_for_credit_ms`]).
     fn rtt_ms(&self) -> Option<u64> {
-        self.pings.rtt_for_credit_ms(self.transport.rtt_bound_us())
+        self.pings.rtt_for_credit_ms(self.transport_us)
     }
 
     /// A frame from the client. Every frame it sends counts (text, binary, ping, pong,
@@ -362,7 +368,10 @@ impl Session<'_> {
         let is_binary = matches!(m, Message::Binary(_));
         let body = match m {
             Message::Text(t) => Some(t),
-            Message::Pong(p) if self.pings.pong(p.as_ref()) => return Continue(()),
+            Message::Pong(p) if self.pings.pong(p.as_ref()) => {
+                self.transport_us = self.transport.rtt_bound_us();
+                return Continue(());
+            }
             Message::Close(_) => return Break(End::Quiet),
             Message::Binary(_) | Message::Ping(_) | Message::Pong(_) => None,
         };
