@@ -2336,13 +2336,13 @@ impl<'c, const N: usize> Run<'c, N> {
             let Some(oi) = chosen else { break };
             let cv = b.players[oi];
             let lc = local.local_of[cv] as usize;
+            // A local vertex already paired: by an earlier bracket step or in this run.
+            let settled = |l: usize| {
+                l < local.verts.len() && self.matched[local.verts[l]] || decided_local.contains(&l)
+            };
             if Some(oi) == last {
                 // Addend 0, as for any other vertex: `c` only if no optimum (extending the
                 // players settled) leaves `p` unpaired or pairs it outside the candidates.
-                let settled = |l: usize| {
-                    l < local.verts.len() && self.matched[local.verts[l]]
-                        || decided_local.contains(&l)
-                };
                 let only = m.dual_positive(lp)
                     && m.alive().iter().all(|&y| {
                         let y = y as usize;
@@ -2362,10 +2362,6 @@ impl<'c, const N: usize> Run<'c, N> {
             if partner != Some(lc) {
                 let (Some(la), Some(lb)) = (partner, mate(&over, lc)) else {
                     break;
-                };
-                let settled = |l: usize| {
-                    l < local.verts.len() && self.matched[local.verts[l]]
-                        || decided_local.contains(&l)
                 };
                 let Some(pairs) = m.reroute([lp, la, lc, lb], |v| mate(&over, v), |l| !settled(l))
                 else {
