@@ -1068,7 +1068,7 @@ fn export_event(file: &Path, kind: ExportKind, output: Option<PathBuf>) -> anyho
     }
     let text = match kind {
         ExportKind::UscfDbf => unreachable!("handled above"),
-        ExportKind::Trf => export::trf(&event),
+        ExportKind::Trf => export::trf(&event)?,
         ExportKind::Pgn => export::pgn(&event),
         ExportKind::Csv => {
             let st = event.standings(None, None)?;

@@ -54,7 +54,8 @@ pub struct Args {
     /// Evenings one client address may create or import at once.
     #[arg(long, value_name = "N", default_value_t = flagfall_server::limits::EVENING_BURST)]
     evening_burst: u32,
-    /// Players one evening may hold (at most the events library's 9,999, TRF's limit).
+    /// Players one evening may hold (at most the events library's 10,000; the TRF and US
+    /// Chess exports refuse more than 9,999).
     #[arg(long, value_name = "N", default_value_t = flagfall_server::limits::EVENING_PLAYERS)]
     evening_players: usize,
     /// Rounds one evening may play (a round robin's follow from its players; at most 200).

@@ -38,11 +38,13 @@ use crate::tiebreak::{
 /// [`Event::upgrade`]).
 pub const EVENT_FILE_VERSION: u32 = 2;
 
-/// Most players an event may hold: 9,999, the most a TRF can number (its starting rank has
-/// four columns, and every event exports as a TRF). A later round of a Swiss that size
-/// pairs for minutes (BENCHMARKS.md, "Dutch pairing"); a server holds fewer by default
+/// Most players an event may hold: 10,000 (issue 34: every round of a 10,000-player
+/// Swiss pairs in under a minute, BENCHMARKS.md). A TRF numbers at most 9,999 (its
+/// starting rank has four columns, [`flagfall_pairing::trf::MAX_NUMBER`]): the TRF export
+/// of a larger event is refused ([`crate::export::trf`]), as is the US Chess report
+/// (its pairing number has four columns too). A server holds fewer by default
 /// (`--evening-players`).
-pub const MAX_PLAYERS: usize = 9_999;
+pub const MAX_PLAYERS: usize = 10_000;
 
 /// A bye a player asked for in advance (kinds as in FIDE C.07 16.1; US Chess rule 28
 /// byes).

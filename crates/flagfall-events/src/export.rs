@@ -1,11 +1,12 @@
 //! Exports of an [`Event`]: FIDE TRF-2026 (through `flagfall_pairing::trf`'s writer), PGN
-//! of every game, standings as CSV, and a printable crosstable. All return text; writing
-//! it anywhere is the caller's business.
+//! of every game, standings as CSV, and a printable crosstable. All return text (the TRF
+//! refuses an event of more than 9,999 players, [`ExportError`]); writing it anywhere is
+//! the caller's business.
 
 use std::fmt::Write as _;
 
 use flagfall_core::timecontrol::{Delay, TimeControl};
-use flagfall_pairing::trf::{HeaderLine, ResultCode, Trf, TrfPlayer, TrfRoundEntry};
+use flagfall_pairing::trf::{self, HeaderLine, ResultCode, Trf, TrfPlayer, TrfRoundEntry};
 
 use crate::event::{ByeKind, Cell, Event, EventError, Format, RecordedResult};
 use crate::spelling::Spelled as _;
@@ -49,6 +50,40 @@ fn ranks(event: &Event) -> Option<Vec<u32>> {
     Some(out)
 }
 
+/// Most players a TRF numbers: 9,999, its starting rank (columns 5-8 of a player's
+/// record) and each round's opponent having four columns
+/// ([`flagfall_pairing::trf::MAX_NUMBER`]). An event may hold more
+/// ([`crate::event::MAX_PLAYERS`]); its TRF export is refused.
+pub const TRF_MAX_PLAYERS: usize = trf::MAX_NUMBER as usize;
+
+/// Why an export cannot be written.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum ExportError {
+    /// More players than a TRF can number ([`TRF_MAX_PLAYERS`]).
+    #[error(
+        "a TRF numbers at most {} players (its starting rank has four columns); this event has {}",
+        grouped(TRF_MAX_PLAYERS),
+        grouped(*players)
+    )]
+    TrfTooManyPlayers {
+        /// The event's players.
+        players: usize,
+    },
+}
+
+/// `n` with a comma between thousands (`10,000`), as the messages write counts.
+pub(crate) fn grouped(n: usize) -> String {
+    let digits = n.to_string();
+    let mut out = String::new();
+    for (i, c) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i).is_multiple_of(3) {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    out
+}
+
 /// The event as FIDE TRF-2026. Every round paired so far is written; a pending game is
 /// written with its opponent and colour and the code `Z` (**interpretation**: TRF has no
 /// "not yet played" code; pairing programs treat the column as the round to come).
@@ -56,7 +91,19 @@ fn ranks(event: &Event) -> Option<Vec<u32>> {
 /// A Double Swiss match takes two TRF columns, one per game (TRF has one result per
 /// player per column): match *r* is written as columns 2r−1 and 2r, with the colours of
 /// each game, and a `###` remark says so. **Interpretation** of TRF-2026 for C.04.5.
-pub fn trf(event: &Event) -> String {
+///
+/// # Errors
+/// [`ExportError::TrfTooManyPlayers`] for an event of more than [`TRF_MAX_PLAYERS`]
+/// players: a starting rank of five digits does not fit the TRF's four columns, and
+/// nothing is written rather than a file whose columns are shifted.
+pub fn trf(event: &Event) -> Result<String, ExportError> {
+    // Pairing numbers are 1 to the number of players (`Event` renumbers on every entry
+    // and removal), so the count bounds every starting rank and opponent written.
+    if event.players.len() > TRF_MAX_PLAYERS {
+        return Err(ExportError::TrfTooManyPlayers {
+            players: event.players.len(),
+        });
+    }
     let games = event.format.games_per_round();
     let ranks = ranks(event);
     let mut headers = Vec::new();
@@ -189,7 +236,7 @@ pub fn trf(event: &Event) -> String {
         headers,
         players,
     };
-    t.to_trf_string()
+    Ok(t.to_trf_string())
 }
 
 /// A PGN tag value (PGN Standard §8.1.1): `\` and `"` escaped, and a control character
@@ -376,8 +423,15 @@ pub fn standings_csv(event: &Event, standings: &Standings) -> String {
     out
 }
 
+/// Columns of a pairing number or a rank in the text tables: 4, or 5 for an event of
+/// 10,000 players.
+fn number_width(event: &Event) -> usize {
+    event.players.len().to_string().len().max(4)
+}
+
 /// Standings as an aligned text table.
 pub fn standings_text(event: &Event, standings: &Standings, after_round: u32) -> String {
+    let no_w = number_width(event);
     let mut out = String::new();
     let _ = writeln!(out, "{} — standings after round {after_round}", event.name);
     let name_w = event
@@ -389,7 +443,7 @@ pub fn standings_text(event: &Event, standings: &Standings, after_round: u32) ->
         .max(4);
     let _ = write!(
         out,
-        "{:>4} {:>4}  {:<name_w$} {:>6} {:>6}",
+        "{:>no_w$} {:>no_w$}  {:<name_w$} {:>6} {:>6}",
         "Rank", "No", "Name", "Rtg", "Pts"
     );
     for tb in &standings.tiebreaks {
@@ -400,7 +454,7 @@ pub fn standings_text(event: &Event, standings: &Standings, after_round: u32) ->
         let p = &event.players[row.player];
         let _ = write!(
             out,
-            "{:>4} {:>4}  {:<name_w$} {:>6} {:>6}",
+            "{:>no_w$} {:>no_w$}  {:<name_w$} {:>6} {:>6}",
             row.rank,
             p.id,
             p.name,
@@ -470,18 +524,16 @@ pub fn crosstable_text(event: &Event) -> Result<String, EventError> {
         .max()
         .unwrap_or(4)
         .max(4);
-    let cell_w = if event.format.games_per_round() == 2 {
-        7
-    } else {
-        6
-    };
+    // An opponent's number, the colour and a result a game (`12w1`, `12w=0`).
+    let no_w = number_width(event);
+    let cell_w = no_w + 1 + event.format.games_per_round() as usize;
     let mut out = String::new();
     let _ = writeln!(
         out,
         "{} ({}) — crosstable after {rounds} round(s)",
         event.name, event.format
     );
-    let _ = write!(out, "{:>4}  {:<name_w$} {:>5}", "No", "Name", "Rtg");
+    let _ = write!(out, "{:>no_w$}  {:<name_w$} {:>5}", "No", "Name", "Rtg");
     for r in 1..=rounds {
         let _ = write!(out, " {:>cell_w$}", format!("R{r}"));
     }
@@ -490,7 +542,7 @@ pub fn crosstable_text(event: &Event) -> Result<String, EventError> {
         let p = &event.players[i];
         let _ = write!(
             out,
-            "{:>4}  {:<name_w$} {:>5}",
+            "{:>no_w$}  {:<name_w$} {:>5}",
             p.id,
             p.name,
             p.rating
@@ -670,7 +722,7 @@ mod tests {
         let mut e = event();
         e.set_site(Some("Reno \"NV\"")).unwrap();
         e.set_date(Some("2026-11-28")).unwrap();
-        let text = trf(&e);
+        let text = trf(&e).unwrap();
         let back = Trf::parse(&text).expect("flagfall-pairing reads it");
         assert_eq!(back.players.len(), HOSTILE.len());
         for p in &e.players {
@@ -685,9 +737,24 @@ mod tests {
         old.site = Some("Reno\n001   99      Fake".into());
         old.report.chief_arbiter = Some("X\r\n001   98      Fake".into());
         old.players[0].name = "Ann\n001   97      Fake".into();
-        let back = Trf::parse(&trf(&old)).expect("reads");
+        let back = Trf::parse(&trf(&old).unwrap()).expect("reads");
         assert_eq!(back.players.len(), HOSTILE.len());
         assert!(back.players.iter().all(|p| p.number < 90));
+    }
+
+    #[test]
+    fn counts_are_grouped_by_thousands() {
+        let cases = [
+            (0, "0"),
+            (999, "999"),
+            (1_000, "1,000"),
+            (9_999, "9,999"),
+            (10_000, "10,000"),
+            (1_234_567, "1,234,567"),
+        ];
+        for (n, want) in cases {
+            assert_eq!(super::grouped(n), want);
+        }
     }
 
     #[test]

@@ -384,6 +384,9 @@ mod tests {
             })
             .collect();
         let msg = event(&many).unwrap_err().to_string();
-        assert!(msg.contains("at most 9999"), "{msg}");
+        assert!(
+            msg.contains("10001 players: an event holds at most 10000"),
+            "{msg}"
+        );
     }
 }

@@ -103,6 +103,17 @@ pub enum UscfError {
     /// A value that does not fit US Chess's format.
     #[error("{0}")]
     Bad(String),
+    /// More players than the report numbers ([`MAX_PLAYERS`]).
+    #[error(
+        "a US Chess report numbers at most {} players (its pairing number, D_PAIR_NUM, \
+         has four columns); this event has {}",
+        crate::export::grouped(MAX_PLAYERS),
+        crate::export::grouped(*players)
+    )]
+    TooManyPlayers {
+        /// The event's players.
+        players: usize,
+    },
     /// Results are missing.
     #[error("round {round} still has results missing on board(s) {boards}")]
     Incomplete {
@@ -112,6 +123,10 @@ pub enum UscfError {
         boards: String,
     },
 }
+
+/// Most players a report numbers: 9,999 (`D_PAIR_NUM` and `S_LST_PAIR` have four
+/// columns). An event may hold more ([`crate::event::MAX_PLAYERS`]); its report is refused.
+pub const MAX_PLAYERS: usize = 9_999;
 
 /// A date given by the caller (the file's "last update").
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -348,8 +363,15 @@ fn game_cell(result: RecordedResult, white_side: bool, opponent: u32) -> String 
 ///
 /// # Errors
 /// [`UscfError`] naming what is missing (affiliate, chief TD, city, state, ZIP, dates,
-/// time control), a value that does not fit, or the boards whose results are missing.
+/// time control), a value that does not fit, the boards whose results are missing, or
+/// more players than the report numbers ([`MAX_PLAYERS`]).
 pub fn report(event: &Event, written: FileDate) -> Result<UscfFiles, UscfError> {
+    // First: no detail the director could add makes a larger event fit.
+    if event.players.len() > MAX_PLAYERS {
+        return Err(UscfError::TooManyPlayers {
+            players: event.players.len(),
+        });
+    }
     let info = &event.report;
     let mut missing = Vec::new();
     let mut need = |v: &Option<String>, what: &str| {
@@ -427,9 +449,6 @@ pub fn report(event: &Event, written: FileDate) -> Result<UscfFiles, UscfError> 
         return Err(bad(format!(
             "{rounds} rounds do not fit US Chess's two-digit round count"
         )));
-    }
-    if event.players.len() > 9999 {
-        return Err(bad("more than 9999 players".into()));
     }
     let country = info.country.clone().unwrap_or_else(|| "USA".into());
     let name = ascii(&event.name);

@@ -132,7 +132,7 @@ proptest! {
             let id = e.players[row.player].id;
             prop_assert_eq!(row.score.0, e.score_after(id, rounds));
         }
-        prop_assert!(!export::trf(&e).is_empty());
+        prop_assert!(!export::trf(&e).unwrap().is_empty());
     }
 
     #[test]
@@ -342,7 +342,7 @@ fn pgn_marks_forfeits_and_paper_games_have_only_a_result() {
     e.set_moves(1, 1, 0, "1. e4 e5 2. Nf3 Nc6".into()).unwrap();
     assert!(export::pgn(&e).contains("\n1. e4 e5 2. Nf3 Nc6 1/2-1/2\n"));
     // TRF: forfeit and double-forfeit codes on both rows.
-    let trf = export::trf(&e);
+    let trf = export::trf(&e).unwrap();
     assert!(trf.contains("142 2"), "{trf}");
     let row = |n: u32| {
         trf.lines()
@@ -370,7 +370,7 @@ fn trf_export_reads_back_and_pairs_the_same() {
         e.pair_next().unwrap();
         play_round(&mut e, round, &mut rng);
     }
-    let text = export::trf(&e);
+    let text = export::trf(&e).unwrap();
     let trf = Trf::parse(&text).unwrap();
     assert_eq!(trf.players.len(), 11);
     for p in &trf.players {
@@ -520,7 +520,7 @@ fn pab_points_set_by_the_regulations() {
         "{row:?}"
     );
     // TRF: the bye's two columns add up to 1½ (`U` then `H`), like the points field.
-    let trf = flagfall_pairing::trf::Trf::parse(&export::trf(&e)).unwrap();
+    let trf = flagfall_pairing::trf::Trf::parse(&export::trf(&e).unwrap()).unwrap();
     let line = trf
         .players
         .iter()
@@ -674,7 +674,7 @@ fn a_late_entrant_rated_above_the_field_gets_pairing_number_one_in_the_dutch() {
     assert_eq!(byes.len(), 1);
     assert_eq!((byes[0].player, byes[0].kind), (8, ByeKind::Pab));
     // The TRF carries the new numbers: the late entrant is 001, absent in round 1.
-    let trf = export::trf(&e);
+    let trf = export::trf(&e).unwrap();
     let first = trf.lines().find(|l| l.starts_with("001    1")).unwrap();
     assert!(first.contains("Late"), "{first}");
     assert!(first.contains("0000 - -"), "{first}");

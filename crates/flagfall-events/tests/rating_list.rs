@@ -241,7 +241,7 @@ fn the_updates_fill_the_event_and_renumber_before_round_one() {
     assert_eq!(e.players[1].fide_id, Some(24_100_001));
     assert_eq!(e.players[1].federation.as_deref(), Some("GER"));
     // The TRF now carries titles, sex and birth.
-    let trf = flagfall_events::export::trf(&e);
+    let trf = flagfall_events::export::trf(&e).unwrap();
     let carlsen = trf.lines().find(|l| l.contains("Whoever")).unwrap();
     assert_eq!(&carlsen[9..13], "m GM", "{carlsen}");
     assert!(carlsen.contains("1990"), "{carlsen}");

@@ -38,6 +38,12 @@ use std::fmt::{self, Write as _};
 use serde::{Deserialize, Serialize};
 use thiserror::Error;
 
+/// The highest starting rank a TRF can hold: columns 5-8 of a player's record, and the
+/// four columns of an opponent in each round's block, hold four digits. A writer numbering
+/// more players would shift every column after it (`flagfall_events::export::trf` refuses
+/// an event above it).
+pub const MAX_NUMBER: u32 = 9_999;
+
 /// A colour a player had (or is to have) in a game: the one colour type of the pairing
 /// engines, the events crate (its crosstable, its event files) and their exports. Stored
 /// as `"White"` / `"Black"`.
@@ -364,11 +370,11 @@ fn parse_player(cols: &Columns) -> Result<TrfPlayer, TrfError> {
     let number = cols
         .number(5, 8, "starting rank")?
         .ok_or_else(|| err(line, 5, "starting rank (columns 5-8) is missing"))?;
-    if number == 0 || number > 9999 {
+    if number == 0 || number > u64::from(MAX_NUMBER) {
         return Err(err(
             line,
             5,
-            format!("starting rank {number} is not in 1..9999"),
+            format!("starting rank {number} is not in 1..{MAX_NUMBER}"),
         ));
     }
     let sex = match cols.char_at(10) {
@@ -652,7 +658,9 @@ impl Trf {
             .unwrap_or(0)
     }
 
-    /// Write the file as TRF-2026 (see the module documentation).
+    /// Write the file as TRF-2026 (see the module documentation). Starting ranks and
+    /// opponents are written in four columns: the caller keeps them within
+    /// [`MAX_NUMBER`] (a larger one would not fit, and shift the columns after it).
     #[must_use]
     pub fn to_trf_string(&self) -> String {
         let mut out = String::new();

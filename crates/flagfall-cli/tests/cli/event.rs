@@ -885,3 +885,69 @@ fn text_with_line_ends_is_refused() {
         "the file unchanged"
     );
 }
+
+/// Issue 34: an event of 10,000 players (the events library's most) loads, but its TRF
+/// numbers at most 9,999 (four columns for a starting rank): `event export --as trf` is
+/// an error naming the limit and the count, exit code 1, and no file is written; the US
+/// Chess report likewise.
+#[test]
+fn the_trf_of_ten_thousand_players_is_refused_naming_the_limit() {
+    use flagfall_events::event::{Event, Format, NewPlayer};
+    let dir = temp_dir("ten-thousand");
+    let file = dir.join("big.json");
+    let f = file.to_str().unwrap();
+    let mut e = Event::new("Big open", Format::Swiss, Some(9)).unwrap();
+    for i in 1..=10_000u32 {
+        e.add_player(NewPlayer {
+            name: format!("Player {i}"),
+            rating: Some(3_000 - i / 10),
+            federation: None,
+            fide_id: None,
+            uscf_id: None,
+        })
+        .unwrap();
+    }
+    std::fs::write(&file, serde_json::to_string(&e).unwrap()).unwrap();
+
+    let out = dir.join("big.trf");
+    let err = fails(&[
+        "event",
+        "export",
+        f,
+        "--as",
+        "trf",
+        "-o",
+        out.to_str().unwrap(),
+    ]);
+    assert!(
+        err.contains(
+            "a TRF numbers at most 9,999 players (its starting rank has four columns); \
+             this event has 10,000"
+        ),
+        "{err}"
+    );
+    assert!(!out.exists(), "no TRF written");
+    let err = fails(&["event", "export", f, "--as", "trf"]);
+    assert!(err.contains("at most 9,999 players"), "{err}");
+
+    let dbf = dir.join("dbf");
+    let err = fails(&[
+        "event",
+        "export",
+        f,
+        "--as",
+        "uscf-dbf",
+        "-o",
+        dbf.to_str().unwrap(),
+    ]);
+    assert!(
+        err.contains("a US Chess report numbers at most 9,999 players")
+            && err.contains("this event has 10,000"),
+        "{err}"
+    );
+    assert!(!dbf.exists(), "no report written");
+    // The other exports still work.
+    let csv = ok(&["event", "export", f, "--as", "csv"]);
+    assert_eq!(csv.lines().count(), 10_001, "a header and 10,000 players");
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -687,7 +687,7 @@ async fn a_double_round_robin_evening_played_on_the_server() {
     let trf = expect(addr, "GET", &ev.path("/export/trf"), None, "", 200).await;
     assert_eq!(
         trf.as_str().unwrap(),
-        flagfall_events::export::trf(&paper),
+        flagfall_events::export::trf(&paper).unwrap(),
         "the TRF export equals the paper evening's"
     );
     // The rating changes (Glicko-2 and the US Chess estimate) equal the library's on the

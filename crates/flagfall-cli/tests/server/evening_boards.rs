@@ -562,7 +562,7 @@ async fn a_forty_player_double_swiss_on_boards() {
     let trf = expect(addr, "GET", &ev.path("/export/trf"), None, "", 200).await;
     assert_eq!(
         trf.as_str().unwrap(),
-        flagfall_events::export::trf(&paper),
+        flagfall_events::export::trf(&paper).unwrap(),
         "the TRF equals the paper evening's"
     );
     uscf_files_match(addr, &ev, &paper).await;

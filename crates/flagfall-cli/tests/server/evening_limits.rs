@@ -835,3 +835,43 @@ async fn players_on_one_address_each_have_their_own_share() {
     }
     srv.stop().await;
 }
+
+/// Issue 34: an evening of 10,000 players (the events library's most, on a server that
+/// allows it) is imported and exports its standings, but its TRF is `409` naming the
+/// limit and the count (a TRF's starting rank has four columns), as is its US Chess
+/// report.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_trf_of_ten_thousand_players_is_refused_naming_the_limit() {
+    let srv = Server::start_with(flagfall_server::limits::Limits::unlimited()).await;
+    assert_eq!(
+        flagfall_server::limits::Limits::unlimited().evening_players,
+        10_000
+    );
+    let big = played_evening(srv.addr, 10_000, 0).await;
+    let (s, b) = crate::evening::call(srv.addr, "GET", &big.path("/export/trf"), None, "").await;
+    assert_eq!(s, 409, "{b}");
+    assert!(
+        b.contains(
+            "a TRF numbers at most 9,999 players (its starting rank has four columns); \
+             this event has 10,000"
+        ),
+        "{b}"
+    );
+    let (s, b) = crate::evening::call(
+        srv.addr,
+        "GET",
+        &big.path("/export/uscf-detail"),
+        Some(&big.director),
+        "",
+    )
+    .await;
+    assert_eq!(s, 409, "{b}");
+    assert!(
+        b.contains("a US Chess report numbers at most 9,999 players") && b.contains("10,000"),
+        "{b}"
+    );
+    let (s, b) = crate::evening::call(srv.addr, "GET", &big.path("/export/csv"), None, "").await;
+    assert_eq!(s, 200, "{b}");
+    assert_eq!(b.lines().count(), 10_001, "a header and 10,000 players");
+    srv.stop().await;
+}

@@ -362,7 +362,7 @@ async fn line_ends_are_refused_wherever_the_evening_takes_text() {
         "nothing refused changed the evening"
     );
 
-    // An event file imported whole: each text field, names once, 64 characters, 9,999
+    // An event file imported whole: each text field, names once, 64 characters, 10,000
     // players at most. What is refused creates no evening.
     let event: Value = serde_json::from_str(&before).unwrap();
     let mutate = |f: &dyn Fn(&mut Value)| {
@@ -398,7 +398,7 @@ async fn line_ends_are_refused_wherever_the_evening_takes_text() {
         (
             mutate(&|e| {
                 let p = e["players"][0].clone();
-                e["players"] = (1..=10_000)
+                e["players"] = (1..=10_001)
                     .map(|i| {
                         let mut q = p.clone();
                         q["id"] = json!(i);
@@ -407,7 +407,7 @@ async fn line_ends_are_refused_wherever_the_evening_takes_text() {
                     })
                     .collect();
             }),
-            "at most 9999",
+            "at most 10000",
         ),
     ];
     for (body, field) in &cases {

@@ -92,7 +92,12 @@ pub(super) async fn export_as(
             return uscf_file(event, file);
         }
         let (mime, text) = match kind.as_str() {
-            "trf" => ("text/plain; charset=utf-8", export::trf(event)),
+            // More players than a TRF numbers (9,999): `409` naming the limit and the
+            // count, as the US Chess report's refusals are answered.
+            "trf" => (
+                "text/plain; charset=utf-8",
+                export::trf(event).map_err(|e| refused(StatusCode::CONFLICT, e.to_string()))?,
+            ),
             "csv" => {
                 let st = event.standings(None, None).map_err(event_error)?;
                 // The byte order mark: Excel reads the file as UTF-8 (accented names)

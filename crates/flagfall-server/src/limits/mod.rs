@@ -223,8 +223,10 @@ pub const EVENINGS_PER_MINUTE: u32 = 5;
 pub const EVENING_BURST: u32 = 10;
 /// Default: players per evening. A big open blitz has a few hundred; a thousand pair in
 /// about a second on one core. A server for larger events raises it (`--evening-players`,
-/// up to the events library's [`flagfall_events::event::MAX_PLAYERS`], 9,999; a later
-/// round of a Swiss that size pairs for minutes, see BENCHMARKS.md "Dutch pairing").
+/// up to the events library's [`flagfall_events::event::MAX_PLAYERS`], 10,000; a later
+/// round of a Swiss that size pairs in tens of seconds, see BENCHMARKS.md "Issue 34"; the
+/// TRF and US Chess exports of more than 9,999 players are refused, their pairing numbers
+/// having four columns).
 pub const EVENING_PLAYERS: usize = 1000;
 /// Default: rounds per evening (a round robin's from its players): a blitz evening plays
 /// 5 to 13; a round robin of 51 players plays 50.
