@@ -86,51 +86,49 @@ pub(super) async fn export_as(
             .into_response());
     }
     // Every export is made off the async workers.
-    job(&s, ticket, move || {
-        let event = &snap.event;
-        if let Some(file) = kind.strip_prefix("uscf-") {
-            return uscf_file(event, file);
+    job(&s, ticket, move || event_file(&snap.event, &kind, only)).await?
+}
+
+/// The export `kind` of `event` (`only`: one round's PGN): the US Chess report's files,
+/// TRF, standings CSV, PGN or the event file; run on the evenings' work thread.
+fn event_file(event: &Event, kind: &str, only: Option<u32>) -> Result<Response, ApiError> {
+    if let Some(file) = kind.strip_prefix("uscf-") {
+        return uscf_file(event, file);
+    }
+    let (mime, text) = match kind {
+        // More players than a TRF numbers (9,999): `409` naming the limit and the
+        // count, as the US Chess report's refusals are answered.
+        "trf" => (
+            "text/plain; charset=utf-8",
+            export::trf(event).map_err(|e| refused(StatusCode::CONFLICT, e.to_string()))?,
+        ),
+        "csv" => {
+            let st = event.standings(None, None).map_err(event_error)?;
+            // The byte order mark: Excel reads the file as UTF-8 (accented names)
+            // only with it.
+            (
+                "text/csv; charset=utf-8",
+                format!("\u{feff}{}", export::standings_csv(event, &st)),
+            )
         }
-        let (mime, text) = match kind.as_str() {
-            // More players than a TRF numbers (9,999): `409` naming the limit and the
-            // count, as the US Chess report's refusals are answered.
-            "trf" => (
-                "text/plain; charset=utf-8",
-                export::trf(event).map_err(|e| refused(StatusCode::CONFLICT, e.to_string()))?,
-            ),
-            "csv" => {
-                let st = event.standings(None, None).map_err(event_error)?;
-                // The byte order mark: Excel reads the file as UTF-8 (accented names)
-                // only with it.
-                (
-                    "text/csv; charset=utf-8",
-                    format!("\u{feff}{}", export::standings_csv(event, &st)),
-                )
-            }
-            "pgn" => ("application/x-chess-pgn", export::pgn_of(event, only)),
-            _ => (
-                "application/json",
-                serde_json::to_string_pretty(event)
-                    .map_err(|e| ApiError::Failed(crate::ServerError::serialise("the event")(e)))?
-                    + "\n",
-            ),
-        };
-        let ext = if kind == "csv" {
-            "standings.csv"
-        } else {
-            kind.as_str()
-        };
-        let file = download_name(&event.name, ext);
-        Ok((
-            [
-                (header::CONTENT_TYPE, mime.to_string()),
-                (header::CONTENT_DISPOSITION, file),
-            ],
-            text,
-        )
-            .into_response())
-    })
-    .await?
+        "pgn" => ("application/x-chess-pgn", export::pgn_of(event, only)),
+        _ => (
+            "application/json",
+            serde_json::to_string_pretty(event)
+                .map_err(|e| ApiError::Failed(crate::ServerError::serialise("the event")(e)))?
+                + "\n",
+        ),
+    };
+    let ext = if kind == "csv" { "standings.csv" } else { kind };
+    let file = download_name(&event.name, ext);
+    Ok((
+        [
+            (header::CONTENT_TYPE, mime.to_string()),
+            (header::CONTENT_DISPOSITION, file),
+        ],
+        text,
+    )
+        .into_response())
 }
 
 /// `Content-Disposition` of an export: saved as a file named by the evening
