@@ -103,11 +103,11 @@ pub enum UscfError {
     /// A value that does not fit US Chess's format.
     #[error("{0}")]
     Bad(String),
-    /// More players than the report numbers ([`MAX_PLAYERS`]).
+    /// More players than the report numbers ([`REPORT_MAX_PLAYERS`]).
     #[error(
         "a US Chess report numbers at most {} players (its pairing number, D_PAIR_NUM, \
          has four columns); this event has {}",
-        crate::export::grouped(MAX_PLAYERS),
+        crate::export::grouped(REPORT_MAX_PLAYERS),
         crate::export::grouped(*players)
     )]
     TooManyPlayers {
@@ -126,7 +126,7 @@ pub enum UscfError {
 
 /// Most players a report numbers: 9,999 (`D_PAIR_NUM` and `S_LST_PAIR` have four
 /// columns). An event may hold more ([`crate::event::MAX_PLAYERS`]); its report is refused.
-pub const MAX_PLAYERS: usize = 9_999;
+pub const REPORT_MAX_PLAYERS: usize = 9_999;
 
 /// A date given by the caller (the file's "last update").
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -364,10 +364,10 @@ fn game_cell(result: RecordedResult, white_side: bool, opponent: u32) -> String 
 /// # Errors
 /// [`UscfError`] naming what is missing (affiliate, chief TD, city, state, ZIP, dates,
 /// time control), a value that does not fit, the boards whose results are missing, or
-/// more players than the report numbers ([`MAX_PLAYERS`]).
+/// more players than the report numbers ([`REPORT_MAX_PLAYERS`]).
 pub fn report(event: &Event, written: FileDate) -> Result<UscfFiles, UscfError> {
     // First: no detail the director could add makes a larger event fit.
-    if event.players.len() > MAX_PLAYERS {
+    if event.players.len() > REPORT_MAX_PLAYERS {
         return Err(UscfError::TooManyPlayers {
             players: event.players.len(),
         });
