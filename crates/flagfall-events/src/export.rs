@@ -27,7 +27,7 @@ fn bye_code(kind: ByeKind) -> ResultCode {
 fn game_code(result: RecordedResult, white_side: bool) -> ResultCode {
     use RecordedResult as G;
     match (result, white_side) {
-        (G::Pending, _) => ResultCode::ZeroBye,
+        (G::Pending, _) => ResultCode::Pending,
         (G::WhiteWins, true) | (G::BlackWins, false) => ResultCode::Win,
         (G::WhiteWins, false) | (G::BlackWins, true) => ResultCode::Loss,
         (G::Draw, _) => ResultCode::Draw,
@@ -85,8 +85,10 @@ pub(crate) fn grouped(n: usize) -> String {
 }
 
 /// The event as FIDE TRF-2026. Every round paired so far is written; a pending game is
-/// written with its opponent and colour and the code `Z` (**interpretation**: TRF has no
-/// "not yet played" code; pairing programs treat the column as the round to come).
+/// written with its opponent and colour and a blank result (**interpretation**: TRF has
+/// no "not yet played" code; a blank result beside an opponent is how pairing programs
+/// write the round being played, and [`Trf::parse`] reads it back as
+/// [`ResultCode::Pending`]).
 ///
 /// A Double Swiss match takes two TRF columns, one per game (TRF has one result per
 /// player per column): match *r* is written as columns 2r−1 and 2r, with the colours of
@@ -583,11 +585,15 @@ pub fn round_text(event: &Event, round: u32) -> Result<String, EventError> {
     );
     let name = |id: u32| event.player(id).map_or("?", |p| p.name.as_str());
     let pts = |id: u32| Event::score_text(event.score_after(id, round - 1));
+    // Three columns for a board or a pairing number, more when the event needs them
+    // (1,000 players, 1,000 boards).
+    let nw = event.players.len().to_string().len().max(3);
+    let bw = r.boards.len().to_string().len().max(3);
     for b in &r.boards {
         let results: Vec<&str> = b.games.iter().map(|g| g.result.short()).collect();
         let _ = writeln!(
             out,
-            "{:>3}. {:>3} {} ({}) - {:>3} {} ({})   {}",
+            "{:>bw$}. {:>nw$} {} ({}) - {:>nw$} {} ({})   {}",
             b.number,
             b.white,
             name(b.white),
@@ -601,7 +607,8 @@ pub fn round_text(event: &Event, round: u32) -> Result<String, EventError> {
     for bye in &r.byes {
         let _ = writeln!(
             out,
-            "     {:>3} {}: {}",
+            "{:bw$}  {:>nw$} {}: {}",
+            "",
             bye.player,
             name(bye.player),
             bye.kind.help()
@@ -740,6 +747,45 @@ mod tests {
         let back = Trf::parse(&trf(&old).unwrap()).expect("reads");
         assert_eq!(back.players.len(), HOSTILE.len());
         assert!(back.players.iter().all(|p| p.number < 90));
+    }
+
+    #[test]
+    fn the_round_printout_widens_its_numbers_for_a_thousand_players() {
+        let mut e = Event::new("Big", Format::Swiss, Some(3)).unwrap();
+        for i in 0..1_001u32 {
+            e.add_player(NewPlayer {
+                name: format!("P{i}"),
+                rating: Some(2600 - i),
+                ..NewPlayer::default()
+            })
+            .unwrap();
+        }
+        e.apply(Change::PairNext, &Origin::new("director", 0))
+            .unwrap();
+        let text = round_text(&e, 1).unwrap();
+        let lines: Vec<&str> = text.lines().skip(1).collect();
+        assert_eq!(lines.len(), 501, "500 boards and the bye");
+        for (b, line) in e.round_list[0].boards.iter().zip(&lines) {
+            // Board in 3 columns, then each pairing number in 4: "  7.  507 P506 (0) -    7 …".
+            assert_eq!(line[..5].trim(), format!("{}.", b.number), "{line}");
+            assert_eq!(&line[5..10], format!("{:>4} ", b.white), "{line}");
+            let black = line.find(" - ").unwrap() + 3;
+            assert_eq!(
+                &line[black..black + 5],
+                format!("{:>4} ", b.black),
+                "{line}"
+            );
+        }
+        // The bye's number stands in the white numbers' column.
+        let bye = lines[500];
+        let pab = e.round_list[0].byes[0].player;
+        assert_eq!(&bye[..9], format!("     {pab:>4}"), "{bye}");
+        // Up to 999 players the printout keeps its three columns.
+        let small_event = event();
+        let small = round_text(&small_event, 1).unwrap();
+        let first = small.lines().nth(1).unwrap();
+        let white = small_event.round_list[0].boards[0].white;
+        assert!(first.starts_with(&format!("  1. {white:>3} ")), "{small}");
     }
 
     #[test]

@@ -259,9 +259,16 @@ pub fn rating_changes(event: &Event) -> Result<Vec<PlayerRating>, RatingError> {
 pub fn table(rows: &[PlayerRating]) -> String {
     use std::fmt::Write;
     let mut out = String::new();
+    // Three columns for the number, more for an event of 1,000 players or more.
+    let nw = rows
+        .iter()
+        .map(|r| r.number.to_string().len())
+        .max()
+        .unwrap_or(0)
+        .max(3);
     let _ = writeln!(
         out,
-        "{:>3}  {:<24} {:>6} {:>5} {:>5}  {:>14}  {:>14}  {:>11}",
+        "{:>nw$}  {:<24} {:>6} {:>5} {:>5}  {:>14}  {:>14}  {:>11}",
         "No", "Name", "Rating", "Games", "Score", "Glicko-2 after", "US est. after", "Performance"
     );
     for r in rows {
@@ -277,7 +284,7 @@ pub fn table(rows: &[PlayerRating]) -> String {
         let perf = r.performance.map_or("-".to_string(), |x| format!("{x:.0}"));
         let _ = writeln!(
             out,
-            "{:>3}  {:<24} {:>6} {:>5} {:>5}  {:>14}  {:>14}  {:>11}",
+            "{:>nw$}  {:<24} {:>6} {:>5} {:>5}  {:>14}  {:>14}  {:>11}",
             r.number,
             r.name.chars().take(24).collect::<String>(),
             rating,

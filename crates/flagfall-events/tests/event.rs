@@ -401,6 +401,71 @@ fn trf_export_reads_back_and_pairs_the_same() {
 }
 
 #[test]
+fn trf_exported_mid_round_reads_back_with_its_pending_games() {
+    use flagfall_events::import;
+    use flagfall_pairing::dutch::DutchInput;
+    use flagfall_pairing::trf::{ResultCode, Trf};
+    let mut e = Event::new("TRF", Format::Swiss, Some(5)).unwrap();
+    for i in 1..=10 {
+        e.add_player(player(i)).unwrap();
+    }
+    let mut rng = [3u8, 0, 5, 4, 1, 7, 2, 6, 0, 3].into_iter().cycle();
+    e.pair_next().unwrap();
+    play_round(&mut e, 1, &mut rng);
+    e.pair_next().unwrap();
+    // Round 2: board 1 finished, the other four still being played.
+    e.set_result(2, 1, &[RecordedResult::Draw]).unwrap();
+    let text = export::trf(&e).unwrap();
+    let trf = Trf::parse(&text).unwrap_or_else(|err| panic!("{err}\n{text}"));
+    let round = &e.round_list[1];
+    for b in &round.boards {
+        for (me, them, colour) in [(b.white, b.black, 'w'), (b.black, b.white, 'b')] {
+            let entry = trf.player(me).unwrap().round(2).unwrap();
+            assert_eq!(entry.opponent, Some(them));
+            assert_eq!(entry.colour.map(|c| c.letter()), Some(colour));
+            let want = if b.number == 1 {
+                ResultCode::Draw
+            } else {
+                ResultCode::Pending
+            };
+            assert_eq!(entry.result, want, "board {}, player {me}", b.number);
+        }
+        // A pending game is written as a blank result, never as a bye's `Z`.
+        let line = text
+            .lines()
+            .find(|l| l.starts_with(&format!("001 {:>4}", b.white)))
+            .unwrap();
+        let block: String = line.chars().skip(101).take(8).collect();
+        let want = if b.number == 1 {
+            format!("{:>4} w =", b.black)
+        } else {
+            format!("{:>4} w", b.black)
+        };
+        assert_eq!(block.trim_end(), want, "{line}");
+    }
+    // Points count the finished games only.
+    for p in &trf.players {
+        assert_eq!(p.points_tenths, e.score_after(p.number, 2) * 5);
+    }
+    // A director takes the players from it...
+    let players = import::players_from_trf(&trf);
+    assert_eq!(players.len(), 10);
+    assert_eq!(players[0].name, "Player 1");
+    // ...but the next round is not paired from it, and the refusal says why.
+    let err = DutchInput::from_trf(&trf).unwrap_err().to_string();
+    let named = round.boards[1..].iter().any(|b| {
+        [(b.white, b.black), (b.black, b.white)]
+            .iter()
+            .any(|(me, them)| {
+                err.contains(&format!(
+                    "player {me}, round 2: the game against {them} has no result yet"
+                ))
+            })
+    });
+    assert!(named, "{err}");
+}
+
+#[test]
 fn time_control_is_judged_under_the_ruleset() {
     let mut e = Event::new("R", Format::Swiss, Some(5)).unwrap();
     assert!(e.set_ruleset("no-such-rules").is_err());

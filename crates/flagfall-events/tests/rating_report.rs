@@ -136,3 +136,30 @@ fn an_unrated_player_gets_a_provisional_rating_by_the_special_formula() {
         "{text}"
     );
 }
+
+#[test]
+fn the_table_widens_its_number_column_for_a_four_digit_number() {
+    let e = one_game(Some(1600), Some(1400), RecordedResult::Draw);
+    let rows = rating_changes(&e).unwrap();
+    // Three columns up to 999: the header and the rows as they always were.
+    let small = table(&rows);
+    assert!(small.starts_with(" No  Name"), "{small}");
+    assert!(
+        small.lines().nth(1).unwrap().starts_with("  1  "),
+        "{small}"
+    );
+    // Pairing number 1,000 (an event of 1,000 players): every line one column wider, so
+    // the names still start in one column.
+    let mut wide = rows.clone();
+    wide[1].number = 1000;
+    let text = table(&wide);
+    let lines: Vec<&str> = text.lines().collect();
+    assert!(lines[0].starts_with("  No  Name"), "{text}");
+    assert!(lines[1].starts_with("   1  "), "{text}");
+    assert!(lines[2].starts_with("1000  "), "{text}");
+    let name_at = |l: &str, name: &str| l.find(name).unwrap();
+    assert_eq!(name_at(lines[0], "Name"), 6, "{text}");
+    assert_eq!(name_at(lines[1], &rows[0].name), 6, "{text}");
+    assert_eq!(name_at(lines[2], &rows[1].name), 6, "{text}");
+    assert_eq!(lines[1].len(), lines[2].len(), "{text}");
+}

@@ -125,6 +125,11 @@ pub enum ResultCode {
     FullBye,
     /// `Z` (or blank): zero-point bye.
     ZeroBye,
+    /// A game paired but not yet played: an opponent and a colour with a blank result.
+    /// Written as a blank; read from a blank, or from `Z`, beside an opponent (flagfall's
+    /// exports before 2026-11-29 gave a pending game `Z`, which beside an opponent cannot
+    /// be a bye). Worth nothing until its result is in.
+    Pending,
 }
 
 impl ResultCode {
@@ -164,6 +169,7 @@ impl ResultCode {
             ResultCode::HalfBye => 'H',
             ResultCode::FullBye => 'F',
             ResultCode::ZeroBye => 'Z',
+            ResultCode::Pending => ' ',
         }
     }
 
@@ -181,7 +187,8 @@ impl ResultCode {
             ResultCode::Loss
             | ResultCode::LossUnrated
             | ResultCode::ForfeitLoss
-            | ResultCode::ZeroBye => 0,
+            | ResultCode::ZeroBye
+            | ResultCode::Pending => 0,
         }
     }
 
@@ -468,15 +475,20 @@ fn parse_round(cols: &Columns, start: usize, round: usize) -> Result<TrfRoundEnt
     };
     let result_col = start + 7;
     let c = cols.char_at(result_col);
-    let result = ResultCode::from_char(c).ok_or_else(|| {
+    let pending = opponent.is_some() && matches!(c, ' ' | 'Z' | 'z');
+    let result = if pending {
+        ResultCode::Pending
+    } else {
+        ResultCode::from_char(c).ok_or_else(|| {
         err(
             line,
             result_col,
             format!(
-                "round {round}: unknown result code {c:?} (expected one of 1 = 0 W D L + - U H F Z)"
-            ),
-        )
-    })?;
+                    "round {round}: unknown result code {c:?} (expected one of 1 = 0 W D L + - U H F Z)"
+                ),
+            )
+        })?
+    };
     for (col, what) in [
         (start + 4, "opponent and colour"),
         (start + 6, "colour and result"),

@@ -106,6 +106,76 @@ fn letters_are_case_insensitive_and_blank_result_is_zero_bye() {
     assert_eq!(p.round(2).map(|e| e.result), Some(ResultCode::ZeroBye));
 }
 
+#[test]
+fn a_game_not_yet_played_is_pending_and_written_blank() {
+    // Round 3 being played: opponent and colour, no result. In the middle of a line the
+    // result is a blank; at its end the line simply stops after the colour.
+    let middle = with_line("     3 w 1", "     3 w  ");
+    let end = format!("012 T\nXXR 7\n{}\n", &LINE[..LINE.len() - 12]);
+    // flagfall's own exports before 2026-11-29 wrote `Z` beside the opponent.
+    let old = with_line("     3 w 1", "     3 w Z");
+    let lower = with_line("     3 w 1", "     3 w z");
+    for text in [&middle, &end, &old, &lower] {
+        let trf = Trf::parse(text).unwrap_or_else(|e| panic!("{e}\n{text}"));
+        let p = &trf.players[0];
+        assert_eq!(
+            p.round(3),
+            Some(&TrfRoundEntry {
+                opponent: Some(3),
+                colour: Some(Colour::White),
+                result: ResultCode::Pending,
+            }),
+            "{text}"
+        );
+        assert_eq!(ResultCode::Pending.half_points(), 0);
+        assert!(!ResultCode::Pending.is_played_game());
+        // Written back as a blank result, and read back the same.
+        let written = trf.to_trf_string();
+        assert!(
+            !written.contains("3 w Z") && !written.contains("3 w z"),
+            "{written}"
+        );
+        assert_eq!(Trf::parse(&written).unwrap(), trf);
+    }
+    // A whole file whose round 3 is being played on one board (1 against 3): the next
+    // round cannot be paired from it, and the refusal names the game.
+    let blank_round_3 = |line: &str| {
+        let mut chars: Vec<char> = line.chars().collect();
+        chars[118] = ' ';
+        chars.into_iter().collect::<String>()
+    };
+    let text: String = case_text("case001")
+        .lines()
+        .map(|l| {
+            if l.starts_with("001    1 ") || l.starts_with("001    3 ") {
+                blank_round_3(l)
+            } else {
+                l.to_string()
+            }
+        })
+        .map(|l| l + "\n")
+        .collect();
+    let trf = Trf::parse(&text).unwrap_or_else(|e| panic!("{e}\n{text}"));
+    assert_eq!(
+        trf.player(3).unwrap().round(3).unwrap().result,
+        ResultCode::Pending
+    );
+    let e = DutchInput::from_trf(&trf).unwrap_err();
+    assert!(
+        e.to_string()
+            .contains("player 1, round 3: the game against 3 has no result yet"),
+        "{e}"
+    );
+    // With its result the same file pairs.
+    assert!(DutchInput::from_trf(&Trf::parse(&case_text("case001")).unwrap()).is_ok());
+    // Without an opponent a blank or `Z` is still the zero-point bye, and a pending game
+    // still needs a colour.
+    let bye = Trf::parse(&with_line("     3 w 1", "  0000 - Z")).unwrap();
+    assert_eq!(bye.players[0].round(3).unwrap().result, ResultCode::ZeroBye);
+    let e = error_of(&with_line("     3 w 1", "     3 -  "));
+    assert!(e.message.contains("needs a colour"), "{e}");
+}
+
 fn error_of(text: &str) -> TrfError {
     Trf::parse(text).expect_err("must be rejected")
 }

@@ -951,3 +951,54 @@ fn the_trf_of_ten_thousand_players_is_refused_naming_the_limit() {
     assert_eq!(csv.lines().count(), 10_001, "a header and 10,000 players");
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// A TRF saved while a round is being played: its pending games are written with the
+/// opponent and colour and a blank result. Another event takes its players from it, and
+/// `flagfall pair` refuses to pair the next round from it, naming a game without result.
+#[test]
+fn a_trf_saved_mid_round_gives_its_players_and_is_not_paired_from() {
+    let dir = temp_dir("mid-round-trf");
+    let file = dir.join("club.json");
+    let f = file.to_str().unwrap();
+    ok(&[
+        "event", "new", f, "--name", "Club", "--format", "swiss", "--rounds", "3",
+    ]);
+    for (name, rating) in [("A", "2000"), ("B", "1900"), ("C", "1800"), ("D", "1700")] {
+        ok(&["event", "add-player", f, "--name", name, "--rating", rating]);
+    }
+    ok(&["event", "pair", f]);
+    ok_stdin(&["event", "results", f, "1"], "1 1-0\n2 0-1\n");
+    let out = ok(&["event", "pair", f]);
+    // Round 2: board 1 finished, board 2 still being played.
+    ok_stdin(&["event", "results", f, "2"], "1 1/2\n");
+    let trf = ok(&["event", "export", f, "--as", "trf"]);
+    let saved = dir.join("mid.trf");
+    std::fs::write(&saved, &trf).unwrap();
+    // Board 2's players: their round-2 column has the opponent and colour, no result.
+    let board2 = out
+        .lines()
+        .find(|l| l.trim_start().starts_with("2."))
+        .unwrap();
+    let white: u32 = board2.split_whitespace().nth(1).unwrap().parse().unwrap();
+    let line = trf
+        .lines()
+        .find(|l| l.starts_with(&format!("001 {white:>4}")))
+        .unwrap();
+    let round2: String = line.chars().skip(101).collect();
+    assert!(round2.trim_end().ends_with(" w"), "{line}");
+
+    let other = dir.join("next.json");
+    let o = other.to_str().unwrap();
+    ok(&[
+        "event", "new", o, "--name", "Next", "--format", "swiss", "--rounds", "3",
+    ]);
+    let added = ok(&["event", "add-player", o, "--trf", saved.to_str().unwrap()]);
+    assert!(added.contains("4"), "{added}");
+    let show: Value = serde_json::from_str(&ok(&["event", "export", o, "--as", "json"])).unwrap();
+    assert_eq!(show["players"].as_array().map(Vec::len), Some(4), "{show}");
+
+    let err = fails(&["pair", saved.to_str().unwrap()]);
+    assert!(err.contains("round 2: the game against"), "{err}");
+    assert!(err.contains("has no result yet"), "{err}");
+    let _ = std::fs::remove_dir_all(&dir);
+}

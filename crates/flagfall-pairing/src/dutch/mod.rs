@@ -435,6 +435,12 @@ fn record_from_entry(
                     opponent: o,
                     won: false,
                 },
+                ResultCode::Pending => {
+                    return Err(bad(format!(
+                        "player {number}, round {round}: the game against {o} has no result \
+                         yet (a round is paired once every result of the rounds before it is in)"
+                    )));
+                }
                 r if r.is_played_game() => RoundRecord::Played {
                     opponent: o,
                     colour: e.colour.ok_or_else(|| {
