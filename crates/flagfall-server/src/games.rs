@@ -76,6 +76,10 @@ impl Shared {
         if let Some(h) = self.loaded(id) {
             return Ok(Some(h));
         }
+        if self.stopping() {
+            // Claim nothing: another node (or this one, started again) serves it.
+            return Err(ServerError::Stopped("the server"));
+        }
         let _claiming = self.seam.claiming(id).await;
         if let Some(h) = self.loaded(id) {
             return Ok(Some(h));
@@ -181,6 +185,9 @@ impl Shared {
             let mut games = self.lock();
             if let Some(h) = games.get(id).filter(|h| !h.tx.is_closed()) {
                 return Ok(Some(h.clone()));
+            }
+            if self.stopping() {
+                return Err(ServerError::Stopped("the server"));
             }
             let h = loaded.start();
             games.insert(id.to_string(), h.clone());
@@ -320,7 +327,9 @@ impl Shared {
         // per game.
         let loaded = game::load(self.clone(), meta, Vec::new(), None)?;
         let mut games = self.lock();
-        if games.get(&row.id).is_some_and(|h| !h.tx.is_closed()) {
+        // Stored and not started once the server stops (an evening's change finishing
+        // its pairing): served when asked for, or when the server starts again.
+        if games.get(&row.id).is_some_and(|h| !h.tx.is_closed()) || self.stopping() {
             return Ok(());
         }
         games.insert(row.id.clone(), loaded.start());

@@ -39,6 +39,9 @@ pub mod seam;
 pub mod socket;
 pub mod writer;
 
+#[cfg(test)]
+mod stop_tests;
+
 use std::collections::{HashMap, HashSet};
 use std::future::Future;
 use std::net::SocketAddr;
@@ -144,6 +147,14 @@ impl Shared {
         F::Output: Send + 'static,
     {
         self.tasks.spawn(task)
+    }
+
+    /// The server is stopping ([`Shared::shutdown`] turned true): nothing is loaded or
+    /// started any more. Checked under the lock of the games (or of the evenings) where a
+    /// task is put in, so that nothing put in after the stop forgot the loaded ones
+    /// outlives it until the stop's deadline.
+    pub fn stopping(&self) -> bool {
+        *self.shutdown.borrow()
     }
 }
 

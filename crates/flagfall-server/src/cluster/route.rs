@@ -181,7 +181,9 @@ async fn answer(shared: &Arc<Shared>, req: Req, received: Instant) -> Resp {
     let mut h = match shared.load_here(&game).await {
         Ok(Some(h)) => h,
         Ok(None) => return Resp::NotFound,
-        Err(ServerError::Elsewhere { .. }) => return Resp::NotOwner,
+        // This node stops and loads nothing more: the asker looks for the game's owner
+        // again (the game's lease, released or run out, lets another node claim it).
+        Err(ServerError::Elsewhere { .. } | ServerError::Stopped(_)) => return Resp::NotOwner,
         Err(e) => return Resp::Unavailable(e.to_string()),
     };
     match req {

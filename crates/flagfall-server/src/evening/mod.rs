@@ -126,7 +126,8 @@ fn told_game_over(shared: &Arc<crate::Shared>, game_id: &str) {
             };
             match task::handle(&shared, &evening).await {
                 Ok(Some(h)) => return h.game_over(game_id).await,
-                Ok(None) => return,
+                // The server stops: the evening takes the result when it loads again.
+                Ok(None) | Err(crate::ServerError::Stopped(_)) => return,
                 Err(e) => {
                     tracing::error!(evening = %evening, attempt, error = %e, "cannot load an evening for a finished game")
                 }
@@ -159,7 +160,8 @@ fn told_game_waiting(
         };
         match task::handle(&shared, &evening).await {
             Ok(Some(h)) => h.game_waiting(game_id, n, dispute).await,
-            Ok(None) => {}
+            // The server stops: the evening learns it from the game when it loads again.
+            Ok(None) | Err(crate::ServerError::Stopped(_)) => {}
             Err(e) => {
                 tracing::error!(evening = %evening, error = %e, "cannot load an evening for a waiting game")
             }

@@ -11,6 +11,9 @@ pub(super) async fn load(
     if let Some(h) = shared.evenings.lock().get(id).filter(|h| !h.tx.is_closed()) {
         return Ok(Some(h.clone()));
     }
+    if shared.stopping() {
+        return Err(ServerError::Stopped("the server"));
+    }
     let Some(row) = shared.store.tournament(id).await? else {
         return Ok(None);
     };
@@ -62,12 +65,8 @@ pub(super) async fn load(
         snap: snap_rx,
         live: live.clone(),
     };
-    {
-        let mut map = shared.evenings.lock();
-        if let Some(h) = map.get(id).filter(|h| !h.tx.is_closed()) {
-            return Ok(Some(h.clone()));
-        }
-        map.insert(id.to_string(), h.clone());
+    if let Some(other) = put(shared, id, &h)? {
+        return Ok(Some(other));
     }
     shared.metrics.loaded_evenings.inc();
     let task = Task {
@@ -82,6 +81,22 @@ pub(super) async fn load(
     };
     shared.spawn(task.run(rx));
     Ok(Some(h))
+}
+
+/// Put in the handle of evening `id` just loaded, under the lock of the evenings: `Some`
+/// with the handle of a task another request started meanwhile (the new one is dropped),
+/// refused once the server is stopping (checked under the lock, so that a stop's
+/// `Evenings::drain` misses no evening put in).
+fn put(shared: &Shared, id: &str, h: &EveningHandle) -> Result<Option<EveningHandle>, ServerError> {
+    let mut map = shared.evenings.lock();
+    if let Some(other) = map.get(id).filter(|o| !o.tx.is_closed()) {
+        return Ok(Some(other.clone()));
+    }
+    if shared.stopping() {
+        return Err(ServerError::Stopped("the server"));
+    }
+    map.insert(id.to_string(), h.clone());
+    Ok(None)
 }
 
 /// The report details with the start date and site set with them (`None`: unchanged),
