@@ -778,3 +778,65 @@ async fn a_rating_list_with_a_control_character_is_refused() {
     assert_eq!(file(&ev).await, before, "nothing of the list taken");
     srv.stop().await;
 }
+
+/// A director saves the TRF while round 1 is played (one board finished) and enters its
+/// players in another evening: the pending games are written with a blank result, which
+/// the upload reads, and nothing of the first evening changes.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_trf_saved_while_a_round_is_played_fills_another_evening() {
+    let srv = Server::start().await;
+    let addr = srv.addr;
+    let ev = Evening::create(addr, board_evening(json!({"name":"Friday"}))).await;
+    let names = ["Ann", "Bob", "Cy", "Di", "Ed", "Flo"];
+    let players: Vec<Value> = names
+        .iter()
+        .enumerate()
+        .map(|(i, n)| json!({"name": n, "rating": 2100 - 10 * i}))
+        .collect();
+    ev.director("POST", "/players", json!({ "players": players }), 201)
+        .await;
+    let r1 = ev.director("POST", "/rounds", Value::Null, 201).await;
+    let first = r1["boards"][0]["board"].as_u64().unwrap();
+    ev.director(
+        "POST",
+        &format!("/rounds/1/boards/{first}/result"),
+        json!({ "result": "1/2" }),
+        200,
+    )
+    .await;
+    let before = file(&ev).await;
+    let trf = export(addr, &ev, "trf").await;
+    // Two boards still played: four players' round-1 column is an opponent and a colour.
+    let pending = trf
+        .lines()
+        .filter(|l| l.starts_with("001"))
+        .filter(|l| {
+            let column: String = l.chars().skip(91).collect();
+            let c = column.trim_end();
+            c.ends_with(" w") || c.ends_with(" b")
+        })
+        .count();
+    assert_eq!(pending, 4, "{trf}");
+
+    let next = Evening::create(addr, board_evening(json!({"name":"Saturday"}))).await;
+    let (status, text) = call(
+        addr,
+        "POST",
+        &next.path("/players?format=trf"),
+        Some(&next.director),
+        &trf,
+    )
+    .await;
+    assert_eq!(status, 201, "{text}");
+    let entered: Value = serde_json::from_str(&file(&next).await).unwrap();
+    let mut got: Vec<&str> = entered["players"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| p["name"].as_str().unwrap())
+        .collect();
+    got.sort_unstable();
+    assert_eq!(got, names, "{entered}");
+    assert_eq!(file(&ev).await, before, "the first evening is unchanged");
+    srv.stop().await;
+}
