@@ -973,7 +973,8 @@ impl Event {
     fn enter_player(&mut self, new: NewPlayer, name: String) -> Result<u32, EventError> {
         if self.players.len() >= MAX_PLAYERS {
             return Err(EventError::NotAllowed(format!(
-                "an event holds at most {MAX_PLAYERS} players"
+                "an event holds at most {} players",
+                crate::export::grouped(MAX_PLAYERS)
             )));
         }
         check_player_details(&new)?;

@@ -196,8 +196,9 @@ pub fn event(e: &Event) -> Result<(), EventError> {
     report(&e.report)?;
     if e.players.len() > MAX_PLAYERS {
         return Err(EventError::NotAllowed(format!(
-            "{} players: an event holds at most {MAX_PLAYERS}",
-            e.players.len()
+            "{} players: an event holds at most {}",
+            crate::export::grouped(e.players.len()),
+            crate::export::grouped(MAX_PLAYERS)
         )));
     }
     if e.rounds > MAX_ROUNDS || e.round_list.len() > MAX_ROUNDS as usize {
@@ -385,7 +386,7 @@ mod tests {
             .collect();
         let msg = event(&many).unwrap_err().to_string();
         assert!(
-            msg.contains("10001 players: an event holds at most 10000"),
+            msg.contains("10,001 players: an event holds at most 10,000"),
             "{msg}"
         );
     }

@@ -88,7 +88,7 @@ fn ten_thousand_players_are_accepted_and_round_one_is_paired() {
     assert_eq!(MAX_PLAYERS, 10_000);
     let mut e = event_of(10_000);
     let refused = e.add_player(player(10_001)).unwrap_err().to_string();
-    assert!(refused.contains("at most 10000"), "{refused}");
+    assert!(refused.contains("at most 10,000 players"), "{refused}");
     assert_eq!(e.players.len(), 10_000);
 
     assert_eq!(e.pair_next().unwrap(), 1);

@@ -407,7 +407,7 @@ async fn line_ends_are_refused_wherever_the_evening_takes_text() {
                     })
                     .collect();
             }),
-            "at most 10000",
+            "at most 10,000",
         ),
     ];
     for (body, field) in &cases {
