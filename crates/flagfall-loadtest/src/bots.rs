@@ -222,13 +222,18 @@ impl Side {
     }
 
     /// Send `frame` and read until the answer carrying `needle`: whether it is the
-    /// event (the acknowledgement) and the answer's text.
+    /// event (the acknowledgement) and the answer's text. An `error` naming no `id`
+    /// answers too: the server dropped a frame unread (its rate limit, docs/protocol.md
+    /// "Limits"), and the one sent is the only one waiting for an answer.
     async fn exchange(&mut self, frame: &str, needle: &str) -> Result<(bool, String), LoadError> {
         send_text(&mut self.ws, frame.to_string()).await?;
         loop {
             let text = next_text(&mut self.ws).await?;
             if text.contains(needle) {
                 return Ok((text.starts_with("{\"type\":\"event\""), text));
+            }
+            if text.starts_with("{\"type\":\"error\"") && !text.contains("\"id\":") {
+                return Ok((false, text));
             }
         }
     }

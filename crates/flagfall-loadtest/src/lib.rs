@@ -650,6 +650,9 @@ async fn closed_loop(
     }
     let stop = Arc::new(AtomicBool::new(false));
     let count = Arc::new(AtomicU64::new(0));
+    // The first bot that stopped on an error: the loop's figures would not be the
+    // server's but a shortfall's.
+    let failed: Arc<std::sync::Mutex<Option<String>>> = Arc::default();
     let servers_cpu = || server_pids.iter().map(|p| cpu_us(p)).sum::<u64>();
     let routed = || async {
         let mut sum = 0.0;
@@ -664,11 +667,12 @@ async fn closed_loop(
     let tasks: Vec<_> = games
         .into_iter()
         .map(|mut b| {
-            let stop = stop.clone();
-            let count = count.clone();
+            let (stop, count, failed) = (stop.clone(), count.clone(), failed.clone());
             tokio::spawn(async move {
                 while !stop.load(Relaxed) {
-                    if b.step().await.is_err() {
+                    if let Err(e) = b.step().await {
+                        let mut first = failed.lock().unwrap_or_else(|p| p.into_inner());
+                        first.get_or_insert_with(|| e.to_string());
                         break;
                     }
                     count.fetch_add(1, Relaxed);
@@ -680,6 +684,13 @@ async fn closed_loop(
     stop.store(true, Relaxed);
     for task in tasks {
         let _ = task.await;
+    }
+    if let Some(e) = failed.lock().unwrap_or_else(|p| p.into_inner()).take() {
+        return Err(LoadError::unexpected(
+            "the closed loop: a bot stopped (a server started apart needs --socket-rate 0 \
+             --connections-per-address 0 --creates-per-minute 0)",
+            e,
+        ));
     }
     let moves = count.load(Relaxed);
     let figures = phase(moves, t, cpu0, servers_cpu());

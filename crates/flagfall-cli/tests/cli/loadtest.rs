@@ -54,3 +54,71 @@ fn failover_needs_a_cluster_and_zero_nodes_is_refused() {
     assert!(!ok);
     assert!(err.contains("--games-per-process"), "{err}");
 }
+
+/// `--server` against a server that keeps its frame limit: the closed loop's bots are
+/// told their frames were dropped (an `error` naming no `id`), and the run ends with an
+/// error naming the limit and the flags that lift it, never waiting for answers that
+/// will not come.
+#[test]
+fn a_server_with_its_frame_limit_ends_the_run_with_the_reason() {
+    use std::io::{BufRead, BufReader};
+    use std::process::Stdio;
+    use std::time::{Duration, Instant};
+    let dir = std::env::temp_dir().join(format!("flagfall-lt-limits-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let db = format!("sqlite:{}", dir.join("lt.db").display());
+    let mut server = flagfall()
+        .args(["serve", "--listen", "127.0.0.1:0", "--database", &db])
+        .stderr(Stdio::piped())
+        .stdout(Stdio::null())
+        .spawn()
+        .expect("flagfall serve starts");
+    // The address from the "listening" line (its port chosen by the system).
+    let mut lines = BufReader::new(server.stderr.take().unwrap()).lines();
+    let addr = loop {
+        let line = lines.next().expect("a listening line").unwrap();
+        if let Some(at) = line.find("listening") {
+            let rest = &line[at..];
+            let start = rest.find("127.0.0.1:").expect("the address");
+            let addr: String = rest[start..]
+                .chars()
+                .take_while(|c| c.is_ascii_digit() || *c == '.' || *c == ':')
+                .collect();
+            break addr;
+        }
+    };
+    std::thread::spawn(move || for _ in lines {});
+    let mut run = flagfall()
+        .args([
+            "loadtest", "--server", &addr, "--games", "2", "--rate", "10",
+        ])
+        .args(["--duration", "1", "--conns", "20", "--closed-duration", "2"])
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("flagfall loadtest starts");
+    let began = Instant::now();
+    let status = loop {
+        if let Some(s) = run.try_wait().unwrap() {
+            break s;
+        }
+        if began.elapsed() > Duration::from_secs(120) {
+            let _ = run.kill();
+            let _ = server.kill();
+            panic!("the load test still waits after 120 s");
+        }
+        std::thread::sleep(Duration::from_millis(100));
+    };
+    let mut err = String::new();
+    std::io::Read::read_to_string(&mut run.stderr.take().unwrap(), &mut err).unwrap();
+    let _ = server.kill();
+    let _ = server.wait();
+    let _ = std::fs::remove_dir_all(&dir);
+    assert!(!status.success(), "{err}");
+    assert!(
+        err.contains("rate limit: at most 20 messages a second"),
+        "{err}"
+    );
+    assert!(err.contains("--socket-rate 0"), "{err}");
+}
