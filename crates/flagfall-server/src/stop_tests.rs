@@ -47,6 +47,15 @@ fn no_games_loaded(shared: &Arc<Shared>) -> bool {
     shared.lock().is_empty() && shared.evenings.loaded() == 0
 }
 
+/// The games `ids` and the evening load (they are stored and the server serves them).
+async fn loads(shared: &Arc<Shared>, ids: &[&String], evening: &str) {
+    for id in ids {
+        assert!(shared.load_here(id).await.expect("loads").is_some(), "{id}");
+    }
+    let h = crate::evening::task::handle(shared, evening).await;
+    assert!(h.expect("loads").is_some(), "{evening}");
+}
+
 #[tokio::test]
 async fn nothing_is_loaded_or_started_once_the_stop_has_begun() {
     let dir = tempfile::tempdir().expect("a temporary directory");
@@ -66,13 +75,7 @@ async fn nothing_is_loaded_or_started_once_the_stop_has_begun() {
         .await
         .expect("an evening");
     // Loaded before the stop.
-    assert!(shared.load_here(&game.id).await.expect("loads").is_some());
-    assert!(
-        crate::evening::task::handle(&shared, &evening)
-            .await
-            .expect("loads")
-            .is_some()
-    );
+    loads(&shared, &[&game.id], &evening).await;
 
     // The stop begins (step 2), and forgets what is loaded (step 3).
     node.down.send(true).expect("the tasks are told");
@@ -113,15 +116,7 @@ async fn nothing_is_loaded_or_started_once_the_stop_has_begun() {
     // Started again on the same database, both games and the evening are served.
     let node = self::node(&dir).await;
     let shared = node.shared.clone();
-    for id in [&game.id, &second.id] {
-        assert!(shared.load_here(id).await.expect("loads").is_some(), "{id}");
-    }
-    assert!(
-        crate::evening::task::handle(&shared, &evening)
-            .await
-            .expect("loads")
-            .is_some()
-    );
+    loads(&shared, &[&game.id, &second.id], &evening).await;
     node.down.send(true).expect("told");
     shared.stop_games();
     drop(shared);

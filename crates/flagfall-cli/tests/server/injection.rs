@@ -29,6 +29,18 @@ fn board_evening(extra: Value) -> Value {
     body
 }
 
+/// Enter `names` (rated `top`, then 10 less each) and pair round 1: its answer.
+async fn enter_and_pair<S: AsRef<str>>(ev: &Evening, names: &[S], top: usize) -> Value {
+    let players: Vec<Value> = names
+        .iter()
+        .enumerate()
+        .map(|(i, n)| json!({"name": n.as_ref(), "rating": top - 10 * i}))
+        .collect();
+    ev.director("POST", "/players", json!({ "players": players }), 201)
+        .await;
+    ev.director("POST", "/rounds", Value::Null, 201).await
+}
+
 /// The evening as its director exports it (the whole event file), for "unchanged".
 async fn file(ev: &Evening) -> String {
     let (status, text) = call(
@@ -104,14 +116,7 @@ async fn formulas_are_neutralised_in_the_standings_csv() {
         "Ann;=1+1",
         "Bob, \"the Rook\"",
     ];
-    let players: Vec<Value> = names
-        .iter()
-        .enumerate()
-        .map(|(i, n)| json!({"name": n, "rating": 2000 - 10 * i}))
-        .collect();
-    ev.director("POST", "/players", json!({ "players": players }), 201)
-        .await;
-    let r1 = ev.director("POST", "/rounds", Value::Null, 201).await;
+    let r1 = enter_and_pair(&ev, &names, 2000).await;
     for b in r1["boards"].as_array().unwrap() {
         let n = b["board"].as_u64().unwrap();
         ev.director(
@@ -478,14 +483,7 @@ async fn hostile_but_legal_text_exports_a_trf_and_a_pgn_that_read_back() {
         ),
     )
     .await;
-    let players: Vec<Value> = names
-        .iter()
-        .enumerate()
-        .map(|(i, n)| json!({"name": n, "rating": 2100 - 10 * i}))
-        .collect();
-    ev.director("POST", "/players", json!({ "players": players }), 201)
-        .await;
-    let r1 = ev.director("POST", "/rounds", Value::Null, 201).await;
+    let r1 = enter_and_pair(&ev, &names, 2100).await;
     let results = ["1-0", "1/2", "0-1", "+-"];
     for (b, result) in r1["boards"].as_array().unwrap().iter().zip(results) {
         let n = b["board"].as_u64().unwrap();
@@ -788,14 +786,7 @@ async fn a_trf_saved_while_a_round_is_played_fills_another_evening() {
     let addr = srv.addr;
     let ev = Evening::create(addr, board_evening(json!({"name":"Friday"}))).await;
     let names = ["Ann", "Bob", "Cy", "Di", "Ed", "Flo"];
-    let players: Vec<Value> = names
-        .iter()
-        .enumerate()
-        .map(|(i, n)| json!({"name": n, "rating": 2100 - 10 * i}))
-        .collect();
-    ev.director("POST", "/players", json!({ "players": players }), 201)
-        .await;
-    let r1 = ev.director("POST", "/rounds", Value::Null, 201).await;
+    let r1 = enter_and_pair(&ev, &names, 2100).await;
     let first = r1["boards"][0]["board"].as_u64().unwrap();
     ev.director(
         "POST",
