@@ -480,10 +480,10 @@ fn parse_round(cols: &Columns, start: usize, round: usize) -> Result<TrfRoundEnt
         ResultCode::Pending
     } else {
         ResultCode::from_char(c).ok_or_else(|| {
-        err(
-            line,
-            result_col,
-            format!(
+            err(
+                line,
+                result_col,
+                format!(
                     "round {round}: unknown result code {c:?} (expected one of 1 = 0 W D L + - U H F Z)"
                 ),
             )
