@@ -79,6 +79,14 @@ export function withNode(url: string, node: string): string {
 /** Close codes after which reconnecting cannot help (the server refused the token or the game). */
 const FINAL_CLOSE_CODES = new Set([1008, 4001, 4003, 4004]);
 
+/**
+ * How long after an `error` naming no id (a frame the server dropped unread, over its
+ * rate limit: docs/protocol.md "Limits") the actions still unanswered go out again, with
+ * their ids: the server's allowance has refilled by then, and it answers an id it has
+ * already applied with the event it made, applying nothing twice.
+ */
+export const RESEND_AFTER_DROP_MS = 1000;
+
 export class Connection {
   status: ConnStatus = 'connecting';
   /** Smoothed one-way network delay from ping round trips, ms (null before the first pong). */
@@ -87,6 +95,7 @@ export class Connection {
   private readonly timers: Timers;
   private readonly backoff: Backoff;
   private retryTimer: unknown = null;
+  private resendTimer: unknown = null;
   private pingTimer: unknown = null;
   private stopped = false;
   private seq = 0;
@@ -110,6 +119,8 @@ export class Connection {
   stop(): void {
     this.stopped = true;
     if (this.retryTimer !== null) this.timers.clearTimeout(this.retryTimer);
+    if (this.resendTimer !== null) this.timers.clearTimeout(this.resendTimer);
+    this.resendTimer = null;
     this.stopPing();
     this.socket?.close(1000, 'page closed');
     this.setStatus('closed');
@@ -241,8 +252,11 @@ export class Connection {
         break;
       }
       case 'refused':
+        if (msg.id != null) this.outbox.delete(msg.id);
+        break;
       case 'error':
         if (msg.id != null) this.outbox.delete(msg.id);
+        else this.resendSoon();
         break;
       case 'pong': {
         const sent = Number(msg.ping);
@@ -256,6 +270,16 @@ export class Connection {
         break;
     }
     this.opts.onMessage(msg);
+  }
+
+  /** After a dropped frame: the unanswered actions once more, in order, a little later. */
+  private resendSoon(): void {
+    if (this.resendTimer !== null || this.outbox.size === 0) return;
+    this.resendTimer = this.timers.setTimeout(() => {
+      this.resendTimer = null;
+      if (this.socket?.readyState !== OPEN) return; // a reconnect's state resends them
+      for (const frame of this.outbox.values()) this.socket.send(JSON.stringify(frame));
+    }, RESEND_AFTER_DROP_MS);
   }
 
   private startPing(): void {

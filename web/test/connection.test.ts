@@ -201,6 +201,41 @@ describe('Connection', () => {
     expect(messages.map((m) => m.type)).toEqual(['state', 'event', 'state', 'refused']);
   });
 
+  it('sends the unanswered actions again a second after the server dropped a frame', () => {
+    const { conn, sockets, timers, messages } = setup();
+    conn.start();
+    sockets[0].open();
+    sockets[0].receive(STATE);
+    conn.send({ move: 'e2e4', press: true });
+    conn.send({ claim: 'flag' });
+    const actions = () => sockets[0].frames().filter((f) => !('ping' in f));
+    expect(actions()).toHaveLength(2);
+    // The claim is refused; the move was over the server's rate limit: dropped unread,
+    // answered by an error that cannot name it.
+    sockets[0].receive({ type: 'refused', id: 'id2', reason: 'no flag is down' });
+    sockets[0].receive({ type: 'error', message: 'rate limit: at most 20 messages a second; this one was dropped' });
+    sockets[0].receive({ type: 'error', message: 'rate limit: at most 20 messages a second; this one was dropped' });
+    expect(messages.map((m) => m.type)).toEqual(['state', 'refused', 'error', 'error']);
+    timers.advance(999);
+    expect(actions()).toHaveLength(2);
+    timers.advance(1);
+    // Once, however many drops were told: the move, with its id.
+    expect(actions()).toEqual([
+      { move: 'e2e4', press: true, id: 'id1' },
+      { claim: 'flag', id: 'id2' },
+      { move: 'e2e4', press: true, id: 'id1' },
+    ]);
+    sockets[0].receive({ type: 'event', n: 1, event: { at: 10, by: 'white', move: 'e2e4', press: true, id: 'id1' }, rulings: [], clock: { white_ms: 1, black_ms: 1, running: 'black' }, result: '*' });
+    expect(conn.outbox.size).toBe(0);
+    // A drop with nothing unanswered sends nothing; an error naming its action answers it.
+    sockets[0].receive({ type: 'error', message: 'rate limit: at most 20 messages a second; this one was dropped' });
+    const c = conn.send({ resign: true });
+    sockets[0].receive({ type: 'error', id: c, message: 'resign: not now' });
+    timers.advance(2000);
+    expect(actions()).toHaveLength(4);
+    expect(conn.outbox.size).toBe(0);
+  });
+
   it('starts over with a fresh state when an event is missing', () => {
     const { conn, sockets, messages } = setup();
     conn.start();
