@@ -974,7 +974,7 @@ impl Event {
         if self.players.len() >= MAX_PLAYERS {
             return Err(EventError::NotAllowed(format!(
                 "an event holds at most {} players",
-                crate::export::grouped(MAX_PLAYERS)
+                crate::numbers::grouped(MAX_PLAYERS)
             )));
         }
         check_player_details(&new)?;

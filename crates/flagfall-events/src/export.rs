@@ -9,6 +9,7 @@ use flagfall_core::timecontrol::{Delay, TimeControl};
 use flagfall_pairing::trf::{self, HeaderLine, ResultCode, Trf, TrfPlayer, TrfRoundEntry};
 
 use crate::event::{ByeKind, Cell, Event, EventError, Format, RecordedResult};
+use crate::numbers::{columns, grouped};
 use crate::spelling::Spelled as _;
 use crate::tiebreak::{Colour, Standings};
 
@@ -69,19 +70,6 @@ pub enum ExportError {
         /// The event's players.
         players: usize,
     },
-}
-
-/// `n` with a comma between thousands (`10,000`), as the messages write counts.
-pub(crate) fn grouped(n: usize) -> String {
-    let digits = n.to_string();
-    let mut out = String::new();
-    for (i, c) in digits.chars().enumerate() {
-        if i > 0 && (digits.len() - i).is_multiple_of(3) {
-            out.push(',');
-        }
-        out.push(c);
-    }
-    out
 }
 
 /// The event as FIDE TRF-2026. Every round paired so far is written; a pending game is
@@ -428,7 +416,7 @@ pub fn standings_csv(event: &Event, standings: &Standings) -> String {
 /// Columns of a pairing number or a rank in the text tables: 4, or 5 for an event of
 /// 10,000 players.
 fn number_width(event: &Event) -> usize {
-    event.players.len().to_string().len().max(4)
+    columns(event.players.len(), 4)
 }
 
 /// Standings as an aligned text table.
@@ -587,8 +575,8 @@ pub fn round_text(event: &Event, round: u32) -> Result<String, EventError> {
     let pts = |id: u32| Event::score_text(event.score_after(id, round - 1));
     // Three columns for a board or a pairing number, more when the event needs them
     // (1,000 players, 1,000 boards).
-    let nw = event.players.len().to_string().len().max(3);
-    let bw = r.boards.len().to_string().len().max(3);
+    let nw = columns(event.players.len(), 3);
+    let bw = columns(r.boards.len(), 3);
     for b in &r.boards {
         let results: Vec<&str> = b.games.iter().map(|g| g.result.short()).collect();
         let _ = writeln!(
@@ -786,21 +774,6 @@ mod tests {
         let first = small.lines().nth(1).unwrap();
         let white = small_event.round_list[0].boards[0].white;
         assert!(first.starts_with(&format!("  1. {white:>3} ")), "{small}");
-    }
-
-    #[test]
-    fn counts_are_grouped_by_thousands() {
-        let cases = [
-            (0, "0"),
-            (999, "999"),
-            (1_000, "1,000"),
-            (9_999, "9,999"),
-            (10_000, "10,000"),
-            (1_234_567, "1,234,567"),
-        ];
-        for (n, want) in cases {
-            assert_eq!(super::grouped(n), want);
-        }
     }
 
     #[test]

@@ -22,6 +22,7 @@ pub mod event;
 pub mod export;
 pub mod format;
 pub mod import;
+mod numbers;
 pub mod rating;
 pub mod rating_list;
 pub mod rating_report;

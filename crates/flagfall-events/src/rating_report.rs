@@ -260,12 +260,8 @@ pub fn table(rows: &[PlayerRating]) -> String {
     use std::fmt::Write;
     let mut out = String::new();
     // Three columns for the number, more for an event of 1,000 players or more.
-    let nw = rows
-        .iter()
-        .map(|r| r.number.to_string().len())
-        .max()
-        .unwrap_or(0)
-        .max(3);
+    let most = rows.iter().map(|r| r.number as usize).max().unwrap_or(0);
+    let nw = crate::numbers::columns(most, 3);
     let _ = writeln!(
         out,
         "{:>nw$}  {:<24} {:>6} {:>5} {:>5}  {:>14}  {:>14}  {:>11}",

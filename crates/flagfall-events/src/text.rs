@@ -197,8 +197,8 @@ pub fn event(e: &Event) -> Result<(), EventError> {
     if e.players.len() > MAX_PLAYERS {
         return Err(EventError::NotAllowed(format!(
             "{} players: an event holds at most {}",
-            crate::export::grouped(e.players.len()),
-            crate::export::grouped(MAX_PLAYERS)
+            crate::numbers::grouped(e.players.len()),
+            crate::numbers::grouped(MAX_PLAYERS)
         )));
     }
     if e.rounds > MAX_ROUNDS || e.round_list.len() > MAX_ROUNDS as usize {

@@ -107,8 +107,8 @@ pub enum UscfError {
     #[error(
         "a US Chess report numbers at most {} players (its pairing number, D_PAIR_NUM, \
          has four columns); this event has {}",
-        crate::export::grouped(REPORT_MAX_PLAYERS),
-        crate::export::grouped(*players)
+        crate::numbers::grouped(REPORT_MAX_PLAYERS),
+        crate::numbers::grouped(*players)
     )]
     TooManyPlayers {
         /// The event's players.
