@@ -89,9 +89,12 @@ for (const [width, viewport] of [
     assert.equal(summary.site, 'Springfield Chess Club');
     assert.equal(summary.report.chief_arbiter, 'Dana Reyes');
 
-    // A rating typed "19x0" is refused, naming it; nobody is entered.
-    await page.fill('#newname', 'Bo Diaz');
-    await page.fill('#newrating', '19x0');
+    // A rating typed "19x0" is refused, naming it; nobody is entered. Typed once the
+    // console has drawn the evening it loaded (a field filled before that draw is lost,
+    // as a person's would be: nobody types into a page still loading).
+    await page.locator('form.add-player').waitFor();
+    await fillSettled(page, '#newname', 'Bo Diaz');
+    await fillSettled(page, '#newrating', '19x0');
     await page.click('form.add-player button[type=submit]');
     const refusal = await page.locator('.messages .error').textContent();
     assert.match(refusal, /rating: "19x0" is not a rating/, refusal);
