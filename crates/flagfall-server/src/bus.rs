@@ -80,6 +80,13 @@ pub trait Bus: Send + Sync {
     fn publish_local(&self, game: &str, msg: BusMsg) {
         self.publish(game, msg);
     }
+    /// Another node has a socket on `game` (it asked this node, the owner, for the
+    /// game's state, an action or a ping): a cluster's bus carries the game's messages to
+    /// the other nodes for a while from now (`crate::cluster::relay::Interest`); nothing
+    /// to do on a single node.
+    fn wanted_elsewhere(&self, game: &str) {
+        let _ = game;
+    }
     /// Subscribe to a game's messages; the subscription leaves when it is dropped, and
     /// the game's channel goes with its last subscriber.
     fn subscribe(&self, game: &str) -> Subscription;

@@ -67,6 +67,9 @@ pub struct ClusterMetrics {
     pub refused_requests: Counter,
     /// Messages of games served elsewhere relayed to this node's sockets.
     pub relayed: Counter,
+    /// Messages of this node's games published on NATS (only while another node wants
+    /// them: it has a socket on the game).
+    pub published: Counter,
     /// Renewals of all this node's leases (one statement each).
     pub lease_renewals: Counter,
     /// Renewals that failed (the database did not answer).
@@ -246,6 +249,11 @@ impl ClusterMetrics {
                 r,
                 "flagfall_cluster_relayed",
                 "Messages of games served elsewhere relayed to this node's sockets",
+            ),
+            published: counter(
+                r,
+                "flagfall_cluster_published",
+                "Messages of this node's games published on NATS (only while another node has a socket on the game)",
             ),
             lease_renewals: counter(
                 r,

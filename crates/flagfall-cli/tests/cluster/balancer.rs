@@ -2,6 +2,8 @@
 //! addresses and the listening port put in), in front of the three nodes. A socket that
 //! follows a `reconnect` lands on the node that owns its game, so its actions are not
 //! routed; a socket naming a node that is down is served by a backup, never told again.
+//! And a game's messages go on NATS only while a node other than its owner has a socket on
+//! it.
 
 use std::net::SocketAddr;
 use std::process::{Child, Command, Stdio};
@@ -210,4 +212,103 @@ async fn behind_the_sample_nginx_a_socket_lands_on_its_games_owner() {
         .await
         .expect("send a move");
     acknowledged(&mut ws, "w2").await;
+}
+
+/// `flagfall_cluster_published_total` of each node, in the nodes' order.
+async fn published(c: &Cluster) -> Vec<f64> {
+    let mut out = Vec::new();
+    for n in &c.nodes {
+        out.push(
+            n.metric("flagfall_cluster_published_total")
+                .await
+                .unwrap_or_else(|| panic!("{} has no flagfall_cluster_published_total", n.name)),
+        );
+    }
+    out
+}
+
+/// The next event a socket gets, within 10 s.
+async fn next_event(ws: &mut Ws, who: &str) -> Value {
+    loop {
+        match ws.recv(Duration::from_secs(10)).await {
+            Incoming::Msg(m) if m["type"] == "event" => return m,
+            Incoming::Msg(_) => continue,
+            other => panic!("{who}: no event: {other:?}"),
+        }
+    }
+}
+
+/// A game's messages go on NATS only while another node has a socket on it: with both
+/// players on the owner the owner publishes nothing there; a spectator on another node
+/// (served by that node, no `?node=`) gets every event from its first state on, over NATS.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+#[ignore = "needs PostgreSQL and nats-server: scripts/test-cluster runs it"]
+async fn a_games_messages_go_on_nats_only_while_another_node_watches() {
+    let c = Cluster::start().await;
+    let (g, owner, o) = crate::game_and_owner(&c, 0).await;
+    let wait = Duration::from_secs(10);
+    let before = published(&c).await;
+    let mut seat = Vec::new();
+    for token in [&g.white, &g.black] {
+        let path = format!("/ws/games/{}?token={token}&node={owner}", g.id);
+        let (ws, first) = Ws::open(c.dir.addrs[o], &path, wait)
+            .await
+            .expect("a socket on the owner");
+        assert!(
+            matches!(&first, Incoming::Msg(m) if m["type"] == "state"),
+            "the owner serves its game: {first:?}"
+        );
+        seat.push(ws);
+    }
+    let (mut white, mut black) = (seat.remove(0), seat.remove(0));
+    for (ws, mv, id) in [(&mut white, "e2e4", "w1"), (&mut black, "e7e5", "b1")] {
+        ws.send(&json!({"move": mv, "press": true, "id": id}))
+            .await
+            .expect("send a move");
+        acknowledged(ws, id).await;
+    }
+    assert_eq!(
+        published(&c).await,
+        before,
+        "nothing of the game on NATS while its sockets are all on its owner"
+    );
+    // A spectator on another node: that node relays the game, the owner publishes.
+    let other = (o + 1) % c.nodes.len();
+    let path = format!("/ws/games/{}", g.id);
+    let (mut spectator, first) = Ws::open(c.dir.addrs[other], &path, wait)
+        .await
+        .expect("a spectator's socket");
+    let Incoming::Msg(state) = first else {
+        panic!("the spectator's first message: {first:?}")
+    };
+    assert_eq!(state["type"], "state", "{state}");
+    let relayed_before = c.nodes[other]
+        .metric("flagfall_cluster_relayed_total")
+        .await
+        .unwrap_or(0.0);
+    for (ws, mv, id) in [(&mut white, "g1f3", "w2"), (&mut black, "b8c6", "b2")] {
+        ws.send(&json!({"move": mv, "press": true, "id": id}))
+            .await
+            .expect("send a move");
+        let own = acknowledged(ws, id).await;
+        let seen = next_event(&mut spectator, "the spectator on another node").await;
+        assert_eq!(
+            seen["n"], own["n"],
+            "the spectator sees {id}'s event: {seen}"
+        );
+    }
+    let after = published(&c).await;
+    eprintln!("published on NATS by n1, n2, n3: {before:?} before, {after:?} after; owner {owner}");
+    assert!(
+        after[o] >= before[o] + 2.0,
+        "the owner publishes the game's events while another node watches: {after:?}"
+    );
+    let relayed = c.nodes[other]
+        .metric("flagfall_cluster_relayed_total")
+        .await
+        .unwrap_or(0.0);
+    assert!(
+        relayed >= relayed_before + 2.0,
+        "the spectator's node relays them: {relayed_before} then {relayed}"
+    );
 }

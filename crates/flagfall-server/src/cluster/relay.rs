@@ -4,7 +4,16 @@
 //! goes to its node's subscribers at once and, on the subject `flagfall.game.<id>`, to
 //! the other nodes; a node whose sockets watch a game served elsewhere subscribes to
 //! that subject ([`Bus::ready`], a relay) while it has a subscriber on the game, and
-//! hands what arrives to them. Core NATS
+//! hands what arrives to them.
+//!
+//! A game's messages go on NATS only while another node has a socket on it ([`Interest`]):
+//! in steady state a game's sockets are on its own node (docs/cluster.md, "Sockets land on
+//! the game's node") and its owner publishes nothing on NATS. A node that relays a game
+//! says so on `flagfall.interest` when its relay starts and every [`IDLE_CHECK`] while it
+//! runs (every node hears it, so a node that takes the game over knows it too); and the
+//! owner counts a game wanted the moment it answers another node's request of a socket on
+//! it (its state, an action, a ping), before it reads the state: every event after the
+//! state a remote socket starts from goes on NATS. Core NATS
 //! delivers at most once: a socket that sees a gap in event numbers reads a fresh state
 //! from the owner (`crate::socket`), so a message lost while NATS restarts costs a state,
 //! never a wrong board.
@@ -16,6 +25,7 @@ use std::time::Duration;
 use bytes::Bytes;
 use futures_util::StreamExt;
 use tokio::sync::{mpsc, watch};
+use tokio::time::Instant;
 
 use crate::bus::{Bus, BusMsg, LocalBus, Subscription};
 use crate::metrics::Metrics;
@@ -23,8 +33,50 @@ use crate::metrics::Metrics;
 /// Messages waiting to be published on NATS before the newest are dropped (the sockets
 /// of other nodes then see a gap and read a fresh state).
 const OUTBOX: usize = 65_536;
-/// How often a relay with no local subscriber left checks whether to stop.
+/// How often a relay with no local subscriber left checks whether to stop (and, while it
+/// has one, says again that its node wants the game's messages).
 const IDLE_CHECK: Duration = Duration::from_secs(2);
+/// How long a node that hears of another node's interest in a game (or answers another
+/// node's socket on it) publishes the game's messages on NATS: five of a relay's renewals.
+pub const INTEREST_FOR: Duration = Duration::from_secs(10);
+/// The subject on which a node with a relay says which game it wants.
+const INTEREST_SUBJECT: &str = "flagfall.interest";
+
+/// The games whose messages another node wants, and until when.
+#[derive(Default)]
+pub struct Interest {
+    until: Mutex<HashMap<String, Instant>>,
+}
+
+impl Interest {
+    fn map(&self) -> std::sync::MutexGuard<'_, HashMap<String, Instant>> {
+        self.until.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// Another node wants `game`'s messages from `now` for [`INTEREST_FOR`].
+    pub fn mark(&self, game: &str, now: Instant) {
+        let until = now + INTEREST_FOR;
+        let mut map = self.map();
+        match map.get_mut(game) {
+            Some(u) => *u = (*u).max(until),
+            None => {
+                map.insert(game.to_string(), until);
+            }
+        }
+    }
+
+    /// Whether another node wants `game`'s messages at `now`.
+    pub fn wanted(&self, game: &str, now: Instant) -> bool {
+        self.map().get(game).is_some_and(|u| *u > now)
+    }
+
+    /// Forget the interests that ran out by `now`; how many are left.
+    pub fn prune(&self, now: Instant) -> usize {
+        let mut map = self.map();
+        map.retain(|_, u| *u > now);
+        map.len()
+    }
+}
 
 /// A relay of one game served elsewhere: whether its NATS subscription is in place.
 struct Relay {
@@ -38,6 +90,8 @@ pub struct NatsBus {
     nats: async_nats::Client,
     outbox: mpsc::Sender<(String, Bytes)>,
     relays: Arc<Mutex<HashMap<String, Relay>>>,
+    /// The games of this node whose messages another node wants ([`Interest`]).
+    interest: Arc<Interest>,
     metrics: Arc<Metrics>,
 }
 
@@ -52,12 +106,15 @@ impl NatsBus {
                 }
             }
         });
+        let interest = Arc::new(Interest::default());
+        tokio::spawn(hear_interest(nats.clone(), interest.clone()));
         NatsBus {
             node: node.to_string(),
             local: Arc::new(LocalBus::new()),
             nats,
             outbox,
             relays: Arc::default(),
+            interest,
             metrics,
         }
     }
@@ -113,7 +170,13 @@ impl NatsBus {
                     }
                 }
             };
-            // The subscription is at the server once a flush returns.
+            // Every node hears that this one wants the game (the owner, and whoever takes
+            // it over); the owner marks it again when it answers the socket's state.
+            let want = || nats.publish(INTEREST_SUBJECT, Bytes::from(game.clone()));
+            if let Err(e) = want().await {
+                tracing::warn!(game = %game, error = %e, "interest in a game not published on NATS");
+            }
+            // The subscription (and the interest) are at the server once a flush returns.
             let _ = nats.flush().await;
             let _ = ready_tx.send(true);
             let mut idle = tokio::time::interval(IDLE_CHECK);
@@ -134,6 +197,9 @@ impl NatsBus {
                         if stop(&relays) {
                             return;
                         }
+                        if let Err(e) = want().await {
+                            tracing::warn!(game = %game, error = %e, "interest in a game not published on NATS");
+                        }
                     }
                 }
             }
@@ -148,8 +214,15 @@ impl NatsBus {
 
 impl Bus for NatsBus {
     fn publish(&self, game: &str, msg: BusMsg) {
+        // Nobody elsewhere wants it (the game's sockets are all here): NATS carries
+        // nothing.
+        if !self.interest.wanted(game, Instant::now()) {
+            self.local.publish(game, msg);
+            return;
+        }
         let payload = encode(&self.node, &msg);
         self.local.publish(game, msg);
+        self.metrics.cluster.published.inc();
         if self
             .outbox
             .try_send((super::game_subject(game), payload))
@@ -161,6 +234,10 @@ impl Bus for NatsBus {
 
     fn publish_local(&self, game: &str, msg: BusMsg) {
         self.local.publish(game, msg);
+    }
+
+    fn wanted_elsewhere(&self, game: &str) {
+        self.interest.mark(game, Instant::now());
     }
 
     fn subscribe(&self, game: &str) -> Subscription {
@@ -187,6 +264,36 @@ impl Bus for NatsBus {
 
     fn channels(&self) -> usize {
         self.local.channels()
+    }
+}
+
+/// Hear the other nodes' interests in games ([`Interest`]) until the client closes,
+/// forgetting those that ran out every [`IDLE_CHECK`]. A payload that is not a game's id
+/// is dropped.
+async fn hear_interest(nats: async_nats::Client, interest: Arc<Interest>) {
+    let mut sub = loop {
+        match nats.subscribe(INTEREST_SUBJECT).await {
+            Ok(s) => break s,
+            Err(e) => {
+                tracing::warn!(error = %e, "cannot subscribe to the nodes' interests on NATS; again");
+                tokio::time::sleep(Duration::from_millis(200)).await;
+            }
+        }
+    };
+    let mut prune = tokio::time::interval(IDLE_CHECK);
+    loop {
+        tokio::select! {
+            m = sub.next() => {
+                let Some(m) = m else { return };
+                match std::str::from_utf8(&m.payload) {
+                    Ok(game) if super::seam::plausible_id(game) => interest.mark(game, Instant::now()),
+                    _ => tracing::warn!("an unreadable interest on NATS: dropped"),
+                }
+            }
+            _ = prune.tick() => {
+                interest.prune(Instant::now());
+            }
+        }
     }
 }
 
@@ -254,6 +361,36 @@ fn decode(payload: &[u8]) -> Option<(String, BusMsg)> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_game_is_wanted_elsewhere_for_a_while_after_each_word() {
+        let interest = Interest::default();
+        let t0 = Instant::now();
+        // Nobody said anything: nothing goes on NATS.
+        assert!(!interest.wanted("ab12", t0));
+        interest.mark("ab12", t0);
+        assert!(interest.wanted("ab12", t0));
+        assert!(interest.wanted("ab12", t0 + INTEREST_FOR - Duration::from_millis(1)));
+        assert!(!interest.wanted("ab12", t0 + INTEREST_FOR));
+        assert!(!interest.wanted("cd34", t0), "another game is not wanted");
+        // A renewal moves the end on; an older word heard late does not move it back.
+        interest.mark("ab12", t0 + Duration::from_secs(2));
+        interest.mark("ab12", t0);
+        assert!(interest.wanted("ab12", t0 + INTEREST_FOR + Duration::from_secs(1)));
+        assert!(!interest.wanted("ab12", t0 + INTEREST_FOR + Duration::from_secs(2)));
+        // What ran out is forgotten.
+        interest.mark("cd34", t0 + Duration::from_secs(5));
+        assert_eq!(interest.prune(t0 + Duration::from_secs(1)), 2);
+        assert_eq!(
+            interest.prune(t0 + INTEREST_FOR + Duration::from_secs(2)),
+            1
+        );
+        assert!(interest.wanted("cd34", t0 + INTEREST_FOR + Duration::from_secs(2)));
+        assert_eq!(
+            interest.prune(t0 + INTEREST_FOR + Duration::from_secs(5)),
+            0
+        );
+    }
 
     #[test]
     fn a_message_crosses_nats_as_it_was() {

@@ -186,6 +186,11 @@ async fn answer(shared: &Arc<Shared>, req: Req, received: Instant) -> Resp {
         Err(ServerError::Elsewhere { .. } | ServerError::Stopped(_)) => return Resp::NotOwner,
         Err(e) => return Resp::Unavailable(e.to_string()),
     };
+    // A socket on another node: the game's messages go on NATS for its relay from now
+    // on, before its state is read (every event after that state reaches it).
+    if matches!(req, Req::Act { .. } | Req::State { .. } | Req::Ping { .. }) {
+        shared.bus.wanted_elsewhere(&game);
+    }
     match req {
         Req::Act {
             token_hash,

@@ -13,7 +13,7 @@ use crate::{ServerError, Shared};
 
 /// Whether `id` can be a stored game's id (hex, as `random_hex` makes them): anything
 /// else is answered "no such game" without asking the database or NATS.
-fn plausible_id(id: &str) -> bool {
+pub(crate) fn plausible_id(id: &str) -> bool {
     !id.is_empty() && id.len() <= 64 && id.bytes().all(|b| b.is_ascii_alphanumeric())
 }
 
@@ -205,6 +205,9 @@ pub(crate) async fn serve_taken(
     }
     cluster.own(id, epoch);
     cluster.count_owned(shared);
+    // Sockets on other nodes may watch it, whose relays this node has not heard from
+    // yet (it started after their last word): its messages go on NATS for a while.
+    shared.bus.wanted_elsewhere(id);
     if let Err(e) = shared.load(id, Some(epoch)).await {
         cluster.forget(id, epoch);
         let _ = shared.store.lease_release(id, &cluster.node, epoch).await;
