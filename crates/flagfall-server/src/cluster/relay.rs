@@ -214,14 +214,14 @@ impl NatsBus {
 
 impl Bus for NatsBus {
     fn publish(&self, game: &str, msg: BusMsg) {
-        // Nobody elsewhere wants it (the game's sockets are all here): NATS carries
-        // nothing.
-        if !self.interest.wanted(game, Instant::now()) {
-            self.local.publish(game, msg);
-            return;
-        }
-        let payload = encode(&self.node, &msg);
+        // Only while another node wants it: with the game's sockets all here, NATS
+        // carries nothing.
+        let payload = self
+            .interest
+            .wanted(game, Instant::now())
+            .then(|| encode(&self.node, &msg));
         self.local.publish(game, msg);
+        let Some(payload) = payload else { return };
         self.metrics.cluster.published.inc();
         if self
             .outbox
