@@ -265,3 +265,133 @@ async fn a_player_on_every_node_gets_one_frame_allowance() {
     );
     c.print_metrics(&[]).await;
 }
+
+/// Issue 34's leftover: a node answers at most `ANSWERING_AT_ONCE` (512) requests from
+/// other nodes at once. Six hundred actions sent on the owner's request subject at once
+/// (with another node's credentials, as a node far behind would send them), while
+/// every byte between the owner and PostgreSQL takes 150 ms each way (a commit takes a
+/// few round trips of 300 ms; a renewal still ends within its deadline of half a lease): the 88 past the cap are answered busy at once, before any
+/// other answer; the 512 are answered once the database answers (one stored, the rest
+/// refused unstored); the places are given back (a ping is answered); the node counts
+/// 512 + 1 requests answered; and the database holds the one move, once.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+#[ignore = "needs PostgreSQL and nats-server: scripts/test-cluster runs it"]
+async fn requests_past_the_cap_are_answered_busy_at_once() {
+    use flagfall_server::cluster::route::ANSWERING_AT_ONCE;
+    use flagfall_server::seam::{Req, Resp};
+    use futures_util::StreamExt;
+
+    const SENT: usize = 600;
+    let c = Cluster::start().await;
+    let g = online_game(c.dir.addrs[0]).await;
+    let owner = wait_owner(&c.dir, &g.id, |_| true, Duration::from_secs(10)).await;
+    let o = c.dir.index_of(&owner).expect("the owner is a node");
+    let node = &c.nodes[o];
+    let answered_before = node
+        .metric("flagfall_cluster_routed_in_total")
+        .await
+        .unwrap_or(0.0);
+
+    // Another node's credentials (the test's nats-server lets nobody else on
+    // `flagfall.>`): the flood comes as from a node far behind, or taken over.
+    let peer = &c.dir.names[(o + 1) % 3];
+    let seed = std::fs::read_to_string(c.nats.seed_file(peer)).unwrap();
+    let nats = async_nats::ConnectOptions::new()
+        .nkey(seed.trim().to_string())
+        .connect(c.nats.url())
+        .await
+        .expect("a client of the test's nats-server, with a node's nkey");
+    let mut answers = nats.subscribe("_INBOX.flood.*").await.unwrap();
+    nats.flush().await.unwrap();
+    let act = |i: usize| Req::Act {
+        game: g.id.clone(),
+        token_hash: Some(flagfall_server::token_hash(&g.white)),
+        frame: json!({"move": "e2e4", "id": format!("f{i}")}).to_string(),
+        rtt_ms: None,
+        waited_ms: 0,
+    };
+    node.proxy.delay(Duration::from_millis(150));
+    let subject = format!("flagfall.node.{owner}");
+    for i in 0..SENT {
+        let body = serde_json::to_vec(&act(i)).unwrap();
+        nats.publish_with_reply(subject.clone(), format!("_INBOX.flood.{i}"), body.into())
+            .await
+            .unwrap();
+    }
+    nats.flush().await.unwrap();
+    let sent = Instant::now();
+
+    // Every answer, in the order they came.
+    let mut got: Vec<(usize, Resp, Duration)> = Vec::new();
+    while got.len() < SENT {
+        let msg = tokio::time::timeout(Duration::from_secs(30), answers.next())
+            .await
+            .unwrap_or_else(|_| panic!("{} answers of {SENT} within 30 s", got.len()))
+            .expect("the subscription stays open");
+        let i: usize = msg.subject.rsplit('.').next().unwrap().parse().unwrap();
+        let resp: Resp = serde_json::from_slice(&msg.payload)
+            .unwrap_or_else(|e| panic!("answer {i} unreadable ({e}): {:?}", msg.payload));
+        got.push((i, resp, sent.elapsed()));
+    }
+    node.proxy.delay(Duration::ZERO);
+    let busy = got
+        .iter()
+        .filter(|(_, r, _)| matches!(r, Resp::Busy))
+        .count();
+    let last_busy = got.iter().rev().find(|(_, r, _)| matches!(r, Resp::Busy));
+    eprintln!(
+        "{busy} busy answers, the last after {:?}; the last answer after {:?}",
+        last_busy.map(|b| b.2),
+        got[SENT - 1].2
+    );
+    assert_eq!(busy, SENT - ANSWERING_AT_ONCE, "busy answers: {busy}");
+    let first_other = got
+        .iter()
+        .position(|(_, r, _)| !matches!(r, Resp::Busy))
+        .expect("some answered");
+    assert_eq!(
+        first_other,
+        busy,
+        "every busy answer came before the first other: {:?}",
+        got.iter().take(first_other + 3).collect::<Vec<_>>()
+    );
+    let stored: Vec<_> = got
+        .iter()
+        .filter(|(_, r, _)| matches!(r, Resp::Stored(_)))
+        .collect();
+    assert_eq!(stored.len(), 1, "one of the moves stored: {stored:?}");
+    assert!(matches!(stored[0].1, Resp::Stored(1)), "{stored:?}");
+    for (i, r, _) in &got {
+        match r {
+            Resp::Busy | Resp::Stored(_) => {}
+            Resp::Direct(text) => assert!(text.contains("refused"), "answer {i}: {text}"),
+            other => panic!("answer {i}: {other:?}"),
+        }
+    }
+
+    // The places are given back: a ping is answered, not refused busy.
+    let ping = serde_json::to_vec(&Req::Ping { game: g.id.clone() }).unwrap();
+    let reply = tokio::time::timeout(
+        Duration::from_secs(10),
+        nats.request(subject.clone(), ping.into()),
+    )
+    .await
+    .expect("a ping answered within 10 s")
+    .expect("a ping answered");
+    assert!(
+        matches!(serde_json::from_slice(&reply.payload), Ok(Resp::Now(_))),
+        "{:?}",
+        reply.payload
+    );
+    let answered = node
+        .metric("flagfall_cluster_routed_in_total")
+        .await
+        .unwrap_or(0.0)
+        - answered_before;
+    assert_eq!(answered, (ANSWERING_AT_ONCE + 1) as f64);
+    c.wait_health(node, 200, Duration::from_secs(10)).await;
+    // The database's record: the move, once.
+    let events = c.events(&g.id).await;
+    assert_eq!(events.len(), 1, "{events:?}");
+    assert!(events[0].2.contains("e2e4"), "{events:?}");
+}
