@@ -61,6 +61,21 @@ pub struct Args {
     /// With --serve-echo: the durable echo, syncing every frame to this file first.
     #[arg(long, value_name = "FILE", hide = true, requires = "serve_echo")]
     echo_log: Option<std::path::PathBuf>,
+    /// With --serve-echo: the store echo, committing every frame as an event through
+    /// flagfall's store at this database URL first.
+    #[arg(
+        long,
+        value_name = "URL",
+        hide = true,
+        requires = "serve_echo",
+        conflicts_with = "echo_log"
+    )]
+    echo_store: Option<String>,
+    /// In the closed loop, also run the store echo: the echo committing every frame as
+    /// an event through flagfall's store before it answers (on the run's PostgreSQL
+    /// database, or a new SQLite file), the floor under the server's closed loop.
+    #[arg(long)]
+    store_echo: bool,
     /// Run only a group of bots commanded over standard input (the tool starts itself
     /// this way when the games need more sockets than one process may open).
     #[arg(long, hide = true)]
@@ -112,7 +127,14 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     if let Some(addr) = args.serve_echo {
         flagfall_loadtest::raise_nofile();
         runtime
-            .block_on(flagfall_loadtest::serve_echo(addr, args.echo_log))
+            .block_on(flagfall_loadtest::serve_echo(
+                addr,
+                match (args.echo_log, args.echo_store) {
+                    (Some(path), _) => flagfall_loadtest::Durable::Log(path),
+                    (None, Some(url)) => flagfall_loadtest::Durable::Store(url),
+                    (None, None) => flagfall_loadtest::Durable::None,
+                },
+            ))
             .context("echo server")?;
         return Ok(ExitCode::SUCCESS);
     }
@@ -132,6 +154,14 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     }
     let temp = std::env::temp_dir().join(format!("flagfall-loadtest-{}", std::process::id()));
     std::fs::create_dir_all(&temp).with_context(|| format!("creating {}", temp.display()))?;
+    let postgres = args
+        .database
+        .as_deref()
+        .filter(|d| d.starts_with("postgres://") || d.starts_with("postgresql://"));
+    let store_echo = args.store_echo.then(|| match postgres {
+        Some(url) => url.to_string(),
+        None => format!("sqlite:{}", temp.join("store-echo.db").display()),
+    });
     let target = match (args.server, args.database) {
         (Some(addr), _) => flagfall_loadtest::Target::External(addr),
         (None, database) => {
@@ -160,6 +190,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         scratch: temp.clone(),
         failover: args.failover.map(Duration::from_secs),
         games_per_process: args.games_per_process.map(|n| n as usize),
+        store_echo,
     }));
     let _ = std::fs::remove_dir_all(&temp);
     let report = report.context("load test")?;

@@ -39,6 +39,13 @@ pub enum LoadError {
     /// The durable echo's log could not take a frame.
     #[error("the durable echo's log: {0}")]
     EchoLog(&'static str),
+    /// The store echo's database could not be opened or written.
+    #[error("the store echo, {doing}: {source}")]
+    Store {
+        doing: &'static str,
+        #[source]
+        source: flagfall_store::StoreError,
+    },
     /// The run asked for something that cannot be (a cluster without NATS, ...).
     #[error("{0}")]
     Usage(String),

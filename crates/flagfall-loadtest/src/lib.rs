@@ -14,8 +14,9 @@
 //! child process of its own (`flagfall loadtest --serve-echo ADDR`), as the baseline;
 //! then the same echo made durable (`--echo-log FILE`: every frame written to a
 //! preallocated file and `fdatasync`ed by one group-commit thread before it is echoed),
-//! which tells what a durable acknowledgement alone costs on the machine, in the same run.
-//!
+//! which tells what a durable acknowledgement alone costs on the machine, in the same run;
+//! and with `store_echo`, the echo committing every frame as an event through flagfall's
+//! own store (`--echo-store URL`), which tells what the store's commit alone costs.
 //!
 //! On a cluster (`nodes` > 1: `flagfall serve --node nK --nats URL` each, one PostgreSQL
 //! database) game i is created on node i mod N, its White connects to that node and its
@@ -47,7 +48,7 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering::Relaxed};
 use std::time::{Duration, Instant};
 
-pub use echo::serve_echo;
+pub use echo::{Durable, serve_echo};
 pub use error::LoadError;
 pub use group::bots_worker;
 pub use process::raise_nofile;
@@ -94,6 +95,9 @@ pub struct LoadConfig {
     /// The most games one bots process holds [default: as many as its open-file limit
     /// allows, two sockets each].
     pub games_per_process: Option<usize>,
+    /// After the durable echo, the store echo on this database URL (each frame
+    /// committed as an event through flagfall's store before it is echoed).
+    pub store_echo: Option<String>,
 }
 
 /// How long the games play before the failover's kill.
@@ -627,10 +631,38 @@ async fn closed_loops(
     .await?;
     drop(echo_server);
     let _ = std::fs::remove_file(&log);
+    // The same echo, through the store: what the store's commit alone costs.
+    let store_echo = match &cfg.store_echo {
+        None => None,
+        Some(url) => {
+            let echo_addr = free_port()?;
+            let args = [
+                "loadtest",
+                "--serve-echo",
+                &echo_addr.to_string(),
+                "--echo-store",
+                url,
+            ]
+            .map(String::from);
+            let echo_server = spawn_child(&exe, &args, echo_addr, "/").await?;
+            // Over half the sockets: as many frames in flight as flagfall's closed loop
+            // has moves in flight (one a game), so that its group commits are as large.
+            let phase = echo::echo_baseline(
+                echo_server.addr,
+                &echo_server.pid(),
+                cfg.conns.div_ceil(2),
+                cfg.closed_duration,
+            )
+            .await?;
+            drop(echo_server);
+            Some(phase)
+        }
+    };
     Ok(ClosedLoop {
         flagfall,
         echo,
         durable_echo,
+        store_echo,
         routed_per_move,
     })
 }
@@ -785,6 +817,46 @@ mod tests {
         assert_eq!(percentile(&v, 0.5), 6.0);
         assert_eq!(percentile(&v, 0.9), 9.0);
         assert_eq!(percentile(&[], 0.9), 0.0);
+    }
+
+    /// The store echo's line and the ceiling it sets: three messages a store echo round
+    /// trip, against the durable echo's two.
+    #[test]
+    fn the_report_gives_the_ceiling_the_store_echo_sets() {
+        let phase = |per_sec, server_cpu_us| Phase {
+            per_sec,
+            server_cpu_us,
+            bots_cpu_us: 8.0,
+        };
+        let mut report = Report {
+            closed: Some(ClosedLoop {
+                flagfall: phase(15_000.0, 60.0),
+                echo: phase(100_000.0, 10.0),
+                durable_echo: phase(60_000.0, 15.0),
+                store_echo: Some(phase(25_000.0, 35.0)),
+                routed_per_move: None,
+            }),
+            nofile_limit: 20000,
+            ..Report::default()
+        };
+        let text = report.to_string();
+        assert!(
+            text.contains("group commit): 25000 round trips/s over half the sockets (as many in flight as flagfall's moves), server 35.0 us + clients 8.0 us per round trip"),
+            "{text}"
+        );
+        assert!(
+            text.contains("closed loop ceiling through the store: 3 messages a store echo round trip, 75000 msgs/s (62% of the durable echo's messages; flagfall reached 60% of the ceiling)"),
+            "{text}"
+        );
+        // Without the store echo, neither line.
+        if let Some(c) = report.closed.as_mut() {
+            c.store_echo = None;
+        }
+        let text = report.to_string();
+        assert!(
+            !text.contains("store echo") && !text.contains("ceiling"),
+            "{text}"
+        );
     }
 
     #[test]

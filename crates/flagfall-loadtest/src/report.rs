@@ -123,6 +123,9 @@ pub struct ClosedLoop {
     pub echo: Phase,
     /// The durable echo (each frame on disk before it is echoed).
     pub durable_echo: Phase,
+    /// The store echo (each frame committed as an event through flagfall's store before
+    /// it is echoed), over half the sockets, when asked for.
+    pub store_echo: Option<Phase>,
     /// On a cluster: requests the nodes routed to another node during flagfall's closed
     /// loop, per move.
     pub routed_per_move: Option<f64>,
@@ -278,6 +281,22 @@ impl std::fmt::Display for Report {
                     2.0 * durable,
                     100.0 * msgs / (2.0 * durable)
                 )?;
+                if let Some(store) = &c.store_echo {
+                    writeln!(
+                        f,
+                        "store echo (each frame committed as an event through flagfall's store before its echo, group commit): {:.0} round trips/s over half the sockets (as many in flight as flagfall's moves), server {:.1} us + clients {:.1} us per round trip",
+                        store.per_sec, store.server_cpu_us, store.bots_cpu_us
+                    )?;
+                    // A move needs what a store echo's round trip does (a frame in, its
+                    // commit, an answer) and more, at the same number in flight.
+                    writeln!(
+                        f,
+                        "closed loop ceiling through the store: 3 messages a store echo round trip, {:.0} msgs/s ({:.0}% of the durable echo's messages; flagfall reached {:.0}% of the ceiling)",
+                        3.0 * store.per_sec,
+                        100.0 * 3.0 * store.per_sec / (2.0 * durable),
+                        100.0 * moves / store.per_sec
+                    )?;
+                }
             }
         }
         write!(f, "open-file limit: {}", self.nofile_limit)

@@ -576,8 +576,8 @@ async fn loadtest(args: &[&str]) -> String {
 }
 
 /// Issue 9: the load generator runs end to end against the server it starts in its own
-/// process (and the echo baseline, plain and durable, in others), and finds nothing lost
-/// or duplicated.
+/// process (and the echo baseline, plain, durable and through the store, in others), and
+/// finds nothing lost or duplicated.
 /// Only the figures' presence is checked here: speed is measured in BENCHMARKS.md.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn loadtest_runs_against_its_own_server_process() {
@@ -595,6 +595,7 @@ async fn loadtest_runs_against_its_own_server_process() {
         "1",
         "--database",
         &db.url,
+        "--store-echo",
     ])
     .await;
     assert!(
@@ -621,8 +622,13 @@ async fn loadtest_runs_against_its_own_server_process() {
     assert!(number_after("sockets), ") > 0.0, "a move count: {stdout}");
     // The durable echo ran and answered.
     assert!(
-        number_after("group commit): ") > 0.0,
+        number_after("fdatasync'd before its echo, group commit): ") > 0.0,
         "a durable echo rate: {stdout}"
+    );
+    // So did the store echo (the run's database, or a new SQLite file).
+    assert!(
+        number_after("through flagfall's store before its echo, group commit): ") > 0.0,
+        "a store echo rate: {stdout}"
     );
 }
 
