@@ -125,9 +125,17 @@ const DROP_FINISHED: &str = "DELETE FROM game_leases WHERE game_id IN \
 ///   the lease rows and game rows locked `FOR SHARE` in id order until the statement
 ///   ends, against takeovers and against an evening's abort of the game (which locks the
 ///   game row `FOR UPDATE`, then aborts it only if it has no event: whichever is first,
-///   the other sees it). Each locked row sets the statement's
-///   `lock_timeout` to what is left of its lease: any later wait (a foreign key's lock on
-///   a game row, the games' `UPDATE`) that would outlast the lease fails the statement.
+///   the other sees it). Each row sets the statement's `lock_timeout` to what is left of
+///   its lease before it is locked (the projection runs below the row lock): that wait,
+///   and any later one (a foreign key's lock on a game row, the games' `UPDATE`), that
+///   would outlast the lease fails the statement.
+///   Each pair is looked up by the two primary keys in a subquery of its own (a
+///   subquery that locks rows is never merged into the outer query): the statement is
+///   planned once per connection (its connections force a generic plan: planned anew
+///   each time, it spent more time in the planner than in its execution), and a plan
+///   built from the statistics of a young database would otherwise stay (a join with
+///   the whole of the node's leases, sorted: 3.5 ms a commit; BENCHMARKS.md, issue 34
+///   goal 2, session 7).
 /// - `ins`: the events (`$4`..`$9`, with their request's epoch) of the pairs fenced, in
 ///   order; each checks again at its insert that its lease has not run out meanwhile
 ///   (`flagfall_lease_lapsed` raises: nothing of the statement is stored).
@@ -135,15 +143,18 @@ const DROP_FINISHED: &str = "DELETE FROM game_leases WHERE game_id IN \
 ///
 /// Answers the pairs fenced (stored); the caller refuses the others.
 const FENCED_APPEND: &str = "WITH fence AS MATERIALIZED ( \
-       SELECT l.game_id, l.epoch, set_config('lock_timeout', \
-         greatest(1, floor(EXTRACT(EPOCH FROM (l.expires - clock_timestamp())) * 1000))::BIGINT::TEXT, \
-         true) AS lock_timeout \
-       FROM game_leases l \
-       JOIN unnest($2::TEXT[], $3::BIGINT[]) AS w(game_id, epoch) \
-         ON l.game_id = w.game_id AND l.epoch = w.epoch \
-       JOIN games g ON g.id = l.game_id \
-       WHERE l.owner = $1 AND l.expires > clock_timestamp() AND g.status <> 'aborted' \
-       ORDER BY l.game_id FOR SHARE OF l, g \
+       SELECT x.game_id, x.epoch, x.lock_timeout \
+       FROM (SELECT u.game_id, u.epoch FROM unnest($2::TEXT[], $3::BIGINT[]) AS u(game_id, epoch) \
+         ORDER BY u.game_id OFFSET 0) AS w \
+       CROSS JOIN LATERAL ( \
+         SELECT l.game_id, l.epoch, set_config('lock_timeout', \
+           greatest(1, floor(EXTRACT(EPOCH FROM (l.expires - clock_timestamp())) * 1000))::BIGINT::TEXT, \
+           true) AS lock_timeout \
+         FROM game_leases l JOIN games g ON g.id = l.game_id \
+         WHERE l.game_id = w.game_id AND l.epoch = w.epoch AND l.owner = $1 \
+           AND l.expires > clock_timestamp() AND g.status <> 'aborted' \
+         FOR SHARE OF l, g \
+       ) AS x \
      ), ins AS ( \
        INSERT INTO events (game_id, n, json, by_role, client_id) \
        SELECT e.game_id, e.n, e.json, e.by_role, e.client_id \
@@ -372,7 +383,7 @@ impl PgStore {
                     .collect::<Vec<_>>(),
             )
             .bind(finished.iter().map(|(_, ep)| *ep).collect::<Vec<_>>())
-            .fetch_all(&self.writer)
+            .fetch_all(&self.own.fenced)
             .await
             .map_err(q(doing))?;
         let mut held = HashSet::new();

@@ -63,6 +63,12 @@ pub struct PgBackend {
     /// waiting for a connection past its lease. Opened on first use (lazily), so a
     /// single node opens none.
     pub(crate) leases: PgPool,
+    /// A cluster node's fenced commits (`lease.rs`), on connections that plan a
+    /// statement once (`plan_cache_mode = force_generic_plan`): PostgreSQL would
+    /// otherwise plan the fenced commit anew for nearly every commit (a plan that knows
+    /// the arrays' lengths always looks cheaper than one that does not), and planning
+    /// it cost more than running it. Opened on first use, so a single node opens none.
+    pub(crate) fenced: PgPool,
 }
 
 impl SqlStore<PgBackend> {
@@ -89,12 +95,14 @@ impl SqlStore<PgBackend> {
             .max_connections(2)
             .acquire_timeout(LEASES_DEADLINE)
             .connect_lazy_with(
-                opts.options([("statement_timeout", "1000"), ("lock_timeout", "1000")]),
+                opts.clone()
+                    .options([("statement_timeout", "1000"), ("lock_timeout", "1000")]),
             );
+        let fenced = fenced_pool(opts, 2);
         Ok(PgStore {
             writer: pool.clone(),
             pool,
-            own: PgBackend { leases },
+            own: PgBackend { leases, fenced },
         })
     }
 }
@@ -102,6 +110,15 @@ impl SqlStore<PgBackend> {
 /// The most a lease statement (a renewal, a takeover scan) may take, from asking for a
 /// connection to its answer: the shortest lease a node may have (`--lease-ms 1000`).
 const LEASES_DEADLINE: Duration = Duration::from_millis(1000);
+
+/// The pool of a node's fenced commits ([`PgBackend::fenced`]): at most `max`
+/// connections, opened on first use, each planning a statement once.
+pub(crate) fn fenced_pool(opts: PgConnectOptions, max: u32) -> PgPool {
+    PgPoolOptions::new()
+        .max_connections(max)
+        .acquire_timeout(Duration::from_secs(10))
+        .connect_lazy_with(opts.options([("plan_cache_mode", "force_generic_plan")]))
+}
 
 /// Every session's settings. `idle_in_transaction_session_timeout`: a node cut off in
 /// the middle of a transaction (a fenced commit holds its games' lease rows `FOR SHARE`)
