@@ -82,6 +82,12 @@ pub struct Args {
     bots_worker: bool,
 }
 
+/// `database` when it names a PostgreSQL database (as `flagfall_store::open` tells them
+/// apart), not SQLite.
+fn postgres_url(database: Option<&str>) -> Option<&str> {
+    database.filter(|d| d.starts_with("postgres://") || d.starts_with("postgresql://"))
+}
+
 /// The usage errors of a cluster run: what `--nodes`, `--nats`, `--failover` and the
 /// database must agree on.
 fn check_cluster(args: &Args) -> anyhow::Result<()> {
@@ -103,11 +109,7 @@ fn check_cluster(args: &Args) -> anyhow::Result<()> {
             args.nodes
         );
     }
-    let postgres = args
-        .database
-        .as_deref()
-        .is_some_and(|d| d.starts_with("postgres://") || d.starts_with("postgresql://"));
-    if !postgres {
+    if postgres_url(args.database.as_deref()).is_none() {
         bail!(
             "--nodes {}: a cluster needs a PostgreSQL database (--database postgres://...), not SQLite",
             args.nodes
@@ -154,14 +156,12 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     }
     let temp = std::env::temp_dir().join(format!("flagfall-loadtest-{}", std::process::id()));
     std::fs::create_dir_all(&temp).with_context(|| format!("creating {}", temp.display()))?;
-    let postgres = args
-        .database
-        .as_deref()
-        .filter(|d| d.starts_with("postgres://") || d.starts_with("postgresql://"));
-    let store_echo = args.store_echo.then(|| match postgres {
-        Some(url) => url.to_string(),
-        None => format!("sqlite:{}", temp.join("store-echo.db").display()),
-    });
+    let store_echo = args
+        .store_echo
+        .then(|| match postgres_url(args.database.as_deref()) {
+            Some(url) => url.to_string(),
+            None => format!("sqlite:{}", temp.join("store-echo.db").display()),
+        });
     let target = match (args.server, args.database) {
         (Some(addr), _) => flagfall_loadtest::Target::External(addr),
         (None, database) => {

@@ -29,59 +29,18 @@ use crate::{LoadError, phase};
 /// ([`StoreLog`], the server's writer without the games) before it is echoed.
 pub async fn serve_echo(addr: SocketAddr, durable: Durable) -> Result<(), LoadError> {
     use axum::extract::WebSocketUpgrade;
-    use axum::extract::ws::Message as AxMsg;
-    let log = match durable {
+    let sink = match durable {
         Durable::None => None,
         Durable::Log(path) => Some(Sink::File(EchoLog::start(&path)?)),
         Durable::Store(url) => Some(Sink::Store(StoreLog::open(&url).await?)),
     };
-    let sockets = Arc::new(AtomicU64::new(0));
     let app = axum::Router::new()
         .route("/", axum::routing::get(|| async { "ok" }))
         .route(
             "/echo",
             axum::routing::get(move |ws: WebSocketUpgrade| {
-                let (log, sockets) = (log.clone(), sockets.clone());
-                async move {
-                    ws.on_upgrade(|mut s| async move {
-                        let mut stream = match &log {
-                            Some(Sink::Store(store)) => {
-                                // Unique in a database other runs used too.
-                                let game = format!(
-                                    "echo{}-{}",
-                                    std::process::id(),
-                                    sockets.fetch_add(1, Relaxed)
-                                );
-                                match store.open_game(&game).await {
-                                    Ok(()) => Some(Stream { game, n: 0 }),
-                                    Err(e) => {
-                                        tracing::error!(error = %e, "the store echo");
-                                        return;
-                                    }
-                                }
-                            }
-                            _ => None,
-                        };
-                        while let Some(Ok(m)) = s.next().await {
-                            if let AxMsg::Text(t) = &m {
-                                let stored = match (&log, &mut stream) {
-                                    (Some(Sink::File(log)), _) => log.append(t.as_bytes()).await,
-                                    (Some(Sink::Store(store)), Some(stream)) => {
-                                        store.append(stream, t.as_str()).await
-                                    }
-                                    _ => Ok(()),
-                                };
-                                if let Err(e) = stored {
-                                    tracing::error!(error = %e, "the durable echo");
-                                    break;
-                                }
-                                if s.send(m).await.is_err() {
-                                    break;
-                                }
-                            }
-                        }
-                    })
-                }
+                let sink = sink.clone();
+                async move { ws.on_upgrade(|s| echo_socket(s, sink)) }
             }),
         );
     let doing = format!("serving the echo on {addr}");
@@ -95,6 +54,47 @@ pub async fn serve_echo(addr: SocketAddr, durable: Durable) -> Result<(), LoadEr
     axum::serve(listener, app)
         .await
         .map_err(LoadError::io(doing))
+}
+
+/// One echo socket: each text frame made durable by `sink` (when there is one), then
+/// sent back; the socket ends at the first frame that could not be kept.
+async fn echo_socket(mut s: axum::extract::ws::WebSocket, sink: Option<Sink>) {
+    use axum::extract::ws::Message as AxMsg;
+    let mut keeper = match sink {
+        None => Keeper::Bare,
+        Some(Sink::File(log)) => Keeper::File(log),
+        Some(Sink::Store(store)) => match store.open_stream().await {
+            Ok(stream) => Keeper::Store(store, stream),
+            Err(e) => {
+                tracing::error!(error = %e, "the store echo");
+                return;
+            }
+        },
+    };
+    while let Some(Ok(m)) = s.next().await {
+        if let AxMsg::Text(t) = &m {
+            let kept = match &mut keeper {
+                Keeper::Bare => Ok(()),
+                Keeper::File(log) => log.append(t.as_bytes()).await,
+                Keeper::Store(store, stream) => store.append(stream, t.as_str()).await,
+            };
+            if let Err(e) = kept {
+                tracing::error!(error = %e, "the durable echo");
+                break;
+            }
+            if s.send(m).await.is_err() {
+                break;
+            }
+        }
+    }
+}
+
+/// What one echo socket does with a frame before it answers.
+enum Keeper {
+    Bare,
+    File(EchoLog),
+    /// The socket's own game in the store.
+    Store(StoreLog, Stream),
 }
 
 /// What the echo makes durable before it answers.
@@ -131,6 +131,8 @@ struct Stream {
 #[derive(Clone)]
 struct StoreLog {
     store: Arc<dyn Store>,
+    /// Sockets opened so far (the next one's game number).
+    sockets: Arc<AtomicU64>,
     tx: tokio::sync::mpsc::Sender<(NewEvent, tokio::sync::oneshot::Sender<bool>)>,
 }
 
@@ -174,13 +176,23 @@ impl StoreLog {
                 }
             }
         });
-        Ok(StoreLog { store, tx })
+        Ok(StoreLog {
+            store,
+            sockets: Arc::default(),
+            tx,
+        })
     }
 
-    /// Store the game row of a socket's stream.
-    async fn open_game(&self, game: &str) -> Result<(), LoadError> {
+    /// A new socket's stream: its game row stored, with an id unique in a database
+    /// other runs used too.
+    async fn open_stream(&self) -> Result<Stream, LoadError> {
+        let game = format!(
+            "echo{}-{}",
+            std::process::id(),
+            self.sockets.fetch_add(1, Relaxed)
+        );
         let row = NewGame {
-            id: game.to_string(),
+            id: game.clone(),
             setup: r#"{"rules":"fide-2023","time_control":"3+2"}"#.into(),
             mode: Mode::Otb,
             token_white: "0".repeat(64),
@@ -195,7 +207,8 @@ impl StoreLog {
             .map_err(|source| LoadError::Store {
                 doing: "creating a socket's game",
                 source,
-            })
+            })?;
+        Ok(Stream { game, n: 0 })
     }
 
     /// Append `frame` to the socket's game as its next event (by White, with a client
