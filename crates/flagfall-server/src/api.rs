@@ -24,7 +24,14 @@ pub(crate) fn error(status: StatusCode, message: impl Into<String>) -> Response 
 pub(crate) fn server_error(e: crate::ServerError) -> Response {
     tracing::error!(error = %e, "request failed");
     let (status, message) = public(&e);
-    error(status, message)
+    let mut r = error(status, message);
+    if status == StatusCode::SERVICE_UNAVAILABLE {
+        r.headers_mut().insert(
+            axum::http::header::RETRY_AFTER,
+            axum::http::HeaderValue::from_static("1"),
+        );
+    }
+    r
 }
 
 /// What a client is told of a server failure: its status and a sentence.
@@ -43,6 +50,12 @@ pub(crate) fn public(e: &crate::ServerError) -> (StatusCode, String) {
         E::Serialise { what, .. } => (
             StatusCode::INTERNAL_SERVER_ERROR,
             format!("internal error: the server could not write {what}; nothing was stored"),
+        ),
+        E::Store(s) if s.is_unavailable() => (
+            StatusCode::SERVICE_UNAVAILABLE,
+            "the database is not answering (restarting, or out of reach); try again in a \
+             moment"
+                .into(),
         ),
         E::Stopped(what) => (
             StatusCode::SERVICE_UNAVAILABLE,
@@ -146,4 +159,31 @@ pub async fn state_of(s: &AppState, id: &str) -> Result<flagfall_protocol::State
         StatusCode::SERVICE_UNAVAILABLE,
         format!("game {id} is not available now, try again"),
     ))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A database out of reach: `503` with the seconds to wait; a bug: `500` without.
+    #[test]
+    fn a_database_out_of_reach_is_answered_503_with_retry_after() {
+        let away = server_error(crate::ServerError::Store(
+            flagfall_store::StoreError::Query {
+                doing: "reading a game",
+                source: sqlx::Error::PoolTimedOut,
+            },
+        ));
+        assert_eq!(away.status(), StatusCode::SERVICE_UNAVAILABLE);
+        assert_eq!(
+            away.headers().get(axum::http::header::RETRY_AFTER),
+            Some(&axum::http::HeaderValue::from_static("1"))
+        );
+        let bug = server_error(crate::ServerError::Bug {
+            what: "a job",
+            message: "panicked".into(),
+        });
+        assert_eq!(bug.status(), StatusCode::INTERNAL_SERVER_ERROR);
+        assert!(bug.headers().get(axum::http::header::RETRY_AFTER).is_none());
+    }
 }

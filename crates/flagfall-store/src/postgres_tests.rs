@@ -776,3 +776,68 @@ async fn a_fenced_commit_is_planned_once_and_looks_its_games_up() {
     drop(conn);
     db.drop_db().await;
 }
+
+/// PostgreSQL ending a connection (as when it restarts) and a lock not had within
+/// `lock_timeout` are both "try again"; a broken constraint is not.
+#[tokio::test]
+#[ignore = "needs PostgreSQL (FLAGFALL_TEST_POSTGRES): scripts/test-postgres runs it"]
+async fn a_lost_connection_or_a_lock_timeout_is_unavailable() {
+    use sqlx::Connection;
+    let (db, _store) = TestDb::new("unavailable").await;
+    let query = |source| StoreError::Query {
+        doing: "a test query",
+        source,
+    };
+    let mut victim = sqlx::PgConnection::connect_with(&db.opts).await.unwrap();
+    let pid: i32 = sqlx::query_scalar("SELECT pg_backend_pid()")
+        .fetch_one(&mut victim)
+        .await
+        .unwrap();
+    let pool = db.pool().await;
+    sqlx::query("SELECT pg_terminate_backend($1)")
+        .bind(pid)
+        .execute(&pool)
+        .await
+        .unwrap();
+    let cut = sqlx::query("SELECT 1")
+        .execute(&mut victim)
+        .await
+        .expect_err("its connection was ended");
+    let what = format!("{cut:?}");
+    assert!(query(cut).is_unavailable(), "{what}");
+
+    sqlx::query("CREATE TABLE t (x INTEGER PRIMARY KEY)")
+        .execute(&pool)
+        .await
+        .unwrap();
+    sqlx::query("INSERT INTO t VALUES (1)")
+        .execute(&pool)
+        .await
+        .unwrap();
+    let mut holder = pool.begin().await.unwrap();
+    sqlx::query("SELECT x FROM t WHERE x = 1 FOR UPDATE")
+        .execute(&mut *holder)
+        .await
+        .unwrap();
+    let mut waiter = pool.begin().await.unwrap();
+    sqlx::query("SET LOCAL lock_timeout = '20ms'")
+        .execute(&mut *waiter)
+        .await
+        .unwrap();
+    let timed_out = sqlx::query("SELECT x FROM t WHERE x = 1 FOR UPDATE")
+        .execute(&mut *waiter)
+        .await
+        .expect_err("the row is locked");
+    let what = format!("{timed_out:?}");
+    assert!(query(timed_out).is_unavailable(), "{what}");
+    drop(waiter);
+    holder.rollback().await.unwrap();
+    let twice = sqlx::query("INSERT INTO t VALUES (1)")
+        .execute(&pool)
+        .await
+        .expect_err("the key is taken");
+    let what = format!("{twice:?}");
+    assert!(!query(twice).is_unavailable(), "{what}");
+    pool.close().await;
+    db.drop_db().await;
+}

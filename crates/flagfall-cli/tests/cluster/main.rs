@@ -34,7 +34,7 @@ use std::time::Duration;
 use serde_json::json;
 use tokio::time::Instant;
 
-use client::{Incoming, Ws};
+use client::{Incoming, Ws, http};
 use infra::{Cluster, LEASE_MS};
 use table::*;
 
@@ -446,6 +446,16 @@ async fn owner_partitioned_from_postgres(blackhole: bool, via: usize) {
         tokio::time::sleep(Duration::from_millis(200)).await;
     };
     eprintln!("{owner}'s /healthz while {how}: {unwell:?}");
+    if !blackhole {
+        // A request that needs the database is told to come back in a moment (503),
+        // not that the server failed (500).
+        let path = "/api/games/0123456789abcdef01234567";
+        let (status, body) = http(dir.addrs[o], "GET", path, "", Duration::from_secs(20))
+            .await
+            .unwrap_or_else(|e| panic!("GET {path} on {owner} while {how}: {e}"));
+        assert_eq!(status, 503, "GET {path} on {owner} while {how}: {body}");
+        assert!(body.contains("the database is not answering"), "{body}");
+    }
     play(&mut white, &mut black, 6, 14, Duration::from_millis(100)).await;
     // Longer than its lease: about 8 s in all.
     tokio::time::sleep_until(cut + Duration::from_secs(8)).await;

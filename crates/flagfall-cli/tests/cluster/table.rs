@@ -469,25 +469,31 @@ pub fn a_live_node(dir: &Directory) -> usize {
     dir.pick_from(0).expect("a usable node")
 }
 
+/// `GET path` from a usable node, answered 200: its body. A `503` (the database out of
+/// reach, the game changing servers: a fault of the run may still be on) is asked again
+/// for up to 30 s, as a client would; any other answer fails the test.
+pub async fn read_patiently(dir: &Directory, path: &str) -> String {
+    let by = Instant::now() + Duration::from_secs(30);
+    loop {
+        let addr = dir.addrs[a_live_node(dir)];
+        match http(addr, "GET", path, "", Duration::from_secs(10)).await {
+            Ok((200, body)) => return body,
+            Ok((503, body)) if Instant::now() < by => {
+                eprintln!("GET {path}: 503 {body}; asking again");
+                tokio::time::sleep(Duration::from_millis(250)).await;
+            }
+            other => panic!("GET {path}: {other:?}"),
+        }
+    }
+}
+
 /// The end of every test: the game is Morphy's mate; its stored script is the 33 plies,
 /// each once, in order, by the right player, and nothing else; `flagfall replay` of it
 /// gives the server's report; every seat's view is the server's state.
 pub async fn check_final(dir: &Directory, game: &str, seats: &mut [&mut Seat]) {
-    let via = a_live_node(dir);
-    let addr = dir.addrs[via];
-    let state = get_json(addr, &format!("/api/games/{game}"))
-        .await
-        .unwrap_or_else(|e| panic!("{e}"));
-    let (status, script) = http(
-        addr,
-        "GET",
-        &format!("/api/games/{game}/script"),
-        "",
-        Duration::from_secs(10),
-    )
-    .await
-    .unwrap_or_else(|e| panic!("GET the script: {e}"));
-    assert_eq!(status, 200, "GET the script: {script}");
+    let state = read_patiently(dir, &format!("/api/games/{game}")).await;
+    let state: Value = serde_json::from_str(&state).unwrap_or_else(|e| panic!("{e}: {state}"));
+    let script = read_patiently(dir, &format!("/api/games/{game}/script")).await;
     let events: Vec<Value> = script
         .lines()
         .skip(1)

@@ -93,7 +93,8 @@ fn a_log_row_that_does_not_serialise_refuses_the_change() {
 }
 
 /// Each kind of failure says what happened, with its status: a stopped task is worth
-/// asking again (503), a damaged row and a bug are the server's (500).
+/// asking again (503), as is a database out of reach; a damaged row and a bug are the
+/// server's (500).
 #[test]
 fn server_errors_name_what_happened() {
     let stopped = ServerError::Stopped("the evening's task");
@@ -114,6 +115,24 @@ fn server_errors_name_what_happened() {
     assert_eq!(status, 500);
     assert!(message.contains("stored data is damaged"), "{message}");
     assert!(!message.contains("ev1"), "no internals told: {message}");
+
+    // The database out of reach is worth asking again too; any other query failure is
+    // the server's.
+    let away = ServerError::Store(flagfall_store::StoreError::Query {
+        doing: "reading a game",
+        source: sqlx::Error::PoolTimedOut,
+    });
+    let (status, message) = public(&away);
+    assert_eq!(status, 503);
+    assert_eq!(
+        message,
+        "the database is not answering (restarting, or out of reach); try again in a moment"
+    );
+    let missing = ServerError::Store(flagfall_store::StoreError::Query {
+        doing: "reading a game",
+        source: sqlx::Error::RowNotFound,
+    });
+    assert_eq!(public(&missing).0, 500);
 
     let bug = ServerError::Bug {
         what: "an evening's job",
