@@ -73,7 +73,7 @@ const CLAIM: &str = concat!(
 
 const LEASE_OF: &str = "SELECT game_id, owner, epoch, \
      floor(EXTRACT(EPOCH FROM (expires - clock_timestamp())) * 1000)::BIGINT \
-     FROM game_leases WHERE game_id = $1";
+     FROM game_leases WHERE game_id = $1 AND owner <> ''";
 
 /// Renew all of a node's leases; rows locked in id order, then updated.
 const RENEW: &str = concat!(
@@ -84,7 +84,14 @@ const RENEW: &str = concat!(
      RETURNING game_id, epoch"
 );
 
-const RELEASE: &str = "DELETE FROM game_leases WHERE game_id = $1 AND owner = $2 AND epoch = $3";
+/// Release: the row is kept, expired and owned by nobody (`''`, never a node's name), so
+/// the expired leases' scan takes the game over at once; [`LEASE_OF`] reads such a row as
+/// no lease, a claim takes it, the renewal of its last owner passes it by.
+/// (Expired as of the release, a finite time: an infinite one would break any
+/// subtraction of times, a monitor's among them.)
+const RELEASE: &str = "UPDATE game_leases \
+     SET owner = '', expires = clock_timestamp() - interval '1 millisecond' \
+     WHERE game_id = $1 AND owner = $2 AND epoch = $3";
 
 /// Expired leases of live games, oldest expiry first, skipping rows a commit holds.
 const TAKE_EXPIRED: &str = concat!(
@@ -96,20 +103,45 @@ const TAKE_EXPIRED: &str = concat!(
      RETURNING game_id, epoch"
 );
 
-/// Live games nobody ever leased (or whose lease was released), oldest first; only those
-/// created more than a lease ago (by the creator's clock): a game just created is claimed
-/// by the node that created it a moment later, and a scan in between would move it.
-const TAKE_UNLEASED: &str = concat!(
-    "INSERT INTO game_leases (game_id, owner, epoch, expires) \
-     SELECT id, $1, nextval('lease_epochs'), ",
-    lease_interval!(2),
-    " FROM (SELECT g.id FROM games g WHERE g.status = 'live' \
-     AND g.created_ms < floor(EXTRACT(EPOCH FROM clock_timestamp()) * 1000)::BIGINT - $2 \
-     AND NOT EXISTS (SELECT 1 FROM game_leases l WHERE l.game_id = g.id) \
-     ORDER BY g.created_ms, g.id LIMIT $3) AS free \
-     ON CONFLICT (game_id) DO NOTHING \
-     RETURNING game_id, epoch"
-);
+/// Live games nobody ever leased, oldest first, that were created more than a lease ago
+/// (by the creator's clock): a game just created is claimed by the node that created it
+/// a moment later, and a scan in between would move it. `$extra` narrows the games
+/// looked at ([`TAKE_UNLEASED_RECENT`]).
+macro_rules! take_unleased {
+    ($extra:literal) => {
+        concat!(
+            "INSERT INTO game_leases (game_id, owner, epoch, expires) \
+             SELECT id, $1, nextval('lease_epochs'), ",
+            lease_interval!(2),
+            " FROM (SELECT g.id FROM games g, \
+             (SELECT floor(EXTRACT(EPOCH FROM now()) * 1000)::BIGINT - $2 AS before) AS cut \
+             WHERE g.status = 'live' AND g.created_ms < cut.before ",
+            $extra,
+            " AND NOT EXISTS (SELECT 1 FROM game_leases l WHERE l.game_id = g.id) \
+             ORDER BY g.created_ms, g.id LIMIT $3) AS free \
+             ON CONFLICT (game_id) DO NOTHING \
+             RETURNING game_id, epoch"
+        )
+    };
+}
+
+/// [`take_unleased!`] over every live game: a join of each with the leases (5-9 ms at
+/// 6,000 live games), one scan in [`FULL_SCAN_EVERY`].
+const TAKE_UNLEASED: &str = take_unleased!("");
+
+/// [`take_unleased!`] over the games created in the [`RECENT_MS`] before the lease (a
+/// range of the `games_status` index, empty in a steady state: 0.03 ms), the other
+/// scans. Twice a second on every node, the join of every live game with every lease had
+/// been the largest of a cluster's periodic costs (BENCHMARKS.md, issue 34 goal 2,
+/// session 8). A released lease is not deleted but marked ([`RELEASE`]), so the expired
+/// leases' scan finds it at once.
+const TAKE_UNLEASED_RECENT: &str = take_unleased!("AND g.created_ms >= cut.before - $4::BIGINT");
+
+/// How far back before the lease a frequent scan for unleased games looks, in ms.
+pub(crate) const RECENT_MS: i64 = 4_000;
+/// One scan for unleased games in this many looks at all of them (every 30 s at the
+/// server's scan every 500 ms), the first of a node's among them.
+pub(crate) const FULL_SCAN_EVERY: u64 = 60;
 
 /// Expired leases of games no longer live: nobody will serve them again.
 const DROP_FINISHED: &str = "DELETE FROM game_leases WHERE game_id IN \
@@ -180,14 +212,14 @@ const FENCED_APPEND: &str = "WITH fence AS MATERIALIZED ( \
      FROM fence f";
 
 /// Clock marks, fenced by epoch (issue 32, item 6): a mark of a cluster's task is stored
-/// only while its game's lease is at the task's epoch, and never replaces a mark of a
-/// later epoch (a takeover that committed while this statement ran). A mark without an
-/// epoch (a single node) is stored as before.
+/// only while its game's lease is at the task's epoch (and not released), and never
+/// replaces a mark of a later epoch (a takeover that committed while this statement
+/// ran). A mark without an epoch (a single node) is stored as before.
 const FENCED_MARKS: &str = "INSERT INTO clock_marks (game_id, run, at, wall_ms, epoch) \
      SELECT m.game_id, $1, m.at, m.wall_ms, m.epoch \
      FROM unnest($2::TEXT[], $3::BIGINT[], $4::BIGINT[], $5::BIGINT[]) AS m(game_id, at, wall_ms, epoch) \
      WHERE m.epoch IS NULL OR EXISTS (SELECT 1 FROM game_leases l \
-       WHERE l.game_id = m.game_id AND l.epoch = m.epoch) \
+       WHERE l.game_id = m.game_id AND l.epoch = m.epoch AND l.owner <> '') \
      ON CONFLICT (game_id) DO UPDATE SET run = excluded.run, at = excluded.at, \
        wall_ms = excluded.wall_ms, epoch = excluded.epoch \
      WHERE excluded.epoch IS NULL OR clock_marks.epoch IS NULL \
@@ -309,13 +341,21 @@ impl PgStore {
         }
         let left = limit - taken.len() as i64;
         if left > 0 {
-            let rows = sqlx::query(TAKE_UNLEASED)
-                .bind(node)
-                .bind(lease_ms)
-                .bind(left)
-                .fetch_all(&self.own.leases)
-                .await
-                .map_err(q(doing))?;
+            let scan = self
+                .own
+                .unleased_scans
+                .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+            let full = scan.is_multiple_of(FULL_SCAN_EVERY);
+            let query = sqlx::query(if full {
+                TAKE_UNLEASED
+            } else {
+                TAKE_UNLEASED_RECENT
+            })
+            .bind(node)
+            .bind(lease_ms)
+            .bind(left);
+            let query = if full { query } else { query.bind(RECENT_MS) };
+            let rows = query.fetch_all(&self.own.leases).await.map_err(q(doing))?;
             taken.extend(leases(&rows, doing)?);
         }
         // The clean-up is bounded like the takeover (the next scan does the rest).

@@ -69,6 +69,9 @@ pub struct PgBackend {
     /// the arrays' lengths always looks cheaper than one that does not), and planning
     /// it cost more than running it. Opened on first use, so a single node opens none.
     pub(crate) fenced: PgPool,
+    /// The takeover scans for unleased games so far (`lease.rs`: one in
+    /// `FULL_SCAN_EVERY` looks at every live game).
+    pub(crate) unleased_scans: std::sync::atomic::AtomicU64,
 }
 
 impl SqlStore<PgBackend> {
@@ -102,7 +105,11 @@ impl SqlStore<PgBackend> {
         Ok(PgStore {
             writer: pool.clone(),
             pool,
-            own: PgBackend { leases, fenced },
+            own: PgBackend {
+                leases,
+                fenced,
+                unleased_scans: Default::default(),
+            },
         })
     }
 }

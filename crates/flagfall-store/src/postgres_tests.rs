@@ -50,6 +50,7 @@ impl TestDb {
                 leases: pool.clone(),
                 // One connection, so that a test can read its prepared statements.
                 fenced: fenced_pool(opts.clone(), 1),
+                unleased_scans: Default::default(),
             },
             pool,
         };
@@ -189,6 +190,17 @@ async fn leases_claim_expire_renew_fence_release() {
     assert_eq!(store.lease_of("ga").await.unwrap().unwrap().owner, "B");
     store.lease_release("ga", "B", e3).await.unwrap();
     assert_eq!(store.lease_of("ga").await.unwrap(), None);
+    // Its last owner's renewal passes a released lease by, and its writes are refused.
+    let renewed = store.lease_renew("B", 60_000).await.unwrap();
+    assert!(renewed.iter().all(|l| l.game_id != "ga"), "{renewed:?}");
+    assert!(store.lease_of("ga").await.unwrap().is_none());
+    assert_eq!(
+        store
+            .append_fenced(&[ev("ga", 3, None)], "B", &[e3])
+            .await
+            .unwrap(),
+        [fence("ga", e3)]
+    );
     let e4 = store.lease_claim("ga", "A", 60_000).await.unwrap().unwrap();
     assert!(e4 > e3);
 
@@ -319,6 +331,46 @@ async fn lease_takeovers() {
             .unwrap()
             .is_empty()
     );
+
+    // A released lease reads as none and is taken over by the next scan, at a new epoch.
+    store.lease_release("h1", "A", h1).await.unwrap();
+    assert_eq!(store.lease_of("h1").await.unwrap(), None);
+    let taken = store.lease_take_over("E", 60_000, 10).await.unwrap();
+    assert_eq!(taken.len(), 1, "{taken:?}");
+    assert_eq!(taken[0].game_id, "h1");
+    assert!(taken[0].epoch > h1);
+    assert_eq!(store.lease_of("h1").await.unwrap().unwrap().owner, "E");
+
+    // Unleased games: one created a little more than a lease ago is taken by the next
+    // scan; one created long ago only by a scan of them all, one scan in
+    // FULL_SCAN_EVERY (none has been since the first of this store's).
+    let now_ms = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap()
+        .as_millis() as i64;
+    let mut recent = game("r1");
+    recent.created_ms = now_ms - 60_000 - 1_000;
+    store.create_game(&recent).await.unwrap();
+    let mut forgotten = game("o1");
+    forgotten.created_ms = 100;
+    store.create_game(&forgotten).await.unwrap();
+    let taken = store.lease_take_over("F", 60_000, 10).await.unwrap();
+    let ids: Vec<&str> = taken.iter().map(|l| l.game_id.as_str()).collect();
+    assert_eq!(ids, ["r1"]);
+    let mut scans = 1;
+    loop {
+        let taken = store.lease_take_over("G", 60_000, 10).await.unwrap();
+        scans += 1;
+        if !taken.is_empty() {
+            let ids: Vec<&str> = taken.iter().map(|l| l.game_id.as_str()).collect();
+            assert_eq!(ids, ["o1"]);
+            break;
+        }
+        assert!(
+            scans <= crate::lease::FULL_SCAN_EVERY,
+            "{scans} scans and a live game without a lease still not taken"
+        );
+    }
     db.drop_db().await;
 }
 

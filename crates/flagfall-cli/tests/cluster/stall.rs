@@ -55,7 +55,7 @@ pub(crate) async fn record_inserts(db: &sqlx::PgPool) {
          BEGIN \
            INSERT INTO leases_seen VALUES (NEW.game_id, NEW.owner, NEW.epoch, NEW.expires, \
              current_setting('application_name'), clock_timestamp(), \
-             CASE WHEN TG_OP = 'INSERT' THEN 'insert' \
+             CASE WHEN TG_OP = 'INSERT' THEN 'insert' WHEN NEW.owner = '' THEN 'release' \
                WHEN OLD.epoch <> NEW.epoch THEN 'take' ELSE 'renew' END); \
            RETURN NULL; \
          END $$",
@@ -167,6 +167,16 @@ pub(crate) async fn check_leases(db: &sqlx::PgPool) {
             r.get::<String, _>(4),
         );
         *kinds.entry(r.get::<String, _>(5)).or_default() += 1;
+        // A release grants nothing: it ends the lease (expired, owned by nobody).
+        if r.get::<String, _>(5) == "release" {
+            assert_eq!(
+                r.get::<String, _>(1),
+                "",
+                "a release leaves no owner: {what}"
+            );
+            assert!(ms <= 0.0, "a release leaves the lease expired: {what}");
+            continue;
+        }
         if shortest.as_ref().is_none_or(|(s, _)| ms < *s) {
             shortest = Some((ms, what.clone()));
         }
@@ -618,7 +628,7 @@ async fn a_claim_that_waited_on_a_lock_is_granted_a_whole_lease() {
     let grants: Vec<(String, String, f64)> = sqlx::query(
         "SELECT by_node, grant_kind, \
          (EXTRACT(EPOCH FROM (expires - at)) * 1000)::FLOAT8 FROM leases_seen \
-         WHERE game_id = $1 AND grant_kind <> 'renew' ORDER BY at",
+         WHERE game_id = $1 AND grant_kind NOT IN ('renew', 'release') ORDER BY at",
     )
     .bind(&g.id)
     .fetch_all(&db)
