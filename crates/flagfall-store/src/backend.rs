@@ -25,7 +25,7 @@ use crate::tournament::{self, TOURNAMENT_ROWS};
 use crate::{
     ChallengeRow, ClockMark, GameRow, GameSummary, Lease, LeaseRow, NewChallenge, NewEvent,
     NewGame, NewTournament, ROWS_PER_INSERT, RematchRow, Result, Status, Store, StoreError,
-    StoreFuture, StoredEvent, TournamentCommit, TournamentLogRow, TournamentToken,
+    StoreFuture, StoredEvent, TournamentCommit, TournamentLogRow, TournamentToken, Unleased,
 };
 
 /// What differs between the two databases; everything else is [`SqlStore`]'s.
@@ -103,8 +103,9 @@ pub trait Backend: Send + Sync + Sized + 'static {
         node: &'a str,
         lease_ms: i64,
         limit: i64,
+        unleased: Unleased,
     ) -> StoreFuture<'a, Vec<Lease>> {
-        let _ = (store, node, lease_ms, limit);
+        let _ = (store, node, lease_ms, limit, unleased);
         crate::contract::unsupported()
     }
     /// [`Store::append_fenced`].
@@ -629,8 +630,9 @@ where
         node: &'a str,
         lease_ms: i64,
         limit: i64,
+        unleased: Unleased,
     ) -> StoreFuture<'a, Vec<Lease>> {
-        B::lease_take_over(self, node, lease_ms, limit)
+        B::lease_take_over(self, node, lease_ms, limit, unleased)
     }
 
     fn append_fenced<'a>(

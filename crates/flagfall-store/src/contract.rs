@@ -8,7 +8,7 @@ use flagfall_protocol::ColorName;
 use crate::{
     ChallengeRow, ClockMark, GameRow, GameSummary, Lease, LeaseRow, NewChallenge, NewEvent,
     NewGame, NewTournament, RematchRow, Result, Status, StoreError, StoredEvent, TournamentCommit,
-    TournamentLogRow, TournamentToken,
+    TournamentLogRow, TournamentToken, Unleased,
 };
 
 /// The futures the trait returns (object safe, `Send`).
@@ -170,16 +170,17 @@ pub trait Store: Send + Sync {
         unsupported()
     }
     /// Take over, for `node`, at most `limit` live games nobody serves: those whose
-    /// lease expired, and live games with no lease at all; each with a new epoch.
-    /// Expired leases of games no longer live are deleted. Rows locked by a commit under
-    /// way are skipped (`SKIP LOCKED`).
+    /// lease expired (or was released), and live games with no lease at all, of those
+    /// `unleased` names; each with a new epoch. Expired leases of games no longer live
+    /// are deleted. Rows locked by a commit under way are skipped (`SKIP LOCKED`).
     fn lease_take_over<'a>(
         &'a self,
         node: &'a str,
         lease_ms: i64,
         limit: i64,
+        unleased: Unleased,
     ) -> StoreFuture<'a, Vec<Lease>> {
-        let _ = (node, lease_ms, limit);
+        let _ = (node, lease_ms, limit, unleased);
         unsupported()
     }
     /// [`Store::append`] fenced (Kleppmann's fencing token), request by request:

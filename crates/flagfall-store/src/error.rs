@@ -39,9 +39,10 @@ pub enum StoreError {
 impl StoreError {
     /// The database did not answer or asked to be asked again (its connection lost or
     /// refused, no connection free in time, PostgreSQL shutting down or starting, a lock
-    /// not had within `lock_timeout`, SQLite busy): nothing was done and the same
-    /// request may succeed in a moment. Anything else (damaged data, a refused write, a
-    /// bug) is not.
+    /// not had within `lock_timeout`, SQLite busy): the same request may succeed in a
+    /// moment. (Only a connection lost while a commit was under way leaves unknown
+    /// whether the write was stored.) Anything else (damaged data, a refused write, a
+    /// bug) is not worth asking again.
     pub fn is_unavailable(&self) -> bool {
         match self {
             StoreError::Open(e) | StoreError::Query { source: e, .. } => unavailable(e),

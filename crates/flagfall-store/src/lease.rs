@@ -125,23 +125,32 @@ macro_rules! take_unleased {
     };
 }
 
-/// [`take_unleased!`] over every live game: a join of each with the leases (5-9 ms at
-/// 6,000 live games), one scan in [`FULL_SCAN_EVERY`].
+/// [`take_unleased!`] over every live game ([`Unleased::All`]): a join of each with the
+/// leases (5-9 ms at 6,000 live games).
 const TAKE_UNLEASED: &str = take_unleased!("");
 
-/// [`take_unleased!`] over the games created in the [`RECENT_MS`] before the lease (a
-/// range of the `games_status` index, empty in a steady state: 0.03 ms), the other
-/// scans. Twice a second on every node, the join of every live game with every lease had
+/// [`take_unleased!`] over the games created in the [`RECENT_MS`] before the lease
+/// ([`Unleased::Recent`]: a range of the `games_status` index, empty in a steady state:
+/// 0.03 ms). Twice a second on every node, the join of every live game with every lease had
 /// been the largest of a cluster's periodic costs (BENCHMARKS.md, issue 34 goal 2,
 /// session 8). A released lease is not deleted but marked ([`RELEASE`]), so the expired
 /// leases' scan finds it at once.
 const TAKE_UNLEASED_RECENT: &str = take_unleased!("AND g.created_ms >= cut.before - $4::BIGINT");
 
-/// How far back before the lease a frequent scan for unleased games looks, in ms.
-pub(crate) const RECENT_MS: i64 = 4_000;
-/// One scan for unleased games in this many looks at all of them (every 30 s at the
-/// server's scan every 500 ms), the first of a node's among them.
-pub(crate) const FULL_SCAN_EVERY: u64 = 60;
+/// How far back before the lease [`Unleased::Recent`] looks, in ms.
+pub const RECENT_MS: i64 = 4_000;
+
+/// Which live games without a lease a takeover looks at ([`crate::Store::lease_take_over`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Unleased {
+    /// Those created in the [`RECENT_MS`] before the lease: a game whose creator did not
+    /// claim it. Cheap (an index range, empty in a steady state); the caller's scans
+    /// must come more often than [`RECENT_MS`].
+    Recent,
+    /// All of them: also a game made before a cluster existed. A join of every live game
+    /// with every lease: now and then, not at every scan.
+    All,
+}
 
 /// Expired leases of games no longer live: nobody will serve them again.
 const DROP_FINISHED: &str = "DELETE FROM game_leases WHERE game_id IN \
@@ -320,6 +329,7 @@ impl PgStore {
         node: &str,
         lease_ms: i64,
         limit: i64,
+        unleased: Unleased,
     ) -> Result<Vec<Lease>> {
         check_lease_ms(lease_ms)?;
         if limit < 0 {
@@ -341,20 +351,17 @@ impl PgStore {
         }
         let left = limit - taken.len() as i64;
         if left > 0 {
-            let scan = self
-                .own
-                .unleased_scans
-                .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-            let full = scan.is_multiple_of(FULL_SCAN_EVERY);
-            let query = sqlx::query(if full {
-                TAKE_UNLEASED
-            } else {
-                TAKE_UNLEASED_RECENT
-            })
-            .bind(node)
-            .bind(lease_ms)
-            .bind(left);
-            let query = if full { query } else { query.bind(RECENT_MS) };
+            let query = match unleased {
+                Unleased::All => sqlx::query(TAKE_UNLEASED)
+                    .bind(node)
+                    .bind(lease_ms)
+                    .bind(left),
+                Unleased::Recent => sqlx::query(TAKE_UNLEASED_RECENT)
+                    .bind(node)
+                    .bind(lease_ms)
+                    .bind(left)
+                    .bind(RECENT_MS),
+            };
             let rows = query.fetch_all(&self.own.leases).await.map_err(q(doing))?;
             taken.extend(leases(&rows, doing)?);
         }

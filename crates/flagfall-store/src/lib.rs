@@ -35,7 +35,7 @@ use std::sync::Arc;
 pub use backend::{Backend, SqlStore};
 pub use contract::{ROWS_PER_INSERT, Store, StoreFuture};
 pub use error::{Result, StoreError};
-pub use lease::{Lease, LeaseRow};
+pub use lease::{Lease, LeaseRow, RECENT_MS, Unleased};
 pub use postgres::{PgBackend, PgStore};
 pub use rematch::RematchRow;
 pub use rows::{

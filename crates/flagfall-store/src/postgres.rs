@@ -11,7 +11,7 @@ use sqlx::{PgConnection, Postgres};
 use crate::backend::{Backend, SqlStore};
 use crate::error::q;
 use crate::sql;
-use crate::{ClockMark, Lease, LeaseRow, NewEvent, Result, StoreError, StoreFuture};
+use crate::{ClockMark, Lease, LeaseRow, NewEvent, Result, StoreError, StoreFuture, Unleased};
 
 /// The migrations, in order: `(description, SQL)`.
 pub(crate) const SCHEMA: &[(&str, &str)] = &[
@@ -69,9 +69,6 @@ pub struct PgBackend {
     /// the arrays' lengths always looks cheaper than one that does not), and planning
     /// it cost more than running it. Opened on first use, so a single node opens none.
     pub(crate) fenced: PgPool,
-    /// The takeover scans for unleased games so far (`lease.rs`: one in
-    /// `FULL_SCAN_EVERY` looks at every live game).
-    pub(crate) unleased_scans: std::sync::atomic::AtomicU64,
 }
 
 impl SqlStore<PgBackend> {
@@ -105,11 +102,7 @@ impl SqlStore<PgBackend> {
         Ok(PgStore {
             writer: pool.clone(),
             pool,
-            own: PgBackend {
-                leases,
-                fenced,
-                unleased_scans: Default::default(),
-            },
+            own: PgBackend { leases, fenced },
         })
     }
 }
@@ -214,8 +207,9 @@ impl Backend for PgBackend {
         node: &'a str,
         lease_ms: i64,
         limit: i64,
+        unleased: Unleased,
     ) -> StoreFuture<'a, Vec<Lease>> {
-        Box::pin(store.take_over(node, lease_ms, limit))
+        Box::pin(store.take_over(node, lease_ms, limit, unleased))
     }
 
     fn append_fenced<'a>(

@@ -9,7 +9,7 @@ use sqlx::postgres::{PgConnectOptions, PgPool};
 use super::{PgBackend, PgStore, SCHEMA, fenced_pool, session_options};
 use crate::contract_tests::{ev, exercise, game};
 use crate::sql::migrator;
-use crate::{ClockMark, Lease, Status, Store, StoreError};
+use crate::{ClockMark, Lease, Status, Store, StoreError, Unleased};
 
 /// A throwaway database of its own for one test, dropped by [`TestDb::drop_db`].
 struct TestDb {
@@ -50,7 +50,6 @@ impl TestDb {
                 leases: pool.clone(),
                 // One connection, so that a test can read its prepared statements.
                 fenced: fenced_pool(opts.clone(), 1),
-                unleased_scans: Default::default(),
             },
             pool,
         };
@@ -232,7 +231,7 @@ async fn leases_claim_expire_renew_fence_release() {
         ));
     }
     assert!(matches!(
-        store.lease_take_over("D", 1000, -1).await,
+        store.lease_take_over("D", 1000, -1, Unleased::All).await,
         Err(StoreError::Invalid(_))
     ));
     assert_eq!(store.lease_of("gc").await.unwrap().unwrap().owner, "C");
@@ -280,19 +279,25 @@ async fn lease_takeovers() {
 
     assert!(
         store
-            .lease_take_over("B", 60_000, 0)
+            .lease_take_over("B", 60_000, 0, Unleased::All)
             .await
             .unwrap()
             .is_empty()
     );
-    let first = store.lease_take_over("B", 60_000, 2).await.unwrap();
+    let first = store
+        .lease_take_over("B", 60_000, 2, Unleased::All)
+        .await
+        .unwrap();
     assert_eq!(first.len(), 2, "{first:?}");
     assert!(
         first
             .iter()
             .all(|l| l.game_id.starts_with('l') && l.epoch > max_old)
     );
-    let second = store.lease_take_over("C", 60_000, 10).await.unwrap();
+    let second = store
+        .lease_take_over("C", 60_000, 10, Unleased::All)
+        .await
+        .unwrap();
     let mut ids: Vec<&str> = second.iter().map(|l| l.game_id.as_str()).collect();
     ids.sort_unstable();
     let mut want = vec!["u1", "u2"];
@@ -326,7 +331,7 @@ async fn lease_takeovers() {
     );
     assert!(
         store
-            .lease_take_over("D", 60_000, 10)
+            .lease_take_over("D", 60_000, 10, Unleased::All)
             .await
             .unwrap()
             .is_empty()
@@ -335,15 +340,17 @@ async fn lease_takeovers() {
     // A released lease reads as none and is taken over by the next scan, at a new epoch.
     store.lease_release("h1", "A", h1).await.unwrap();
     assert_eq!(store.lease_of("h1").await.unwrap(), None);
-    let taken = store.lease_take_over("E", 60_000, 10).await.unwrap();
+    let taken = store
+        .lease_take_over("E", 60_000, 10, Unleased::Recent)
+        .await
+        .unwrap();
     assert_eq!(taken.len(), 1, "{taken:?}");
     assert_eq!(taken[0].game_id, "h1");
     assert!(taken[0].epoch > h1);
     assert_eq!(store.lease_of("h1").await.unwrap().unwrap().owner, "E");
 
-    // Unleased games: one created a little more than a lease ago is taken by the next
-    // scan; one created long ago only by a scan of them all, one scan in
-    // FULL_SCAN_EVERY (none has been since the first of this store's).
+    // Unleased games: one created a little more than a lease ago is taken by a scan of
+    // the recent ones; one created long ago only by a scan of them all.
     let now_ms = std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
         .unwrap()
@@ -354,23 +361,26 @@ async fn lease_takeovers() {
     let mut forgotten = game("o1");
     forgotten.created_ms = 100;
     store.create_game(&forgotten).await.unwrap();
-    let taken = store.lease_take_over("F", 60_000, 10).await.unwrap();
+    let taken = store
+        .lease_take_over("F", 60_000, 10, Unleased::Recent)
+        .await
+        .unwrap();
     let ids: Vec<&str> = taken.iter().map(|l| l.game_id.as_str()).collect();
     assert_eq!(ids, ["r1"]);
-    let mut scans = 1;
-    loop {
-        let taken = store.lease_take_over("G", 60_000, 10).await.unwrap();
-        scans += 1;
-        if !taken.is_empty() {
-            let ids: Vec<&str> = taken.iter().map(|l| l.game_id.as_str()).collect();
-            assert_eq!(ids, ["o1"]);
-            break;
-        }
-        assert!(
-            scans <= crate::lease::FULL_SCAN_EVERY,
-            "{scans} scans and a live game without a lease still not taken"
-        );
-    }
+    assert!(
+        store
+            .lease_take_over("G", 60_000, 10, Unleased::Recent)
+            .await
+            .unwrap()
+            .is_empty(),
+        "a game created long ago is not among the recent"
+    );
+    let taken = store
+        .lease_take_over("G", 60_000, 10, Unleased::All)
+        .await
+        .unwrap();
+    let ids: Vec<&str> = taken.iter().map(|l| l.game_id.as_str()).collect();
+    assert_eq!(ids, ["o1"]);
     db.drop_db().await;
 }
 
@@ -437,7 +447,7 @@ async fn a_commit_held_up_ends_with_its_lease() {
     until("A holds the lease rows", rows_held.clone()).await;
     assert!(
         store
-            .lease_take_over("B", 60_000, 10)
+            .lease_take_over("B", 60_000, 10, Unleased::All)
             .await
             .unwrap()
             .is_empty(),

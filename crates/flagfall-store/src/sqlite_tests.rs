@@ -272,7 +272,10 @@ async fn sqlite_has_no_leases() {
     assert!(unsupported(store.lease_renew("A", 1000).await.map(drop)));
     assert!(unsupported(store.lease_release("g", "A", 1).await));
     assert!(unsupported(
-        store.lease_take_over("A", 1000, 5).await.map(drop)
+        store
+            .lease_take_over("A", 1000, 5, crate::Unleased::All)
+            .await
+            .map(drop)
     ));
     assert!(unsupported(
         store

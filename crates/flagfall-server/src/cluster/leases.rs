@@ -147,6 +147,7 @@ pub async fn take_over(shared: Arc<Shared>) {
     let mut tick = tokio::time::interval(super::SCAN_EVERY);
     tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
     let mut shutdown = shared.shutdown.clone();
+    let mut scans: u64 = 0;
     loop {
         tokio::select! {
             _ = tick.tick() => {}
@@ -157,9 +158,20 @@ pub async fn take_over(shared: Arc<Shared>) {
         if !cluster.is_valid() {
             continue;
         }
+        let unleased = if scans.is_multiple_of(super::FULL_SCAN_EVERY) {
+            flagfall_store::Unleased::All
+        } else {
+            flagfall_store::Unleased::Recent
+        };
+        scans += 1;
         let taken = match shared
             .store
-            .lease_take_over(&cluster.node, cluster.lease_ms(), super::TAKE_PER_SCAN)
+            .lease_take_over(
+                &cluster.node,
+                cluster.lease_ms(),
+                super::TAKE_PER_SCAN,
+                unleased,
+            )
             .await
         {
             Ok(t) => t,

@@ -49,6 +49,15 @@ pub const DEFAULT_LEASE: Duration = Duration::from_millis(3000);
 pub const MARGIN: Duration = Duration::from_millis(500);
 /// How often every node looks for games whose lease expired.
 pub const SCAN_EVERY: Duration = Duration::from_millis(500);
+/// One scan in this many looks at every live game without a lease (a game made before
+/// the cluster existed; every 30 s, a node's first scan among them); the others only at
+/// the games created in the few seconds before a lease ago, whose creator did not claim
+/// them ([`flagfall_store::Unleased`]; BENCHMARKS.md, issue 34 goal 2, session 8).
+pub const FULL_SCAN_EVERY: u64 = 60;
+const _: () = assert!(
+    (SCAN_EVERY.as_millis() as i64) < flagfall_store::RECENT_MS,
+    "a scan of the recent games must come more often than they stay recent"
+);
 /// The most games one scan takes over (the others are left to the other nodes and the
 /// next scan: games are spread over the nodes that scan).
 pub const TAKE_PER_SCAN: i64 = 200;
