@@ -67,6 +67,10 @@ pub struct ClusterMetrics {
     pub refused_requests: Counter,
     /// Messages of games served elsewhere relayed to this node's sockets.
     pub relayed: Counter,
+    /// Messages from NATS that were not readable (an interest, a game's message, an
+    /// evening's notice): dropped. Their warnings are logged at most once every 10 s
+    /// of each kind.
+    pub unreadable: Counter,
     /// Messages of this node's games published on NATS (only while another node wants
     /// them: it has a socket on the game).
     pub published: Counter,
@@ -249,6 +253,11 @@ impl ClusterMetrics {
                 r,
                 "flagfall_cluster_relayed",
                 "Messages of games served elsewhere relayed to this node's sockets",
+            ),
+            unreadable: counter(
+                r,
+                "flagfall_cluster_unreadable",
+                "Messages from NATS that were not readable (an interest, a game's message, an evening's notice): dropped",
             ),
             published: counter(
                 r,

@@ -303,6 +303,91 @@ async fn forged_routed_requests_are_refused_and_change_nothing() {
     );
 }
 
+/// Junk from a client holding a node's credentials (a buggy node, or stolen
+/// credentials) on the subjects every node hears: each message is dropped and counted
+/// (`flagfall_cluster_unreadable_total`, `flagfall_cluster_refused_requests_total`),
+/// but each kind is logged once, not once a message, and the games go on.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+#[ignore = "needs PostgreSQL and nats-server: scripts/test-cluster runs it"]
+async fn junk_on_the_cluster_subjects_is_counted_not_logged_a_line_each() {
+    const EACH: usize = 300;
+    let c = Cluster::start().await;
+    let (g, o) = game(&c).await;
+    let before = c.events(&g.id).await;
+    let seed = std::fs::read_to_string(c.nats.seed_file("n1")).expect("the node's seed");
+    let (nc, _) = connect(
+        &c.nats,
+        async_nats::ConnectOptions::new().nkey(seed.trim().to_string()),
+    )
+    .await
+    .expect("a node's credentials log in");
+    let mut refused_before = Vec::new();
+    for n in &c.nodes {
+        let r = n.metric("flagfall_cluster_refused_requests_total").await;
+        refused_before.push(r.unwrap_or(0.0));
+    }
+    for i in 0..EACH {
+        nc.publish("flagfall.interest", format!("\u{0}../{i}").into())
+            .await
+            .expect("published");
+        nc.publish("flagfall.evening.e1", format!("not a notice {i}").into())
+            .await
+            .expect("published");
+        // A request with nobody to answer: every node's own subject.
+        for n in &c.nodes {
+            nc.publish(format!("flagfall.node.{}", n.name), "{".into())
+                .await
+                .expect("published");
+        }
+    }
+    nc.flush().await.expect("flushed");
+
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(10);
+    for (i, n) in c.nodes.iter().enumerate() {
+        let want_refused = refused_before[i] + EACH as f64;
+        loop {
+            let unreadable = n.metric("flagfall_cluster_unreadable_total").await;
+            let refused = n.metric("flagfall_cluster_refused_requests_total").await;
+            if unreadable == Some(2.0 * EACH as f64) && refused == Some(want_refused) {
+                break;
+            }
+            assert!(
+                tokio::time::Instant::now() < deadline,
+                "{}: unreadable {unreadable:?} (want {}), refused {refused:?} (want {want_refused})",
+                n.name,
+                2 * EACH
+            );
+            tokio::time::sleep(Duration::from_millis(100)).await;
+        }
+        let lines = n.log.lines();
+        for what in [
+            "an unreadable interest on NATS",
+            "an unreadable evening notice",
+            "a message without a reply subject",
+        ] {
+            let logged = lines.iter().filter(|l| l.contains(what)).count();
+            assert_eq!(
+                logged,
+                1,
+                "{}: {what:?} logged {logged} times for {EACH} messages:\n{}",
+                n.name,
+                n.log.grep(&n.name, &[what])
+            );
+        }
+    }
+    assert_eq!(
+        c.events(&g.id).await,
+        before,
+        "junk changed the stored events"
+    );
+    let owner = &c.nodes[o];
+    assert_eq!(
+        owner.health(Duration::from_secs(2)).await,
+        Some(200),
+        "the owner is healthy after the junk"
+    );
+}
+
 /// `flagfall serve` as a cluster node `n9` with `args` after the common ones and `env`:
 /// its log, and its exit status if it exited within `within`, else the running child.
 async fn serve_node(

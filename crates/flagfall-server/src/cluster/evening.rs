@@ -22,6 +22,7 @@ use futures_util::StreamExt;
 use serde::{Deserialize, Serialize};
 
 use super::Cluster;
+use super::throttle::{Throttle, warn_throttled};
 use crate::evening::task::Cmd;
 use crate::seam::Notice;
 use crate::{ServerError, Shared};
@@ -83,7 +84,9 @@ pub async fn serve(shared: Arc<Shared>) -> Result<(), ServerError> {
             let env: Envelope = match serde_json::from_slice(&msg.payload) {
                 Ok(e) => e,
                 Err(e) => {
-                    tracing::warn!(evening = id, error = %e, "an unreadable evening notice");
+                    shared.metrics.cluster.unreadable.inc();
+                    static UNREADABLE: Throttle = Throttle::new();
+                    warn_throttled!(UNREADABLE, evening = id, error = %e, "an unreadable evening notice");
                     continue;
                 }
             };

@@ -30,6 +30,7 @@ pub mod leases;
 pub mod relay;
 pub mod route;
 pub mod seam;
+pub mod throttle;
 
 use std::collections::HashMap;
 use std::path::PathBuf;

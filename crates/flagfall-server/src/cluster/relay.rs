@@ -27,6 +27,7 @@ use futures_util::StreamExt;
 use tokio::sync::{mpsc, watch};
 use tokio::time::Instant;
 
+use super::throttle::{Throttle, warn_throttled};
 use crate::bus::{Bus, BusMsg, LocalBus, Subscription};
 use crate::metrics::Metrics;
 
@@ -105,7 +106,11 @@ impl NatsBus {
             }
         });
         let interest = Arc::new(Interest::default());
-        tokio::spawn(hear_interest(nats.clone(), interest.clone()));
+        tokio::spawn(hear_interest(
+            nats.clone(),
+            interest.clone(),
+            metrics.clone(),
+        ));
         NatsBus {
             node: node.to_string(),
             local: Arc::new(LocalBus::new()),
@@ -188,7 +193,11 @@ impl NatsBus {
                                 local.publish(&game, msg);
                             }
                             Some(_) => {}
-                            None => tracing::warn!(game = %game, "an unreadable message on the game's subject: dropped"),
+                            None => {
+                                metrics.cluster.unreadable.inc();
+                                static UNREADABLE: Throttle = Throttle::new();
+                                warn_throttled!(UNREADABLE, game = %game, "an unreadable message on the game's subject: dropped");
+                            }
                         }
                     }
                     _ = idle.tick() => {
@@ -267,8 +276,8 @@ impl Bus for NatsBus {
 
 /// Hear the other nodes' interests in games ([`Interest`]) until the client closes,
 /// forgetting those that ran out every [`IDLE_CHECK`]. A payload that is not a game's id
-/// is dropped.
-async fn hear_interest(nats: async_nats::Client, interest: Arc<Interest>) {
+/// is dropped and counted.
+async fn hear_interest(nats: async_nats::Client, interest: Arc<Interest>, metrics: Arc<Metrics>) {
     let mut sub = loop {
         match nats.subscribe(INTEREST_SUBJECT).await {
             Ok(s) => break s,
@@ -285,7 +294,11 @@ async fn hear_interest(nats: async_nats::Client, interest: Arc<Interest>) {
                 let Some(m) = m else { return };
                 match std::str::from_utf8(&m.payload) {
                     Ok(game) if super::seam::plausible_id(game) => interest.mark(game, Instant::now()),
-                    _ => tracing::warn!("an unreadable interest on NATS: dropped"),
+                    _ => {
+                        metrics.cluster.unreadable.inc();
+                        static UNREADABLE: Throttle = Throttle::new();
+                        warn_throttled!(UNREADABLE, "an unreadable interest on NATS: dropped");
+                    }
                 }
             }
             _ = prune.tick() => {

@@ -30,6 +30,7 @@ use futures_util::StreamExt;
 use tokio::sync::{OwnedSemaphorePermit, Semaphore, oneshot};
 use tokio::time::Instant;
 
+use super::throttle::{Throttle, warn_throttled};
 use crate::game::{Act, Cmd, GameHandle, Reply};
 pub use crate::seam::MAX_ROUTED_WAIT;
 use crate::seam::{Req, Resp, RoundCmd};
@@ -95,7 +96,9 @@ pub async fn serve(shared: Arc<Shared>) -> Result<(), ServerError> {
             let Some(reply) = msg.reply.clone() else {
                 // Nobody to answer: not a node's request.
                 shared.metrics.cluster.refused_requests.inc();
-                tracing::warn!(
+                static NO_REPLY: Throttle = Throttle::new();
+                warn_throttled!(
+                    NO_REPLY,
                     "a message without a reply subject on this node's requests: dropped"
                 );
                 continue;
@@ -129,7 +132,8 @@ async fn read_and_answer(shared: &Arc<Shared>, payload: &[u8]) -> Resp {
         Ok(req) => answer(shared, req, received).await,
         Err(e) => {
             shared.metrics.cluster.refused_requests.inc();
-            tracing::warn!(error = %e, "an unreadable request on this node's subject: refused");
+            static UNREADABLE: Throttle = Throttle::new();
+            warn_throttled!(UNREADABLE, error = %e, "an unreadable request on this node's subject: refused");
             Resp::Unavailable(format!("unreadable request: {e}"))
         }
     }
@@ -248,7 +252,8 @@ async fn answer_act(shared: &Arc<Shared>, game: &str, h: &GameHandle, r: Routed)
             // A node never sends this (its socket checked the token): forged, or a
             // deputy removed since the socket opened.
             shared.metrics.cluster.refused_requests.inc();
-            tracing::warn!(game = %game, "a routed action without a token of the game: refused");
+            static FORGED: Throttle = Throttle::new();
+            warn_throttled!(FORGED, game = %game, "a routed action without a token of the game: refused");
             let reason = format!("the token is not one of game {game}'s players' or director's");
             let refused = ServerMsg::Refused {
                 id,
@@ -304,7 +309,8 @@ async fn answer_state(
         Ok(role) => role,
         Err(Refusal::NotTheGames) => {
             shared.metrics.cluster.refused_requests.inc();
-            tracing::warn!(game = %game, "a routed state for a token not the game's: refused");
+            static FORGED: Throttle = Throttle::new();
+            warn_throttled!(FORGED, game = %game, "a routed state for a token not the game's: refused");
             return Resp::Unavailable(format!("the token is not one of game {game}'s"));
         }
         Err(Refusal::Unavailable(why)) => return Resp::Unavailable(why),
