@@ -15,7 +15,7 @@ use std::sync::Arc;
 
 use tokio::time::Instant;
 
-use crate::Shared;
+use crate::{ServerError, Shared};
 
 /// How long a renewal may take before the node gives it up (and tries again at the next
 /// tick): half a lease, so that one renewal lost in a dropped connection leaves time for
@@ -189,11 +189,19 @@ pub async fn take_over(shared: Arc<Shared>) {
             let (task, cluster) = (shared.clone(), cluster.clone());
             shared.spawn(async move {
                 let shared = task;
-                if let Err(e) =
-                    super::seam::serve_taken(&shared, &cluster, &lease.game_id, lease.epoch).await
-                {
-                    shared.metrics.damaged_games.inc();
-                    tracing::error!(game = %lease.game_id, error = %e, "a game taken over could not be loaded");
+                match super::seam::serve_taken(&shared, &cluster, &lease.game_id, lease.epoch).await {
+                    Ok(()) => {}
+                    // This node began to stop between the scan and the load (a rolling
+                    // restart stops the nodes one after another, and each takes over
+                    // what the last released): the lease is released again, for a
+                    // node that stays to take at its next scan. The game is whole.
+                    Err(ServerError::Stopped(_)) => {
+                        tracing::info!(game = %lease.game_id, "a game taken over as this node stops: released again");
+                    }
+                    Err(e) => {
+                        shared.metrics.damaged_games.inc();
+                        tracing::error!(game = %lease.game_id, error = %e, "a game taken over could not be loaded");
+                    }
                 }
             });
         }
